@@ -1,0 +1,3 @@
+module github.com/engram-dev/engram
+
+go 1.26
