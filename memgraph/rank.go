@@ -1,0 +1,4 @@
+package memgraph
+
+// Rank orders memories.
+func Rank(ms []*Memory) []*Memory { return nil }
