@@ -1,0 +1,266 @@
+package recall
+
+import (
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// Doc is one memory as recall sees it.
+type Doc struct {
+	Path        string // repo-relative, e.g. user_memory/has-dog-pixel.md
+	Kind        string // "user", "character", …
+	Title       string
+	Description string
+	Fact        string
+	Episode     string
+	Active      bool   // only active docs are returned unless Options.All
+	Status      string // lifecycle status as written ("" for active)
+	Uses        int    // access-log use count, a mild prior
+}
+
+// Options shape one search.
+type Options struct {
+	K    int    // number of hits; 0 means 10
+	Kind string // only docs of this kind; "" means any
+	All  bool   // include retired (non-active) docs
+}
+
+// Hit is one search result, best first.
+type Hit struct {
+	Path        string
+	Kind        string
+	Title       string
+	Description string
+	Snippet     string // the sentence of the fact (or description) that matches best
+	Status      string
+	Score       float64
+}
+
+// field is one weighted part of a document.
+type field uint8
+
+const (
+	fTitle field = iota
+	fDesc
+	fFact
+	fEpisode
+	numFields
+)
+
+// posting is one document's occurrences of a term, per field.
+type posting struct {
+	doc int32
+	tf  [numFields]uint16
+}
+
+// entry is an indexed document.
+type entry struct {
+	id   int32
+	doc  Doc
+	lens [numFields]int32
+	// pos maps each term of the document to its index in that term's
+	// postings slice, so removal is a swap with the last posting: O(1) per
+	// term instead of a scan of a list that may hold every document.
+	pos map[string]int32
+	vec vecState
+}
+
+// Index is an incremental inverted index over Docs. Safe for concurrent use.
+type Index struct {
+	mu       sync.RWMutex
+	byPath   map[string]*entry
+	byID     []*entry // nil where freed
+	free     []int32
+	postings map[string][]posting
+	// prefixes groups terms by their first prefixLen runes, to find the
+	// morphological variants the stemmer leaves apart ("allergi" from
+	// "allergies", "allerg" from "allergic") without scanning the vocabulary.
+	prefixes map[string]map[string]struct{}
+	sumLen   [numFields]int64
+
+	vectors *vectorIndex // nil without an Embedder
+	pool    sync.Pool    // *scratch
+}
+
+// New returns an empty index.
+func New() *Index {
+	return &Index{
+		byPath:   map[string]*entry{},
+		postings: map[string][]posting{},
+		prefixes: map[string]map[string]struct{}{},
+	}
+}
+
+// Len returns the number of indexed documents, active or not.
+func (ix *Index) Len() int {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return len(ix.byPath)
+}
+
+// Put adds or replaces the document at d.Path. Its cost is proportional to
+// the document's length (plus the old version's when it replaces one).
+func (ix *Index) Put(d Doc) {
+	fields := [numFields]string{d.Title, d.Description, d.Fact, d.Episode}
+	var tfs map[string]*[numFields]uint16
+	var lens [numFields]int32
+	for f, text := range fields {
+		for _, t := range Terms(text) {
+			if tfs == nil {
+				tfs = map[string]*[numFields]uint16{}
+			}
+			c := tfs[t]
+			if c == nil {
+				c = new([numFields]uint16)
+				tfs[t] = c
+			}
+			if c[f] < 0xffff {
+				c[f]++
+			}
+			lens[f]++
+		}
+	}
+
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	var prevVec vecState
+	if old := ix.byPath[d.Path]; old != nil {
+		prevVec = old.vec
+		ix.deleteLocked(old)
+	}
+	var id int32
+	if n := len(ix.free); n > 0 {
+		id = ix.free[n-1]
+		ix.free = ix.free[:n-1]
+	} else {
+		id = int32(len(ix.byID))
+		ix.byID = append(ix.byID, nil)
+	}
+	e := &entry{id: id, doc: d, lens: lens, pos: make(map[string]int32, len(tfs))}
+	for t, c := range tfs {
+		ps := ix.postings[t]
+		if len(ps) == 0 {
+			ix.addPrefix(t)
+		}
+		e.pos[t] = int32(len(ps))
+		ix.postings[t] = append(ps, posting{doc: id, tf: *c})
+	}
+	for f := range lens {
+		ix.sumLen[f] += int64(lens[f])
+	}
+	ix.byID[id] = e
+	ix.byPath[d.Path] = e
+	if ix.vectors != nil {
+		ix.vectors.attach(e, prevVec)
+	}
+}
+
+// Delete removes the document at path, if indexed.
+func (ix *Index) Delete(path string) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if e := ix.byPath[path]; e != nil {
+		ix.deleteLocked(e)
+	}
+}
+
+func (ix *Index) deleteLocked(e *entry) {
+	for t, i := range e.pos {
+		ps := ix.postings[t]
+		last := len(ps) - 1
+		if int(i) != last {
+			moved := ps[last]
+			ps[i] = moved
+			ix.byID[moved.doc].pos[t] = i
+		}
+		ps = ps[:last]
+		if len(ps) == 0 {
+			delete(ix.postings, t)
+			ix.removePrefix(t)
+		} else {
+			ix.postings[t] = ps
+		}
+	}
+	for f := range e.lens {
+		ix.sumLen[f] -= int64(e.lens[f])
+	}
+	delete(ix.byPath, e.doc.Path)
+	ix.byID[e.id] = nil
+	ix.free = append(ix.free, e.id)
+}
+
+// prefixLen is the length in runes of the prefix that groups variant terms.
+const prefixLen = 4
+
+func termPrefix(t string) (string, bool) {
+	n := 0
+	for i := range t {
+		if n == prefixLen {
+			return t[:i], true
+		}
+		n++
+	}
+	return t, n == prefixLen
+}
+
+func (ix *Index) addPrefix(t string) {
+	p, ok := termPrefix(t)
+	if !ok {
+		return
+	}
+	m := ix.prefixes[p]
+	if m == nil {
+		m = map[string]struct{}{}
+		ix.prefixes[p] = m
+	}
+	m[t] = struct{}{}
+}
+
+func (ix *Index) removePrefix(t string) {
+	p, ok := termPrefix(t)
+	if !ok {
+		return
+	}
+	if m := ix.prefixes[p]; m != nil {
+		delete(m, t)
+		if len(m) == 0 {
+			delete(ix.prefixes, p)
+		}
+	}
+}
+
+// variants returns the indexed terms that are morphological variants of
+// the stem q: one is a prefix of the other, the shorter has at least
+// prefixLen runes, and they differ by at most maxVariantSuffix runes.
+// Porter2 leaves such pairs apart for derivations ("allergic"/"allergies",
+// "programmer"/"programming", "swimmer"/"swimming").
+func (ix *Index) variants(q string) []string {
+	p, ok := termPrefix(q)
+	if !ok {
+		return nil
+	}
+	var out []string
+	ql := utf8.RuneCountInString(q)
+	for t := range ix.prefixes[p] {
+		if t == q {
+			continue
+		}
+		tl := utf8.RuneCountInString(t)
+		short, long := q, t
+		if tl < ql {
+			short, long = t, q
+		}
+		d := tl - ql
+		if d < 0 {
+			d = -d
+		}
+		if d > maxVariantSuffix || !strings.HasPrefix(long, short) {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+const maxVariantSuffix = 3

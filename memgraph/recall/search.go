@@ -1,0 +1,233 @@
+package recall
+
+import (
+	"context"
+	"math"
+	"sort"
+)
+
+// BM25F parameters. Title and description are short and written to
+// summarise the memory, so a match there says more than one in the fact;
+// the episode is context about when it was learnt and counts least.
+var (
+	fieldWeight = [numFields]float64{fTitle: 2.5, fDesc: 2.5, fFact: 1.5, fEpisode: 0.5}
+	fieldB      = [numFields]float64{fTitle: 0.3, fDesc: 0.5, fFact: 0.75, fEpisode: 0.75}
+)
+
+const (
+	k1 = 1.2
+	// variantWeight scales a match on a morphological variant rather than
+	// the query's own stem: good evidence, but weaker than the exact stem.
+	variantWeight = 0.6
+	// usePrior is the strength of the use-count prior: a memory used 20
+	// times gains about 15%, enough to break near-ties, never enough to
+	// lift a memory that does not match.
+	usePrior = 0.05
+	defaultK = 10
+)
+
+// scratch holds per-search buffers, pooled to keep searches allocation-light.
+type scratch struct {
+	acc     []float64 // total score per doc id
+	best    []float64 // best expansion score of the current query term
+	touched []int32   // ids with best > 0 for the current term
+	hit     []int32   // ids with acc > 0
+}
+
+func (ix *Index) getScratch(n int) *scratch {
+	s, _ := ix.pool.Get().(*scratch)
+	if s == nil {
+		s = &scratch{}
+	}
+	if cap(s.acc) < n {
+		s.acc = make([]float64, n)
+		s.best = make([]float64, n)
+	}
+	s.acc = s.acc[:n]
+	s.best = s.best[:n]
+	s.touched = s.touched[:0]
+	s.hit = s.hit[:0]
+	return s
+}
+
+func (ix *Index) putScratch(s *scratch) {
+	for _, id := range s.hit {
+		s.acc[id] = 0
+	}
+	ix.pool.Put(s)
+}
+
+// Search ranks the documents for the query q. It is SearchContext with a
+// background context.
+func (ix *Index) Search(q string, opt Options) []Hit {
+	return ix.SearchContext(context.Background(), q, opt)
+}
+
+// SearchContext ranks the documents for the query q, best first. With
+// vectors configured, the query is embedded within a short timeout and the
+// keyword and vector rankings are fused; any failure falls back to the
+// keyword ranking.
+func (ix *Index) SearchContext(ctx context.Context, q string, opt Options) []Hit {
+	k := opt.K
+	if k <= 0 {
+		k = defaultK
+	}
+	terms := queryTerms(q)
+
+	// The query is embedded before taking the lock: a slow model must not
+	// hold up writers.
+	var qvec []float32
+	vi := ix.vectorsOf()
+	if vi != nil && len(terms) > 0 && vi.v.Len() > 0 {
+		qvec = vi.queryVector(ctx, q)
+	}
+
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if qvec == nil {
+		ranked := ix.keywordLocked(terms, opt, k)
+		return ix.hitsLocked(ranked, terms, k)
+	}
+	depth := max(k, fusionDepth)
+	kw := ix.keywordLocked(terms, opt, depth)
+	vr := vi.rankLocked(ix, qvec, opt, depth)
+	return ix.hitsLocked(ix.fuse(kw, vr), terms, k)
+}
+
+// queryTerms returns the distinct terms of a query, in order.
+func queryTerms(q string) []string {
+	ts := Terms(q)
+	seen := make(map[string]bool, len(ts))
+	out := ts[:0]
+	for _, t := range ts {
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// scored is a doc id with its score.
+type scored struct {
+	id    int32
+	score float64
+}
+
+func (ix *Index) eligible(e *entry, opt Options) bool {
+	return (opt.All || e.doc.Active) && (opt.Kind == "" || opt.Kind == e.doc.Kind)
+}
+
+// keywordLocked returns up to n eligible docs by BM25F score, best first.
+func (ix *Index) keywordLocked(terms []string, opt Options, n int) []scored {
+	if len(terms) == 0 || len(ix.byPath) == 0 {
+		return nil
+	}
+	N := float64(len(ix.byPath))
+	var avg [numFields]float64
+	for f := range avg {
+		avg[f] = float64(ix.sumLen[f]) / N
+		if avg[f] <= 0 {
+			avg[f] = 1
+		}
+	}
+	s := ix.getScratch(len(ix.byID))
+	defer ix.putScratch(s)
+
+	for _, qt := range terms {
+		ix.scoreTerm(s, qt, 1, N, &avg, opt)
+		for _, v := range ix.variants(qt) {
+			ix.scoreTerm(s, v, variantWeight, N, &avg, opt)
+		}
+		// A query term contributes its best expansion once, so a document
+		// with both "allergic" and "allergies" does not count the idea twice.
+		for _, id := range s.touched {
+			if s.acc[id] == 0 {
+				s.hit = append(s.hit, id)
+			}
+			s.acc[id] += s.best[id]
+			s.best[id] = 0
+		}
+		s.touched = s.touched[:0]
+	}
+
+	// Keep the n best in a small sorted slice: most candidates of a common
+	// term are rejected by one comparison, cheaper than sorting them all.
+	out := make([]scored, 0, n+1)
+	for _, id := range s.hit {
+		e := ix.byID[id]
+		c := scored{id, s.acc[id] * (1 + usePrior*math.Log1p(float64(max(e.doc.Uses, 0))))}
+		if len(out) == n && !ix.better(c, out[n-1]) {
+			continue
+		}
+		i := sort.Search(len(out), func(i int) bool { return ix.better(c, out[i]) })
+		out = append(out, scored{})
+		copy(out[i+1:], out[i:])
+		out[i] = c
+		if len(out) > n {
+			out = out[:n]
+		}
+	}
+	return out
+}
+
+// better orders by score, then by path so equal scores rank stably.
+func (ix *Index) better(a, b scored) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	return ix.byID[a.id].doc.Path < ix.byID[b.id].doc.Path
+}
+
+// scoreTerm adds the BM25F score of term t (scaled by w) into s.best for
+// every eligible doc holding it, keeping the best expansion per doc.
+func (ix *Index) scoreTerm(s *scratch, t string, w, N float64, avg *[numFields]float64, opt Options) {
+	ps := ix.postings[t]
+	if len(ps) == 0 {
+		return
+	}
+	df := float64(len(ps))
+	idf := math.Log(1 + (N-df+0.5)/(df+0.5))
+	for i := range ps {
+		p := &ps[i]
+		e := ix.byID[p.doc]
+		if !ix.eligible(e, opt) {
+			continue
+		}
+		var tf float64
+		for f := field(0); f < numFields; f++ {
+			if p.tf[f] == 0 {
+				continue
+			}
+			norm := 1 - fieldB[f] + fieldB[f]*float64(e.lens[f])/avg[f]
+			tf += fieldWeight[f] * float64(p.tf[f]) / norm
+		}
+		sc := w * idf * tf / (k1 + tf)
+		if cur := s.best[p.doc]; sc > cur {
+			if cur == 0 {
+				s.touched = append(s.touched, p.doc)
+			}
+			s.best[p.doc] = sc
+		}
+	}
+}
+
+func (ix *Index) hitsLocked(ranked []scored, terms []string, k int) []Hit {
+	if len(ranked) > k {
+		ranked = ranked[:k]
+	}
+	hits := make([]Hit, 0, len(ranked))
+	for _, r := range ranked {
+		d := ix.byID[r.id].doc
+		hits = append(hits, Hit{
+			Path:        d.Path,
+			Kind:        d.Kind,
+			Title:       d.Title,
+			Description: d.Description,
+			Snippet:     snippet(d, terms),
+			Status:      d.Status,
+			Score:       r.score,
+		})
+	}
+	return hits
+}

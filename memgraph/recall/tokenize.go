@@ -1,0 +1,108 @@
+package recall
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/kljensen/snowball/english"
+	"golang.org/x/text/runes"
+	"golang.org/x/text/transform"
+	"golang.org/x/text/unicode/norm"
+)
+
+// maxTermLen bounds a term in bytes: longer "words" are base64 blobs or
+// hashes that nobody searches for, and they would bloat the vocabulary.
+const maxTermLen = 64
+
+// extraStopWords are words that phrase a request to memory rather than its
+// content ("what do you know about…", "tell me…"). They add the Snowball
+// list's role for questions and would otherwise match memories that happen
+// to mention knowing or telling.
+var extraStopWords = map[string]bool{
+	"also": true, "anything": true, "could": true, "know": true, "knows": true,
+	"let": true, "please": true, "recall": true, "remember": true,
+	"something": true, "tell": true, "thing": true, "things": true, "would": true,
+	"us": true, "ve": true, "ll": true, "re": true, "d": true, "m": true,
+	"whose": true,
+}
+
+// IsStopWord reports whether the lower-cased word w carries no meaning for
+// recall.
+func IsStopWord(w string) bool {
+	return english.IsStopWord(w) || extraStopWords[w]
+}
+
+// foldAccents removes combining marks after canonical decomposition, so
+// "café" and "cafe" are the same word.
+func foldAccents(s string) string {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return s
+	}
+	t := transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
+	out, _, err := transform.String(t, s)
+	if err != nil {
+		return s
+	}
+	return out
+}
+
+// Words splits s into lower-case, accent-folded words: maximal runs of
+// unicode letters and digits. Everything else separates words.
+func Words(s string) []string {
+	s = foldAccents(s)
+	var out []string
+	start := -1
+	flush := func(end int) {
+		if start >= 0 {
+			if end-start <= maxTermLen {
+				out = append(out, strings.ToLower(s[start:end]))
+			}
+			start = -1
+		}
+	}
+	for i, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		flush(i)
+	}
+	flush(len(s))
+	return out
+}
+
+// Stem returns the search term for one lower-case word.
+func Stem(w string) string {
+	// Snowball's English rules only make sense for Latin letters; other
+	// scripts are kept as they are.
+	for i := 0; i < len(w); i++ {
+		if w[i] >= utf8.RuneSelf {
+			return w
+		}
+	}
+	return english.Stem(w, true)
+}
+
+// Terms turns text into the terms the index stores: words without stop
+// words, stemmed.
+func Terms(s string) []string {
+	ws := Words(s)
+	out := ws[:0]
+	for _, w := range ws {
+		if IsStopWord(w) {
+			continue
+		}
+		out = append(out, Stem(w))
+	}
+	return out
+}
