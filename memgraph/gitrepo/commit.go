@@ -1,0 +1,502 @@
+package gitrepo
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/index"
+)
+
+// ErrRefMoved is returned when the branch kept moving under us (another
+// writer committed) on every attempt of a commit.
+var ErrRefMoved = errors.New("branch moved during commit")
+
+// Commit records exactly the given contents as one commit on the current
+// branch, authored and committed by who at when. It does not read the work
+// tree for content. Changes equal to HEAD are dropped; when nothing is left
+// it returns "" and makes no commit. When the same path appears twice, the
+// later change wins. The .git/index entries of the committed paths are
+// updated so that "git status" stays clean.
+func (r *Repo) Commit(changes []Change, msg string, who Author, when time.Time) (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.commitLocked(changes, msg, who, when)
+}
+
+// Apply writes the changes to the work tree (each file through a temporary
+// file, fsync and rename; deletions remove the file) and then commits them,
+// all under the commit lock, so no other commit interleaves.
+func (r *Repo) Apply(changes []Change, msg string, who Author, when time.Time) (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	changes, err := normalize(changes)
+	if err != nil {
+		return "", err
+	}
+	for _, c := range changes {
+		if err := r.writeWorktree(c); err != nil {
+			return "", err
+		}
+	}
+	if r.BeforeCommit != nil {
+		if err := r.BeforeCommit(); err != nil {
+			return "", err
+		}
+	}
+	return r.commitLocked(changes, msg, who, when)
+}
+
+// writeWorktree puts one change into the work tree atomically.
+func (r *Repo) writeWorktree(c Change) error {
+	abs := filepath.Join(r.dir, filepath.FromSlash(c.Path))
+	if c.Delete {
+		if err := os.Remove(abs); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	dir := filepath.Dir(abs)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	// The ".tmp" suffix is git-ignored in engram repositories, so a crash
+	// between create and rename leaves nothing a tracker would commit.
+	f, err := os.CreateTemp(dir, "."+filepath.Base(abs)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	perm := os.FileMode(0o644)
+	if c.Exec {
+		perm = 0o755
+	}
+	_, err = f.Write(c.Data)
+	if err == nil {
+		err = f.Chmod(perm)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, abs)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", c.Path, err)
+	}
+	return nil
+}
+
+// normalize checks every path and keeps the last change per path, sorted.
+func normalize(changes []Change) ([]Change, error) {
+	last := make(map[string]Change, len(changes))
+	for _, c := range changes {
+		p, err := cleanPath(c.Path)
+		if err != nil {
+			return nil, err
+		}
+		c.Path = p
+		last[p] = c
+	}
+	out := make([]Change, 0, len(last))
+	for _, c := range last {
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	// A file cannot also be a directory of another written file.
+	for _, c := range out {
+		if c.Delete {
+			continue
+		}
+		for dir := path.Dir(c.Path); dir != "."; dir = path.Dir(dir) {
+			if o, ok := last[dir]; ok && !o.Delete {
+				return nil, fmt.Errorf("%s: cannot write both a file %s and a file inside it", c.Path, dir)
+			}
+		}
+	}
+	return out, nil
+}
+
+// cleanPath validates a repo-relative path and returns its clean form.
+func cleanPath(p string) (string, error) {
+	if p == "" || strings.HasPrefix(p, "/") || strings.Contains(p, "\\") || strings.ContainsRune(p, 0) {
+		return "", fmt.Errorf("invalid path %q", p)
+	}
+	for _, part := range strings.Split(p, "/") {
+		switch part {
+		case "", ".", "..":
+			return "", fmt.Errorf("invalid path %q", p)
+		}
+		if strings.EqualFold(part, ".git") {
+			return "", fmt.Errorf("invalid path %q: inside .git", p)
+		}
+	}
+	return p, nil
+}
+
+// pending is one change with its blob computed.
+type pending struct {
+	Change
+	id   plumbing.Hash
+	mode uint32
+}
+
+// head is the state of HEAD when a commit starts.
+type head struct {
+	name   plumbing.ReferenceName // the ref to move (refs/heads/main, or HEAD when detached)
+	commit plumbing.Hash // zero when the branch is unborn
+	tree   plumbing.Hash
+}
+
+func (r *Repo) readHeadRef() (head, error) {
+	ref, err := r.store.Reference(plumbing.HEAD)
+	if err != nil {
+		return head{}, fmt.Errorf("read HEAD: %w", err)
+	}
+	h := head{name: plumbing.HEAD}
+	if ref.Type() == plumbing.SymbolicReference {
+		h.name = ref.Target()
+		ref, err = r.store.Reference(h.name)
+		if errors.Is(err, plumbing.ErrReferenceNotFound) {
+			return h, nil // unborn branch: the first commit creates it
+		}
+		if err != nil {
+			return head{}, fmt.Errorf("read %s: %w", h.name, err)
+		}
+	}
+	h.commit = ref.Hash()
+	b, err := r.readObject(plumbing.CommitObject, h.commit)
+	if err != nil {
+		return head{}, err
+	}
+	tree, ok := strings.CutPrefix(string(b), "tree ")
+	if !ok || len(tree) < 40 {
+		return head{}, fmt.Errorf("commit %s: no tree", h.commit)
+	}
+	h.tree = plumbing.NewHash(tree[:40])
+	return h, nil
+}
+
+func (r *Repo) commitLocked(changes []Change, msg string, who Author, when time.Time) (string, error) {
+	changes, err := normalize(changes)
+	if err != nil {
+		return "", err
+	}
+	if len(changes) == 0 {
+		return "", nil
+	}
+	lock, err := r.lockIndex()
+	if err != nil {
+		return "", err
+	}
+	defer func() {
+		if lock != nil {
+			r.unlockIndex(lock)
+		}
+	}()
+
+	todo := make([]pending, len(changes))
+	for i, c := range changes {
+		p := pending{Change: c}
+		if !c.Delete {
+			p.id = hashObject("blob", c.Data)
+			p.mode = modeFile
+			if c.Exec {
+				p.mode = modeExec
+			}
+		}
+		todo[i] = p
+	}
+
+	var id plumbing.Hash
+	var eff []pending
+	for attempt := 0; ; attempt++ {
+		h, err := r.readHeadRef()
+		if err != nil {
+			return "", err
+		}
+		eff = eff[:0]
+		for _, p := range todo {
+			e, ok, err := r.lookup(h.tree, p.Path)
+			if err != nil {
+				return "", err
+			}
+			if p.Delete && (!ok || e.isTree()) || !p.Delete && ok && e.hash == p.id && e.mode == p.mode {
+				continue // already so in HEAD
+			}
+			eff = append(eff, p)
+		}
+		if len(eff) == 0 {
+			break
+		}
+		for _, p := range eff {
+			if !p.Delete {
+				if _, err := r.writeObject("blob", p.Data); err != nil {
+					return "", err
+				}
+			}
+		}
+		root, _, err := r.buildTree(h.tree, buildNodes(eff))
+		if err != nil {
+			return "", err
+		}
+		id, err = r.writeObject("commit", encodeCommit(root, h.commit, who, when, msg))
+		if err != nil {
+			return "", err
+		}
+		err = r.casRef(h.name, h.commit, id, who, when, subject(msg))
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, errRefChanged) {
+			return "", fmt.Errorf("update %s: %w", h.name, err)
+		}
+		if attempt == 2 {
+			return "", fmt.Errorf("%w: %s", ErrRefMoved, h.name)
+		}
+	}
+
+	idx, err := r.idx.load()
+	if err != nil {
+		return "", err
+	}
+	dirty := false
+	for _, p := range todo {
+		if r.updateEntry(idx, p) {
+			dirty = true
+		}
+	}
+	if dirty {
+		err = r.commitIndex(lock, idx)
+		lock = nil
+		if err != nil {
+			return "", err
+		}
+	}
+	for _, p := range eff {
+		if path.Base(p.Path) == ".gitignore" {
+			r.ReloadIgnores()
+			break
+		}
+	}
+	if len(eff) == 0 {
+		return "", nil
+	}
+	return id.String(), nil
+}
+
+// updateEntry brings the index entry of one committed path in line with
+// the commit; it reports whether anything changed.
+func (r *Repo) updateEntry(idx *index.Index, p pending) bool {
+	if p.Delete {
+		n := len(idx.Entries)
+		removePath(idx, p.Path)
+		return len(idx.Entries) != n
+	}
+	abs := filepath.Join(r.dir, filepath.FromSlash(p.Path))
+	if old := getEntry(idx, p.Path); old != nil && old.Hash == p.id && uint32(old.Mode) == p.mode && !old.ModifiedAt.IsZero() {
+		// Up to date already, unless the work tree file was touched since.
+		if fi, err := os.Lstat(abs); err == nil && fi.ModTime().Equal(old.ModifiedAt) && uint32(fi.Size()) == old.Size {
+			return false
+		}
+	}
+	removePrefix(idx, p.Path) // a file replacing a directory
+	for dir := path.Dir(p.Path); dir != "."; dir = path.Dir(dir) {
+		removePath(idx, dir) // a directory replacing a file
+	}
+	setEntry(idx, newEntry(p.Path, abs, p.id, p.mode, p.Data))
+	return true
+}
+
+// node is one directory level of a batch of changes.
+type node struct {
+	file *pending // a change of the file with this name
+	sub  map[string]*node
+}
+
+func buildNodes(ps []pending) *node {
+	root := &node{}
+	for i := range ps {
+		n := root
+		rest := ps[i].Path
+		for {
+			name, tail, more := cut(rest)
+			if n.sub == nil {
+				n.sub = map[string]*node{}
+			}
+			c := n.sub[name]
+			if c == nil {
+				c = &node{}
+				n.sub[name] = c
+			}
+			if !more {
+				c.file = &ps[i]
+				break
+			}
+			n, rest = c, tail
+		}
+	}
+	return root
+}
+
+// buildTree applies the changes under n to tree old (zero: none) and
+// writes the new trees. Only trees on changed paths are read or written.
+// It reports empty when the resulting directory has no entries, so the
+// caller drops it (git has no empty directories).
+func (r *Repo) buildTree(old plumbing.Hash, n *node) (plumbing.Hash, bool, error) {
+	var entries []treeEntry
+	if !old.IsZero() {
+		base, err := r.readTree(old)
+		if err != nil {
+			return plumbing.ZeroHash, false, err
+		}
+		entries = make([]treeEntry, len(base), len(base)+len(n.sub))
+		copy(entries, base)
+	}
+	pos := make(map[string]int, len(n.sub))
+	for name := range n.sub {
+		pos[name] = -1
+	}
+	for i, e := range entries {
+		if _, ok := pos[e.name]; ok {
+			pos[e.name] = i
+		}
+	}
+	removed := false
+	set := func(name string, e *treeEntry) {
+		i := pos[name]
+		switch {
+		case e == nil && i >= 0:
+			entries[i].name = "" // marked, dropped below
+			removed = true
+		case e != nil && i >= 0:
+			entries[i] = *e
+		case e != nil:
+			entries = append(entries, *e)
+			pos[name] = len(entries) - 1
+		}
+	}
+	names := make([]string, 0, len(n.sub))
+	for name := range n.sub {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		c := n.sub[name]
+		var cur *treeEntry
+		if i := pos[name]; i >= 0 {
+			cur = &entries[i]
+		}
+		if c.sub != nil {
+			var oldSub plumbing.Hash
+			if cur != nil && cur.isTree() {
+				oldSub = cur.hash
+			}
+			id, empty, err := r.buildTree(oldSub, c)
+			if err != nil {
+				return plumbing.ZeroHash, false, err
+			}
+			if empty {
+				if cur != nil && cur.isTree() {
+					set(name, nil)
+				}
+			} else {
+				set(name, &treeEntry{name: name, mode: modeTree, hash: id})
+			}
+			continue
+		}
+		p := c.file
+		if p.Delete {
+			if cur != nil && !cur.isTree() {
+				set(name, nil)
+			}
+			continue
+		}
+		set(name, &treeEntry{name: name, mode: p.mode, hash: p.id})
+	}
+	if removed {
+		kept := entries[:0]
+		for _, e := range entries {
+			if e.name != "" {
+				kept = append(kept, e)
+			}
+		}
+		entries = kept
+	}
+	if len(entries) == 0 {
+		// The root is written even when empty: a commit needs a tree.
+		id, err := r.writeTree(entries)
+		return id, true, err
+	}
+	id, err := r.writeTree(entries)
+	return id, false, err
+}
+
+// subject is the first line of a commit message.
+func subject(msg string) string {
+	msg = strings.TrimSpace(msg)
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i]
+	}
+	return msg
+}
+
+// encodeCommit renders a commit object.
+func encodeCommit(tree, parent plumbing.Hash, who Author, when time.Time, msg string) []byte {
+	var b strings.Builder
+	b.WriteString("tree " + tree.String() + "\n")
+	if !parent.IsZero() {
+		b.WriteString("parent " + parent.String() + "\n")
+	}
+	ident := identLine(who, when)
+	b.WriteString("author " + ident + "\n")
+	b.WriteString("committer " + ident + "\n\n")
+	msg = strings.TrimRight(msg, "\n")
+	if strings.TrimSpace(msg) == "" {
+		msg = "engram: update"
+	}
+	b.WriteString(msg + "\n")
+	return []byte(b.String())
+}
+
+// identLine renders "Name <email> 1700000000 +0100", stripping the
+// characters git's ident format cannot hold.
+func identLine(who Author, when time.Time) string {
+	clean := func(s, def string) string {
+		s = strings.Map(func(r rune) rune {
+			switch r {
+			case '<', '>', '\n', '\r', 0:
+				return -1
+			}
+			return r
+		}, s)
+		s = strings.TrimSpace(s)
+		if s == "" {
+			return def
+		}
+		return s
+	}
+	name := clean(who.Name, "engram")
+	email := clean(who.Email, "engram@localhost")
+	if when.IsZero() {
+		when = time.Now()
+	}
+	_, off := when.Zone()
+	sign := byte('+')
+	if off < 0 {
+		sign, off = '-', -off
+	}
+	tz := fmt.Sprintf("%c%02d%02d", sign, off/3600, off/60%60)
+	return name + " <" + email + "> " + strconv.FormatInt(when.Unix(), 10) + " " + tz
+}
