@@ -1,41 +1,564 @@
 package memgraph
 
-import "time"
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// A memory file is kept as raw pieces (the frontmatter block and one piece
+// per "## " section) so that Render gives back exactly the bytes that were
+// parsed, and a mutator only rewrites the piece it changes. Anything a person
+// wrote that we do not understand (comments in the YAML, extra sections, text
+// before the first section) is carried along verbatim.
 
 // rawMemory keeps the original bytes of a memory so Render can give them back.
-type rawMemory struct{}
-
-// Parse parses a memory file. It never panics.
-func Parse(path string, data []byte) (*Memory, []Problem) { return &Memory{Path: path}, nil }
-
-// Render returns the file bytes.
-func (m *Memory) Render() []byte { return nil }
-
-// SetDescription sets the frontmatter description.
-func (m *Memory) SetDescription(s string) {}
-
-// SetFact replaces the body of "## Fact".
-func (m *Memory) SetFact(s string) {}
-
-// SetEpisode replaces the body of "## Episode".
-func (m *Memory) SetEpisode(s string) {}
-
-// SetStatus sets the lifecycle status and superseded_by.
-func (m *Memory) SetStatus(s Status, supersededBy string) {}
-
-// SetSupersedes sets the supersedes link.
-func (m *Memory) SetSupersedes(s string) {}
-
-// AddUse appends "used, DD.MM.YY" to the access log.
-func (m *Memory) AddUse(t time.Time) {}
-
-// Active reports whether the memory is active.
-func (m *Memory) Active() bool { return m.Front.Status == "" || m.Front.Status == StatusActive }
-
-// NewMemory builds a fresh memory file in the seed format.
-func NewMemory(path, title, description, fact, episode string, created time.Time) *Memory {
-	return &Memory{Path: path}
+type rawMemory struct {
+	fm   string    // frontmatter block including both "---" lines; "" when absent
+	keys []fmKey   // top-level keys of fm, in order, with their line spans
+	secs []section // secs[0] is the preamble (title and anything before the first "## ")
 }
 
-// String renders "path:line: message".
-func (p Problem) String() string { return p.Path }
+// fmKey is one top-level frontmatter key and the lines it spans inside fm
+// (0-based line indexes of fm, end exclusive).
+type fmKey struct {
+	name       string
+	start, end int
+}
+
+// section is one "## Heading" and the text up to the next heading.
+type section struct {
+	name string // lower-cased heading text ("fact", "access log"); "" for the preamble
+	raw  string // heading line and body, with the trailing newlines
+	line int    // 1-based line of the heading in the file
+}
+
+const (
+	secFact      = "fact"
+	secEpisode   = "episode"
+	secAccessLog = "access log"
+)
+
+// String renders "path:line: message" (or "path: message" when Line is 0).
+func (p Problem) String() string {
+	if p.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", p.Path, p.Line, p.Msg)
+	}
+	return fmt.Sprintf("%s: %s", p.Path, p.Msg)
+}
+
+// Parse parses a memory file. It never panics. Problems are returned for
+// anything that makes the file invalid as the content of path (see
+// Validate, which adds the read_only rule against the previous version).
+// The returned memory is never nil; when there are problems it holds what
+// could be understood and still renders back to data.
+func Parse(path string, data []byte) (*Memory, []Problem) {
+	m := &Memory{Path: path}
+	var probs []Problem
+	add := func(line int, format string, args ...any) {
+		probs = append(probs, Problem{Path: path, Line: line, Msg: fmt.Sprintf(format, args...)})
+	}
+	if len(data) > MaxFileSize {
+		add(0, "file is %d bytes; memory files may be at most %d bytes (64 KiB): split it or move details elsewhere", len(data), MaxFileSize)
+	}
+	if i := bytes.IndexByte(data, 0); i >= 0 {
+		add(lineAt(data, i), "file contains a NUL byte at offset %d; memory files must be plain UTF-8 text", i)
+	}
+	if !utf8.Valid(data) {
+		off := firstInvalidUTF8(data)
+		add(lineAt(data, off), "file is not valid UTF-8 (first bad byte 0x%02x at offset %d); save it as UTF-8", data[off], off)
+	}
+	text := string(data)
+	body, bodyLine := text, 1
+	if fm, rest, ok := splitFrontmatter(text); ok {
+		m.raw.fm = fm
+		body = rest
+		bodyLine = strings.Count(fm, "\n") + 1
+		probs = append(probs, m.parseFrontmatter()...)
+	} else if rest != "" {
+		// Opened and never closed: treat everything as body so Render
+		// still gives the bytes back, and say what is wrong.
+		add(1, "frontmatter starts with '---' on line 1 but is never closed; add a line containing only '---' after the last key")
+	}
+	m.raw.secs = splitSections(body, bodyLine)
+	probs = append(probs, m.parseBody()...)
+	if KindOf(path) == KindUser || KindOf(path) == KindCharacter {
+		if m.raw.fm == "" {
+			add(1, "missing frontmatter: start the file with '---', a line 'description: <one line saying what this memory is about>', and '---'")
+		} else if !m.hasKey("description") {
+			add(1, "missing description: add 'description: <one line saying what this memory is about>' to the frontmatter")
+		}
+	}
+	return m, probs
+}
+
+// splitFrontmatter splits text into the frontmatter block (both delimiter
+// lines included) and the rest. ok is false when there is no frontmatter;
+// then rest is non-empty only when a block was opened and never closed.
+func splitFrontmatter(text string) (fm, rest string, ok bool) {
+	first, after, found := strings.Cut(text, "\n")
+	if !found || strings.TrimRight(first, " \t\r") != "---" {
+		return "", "", false
+	}
+	pos := len(first) + 1
+	for pos <= len(text) && after != "" {
+		line, next, more := strings.Cut(after, "\n")
+		t := strings.TrimRight(line, " \t\r")
+		end := pos + len(line)
+		if more {
+			end++
+		}
+		if t == "---" || t == "..." {
+			return text[:end], text[end:], true
+		}
+		pos = end
+		after = next
+		if !more {
+			break
+		}
+	}
+	return "", text, false
+}
+
+// splitSections cuts the body at every line starting with "## ". The first
+// piece (the preamble) is always present, possibly empty.
+func splitSections(body string, firstLine int) []section {
+	secs := []section{{line: firstLine}}
+	start, line := 0, firstLine
+	for pos := 0; pos < len(body); {
+		end := strings.IndexByte(body[pos:], '\n')
+		if end < 0 {
+			end = len(body)
+		} else {
+			end += pos + 1
+		}
+		if name, ok := headingName(body[pos:end]); ok {
+			secs[len(secs)-1].raw = body[start:pos]
+			secs = append(secs, section{name: name, line: line})
+			start = pos
+		}
+		pos = end
+		line++
+	}
+	secs[len(secs)-1].raw = body[start:]
+	return secs
+}
+
+// headingName reports whether line is a level-2 heading and returns its
+// lower-cased text.
+func headingName(line string) (string, bool) {
+	if !strings.HasPrefix(line, "##") {
+		return "", false
+	}
+	rest := line[2:]
+	if rest != "" && rest[0] != ' ' && rest[0] != '\t' && rest[0] != '\n' && rest[0] != '\r' {
+		return "", false
+	}
+	return strings.ToLower(strings.TrimSpace(rest)), true
+}
+
+// parseBody fills Title, Fact, Episode, Uses and LastUsed from the sections.
+func (m *Memory) parseBody() []Problem {
+	var probs []Problem
+	m.Title, m.Fact, m.Episode, m.Uses, m.LastUsed = "", "", "", 0, time.Time{}
+	for _, l := range strings.Split(m.raw.secs[0].raw, "\n") {
+		if strings.HasPrefix(l, "# ") {
+			m.Title = strings.TrimSpace(l[2:])
+			break
+		}
+	}
+	seen := map[string]bool{}
+	for _, s := range m.raw.secs[1:] {
+		if seen[s.name] {
+			continue // a repeated section is kept verbatim but only the first one counts
+		}
+		seen[s.name] = true
+		switch s.name {
+		case secFact:
+			m.Fact = strings.TrimSpace(sectionBody(s.raw))
+		case secEpisode:
+			m.Episode = strings.TrimSpace(sectionBody(s.raw))
+		case secAccessLog:
+			lines := strings.Split(sectionBody(s.raw), "\n")
+			for i, l := range lines {
+				t := strings.TrimSpace(l)
+				if !strings.HasPrefix(t, "used,") {
+					continue
+				}
+				d := strings.TrimSpace(t[len("used,"):])
+				when, err := time.Parse(DateLayout, d)
+				if err != nil {
+					probs = append(probs, Problem{Path: m.Path, Line: s.line + 1 + i,
+						Msg: fmt.Sprintf("access log line %q has a bad date; write it as 'used, DD.MM.YY' (for example 'used, 31.08.26')", t)})
+					continue
+				}
+				m.Uses++
+				if when.After(m.LastUsed) {
+					m.LastUsed = when
+				}
+			}
+		}
+	}
+	return probs
+}
+
+// sectionBody returns raw without its heading line.
+func sectionBody(raw string) string {
+	if _, body, ok := strings.Cut(raw, "\n"); ok {
+		return body
+	}
+	return ""
+}
+
+// Render returns the file bytes. Render(Parse(x)) == x for every x.
+func (m *Memory) Render() []byte {
+	n := len(m.raw.fm)
+	for _, s := range m.raw.secs {
+		n += len(s.raw)
+	}
+	b := make([]byte, 0, n)
+	b = append(b, m.raw.fm...)
+	for _, s := range m.raw.secs {
+		b = append(b, s.raw...)
+	}
+	return b
+}
+
+// Clone returns a copy whose mutators do not affect m.
+func (m *Memory) Clone() *Memory {
+	c := *m
+	c.Front.Tags = append([]string(nil), m.Front.Tags...)
+	c.raw.keys = append([]fmKey(nil), m.raw.keys...)
+	c.raw.secs = append([]section(nil), m.raw.secs...)
+	return &c
+}
+
+// Active reports whether the memory is active (status absent or "active").
+func (m *Memory) Active() bool {
+	return m.Front.Status == "" || m.Front.Status == StatusActive
+}
+
+// Slug is the file name without folder and ".md".
+func (m *Memory) Slug() string {
+	s := m.Path
+	if i := strings.LastIndexByte(s, '/'); i >= 0 {
+		s = s[i+1:]
+	}
+	return strings.TrimSuffix(s, ".md")
+}
+
+// SetDescription sets the frontmatter description (newlines become spaces:
+// the description is the one line shown in the index).
+func (m *Memory) SetDescription(s string) {
+	s = oneLine(s)
+	m.Front.Description = s
+	m.setKey("description", s)
+}
+
+// SetFact replaces the body of "## Fact", adding the section if missing.
+func (m *Memory) SetFact(s string) {
+	m.setSection(secFact, "Fact", s)
+	m.Fact = strings.TrimSpace(s)
+}
+
+// SetEpisode replaces the body of "## Episode", adding the section if missing.
+func (m *Memory) SetEpisode(s string) {
+	m.setSection(secEpisode, "Episode", s)
+	m.Episode = strings.TrimSpace(s)
+}
+
+// SetStatus sets the lifecycle status and superseded_by (removed when
+// empty). Setting active on a file without a status key adds nothing.
+func (m *Memory) SetStatus(s Status, supersededBy string) {
+	supersededBy = oneLine(supersededBy)
+	if !(s == StatusActive || s == "") || m.hasKey("status") {
+		if s == "" {
+			s = StatusActive
+		}
+		m.setKey("status", string(s))
+	}
+	m.Front.Status = s
+	m.setKey("superseded_by", supersededBy)
+	m.Front.SupersededBy = supersededBy
+}
+
+// SetSupersedes sets the supersedes link (removed when empty).
+func (m *Memory) SetSupersedes(s string) {
+	s = oneLine(s)
+	m.setKey("supersedes", s)
+	m.Front.Supersedes = s
+}
+
+// SetSource sets the provenance note (removed when empty).
+func (m *Memory) SetSource(s string) {
+	s = oneLine(s)
+	m.setKey("source", s)
+	m.Front.Source = s
+}
+
+// AddUse appends "used, DD.MM.YY" to the access log, adding the section at
+// the end of the file if missing.
+func (m *Memory) AddUse(t time.Time) {
+	line := "used, " + t.Format(DateLayout)
+	i := m.findSection(secAccessLog)
+	if i < 0 {
+		m.appendSection("Access log", line)
+	} else {
+		head, body := splitHeading(m.raw.secs[i].raw)
+		lead, mid, trail := splitBlank(body)
+		if mid == "" {
+			body = lead + line + orNewline(trail)
+		} else {
+			body = lead + mid + "\n" + line + orNewline(trail)
+		}
+		m.raw.secs[i].raw = head + body
+	}
+	d, _ := time.Parse(DateLayout, t.Format(DateLayout))
+	m.Uses++
+	if d.After(m.LastUsed) {
+		m.LastUsed = d
+	}
+}
+
+// NewMemory builds a fresh memory file in the seed format: frontmatter with
+// description, status and created, a title, Fact, Episode (only when
+// given) and an empty Access log as the last section, so that
+// `echo "used, DD.MM.YY" >> file` appends a use.
+func NewMemory(path, title, description, fact, episode string, created time.Time) *Memory {
+	var b strings.Builder
+	b.WriteString("---\n")
+	b.WriteString(yamlLine("description", oneLine(description)))
+	b.WriteString("status: active\n")
+	if !created.IsZero() {
+		b.WriteString(yamlLine("created", created.Format(DateLayout)))
+	}
+	b.WriteString("---\n")
+	title = oneLine(title)
+	if title == "" {
+		title = oneLine(description)
+	}
+	if title != "" {
+		b.WriteString("# " + title + "\n\n")
+	}
+	b.WriteString("## Fact\n" + escapeBody(strings.TrimSpace(fact)) + "\n\n")
+	if strings.TrimSpace(episode) != "" {
+		b.WriteString("## Episode\n" + escapeBody(strings.TrimSpace(episode)) + "\n\n")
+	}
+	b.WriteString("## Access log\n")
+	m, _ := Parse(path, []byte(b.String()))
+	return m
+}
+
+func (m *Memory) hasKey(name string) bool {
+	for _, k := range m.raw.keys {
+		if k.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// setKey rewrites only the lines of one frontmatter key (or appends it
+// before the closing "---"); value "" removes the key.
+func (m *Memory) setKey(name, value string) {
+	if m.raw.fm == "" {
+		if value == "" {
+			return
+		}
+		m.raw.fm = "---\n---\n"
+		m.raw.keys = nil
+	}
+	lines := strings.SplitAfter(m.raw.fm, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	var repl []string
+	if value != "" {
+		repl = []string{yamlLine(name, value)}
+	}
+	done := false
+	for _, k := range m.raw.keys {
+		if k.name == name && k.start >= 1 && k.end <= len(lines)-1 && k.start < k.end {
+			lines = append(lines[:k.start], append(repl, lines[k.end:]...)...)
+			done = true
+			break
+		}
+	}
+	if !done && value != "" {
+		closing := len(lines) - 1
+		// The closing line may lack a newline when the file is only frontmatter.
+		if !strings.HasSuffix(lines[closing-1], "\n") {
+			lines[closing-1] += "\n"
+		}
+		lines = append(lines[:closing], append(repl, lines[closing:]...)...)
+	}
+	m.raw.fm = strings.Join(lines, "")
+	m.reindexKeys()
+}
+
+// reindexKeys recomputes key spans after the frontmatter text changed.
+func (m *Memory) reindexKeys() {
+	saved := m.Front
+	m.parseFrontmatter()
+	m.Front = saved
+}
+
+// findSection returns the index of the first section called name, or -1.
+func (m *Memory) findSection(name string) int {
+	for i, s := range m.raw.secs {
+		if i > 0 && s.name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// setSection replaces the body of a section, keeping its heading line and
+// the blank lines around the text, or inserts the section in seed order.
+func (m *Memory) setSection(name, heading, text string) {
+	text = escapeBody(strings.TrimSpace(text))
+	i := m.findSection(name)
+	if i < 0 {
+		m.insertSection(name, heading, text)
+		return
+	}
+	head, body := splitHeading(m.raw.secs[i].raw)
+	lead, mid, trail := splitBlank(body)
+	if mid == "" {
+		lead, trail = "", body
+	}
+	if text == "" {
+		m.raw.secs[i].raw = head + lead + orNewline(trail)
+		return
+	}
+	m.raw.secs[i].raw = head + lead + text + orNewline(trail)
+}
+
+// insertSection adds a Fact or Episode section where the seed format puts
+// it: Fact before Episode, both before the access log.
+func (m *Memory) insertSection(name, heading, text string) {
+	var before []string
+	switch name {
+	case secFact:
+		before = []string{secEpisode, secAccessLog}
+	case secEpisode:
+		before = []string{secAccessLog}
+	}
+	at := len(m.raw.secs)
+	for _, b := range before {
+		if j := m.findSection(b); j >= 0 && j < at {
+			at = j
+		}
+	}
+	if at == len(m.raw.secs) {
+		m.appendSection(heading, text)
+		return
+	}
+	m.endWithBlankLine(at - 1)
+	s := section{name: name, raw: "## " + heading + "\n" + text + "\n\n"}
+	m.raw.secs = append(m.raw.secs[:at], append([]section{s}, m.raw.secs[at:]...)...)
+}
+
+// appendSection adds a section at the end of the file.
+func (m *Memory) appendSection(heading, text string) {
+	m.endWithBlankLine(len(m.raw.secs) - 1)
+	raw := "## " + heading + "\n"
+	if text != "" {
+		raw += text + "\n"
+	}
+	m.raw.secs = append(m.raw.secs, section{name: strings.ToLower(heading), raw: raw})
+}
+
+// endWithBlankLine makes section i end with an empty line so the next
+// heading stands apart, unless the file has nothing before it.
+func (m *Memory) endWithBlankLine(i int) {
+	s := &m.raw.secs[i]
+	if s.raw == "" {
+		if i == 0 && m.raw.fm != "" && !strings.HasSuffix(m.raw.fm, "\n") {
+			m.raw.fm += "\n"
+		}
+		return
+	}
+	switch {
+	case strings.HasSuffix(s.raw, "\n\n"):
+	case strings.HasSuffix(s.raw, "\n"):
+		s.raw += "\n"
+	default:
+		s.raw += "\n\n"
+	}
+}
+
+// splitHeading splits a section into its heading line (with "\n") and body.
+func splitHeading(raw string) (head, body string) {
+	if i := strings.IndexByte(raw, '\n'); i >= 0 {
+		return raw[:i+1], raw[i+1:]
+	}
+	return raw + "\n", ""
+}
+
+// splitBlank splits body into leading blank lines, the text, and the
+// trailing whitespace starting at the newline after the text.
+func splitBlank(body string) (lead, mid, trail string) {
+	t := strings.TrimRight(body, " \t\r\n")
+	if t == "" {
+		return "", "", body
+	}
+	trail = body[len(t):]
+	start := 0
+	for {
+		i := strings.IndexByte(t[start:], '\n')
+		if i < 0 || strings.TrimSpace(t[start:start+i]) != "" {
+			break
+		}
+		start += i + 1
+	}
+	return t[:start], t[start:], trail
+}
+
+func orNewline(s string) string {
+	if s == "" {
+		return "\n"
+	}
+	return s
+}
+
+// escapeBody keeps text we put into a section from starting a new section:
+// a line beginning with "##" gets a backslash, which markdown hides.
+func escapeBody(s string) string {
+	if !strings.Contains(s, "##") {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if _, ok := headingName(l + "\n"); ok {
+			lines[i] = `\` + l
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// oneLine collapses whitespace runs (including newlines) to single spaces.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// lineAt returns the 1-based line of byte offset off.
+func lineAt(data []byte, off int) int {
+	if off > len(data) {
+		off = len(data)
+	}
+	return bytes.Count(data[:off], []byte{'\n'}) + 1
+}
+
+func firstInvalidUTF8(data []byte) int {
+	for i := 0; i < len(data); {
+		r, n := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return 0
+}

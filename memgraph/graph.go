@@ -1,51 +1,540 @@
 package memgraph
 
-import "sync"
+import (
+	"errors"
+	"hash/maphash"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+)
 
-// Graph is the in-memory model of one repository. Safe for concurrent use.
+// Graph is the in-memory model of one repository, built once by Scan and
+// kept current by change events. Safe for concurrent use.
+//
+// Cost model: Update, Put, Remove and Rename of one file touch that file's
+// entry plus a binary search and a slice move in the ranked list of its
+// kind, never the rest of the repository. Index and Context never read
+// files; their bytes are cached per version and rebuilt from per-memory
+// index lines that are rendered once when the memory changes.
 type Graph struct {
-	mu   sync.RWMutex
-	root string
+	// wmu serializes changes, so recall hooks and subscribers see them in
+	// the order they happened. Readers never take it.
+	wmu sync.Mutex
+
+	mu       sync.RWMutex
+	root     string
+	files    map[string]*entry
+	ranked   [2][]*item // active user / character memories in rank order
+	external []string   // sorted paths of external memories with a valid version
+	system   []string   // sorted paths of system/** blocks with a valid version
+	bad      map[string]bool
+	version  uint64
+	subs     []func(changed []string)
+	seed     maphash.Seed
+
+	cmu      sync.Mutex // guards the caches below
+	idxCache [2]cached
+	ctxCache map[int]cached
 }
 
-// Scan reads every memory file under root once.
-func Scan(root string) (*Graph, error) { return &Graph{root: root}, nil }
+// entry is what the graph knows about one memory path.
+type entry struct {
+	valid *item     // last valid version; nil when the file never was valid
+	probs []Problem // problems of the current content on disk; nil when valid
+	sum   uint64    // hash of the last content seen, to skip no-op events
+	seen  bool
+}
 
-// Root returns the repository directory.
+// item is one valid memory with its index line rendered once.
+type item struct {
+	m    *Memory
+	line []byte
+}
+
+type cached struct {
+	version uint64
+	b       []byte
+}
+
+func rankSlot(k Kind) int {
+	if k == KindCharacter {
+		return 1
+	}
+	return 0
+}
+
+func newGraph(root string) *Graph {
+	return &Graph{root: root, files: map[string]*entry{}, bad: map[string]bool{}, ctxCache: map[int]cached{}, seed: maphash.MakeSeed()}
+}
+
+// Scan reads every memory file under root once and builds the graph.
+// Unreadable or invalid files are recorded in Problems, not returned as
+// errors; the error is for a root that cannot be walked at all.
+func Scan(root string) (*Graph, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		return nil, errors.New(abs + " is not a directory")
+	}
+	g := newGraph(abs)
+	var rels []string
+	err = filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == abs {
+				return err
+			}
+			return nil // an unreadable subfolder is skipped, not fatal
+		}
+		rel := filepath.ToSlash(strings.TrimPrefix(p, abs))
+		rel = strings.TrimPrefix(rel, "/")
+		if d.IsDir() {
+			if rel != "" && (strings.HasPrefix(d.Name(), ".") || rel == TranscriptsDir) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() && IsMemoryPath(rel) {
+			rels = append(rels, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	g.wmu.Lock()
+	defer g.wmu.Unlock()
+	g.mu.Lock()
+	for _, rel := range rels {
+		data, err := os.ReadFile(filepath.Join(abs, filepath.FromSlash(rel)))
+		if err != nil {
+			g.files[rel] = &entry{probs: []Problem{{Path: rel, Msg: "cannot read file: " + err.Error()}}}
+			g.bad[rel] = true
+			continue
+		}
+		g.putLocked(rel, data, false)
+	}
+	// Build the sorted structures once instead of inserting one by one.
+	for s := range g.ranked {
+		slices.SortFunc(g.ranked[s], func(a, b *item) int { return compareRank(a.m, b.m) })
+	}
+	sort.Strings(g.external)
+	sort.Strings(g.system)
+	var valid []*Memory
+	for _, e := range g.files {
+		if e.valid != nil {
+			valid = append(valid, e.valid.m)
+		}
+	}
+	g.mu.Unlock()
+	for _, m := range valid {
+		g.recallPut(m)
+	}
+	return g, nil
+}
+
+// Root returns the repository directory (absolute).
 func (g *Graph) Root() string { return g.root }
 
-// Update re-reads one file from disk.
-func (g *Graph) Update(rel string) error { return nil }
+// Update re-reads one path from disk: a file is parsed (or forgotten when it
+// no longer exists), a directory is walked (after a directory rename or
+// a git checkout). Paths that are not memories are ignored.
+func (g *Graph) Update(rel string) error {
+	if !cleanRel(rel) {
+		return nil
+	}
+	p := filepath.Join(g.root, filepath.FromSlash(rel))
+	st, err := os.Lstat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		g.Remove(rel)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if st.IsDir() {
+		return g.updateDir(rel)
+	}
+	if !IsMemoryPath(rel) {
+		return nil
+	}
+	if !st.Mode().IsRegular() {
+		g.Remove(rel)
+		return nil
+	}
+	data, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		g.Remove(rel)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	g.Put(rel, data)
+	return nil
+}
 
-// Put updates one file from bytes already in hand.
-func (g *Graph) Put(rel string, data []byte) {}
+// updateDir re-reads every memory under a directory and forgets the ones
+// that are gone. Its cost grows with the directory, not the repository
+// (apart from one pass over the path map to find vanished files).
+func (g *Graph) updateDir(rel string) error {
+	if strings.HasPrefix(rel, ".") || rel == TranscriptsDir {
+		return nil
+	}
+	prefix := rel + "/"
+	present := map[string]bool{}
+	base := filepath.Join(g.root, filepath.FromSlash(rel))
+	err := filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		r := prefix + filepath.ToSlash(strings.TrimPrefix(strings.TrimPrefix(p, base), string(filepath.Separator)))
+		if d.IsDir() {
+			if p != base && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() && IsMemoryPath(r) {
+			present[r] = true
+			data, err := os.ReadFile(p)
+			if err == nil {
+				g.Put(r, data)
+			}
+		}
+		return nil
+	})
+	g.mu.RLock()
+	var gone []string
+	for r := range g.files {
+		if strings.HasPrefix(r, prefix) && !present[r] {
+			gone = append(gone, r)
+		}
+	}
+	g.mu.RUnlock()
+	for _, r := range gone {
+		g.Remove(r)
+	}
+	return err
+}
 
-// Remove forgets a file.
-func (g *Graph) Remove(rel string) {}
+// Put updates one file from bytes already in hand (what the mount just
+// wrote). Invalid content is recorded in Problems and the last valid
+// version keeps serving. Paths that are not memories are ignored.
+func (g *Graph) Put(rel string, data []byte) {
+	if !IsMemoryPath(rel) {
+		return
+	}
+	g.wmu.Lock()
+	defer g.wmu.Unlock()
+	g.mu.Lock()
+	m, changed := g.putLocked(rel, data, true)
+	g.mu.Unlock()
+	if !changed {
+		return
+	}
+	if m != nil {
+		g.recallPut(m)
+	}
+	g.notify([]string{rel})
+}
 
-// Rename moves a file.
-func (g *Graph) Rename(oldRel, newRel string) {}
+// putLocked parses data as rel and files it. It returns the new valid
+// memory (nil when data was invalid) and whether anything changed. With
+// keepSorted false the ranked lists are only appended to (Scan sorts once).
+func (g *Graph) putLocked(rel string, data []byte, keepSorted bool) (*Memory, bool) {
+	sum := maphash.Bytes(g.seed, data)
+	e := g.files[rel]
+	if e == nil {
+		e = &entry{}
+		g.files[rel] = e
+	} else if e.seen && e.sum == sum {
+		return nil, false
+	}
+	e.sum, e.seen = sum, true
+	m, probs := Parse(rel, data)
+	if len(probs) > 0 {
+		e.probs = probs
+		g.bad[rel] = true
+		g.bump(KindOf(rel))
+		return nil, true
+	}
+	e.probs = nil
+	delete(g.bad, rel)
+	old := e.valid
+	it := &item{m: m}
+	k := KindOf(rel)
+	if k == KindUser || k == KindCharacter {
+		it.line = indexLine(m)
+	}
+	g.unlink(rel, old, keepSorted)
+	e.valid = it
+	g.link(rel, it, keepSorted)
+	g.bump(k)
+	return m, true
+}
 
-// Get returns the last valid version of rel, nil if none.
-func (g *Graph) Get(rel string) *Memory { return nil }
+// link adds a valid item to the per-kind structures.
+func (g *Graph) link(rel string, it *item, keepSorted bool) {
+	switch k := KindOf(rel); k {
+	case KindUser, KindCharacter:
+		if !it.m.Active() {
+			return
+		}
+		s := rankSlot(k)
+		if !keepSorted {
+			g.ranked[s] = append(g.ranked[s], it)
+			return
+		}
+		i, _ := slices.BinarySearchFunc(g.ranked[s], it, func(a, b *item) int { return compareRank(a.m, b.m) })
+		g.ranked[s] = slices.Insert(g.ranked[s], i, it)
+	case KindExternal:
+		g.external = insertSorted(g.external, rel, keepSorted)
+	case KindBlock:
+		if strings.HasPrefix(rel, SystemDir+"/") {
+			g.system = insertSorted(g.system, rel, keepSorted)
+		}
+	}
+}
 
-// Memories returns every parsed memory of kind, any status.
-func (g *Graph) Memories(kind Kind) []*Memory { return nil }
+// unlink removes a previously valid item from the per-kind structures.
+func (g *Graph) unlink(rel string, it *item, keepSorted bool) {
+	if it == nil {
+		return
+	}
+	switch k := KindOf(rel); k {
+	case KindUser, KindCharacter:
+		if !it.m.Active() {
+			return
+		}
+		s := rankSlot(k)
+		list := g.ranked[s]
+		i, found := slices.BinarySearchFunc(list, it, func(a, b *item) int { return compareRank(a.m, b.m) })
+		if !found || i >= len(list) || list[i] != it {
+			i = slices.Index(list, it) // only if the order was disturbed; never expected
+		}
+		if i >= 0 {
+			g.ranked[s] = slices.Delete(list, i, i+1)
+		}
+	case KindExternal:
+		g.external = deleteSorted(g.external, rel)
+	case KindBlock:
+		g.system = deleteSorted(g.system, rel)
+	}
+}
 
-// Problems returns the current problems of invalid files, sorted.
-func (g *Graph) Problems() []Problem { return nil }
+func insertSorted(list []string, s string, keepSorted bool) []string {
+	if !keepSorted {
+		return append(list, s)
+	}
+	i, found := slices.BinarySearch(list, s)
+	if found {
+		return list
+	}
+	return slices.Insert(list, i, s)
+}
+
+func deleteSorted(list []string, s string) []string {
+	if i, found := slices.BinarySearch(list, s); found {
+		return slices.Delete(list, i, i+1)
+	}
+	return list
+}
+
+// bump records a change. The caches check the version, so bumping is all
+// it takes to invalidate them.
+func (g *Graph) bump(Kind) { g.version++ }
+
+// Remove forgets a file, or every memory under a directory.
+func (g *Graph) Remove(rel string) {
+	g.wmu.Lock()
+	defer g.wmu.Unlock()
+	g.mu.Lock()
+	var removed []string
+	if _, ok := g.files[rel]; ok {
+		g.removeLocked(rel)
+		removed = append(removed, rel)
+	} else {
+		prefix := rel + "/"
+		for r := range g.files {
+			if strings.HasPrefix(r, prefix) {
+				removed = append(removed, r)
+			}
+		}
+		sort.Strings(removed)
+		for _, r := range removed {
+			g.removeLocked(r)
+		}
+	}
+	g.mu.Unlock()
+	if len(removed) == 0 {
+		return
+	}
+	for _, r := range removed {
+		g.recallDelete(r)
+	}
+	g.notify(removed)
+}
+
+func (g *Graph) removeLocked(rel string) {
+	e := g.files[rel]
+	if e == nil {
+		return
+	}
+	g.unlink(rel, e.valid, true)
+	delete(g.files, rel)
+	delete(g.bad, rel)
+	g.bump(KindOf(rel))
+}
+
+// Rename moves a file (or a directory of memories) from oldRel to newRel.
+// The new content is read from disk, since the rename already happened
+// there; when it cannot be read the last valid version moves as is.
+func (g *Graph) Rename(oldRel, newRel string) {
+	g.mu.RLock()
+	_, isFile := g.files[oldRel]
+	g.mu.RUnlock()
+	if !isFile {
+		st, err := os.Stat(filepath.Join(g.root, filepath.FromSlash(newRel)))
+		if err == nil && st.IsDir() {
+			g.Remove(oldRel)
+			_ = g.updateDir(newRel)
+			return
+		}
+	}
+	var fallback []byte
+	g.mu.RLock()
+	if e := g.files[oldRel]; e != nil && e.valid != nil {
+		fallback = e.valid.m.Render()
+	}
+	g.mu.RUnlock()
+	g.Remove(oldRel)
+	if err := g.Update(newRel); err != nil && fallback != nil {
+		g.Put(newRel, fallback)
+	}
+}
+
+// Get returns a copy of the last valid version of rel, nil if none.
+func (g *Graph) Get(rel string) *Memory {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	if e := g.files[rel]; e != nil && e.valid != nil {
+		return e.valid.m.Clone()
+	}
+	return nil
+}
+
+// Memories returns copies of every valid memory of kind, any status,
+// sorted by path.
+func (g *Graph) Memories(kind Kind) []*Memory {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	var out []*Memory
+	for rel, e := range g.files {
+		if e.valid != nil && KindOf(rel) == kind {
+			out = append(out, e.valid.m.Clone())
+		}
+	}
+	slices.SortFunc(out, func(a, b *Memory) int { return strings.Compare(a.Path, b.Path) })
+	return out
+}
+
+// Paths returns every memory path the graph knows (valid or not), sorted.
+func (g *Graph) Paths() []string {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	out := make([]string, 0, len(g.files))
+	for rel := range g.files {
+		out = append(out, rel)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Problems returns the current problems of invalid files, sorted by path
+// and line.
+func (g *Graph) Problems() []Problem {
+	g.mu.RLock()
+	var out []Problem
+	for rel := range g.bad {
+		out = append(out, g.files[rel].probs...)
+	}
+	g.mu.RUnlock()
+	slices.SortStableFunc(out, func(a, b Problem) int {
+		if c := strings.Compare(a.Path, b.Path); c != 0 {
+			return c
+		}
+		return a.Line - b.Line
+	})
+	return out
+}
 
 // ReadOnly reports whether the last valid version has read_only: true.
-func (g *Graph) ReadOnly(rel string) bool { return false }
+func (g *Graph) ReadOnly(rel string) bool {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	e := g.files[rel]
+	return e != nil && e.valid != nil && e.valid.m.Front.ReadOnly
+}
 
-// Index returns the rendered index of kind.
-func (g *Graph) Index(kind Kind) []byte { return nil }
+// Index returns the rendered index of kind (KindUser or KindCharacter;
+// nil for other kinds). The bytes are shared: do not modify them.
+func (g *Graph) Index(kind Kind) []byte {
+	if kind != KindUser && kind != KindCharacter {
+		return nil
+	}
+	s := rankSlot(kind)
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	g.cmu.Lock()
+	c := g.idxCache[s]
+	g.cmu.Unlock()
+	if c.b != nil && c.version == g.version {
+		return c.b
+	}
+	lines := make([][]byte, len(g.ranked[s]))
+	for i, it := range g.ranked[s] {
+		lines[i] = it.line
+	}
+	b := renderIndex(kind, lines)
+	g.cmu.Lock()
+	g.idxCache[s] = cached{version: g.version, b: b}
+	g.cmu.Unlock()
+	return b
+}
 
-// Context returns the compiled context.
-func (g *Graph) Context(opt ContextOptions) []byte { return nil }
+// Version returns a number that changes on every change of the graph.
+func (g *Graph) Version() uint64 {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	return g.version
+}
 
-// Version bumps on every change.
-func (g *Graph) Version() uint64 { return 0 }
+// Subscribe registers fn to be called after each change with the changed
+// paths. Callbacks run synchronously, in order, on the goroutine that made
+// the change, after the graph's locks are released for readers: fn may read
+// the graph (Index, Context, Get) but must not change it (Put, Update,
+// Remove, Rename would deadlock) — hand such work to another goroutine.
+func (g *Graph) Subscribe(fn func(changed []string)) {
+	g.mu.Lock()
+	g.subs = append(g.subs, fn)
+	g.mu.Unlock()
+}
 
-// Subscribe registers fn to be called after each change with the changed paths.
-func (g *Graph) Subscribe(fn func(changed []string)) {}
+func (g *Graph) notify(changed []string) {
+	g.mu.RLock()
+	subs := g.subs
+	g.mu.RUnlock()
+	for _, fn := range subs {
+		fn(changed)
+	}
+}

@@ -1,0 +1,312 @@
+package memgraph
+
+import (
+	"bytes"
+	"path"
+	"strconv"
+	"strings"
+)
+
+// DefaultContextBytes is the CONTEXT.md budget when ContextOptions.MaxBytes is 0.
+const DefaultContextBytes = 32 << 10
+
+// markerReserve is kept free for the closing truncation marker.
+const markerReserve = 200
+
+// listMarkerReserve is kept free inside a list that will be cut, for its
+// "… N more" line.
+const listMarkerReserve = 120
+
+// Context returns the compiled context (CONTEXT.md): character.md, the
+// character index, user.md, the user index, every system/**.md block, then
+// a tree of external memory with each file's description. Frontmatter of
+// blocks is stripped; retired memories never appear. When the budget is
+// exceeded, the always-in-context blocks win, the three lists share what
+// is left, each cut list ends with a line saying how much is missing, and
+// the file ends with an explicit truncation marker — never a silent cut.
+// The bytes are cached per version and budget; do not modify them.
+func (g *Graph) Context(opt ContextOptions) []byte {
+	max := opt.MaxBytes
+	if max <= 0 {
+		max = DefaultContextBytes
+	}
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	g.cmu.Lock()
+	c, ok := g.ctxCache[max]
+	g.cmu.Unlock()
+	if ok && c.version == g.version {
+		return c.b
+	}
+	b := g.buildContext(max)
+	g.cmu.Lock()
+	for k, v := range g.ctxCache {
+		if v.version != g.version {
+			delete(g.ctxCache, k)
+		}
+	}
+	g.ctxCache[max] = cached{version: g.version, b: b}
+	g.cmu.Unlock()
+	return b
+}
+
+// ctxList is one of the three lists of the context (character index, user
+// index, external tree), produced line by line so a 10,000-entry list costs
+// nothing beyond the lines that fit.
+type ctxList struct {
+	name  string // for the truncation marker: "user memories"
+	file  string // where the full list lives, "" for external
+	count int    // entries (not lines) in the list
+	need  int    // approximate bytes of the whole list
+	next  func() (line []byte, entry bool, ok bool)
+	alloc int
+}
+
+// buildContext renders the context within max bytes. Caller holds g.mu.
+func (g *Graph) buildContext(max int) []byte {
+	header := "<!-- CONTEXT.md is compiled by engram from this memory repository; edit the source files, not this one -->\n"
+	charBlock := g.blockText(CharacterFile)
+	userBlock := g.blockText(UserFile)
+	var sysBlocks, sysNames []string
+	for _, rel := range g.system {
+		if t := g.blockText(rel); t != "" {
+			sysBlocks = append(sysBlocks, "<!-- "+rel+" -->\n"+t)
+			sysNames = append(sysNames, rel)
+		}
+	}
+	charHead := "\n## Character memory\n\nWhat you learned about talking to this user, most used first (file — description (uses)):\n\n"
+	userHead := "\n## User memory\n\nWhat you know about the user, most used first (file — description (uses)):\n\n"
+	extHead := "\n## External memory\n\nOther files in this memory; read one when it is relevant:\n\n"
+
+	lists := []*ctxList{
+		g.rankedList(KindCharacter, "character memories", CharIndexFile),
+		g.rankedList(KindUser, "user memories", UserIndexFile),
+		g.externalList(),
+	}
+	heads := []string{charHead, userHead, extHead}
+
+	// Fixed parts: header, blocks and the list headings.
+	fixed := len(header) + len(charBlock) + len(userBlock)
+	for _, s := range sysBlocks {
+		fixed += len(s) + 1
+	}
+	for i, l := range lists {
+		if l.count > 0 {
+			fixed += len(heads[i])
+		}
+	}
+	avail := max - markerReserve
+	// Share what the blocks leave among the lists: each gets what it needs
+	// when that is below an equal share, the rest split the remainder.
+	rest := avail - fixed
+	if rest < 0 {
+		rest = 0
+	}
+	pending := []*ctxList{}
+	for _, l := range lists {
+		if l.count > 0 {
+			pending = append(pending, l)
+		}
+	}
+	for len(pending) > 0 {
+		share := rest / len(pending)
+		progress := false
+		var still []*ctxList
+		for _, l := range pending {
+			if l.need <= share {
+				l.alloc = l.need
+				rest -= l.need
+				progress = true
+			} else {
+				still = append(still, l)
+			}
+		}
+		pending = still
+		if !progress {
+			for _, l := range pending {
+				l.alloc = share - listMarkerReserve
+			}
+			break
+		}
+	}
+
+	w := &ctxWriter{limit: avail}
+	w.b = make([]byte, 0, max)
+	w.write("", header)
+	w.block(CharacterFile, charBlock)
+	g.writeList(w, lists[0], heads[0])
+	w.block(UserFile, userBlock)
+	g.writeList(w, lists[1], heads[1])
+	for i, s := range sysBlocks {
+		w.write("", "\n")
+		w.block(sysNames[i], s)
+	}
+	g.writeList(w, lists[2], heads[2])
+	if len(w.omitted) > 0 {
+		w.b = append(w.b, "\n<!-- engram: context truncated at "+strconv.Itoa(len(w.b))+" bytes (budget "+strconv.Itoa(max)+"); omitted: "+strings.Join(w.omitted, ", ")+" -->\n"...)
+	}
+	return w.b
+}
+
+// ctxWriter appends text while it fits and records what did not.
+type ctxWriter struct {
+	b       []byte
+	limit   int
+	omitted []string
+}
+
+func (w *ctxWriter) fits(n int) bool { return len(w.b)+n <= w.limit }
+
+func (w *ctxWriter) write(_ string, s string) {
+	if w.fits(len(s)) {
+		w.b = append(w.b, s...)
+	}
+}
+
+// block writes a whole block, or its first lines when it does not fit.
+func (w *ctxWriter) block(name, text string) {
+	if text == "" {
+		return
+	}
+	if w.fits(len(text)) {
+		w.b = append(w.b, text...)
+		return
+	}
+	lines := strings.SplitAfter(text, "\n")
+	i := 0
+	for ; i < len(lines); i++ {
+		if !w.fits(len(lines[i])) {
+			break
+		}
+		w.b = append(w.b, lines[i]...)
+	}
+	if n := len(lines) - i; n > 0 {
+		w.omitted = append(w.omitted, strconv.Itoa(n)+" lines of "+name)
+	}
+}
+
+// writeList writes a list heading and as many lines as its allocation allows.
+func (g *Graph) writeList(w *ctxWriter, l *ctxList, head string) {
+	if l.count == 0 {
+		return
+	}
+	if !w.fits(len(head)) {
+		w.omitted = append(w.omitted, strconv.Itoa(l.count)+" "+l.name)
+		return
+	}
+	w.b = append(w.b, head...)
+	start, shown := len(w.b), 0
+	for {
+		line, isEntry, ok := l.next()
+		if !ok {
+			return
+		}
+		if len(w.b)-start+len(line) > l.alloc || !w.fits(len(line)) {
+			break
+		}
+		w.b = append(w.b, line...)
+		if isEntry {
+			shown++
+		}
+	}
+	more := l.count - shown
+	where := "in " + l.file
+	if l.file == "" {
+		where = "(list the folders to see them)"
+	}
+	note := "- … " + strconv.Itoa(more) + " more " + l.name + " not shown " + where + "\n"
+	if w.fits(len(note)) {
+		w.b = append(w.b, note...)
+	}
+	w.omitted = append(w.omitted, strconv.Itoa(more)+" "+l.name)
+}
+
+// rankedList yields the cached index lines of a kind in rank order.
+func (g *Graph) rankedList(kind Kind, name, file string) *ctxList {
+	items := g.ranked[rankSlot(kind)]
+	need := 0
+	// Summing 10,000 lengths is a few microseconds; a running total would
+	// save that at the price of more bookkeeping on every update.
+	for _, it := range items {
+		need += len(it.line)
+	}
+	i := 0
+	return &ctxList{name: name, file: file, count: len(items), need: need, next: func() ([]byte, bool, bool) {
+		if i >= len(items) {
+			return nil, false, false
+		}
+		i++
+		return items[i-1].line, true, true
+	}}
+}
+
+// externalList yields a tree of the active external memories: one line per
+// folder, one line per file with its description.
+func (g *Graph) externalList() *ctxList {
+	var paths []string
+	for _, rel := range g.external {
+		if e := g.files[rel]; e != nil && e.valid != nil && e.valid.m.Active() {
+			paths = append(paths, rel)
+		}
+	}
+	need := 0
+	for _, p := range paths {
+		need += len(p) + 40 // path plus a typical description; an estimate is enough to share the budget
+	}
+	var prev []string
+	var queue [][]byte
+	i := 0
+	return &ctxList{name: "external files", count: len(paths), need: need, next: func() ([]byte, bool, bool) {
+		if len(queue) == 0 {
+			if i >= len(paths) {
+				return nil, false, false
+			}
+			rel := paths[i]
+			i++
+			dir := path.Dir(rel)
+			var dirs []string
+			if dir != "." {
+				dirs = strings.Split(dir, "/")
+			}
+			common := 0
+			for common < len(dirs) && common < len(prev) && dirs[common] == prev[common] {
+				common++
+			}
+			for d := common; d < len(dirs); d++ {
+				queue = append(queue, []byte(strings.Repeat("  ", d)+"- "+strings.Join(dirs[:d+1], "/")+"/\n"))
+			}
+			prev = dirs
+			m := g.files[rel].valid.m
+			desc := oneLine(m.Front.Description)
+			if desc == "" {
+				desc = oneLine(m.Title)
+			}
+			if desc == "" {
+				desc = "(no description)"
+			}
+			queue = append(queue, []byte(strings.Repeat("  ", len(dirs))+"- "+rel+" — "+desc+"\n"))
+		}
+		line := queue[0]
+		queue = queue[1:]
+		return line, len(queue) == 0, true
+	}}
+}
+
+// blockText returns a block's body without frontmatter, ending in a
+// newline; "" when the block is missing, invalid since ever, or retired.
+func (g *Graph) blockText(rel string) string {
+	e := g.files[rel]
+	if e == nil || e.valid == nil || !e.valid.m.Active() {
+		return ""
+	}
+	m := e.valid.m
+	var b bytes.Buffer
+	for _, s := range m.raw.secs {
+		b.WriteString(s.raw)
+	}
+	t := strings.Trim(b.String(), "\n")
+	if t == "" {
+		return ""
+	}
+	return "\n" + t + "\n"
+}

@@ -1,0 +1,191 @@
+package memgraph
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// knownKeys are the frontmatter keys engram understands; any other key makes
+// a file invalid, so that a typo ("descripton") never silently drops data.
+var knownKeys = []string{"description", "status", "supersedes", "superseded_by", "read_only", "created", "source", "tags"}
+
+var allowedKeysText = strings.Join(knownKeys, ", ")
+
+var yamlLineRe = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// parseFrontmatter decodes m.raw.fm into m.Front and records the line span
+// of every top-level key for setKey. Lines in problems are file lines: the
+// opening "---" is line 1.
+func (m *Memory) parseFrontmatter() (probs []Problem) {
+	m.Front = Frontmatter{}
+	m.raw.keys = m.raw.keys[:0]
+	add := func(line int, format string, args ...any) {
+		probs = append(probs, Problem{Path: m.Path, Line: line, Msg: fmt.Sprintf(format, args...)})
+	}
+	lines := strings.SplitAfter(m.raw.fm, "\n")
+	if lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	closing := len(lines) - 1
+	if closing < 1 {
+		return nil
+	}
+	src := strings.Join(lines[1:closing], "")
+	var doc yaml.Node
+	func() {
+		// yaml.v3 has panicked on hostile input in the past; a memory file
+		// must never take the daemon down.
+		defer func() {
+			if r := recover(); r != nil {
+				add(2, "frontmatter could not be read as YAML (%v)", r)
+				doc = yaml.Node{}
+			}
+		}()
+		if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
+			line, msg := 2, err.Error()
+			if mm := yamlLineRe.FindStringSubmatch(msg); mm != nil {
+				n, _ := strconv.Atoi(mm[1])
+				line, msg = n+1, mm[2]
+			} else {
+				msg = strings.TrimPrefix(msg, "yaml: ")
+			}
+			add(line, "frontmatter is not valid YAML: %s", msg)
+			doc = yaml.Node{}
+		}
+	}()
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		return probs
+	}
+	top := doc.Content[0]
+	if top.Kind != yaml.MappingNode {
+		add(top.Line+1, "frontmatter must be a list of 'key: value' lines (allowed keys: %s)", allowedKeysText)
+		return probs
+	}
+	seen := map[string]int{}
+	for i := 0; i+1 < len(top.Content); i += 2 {
+		k, v := top.Content[i], top.Content[i+1]
+		line := k.Line + 1
+		name := k.Value
+		if k.Kind != yaml.ScalarNode {
+			add(line, "frontmatter keys must be plain words (allowed keys: %s)", allowedKeysText)
+			continue
+		}
+		start := k.Line
+		end := closing
+		if i+2 < len(top.Content) {
+			end = top.Content[i+2].Line
+		} else {
+			for end-1 > start && isBlankOrComment(lines[end-1]) {
+				end--
+			}
+		}
+		if end <= start {
+			end = start + 1
+		}
+		m.raw.keys = append(m.raw.keys, fmKey{name: name, start: start, end: end})
+		if prev, dup := seen[name]; dup {
+			add(line, "frontmatter key %q appears twice (first on line %d); keep one", name, prev)
+			continue
+		}
+		seen[name] = line
+		switch name {
+		case "description", "supersedes", "superseded_by", "created", "source":
+			s, ok := scalarText(v)
+			if !ok {
+				add(line, "%s must be a single line of text", name)
+				continue
+			}
+			switch name {
+			case "description":
+				m.Front.Description = s
+			case "supersedes":
+				m.Front.Supersedes = s
+			case "superseded_by":
+				m.Front.SupersededBy = s
+			case "created":
+				m.Front.Created = s
+			case "source":
+				m.Front.Source = s
+			}
+		case "status":
+			s, _ := scalarText(v)
+			switch st := Status(strings.TrimSpace(s)); st {
+			case StatusActive, StatusSuperseded, StatusRetracted, StatusContradicted:
+				m.Front.Status = st
+			default:
+				add(v.Line+1, "status %q is not one of active, superseded, retracted, contradicted", s)
+			}
+		case "read_only":
+			var b bool
+			if v.Kind != yaml.ScalarNode || v.Decode(&b) != nil {
+				add(v.Line+1, "read_only must be true or false, not %q", v.Value)
+				continue
+			}
+			m.Front.ReadOnly = b
+		case "tags":
+			switch v.Kind {
+			case yaml.SequenceNode:
+				for _, t := range v.Content {
+					s, ok := scalarText(t)
+					if !ok {
+						add(t.Line+1, "each tag must be a word or short phrase")
+						continue
+					}
+					m.Front.Tags = append(m.Front.Tags, s)
+				}
+			case yaml.ScalarNode:
+				for _, t := range strings.Split(v.Value, ",") {
+					if t = strings.TrimSpace(t); t != "" {
+						m.Front.Tags = append(m.Front.Tags, t)
+					}
+				}
+			default:
+				add(line, "tags must be a list like [coffee, mornings]")
+			}
+		default:
+			add(line, "unknown frontmatter key %q; allowed keys are %s", name, allowedKeysText)
+		}
+	}
+	if _, ok := seen["description"]; ok && strings.TrimSpace(m.Front.Description) == "" {
+		if k := KindOf(m.Path); k == KindUser || k == KindCharacter {
+			add(seen["description"], "description is empty; write one line saying what this memory is about")
+		}
+	}
+	return probs
+}
+
+// scalarText returns the text of a scalar node; null is "".
+func scalarText(v *yaml.Node) (string, bool) {
+	if v.Kind == yaml.AliasNode && v.Alias != nil {
+		v = v.Alias
+	}
+	if v.Kind != yaml.ScalarNode {
+		return "", false
+	}
+	if v.Tag == "!!null" {
+		return "", true
+	}
+	return v.Value, true
+}
+
+func isBlankOrComment(line string) bool {
+	t := strings.TrimSpace(line)
+	return t == "" || strings.HasPrefix(t, "#")
+}
+
+// yamlLine renders one "key: value" line, quoting the value when YAML needs it.
+func yamlLine(key, value string) string {
+	n := &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{
+		{Kind: yaml.ScalarNode, Value: key},
+		{Kind: yaml.ScalarNode, Tag: "!!str", Value: value},
+	}}
+	b, err := yaml.Marshal(n)
+	if err != nil || strings.Count(string(b), "\n") != 1 {
+		return key + ": " + strconv.Quote(value) + "\n"
+	}
+	return string(b)
+}
