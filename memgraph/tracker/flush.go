@@ -1,0 +1,450 @@
+package tracker
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/engram-dev/engram/memgraph"
+	"github.com/engram-dev/engram/memgraph/gitrepo"
+)
+
+// Flush commits what is pending now, without waiting for the debounce.
+// Used at shutdown and by tests.
+func (t *Tracker) Flush(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	t.mu.Lock()
+	t.busy++
+	t.mu.Unlock()
+	defer func() {
+		t.mu.Lock()
+		t.busy--
+		t.mu.Unlock()
+	}()
+	t.work.Lock()
+	defer t.work.Unlock()
+
+	t.mu.Lock()
+	batch, renames := t.pending, t.renames
+	t.pending, t.renames, t.first = map[string]string{}, nil, time.Time{}
+	if len(batch) > 0 {
+		// Invalid files are retried on every later change: a fix may
+		// have come through a path we did not hear about (a rename, a
+		// dropped event) and the rule they broke may have changed.
+		for p, f := range t.invalid {
+			if _, ok := batch[p]; !ok {
+				batch[p] = f.writer
+			}
+		}
+	}
+	t.mu.Unlock()
+	if len(batch) == 0 {
+		return nil
+	}
+	// A commit made beside us (git pull, git commit in the backing repo)
+	// must reach the graph before our commit moves HEAD past it.
+	t.syncHeadLocked()
+
+	res := t.examine(batch, renames)
+	t.applyGraph(res)
+	hash, err := t.commit(res, "")
+	if err != nil {
+		t.requeue(batch, renames)
+		return err
+	}
+	t.afterChange(res.touched, hash)
+	return nil
+}
+
+// requeue puts a batch back after a failed commit; newer claims win.
+func (t *Tracker) requeue(batch map[string]string, renames []renamePair) {
+	t.mu.Lock()
+	for p, id := range batch {
+		if _, ok := t.pending[p]; !ok {
+			t.pending[p] = id
+		}
+	}
+	t.renames = append(renames, t.renames...)
+	if t.first.IsZero() {
+		t.first = time.Now()
+	}
+	t.last = time.Now()
+	t.mu.Unlock()
+	t.poke()
+}
+
+// afterChange tells subscribers and rewrites the synthesized files. Called
+// with t.work held.
+func (t *Tracker) afterChange(touched []string, hash string) {
+	if hash != "" {
+		t.head = hash
+	}
+	t.notify(touched)
+	if t.cfg.WriteSynthesized {
+		t.writeSynthesized()
+	}
+}
+
+// result is what a burst amounts to once every path was read and judged.
+type result struct {
+	changes []gitrepo.Change
+	entries []entry
+	touched []string // paths whose graph state or report changed
+	graph   []graphOp
+}
+
+type graphOp struct {
+	op       byte // opAdd/opModify = Put, opDelete = Remove, opRename = Rename then Put
+	rel      string
+	from     string
+	data     []byte
+	problems bool // invalid: Put so the graph records the problems
+}
+
+// fileState is one path as found on disk and in HEAD.
+type fileState struct {
+	rel    string
+	id     string // author identity
+	exists bool
+	data   []byte
+	exec   bool
+	prev   []byte // content in HEAD
+	inHead bool
+	same   bool // content equals HEAD: refresh the graph, commit nothing
+}
+
+// examine reads and validates every path of a burst. It records invalid
+// files in t.invalid and returns the valid changes.
+func (t *Tracker) examine(batch map[string]string, renames []renamePair) result {
+	var res result
+	paths := make([]string, 0, len(batch))
+	for p := range batch {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		if filepath.Base(p) == ".gitignore" {
+			// New rules apply to this very burst.
+			if rl, ok := any(t.r).(ignoreReloader); ok {
+				rl.ReloadIgnores()
+			}
+			break
+		}
+	}
+
+	states := map[string]*fileState{}
+	for _, rel := range paths {
+		id := batch[rel]
+		if id == "" {
+			id = outsideIdentity
+		}
+		if t.r.Ignored(rel) {
+			t.clearInvalid(rel, &res)
+			continue
+		}
+		st, probs, err := t.read(rel, id)
+		if err != nil {
+			t.log.Warn("cannot read changed file", "path", rel, "err", err)
+			continue
+		}
+		if st == nil { // nothing to commit (a directory, unchanged)
+			t.clearInvalid(rel, &res)
+			continue
+		}
+		if len(probs) > 0 {
+			t.setInvalid(rel, id, st.data, probs, &res)
+			if st.exists && memgraph.IsMemoryPath(rel) && !isReadOnlyRefusal(probs) {
+				res.graph = append(res.graph, graphOp{op: opModify, rel: rel, data: st.data, problems: true})
+			}
+			continue
+		}
+		t.clearInvalid(rel, &res)
+		states[rel] = st
+	}
+
+	// Turn the surviving states into changes and message entries.
+	added := map[string]*fileState{}
+	deleted := map[string]*fileState{}
+	for _, rel := range paths {
+		st, ok := states[rel]
+		if !ok {
+			continue
+		}
+		switch {
+		case st.same:
+			res.graph = append(res.graph, graphOp{op: opModify, rel: rel, data: st.data})
+		case !st.exists && st.inHead:
+			deleted[rel] = st
+		case !st.exists:
+			// created and removed within the burst: nothing to record,
+			// but the graph may hold it from a Put.
+			if memgraph.IsMemoryPath(rel) {
+				res.graph = append(res.graph, graphOp{op: opDelete, rel: rel})
+			}
+		case !st.inHead:
+			added[rel] = st
+		default:
+			res.changes = append(res.changes, gitrepo.Change{Path: rel, Data: st.data, Exec: st.exec})
+			res.entries = append(res.entries, entry{op: opModify, path: rel, writer: st.id})
+			res.graph = append(res.graph, graphOp{op: opModify, rel: rel, data: st.data})
+		}
+	}
+
+	// Renames: explicit pairs first (FUSE told us), then identical content
+	// (fsnotify cannot pair the two halves of a rename).
+	pairs := map[string]string{} // to -> from
+	for _, rp := range renames {
+		if added[rp.to] != nil && deleted[rp.from] != nil {
+			pairs[rp.to] = rp.from
+		}
+	}
+	used := map[string]bool{}
+	for _, from := range pairs {
+		used[from] = true
+	}
+	for _, to := range sortedKeys(added) {
+		if _, ok := pairs[to]; ok {
+			continue
+		}
+		for _, from := range sortedKeys(deleted) {
+			if !used[from] && bytes.Equal(deleted[from].prev, added[to].data) {
+				pairs[to], used[from] = from, true
+				break
+			}
+		}
+	}
+	for _, to := range sortedKeys(added) {
+		st := added[to]
+		res.changes = append(res.changes, gitrepo.Change{Path: to, Data: st.data, Exec: st.exec})
+		if from, ok := pairs[to]; ok {
+			res.entries = append(res.entries, entry{op: opRename, from: from, path: to, writer: st.id})
+			res.graph = append(res.graph, graphOp{op: opRename, from: from, rel: to, data: st.data})
+			continue
+		}
+		res.entries = append(res.entries, entry{op: opAdd, path: to, writer: st.id})
+		res.graph = append(res.graph, graphOp{op: opAdd, rel: to, data: st.data})
+	}
+	for _, from := range sortedKeys(deleted) {
+		res.changes = append(res.changes, gitrepo.Change{Path: from, Delete: true})
+		if used[from] {
+			continue
+		}
+		res.entries = append(res.entries, entry{op: opDelete, path: from, writer: deleted[from].id})
+		res.graph = append(res.graph, graphOp{op: opDelete, rel: from})
+	}
+	for _, c := range res.changes {
+		res.touched = append(res.touched, c.Path)
+	}
+	return res
+}
+
+// read loads one path from disk and HEAD and judges it. A nil state with no
+// error means there is nothing to commit.
+func (t *Tracker) read(rel, id string) (*fileState, []memgraph.Problem, error) {
+	st := &fileState{rel: rel, id: id}
+	abs := filepath.Join(t.root, filepath.FromSlash(rel))
+	fi, err := os.Lstat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+	case err != nil:
+		return nil, nil, err
+	case fi.IsDir():
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return st, []memgraph.Problem{{Path: rel, Msg: "symbolic links are not committed; replace it with a regular file"}}, nil
+	case !fi.Mode().IsRegular():
+		return nil, nil, nil
+	case fi.Size() > maxPlainFile:
+		return st, []memgraph.Problem{{Path: rel, Msg: fmt.Sprintf("file is larger than %d MiB and is not committed", maxPlainFile>>20)}}, nil
+	default:
+		data, err := os.ReadFile(abs)
+		if errors.Is(err, fs.ErrNotExist) {
+			break // removed while we looked: a deletion
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		st.exists, st.data, st.exec = true, data, fi.Mode()&0o111 != 0
+	}
+	prev, inHead, err := t.r.ReadHead(rel)
+	if err != nil {
+		return nil, nil, err
+	}
+	st.prev, st.inHead = prev, inHead
+	if st.exists && inHead && bytes.Equal(st.data, prev) && !st.exec {
+		// Unchanged (our own commit seen late by fsnotify, a write of
+		// the same bytes, a revert): only the graph and report need
+		// refreshing. Executable files go through so a chmod +x commits.
+		if memgraph.IsMemoryPath(rel) {
+			st.same = true
+			return st, nil, nil
+		}
+		return nil, nil, nil
+	}
+	if !st.exists && !inHead {
+		return st, nil, nil
+	}
+	if !memgraph.IsMemoryPath(rel) {
+		return st, nil, nil
+	}
+	if inHead && committedReadOnly(rel, prev) {
+		msg := "read_only: true protects this file; the change is not committed (undo it with: git checkout -- " + rel + ")"
+		if !st.exists {
+			msg = "read_only: true protects this file; its deletion is not committed (restore it with: git checkout -- " + rel + ")"
+		}
+		return st, []memgraph.Problem{{Path: rel, Msg: msg}}, nil
+	}
+	if !st.exists {
+		return st, nil, nil
+	}
+	var prevArg []byte
+	if inHead {
+		prevArg = prev
+	}
+	return st, memgraph.Validate(rel, st.data, prevArg), nil
+}
+
+const readOnlyPrefix = "read_only: true protects this file"
+
+func isReadOnlyRefusal(ps []memgraph.Problem) bool {
+	return len(ps) == 1 && strings.HasPrefix(ps[0].Msg, readOnlyPrefix)
+}
+
+// committedReadOnly reports whether the committed version of rel has
+// read_only: true.
+func committedReadOnly(rel string, prev []byte) bool {
+	m, _ := memgraph.Parse(rel, prev)
+	return m != nil && m.Front.ReadOnly
+}
+
+func (t *Tracker) setInvalid(rel, id string, data []byte, probs []memgraph.Problem, res *result) {
+	sum := fingerprint(data)
+	t.mu.Lock()
+	old, had := t.invalid[rel]
+	t.invalid[rel] = invalidFile{problems: probs, writer: id, sum: sum}
+	t.mu.Unlock()
+	if had && slices.Equal(old.problems, probs) {
+		return
+	}
+	for _, p := range probs {
+		t.log.Warn("file not committed: "+p.String(), "path", rel, "writer", id)
+	}
+	res.touched = append(res.touched, rel)
+}
+
+func (t *Tracker) clearInvalid(rel string, res *result) {
+	t.mu.Lock()
+	_, had := t.invalid[rel]
+	delete(t.invalid, rel)
+	t.mu.Unlock()
+	if had {
+		t.log.Info("file is valid again", "path", rel)
+		res.touched = append(res.touched, rel)
+	}
+}
+
+// applyGraph brings the graph in step with the files just judged: valid
+// files are put, invalid ones too (the graph records their problems and
+// keeps serving the last valid version), read_only refusals are left out so
+// the committed version keeps serving.
+func (t *Tracker) applyGraph(res result) {
+	for _, op := range res.graph {
+		fromMem := op.from != "" && memgraph.IsMemoryPath(op.from)
+		toMem := memgraph.IsMemoryPath(op.rel)
+		switch op.op {
+		case opDelete:
+			if toMem {
+				t.g.Remove(op.rel)
+			}
+		case opRename:
+			switch {
+			case fromMem && toMem:
+				t.g.Rename(op.from, op.rel)
+				t.g.Put(op.rel, op.data)
+			case fromMem:
+				t.g.Remove(op.from)
+			case toMem:
+				t.g.Put(op.rel, op.data)
+			}
+		default:
+			if toMem {
+				t.g.Put(op.rel, op.data)
+			}
+		}
+	}
+}
+
+// commit writes the valid changes of a burst as one commit. subject
+// overrides the message (recovery); "" builds it from the entries.
+func (t *Tracker) commit(res result, subject string) (string, error) {
+	if len(res.changes) == 0 {
+		return "", nil
+	}
+	msg, author := message(res.entries)
+	if subject != "" {
+		author = recoverIdentity
+		var b strings.Builder
+		b.WriteString(subject + "\n\n")
+		for _, e := range res.entries {
+			b.WriteString(e.line() + "\n")
+		}
+		msg = b.String()
+	}
+	if author == "" {
+		author = defaultIdentity
+	}
+	who := gitrepo.Author{Name: author, Email: author + "@engram.local"}
+	hash, err := t.r.Commit(res.changes, msg, who, time.Now())
+	if err != nil {
+		t.log.Error("commit failed; will retry", "err", err, "changes", len(res.changes))
+		t.mu.Lock()
+		t.lastErr = fmt.Sprintf("%s: commit failed: %v", time.Now().Format(time.TimeOnly), err)
+		t.mu.Unlock()
+		return "", err
+	}
+	t.mu.Lock()
+	t.lastErr = ""
+	t.mu.Unlock()
+	if hash != "" {
+		t.log.Info("committed", "commit", short(hash), "subject", firstLine(msg), "author", author)
+	}
+	return hash, nil
+}
+
+func fingerprint(b []byte) string {
+	h := fnv.New64a()
+	h.Write(b)
+	return fmt.Sprintf("%x-%d", h.Sum64(), len(b))
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+func short(h string) string {
+	if len(h) > 7 {
+		return h[:7]
+	}
+	return h
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}

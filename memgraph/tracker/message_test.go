@@ -1,0 +1,82 @@
+package tracker
+
+import "testing"
+
+func TestMessage(t *testing.T) {
+	tests := []struct {
+		name    string
+		entries []entry
+		msg     string
+		author  string
+	}{
+		{
+			name:    "one update",
+			entries: []entry{{op: opModify, path: "user_memory/likes-tea.md", writer: "agent"}},
+			msg:     "agent: update user_memory/likes-tea.md\n\nM user_memory/likes-tea.md\n",
+			author:  "agent",
+		},
+		{
+			name:    "one add",
+			entries: []entry{{op: opAdd, path: "user_memory/a.md", writer: "editor"}},
+			msg:     "editor: add user_memory/a.md\n\nA user_memory/a.md\n",
+			author:  "editor",
+		},
+		{
+			name:    "one rename",
+			entries: []entry{{op: opRename, from: "user_memory/a.md", path: "user_memory/b.md", writer: "agent"}},
+			msg:     "agent: rename user_memory/a.md -> user_memory/b.md\n\nR user_memory/a.md -> user_memory/b.md\n",
+			author:  "agent",
+		},
+		{
+			name:    "one remove",
+			entries: []entry{{op: opDelete, path: "notes/x.md", writer: "agent"}},
+			msg:     "agent: remove notes/x.md\n\nD notes/x.md\n",
+			author:  "agent",
+		},
+		{
+			name: "burst sorted by kind then path",
+			entries: []entry{
+				{op: opDelete, path: "a.md", writer: "agent"},
+				{op: opModify, path: "z.md", writer: "agent"},
+				{op: opAdd, path: "y.md", writer: "agent"},
+				{op: opAdd, path: "b.md", writer: "agent"},
+				{op: opRename, from: "c.md", path: "d.md", writer: "agent"},
+			},
+			msg:    "agent: 5 changes\n\nA b.md\nA y.md\nM z.md\nR c.md -> d.md\nD a.md\n",
+			author: "agent",
+		},
+		{
+			name: "several writers: most frequent authors, all named",
+			entries: []entry{
+				{op: opModify, path: "a.md", writer: "editor"},
+				{op: opModify, path: "b.md", writer: "agent"},
+				{op: opAdd, path: "c.md", writer: "agent"},
+			},
+			msg:    "agent, editor: 3 changes\n\nA c.md (agent)\nM a.md (editor)\nM b.md (agent)\n",
+			author: "agent",
+		},
+		{
+			name: "tie goes to the first writer",
+			entries: []entry{
+				{op: opModify, path: "a.md", writer: "editor"},
+				{op: opModify, path: "b.md", writer: "agent"},
+			},
+			msg:    "editor, agent: 2 changes\n\nM a.md (editor)\nM b.md (agent)\n",
+			author: "editor",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			msg, author := message(tt.entries)
+			if msg != tt.msg {
+				t.Errorf("message:\n%s\nwant:\n%s", msg, tt.msg)
+			}
+			if author != tt.author {
+				t.Errorf("author = %q, want %q", author, tt.author)
+			}
+		})
+	}
+	if msg, author := message(nil); msg != "" || author != "" {
+		t.Errorf("message(nil) = %q, %q", msg, author)
+	}
+}

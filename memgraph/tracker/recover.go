@@ -1,0 +1,88 @@
+package tracker
+
+import (
+	"context"
+	"fmt"
+)
+
+// Recover commits whatever valid change was left uncommitted in the working
+// tree (a crash, edits made while engram was not running) as one commit
+// "engram: recover N uncommitted changes" authored by engram. Invalid files
+// are reported and left alone. Call it once at start, before Run.
+func (t *Tracker) Recover(ctx context.Context) error {
+	batch, err := t.dirty(ctx)
+	if err != nil {
+		return err
+	}
+	t.mu.Lock()
+	t.busy++
+	t.mu.Unlock()
+	defer func() {
+		t.mu.Lock()
+		t.busy--
+		t.mu.Unlock()
+	}()
+	t.work.Lock()
+	defer t.work.Unlock()
+	if len(batch) == 0 {
+		if t.cfg.WriteSynthesized {
+			t.writeSynthesized()
+		}
+		return nil
+	}
+	res := t.examine(batch, nil)
+	t.applyGraph(res)
+	subject := fmt.Sprintf("engram: recover %d uncommitted %s", len(res.entries), plural(len(res.entries), "change", "changes"))
+	hash, err := t.commit(res, subject)
+	if err != nil {
+		return fmt.Errorf("recover uncommitted changes: %w", err)
+	}
+	if n := len(t.Invalid()); n > 0 {
+		t.log.Warn("invalid files left uncommitted; see .engram/status", "problems", n)
+	}
+	t.afterChange(res.touched, hash)
+	return nil
+}
+
+// Inspect judges the uncommitted changes of the working tree without
+// committing anything, so that Status reports them (engram status without
+// a running daemon).
+func (t *Tracker) Inspect(ctx context.Context) error {
+	batch, err := t.dirty(ctx)
+	if err != nil {
+		return err
+	}
+	t.work.Lock()
+	res := t.examine(batch, nil)
+	t.work.Unlock()
+	t.mu.Lock()
+	t.uncommitted = res.entries
+	t.mu.Unlock()
+	return nil
+}
+
+// dirty lists the worktree paths that differ from HEAD and the tracker
+// would look at.
+func (t *Tracker) dirty(ctx context.Context) (map[string]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	paths, err := t.r.Dirty()
+	if err != nil {
+		return nil, fmt.Errorf("scan for uncommitted changes: %w", err)
+	}
+	batch := map[string]string{}
+	for _, p := range paths {
+		if rel, ok := cleanRel(p); ok && !IsTemp(rel) {
+			batch[rel] = recoverIdentity
+		}
+	}
+	return batch, nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,102 @@
+package tracker
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/engram-dev/engram/memgraph"
+)
+
+// Status renders the human-readable report served as .engram/status: files
+// kept out of git and why (path:line: message), changes waiting for the
+// debounce, the last commit, and extra lines such as consolidation's state.
+func (t *Tracker) Status() []byte {
+	var b strings.Builder
+	probs := t.Invalid()
+	seen := map[string]bool{}
+	for _, p := range probs {
+		seen[p.String()] = true
+	}
+	// The graph also knows files that were invalid when scanned (committed
+	// by git directly, or present before we started).
+	for _, p := range t.g.Problems() {
+		if !seen[p.String()] {
+			seen[p.String()] = true
+			probs = append(probs, p)
+		}
+	}
+	if len(probs) == 0 {
+		b.WriteString("invalid files: none\n")
+	} else {
+		fmt.Fprintf(&b, "invalid files (%d %s; kept on disk, not committed until fixed):\n", len(probs), plural(len(probs), "problem", "problems"))
+		for _, p := range probs {
+			fmt.Fprintf(&b, "  %s\n", problemString(p))
+		}
+	}
+
+	t.mu.Lock()
+	pending := sortedKeys(t.pending)
+	ids := make([]string, len(pending))
+	for i, p := range pending {
+		ids[i] = t.pending[p]
+	}
+	first, last := t.first, t.last
+	uncommitted := t.uncommitted
+	lastErr := t.lastErr
+	extra := t.extra
+	t.mu.Unlock()
+
+	if len(pending) == 0 {
+		b.WriteString("pending changes: none\n")
+	} else {
+		due := last.Add(t.cfg.Debounce)
+		if lim := first.Add(t.cfg.MaxWait); lim.Before(due) {
+			due = lim
+		}
+		wait := time.Until(due).Round(100 * time.Millisecond)
+		if wait < 0 {
+			wait = 0
+		}
+		fmt.Fprintf(&b, "pending changes (%d, commit in about %s):\n", len(pending), wait)
+		for i, p := range pending {
+			id := ids[i]
+			if id == "" {
+				id = outsideIdentity
+			}
+			fmt.Fprintf(&b, "  %s (%s)\n", p, id)
+		}
+	}
+	if len(uncommitted) > 0 {
+		fmt.Fprintf(&b, "uncommitted changes (%d; committed when engram mount or watch starts):\n", len(uncommitted))
+		for _, e := range uncommitted {
+			fmt.Fprintf(&b, "  %s\n", e.line())
+		}
+	}
+	if lastErr != "" {
+		fmt.Fprintf(&b, "last error: %s\n", lastErr)
+	}
+	if ci, err := t.r.LastCommit(); err == nil && ci.Hash != "" {
+		fmt.Fprintf(&b, "last commit: %s %s\n  by %s at %s\n", short(ci.Hash), ci.Subject, ci.Author.Name, ci.When.Format(time.RFC3339))
+	} else {
+		b.WriteString("last commit: none\n")
+	}
+	if extra != nil {
+		if s := strings.TrimRight(extra(), "\n"); s != "" {
+			b.WriteString(s + "\n")
+		}
+	}
+	return []byte(b.String())
+}
+
+// problemString renders "path:line: message" even when Problem.String is
+// not yet doing so.
+func problemString(p memgraph.Problem) string {
+	if s := p.String(); strings.Contains(s, p.Msg) {
+		return s
+	}
+	if p.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", p.Path, p.Line, p.Msg)
+	}
+	return fmt.Sprintf("%s: %s", p.Path, p.Msg)
+}
