@@ -1,0 +1,60 @@
+package fs
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"log/slog"
+	"syscall"
+)
+
+// Policy errors: why the mount refuses an operation. They are mapped to an
+// errno in one place (toErrno) so that every node answers the same way.
+var (
+	// errGitReadOnly: .git is readable for provenance (git log, blame) but
+	// only the daemon writes history.
+	errGitReadOnly = errors.New("engram: .git is read-only through the mount")
+	// errReadOnlyMemory: the memory has read_only: true.
+	errReadOnlyMemory = errors.New("engram: memory is read_only")
+	// errSynthesized: the file is made up by the daemon on read.
+	errSynthesized = errors.New("engram: file is synthesized by the daemon")
+	// errHardLink: git cannot represent hard links, so a second name would
+	// silently become a copy in history.
+	errHardLink = errors.New("engram: hard links are not supported")
+	// errStateDir: .engram itself holds the daemon's virtual files.
+	errStateDir = errors.New("engram: .engram cannot be removed or renamed")
+)
+
+// toErrno maps any error to the errno a FUSE operation returns. Unknown
+// errors are logged and become EIO, so a surprise never reaches a caller as
+// success.
+func toErrno(log *slog.Logger, op string, err error) syscall.Errno {
+	if err == nil {
+		return 0
+	}
+	var errno syscall.Errno
+	switch {
+	case errors.As(err, &errno):
+		return errno
+	case errors.Is(err, errGitReadOnly):
+		return syscall.EROFS
+	case errors.Is(err, errReadOnlyMemory), errors.Is(err, errHardLink):
+		return syscall.EPERM
+	case errors.Is(err, errSynthesized):
+		return syscall.EACCES
+	case errors.Is(err, errStateDir):
+		return syscall.EBUSY
+	case errors.Is(err, fs.ErrNotExist):
+		return syscall.ENOENT
+	case errors.Is(err, fs.ErrExist):
+		return syscall.EEXIST
+	case errors.Is(err, fs.ErrPermission):
+		return syscall.EACCES
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return syscall.EINTR
+	}
+	if log != nil {
+		log.Warn("fs: unexpected error", "op", op, "err", err)
+	}
+	return syscall.EIO
+}

@@ -1,0 +1,158 @@
+package fs
+
+import (
+	"os"
+	"path"
+	"strings"
+	"sync"
+
+	fusefs "github.com/hanwen/go-fuse/v2/fs"
+
+	"github.com/engram-dev/engram/memgraph"
+)
+
+// invalidator pushes stale data out of the kernel's caches. The kernel may
+// keep entries, attributes and pages for a long time because it asks us
+// again only when told to: after every graph change (the synthesized files)
+// and after every change the tracker saw beside the mount (the backing
+// files).
+//
+// Path invalidation runs on its own goroutine: a NotifyEntry for a directory
+// the kernel holds locked while it waits for one of our handlers would
+// deadlock if issued from that handler.
+type invalidator struct {
+	m *mountState
+
+	mu      sync.Mutex
+	paths   map[string]bool
+	synth   bool
+	wake    chan struct{}
+	done    chan struct{}
+	stopped sync.WaitGroup
+}
+
+func newInvalidator(m *mountState) *invalidator {
+	return &invalidator{m: m, paths: map[string]bool{}, wake: make(chan struct{}, 1), done: make(chan struct{})}
+}
+
+func (v *invalidator) start() {
+	v.stopped.Add(1)
+	go v.loop()
+}
+
+func (v *invalidator) stop() {
+	close(v.done)
+	v.stopped.Wait()
+}
+
+// synthNow drops the kernel's cached pages and sizes of the indexes and
+// CONTEXT.md, synchronously. Safe from any handler: it locks no directory.
+func (v *invalidator) synthNow() {
+	if v.m.closed.Load() {
+		return
+	}
+	v.m.synthMu.Lock()
+	ins := make([]*fusefs.Inode, 0, 3)
+	for _, rel := range []string{memgraph.UserIndexFile, memgraph.CharIndexFile, memgraph.ContextFile} {
+		if in := v.m.synth[rel]; in != nil {
+			ins = append(ins, in)
+		}
+	}
+	v.m.synthMu.Unlock()
+	for _, in := range ins {
+		in.NotifyContent(0, 0)
+	}
+}
+
+// synthLater is synthNow from a goroutine that must not wait for the kernel
+// (graph subscribers may run under the graph's lock).
+func (v *invalidator) synthLater() {
+	v.mu.Lock()
+	v.synth = true
+	v.mu.Unlock()
+	v.poke()
+}
+
+// pathsLater queues backing paths whose cached entries, attributes and
+// pages are stale.
+func (v *invalidator) pathsLater(paths []string) {
+	v.mu.Lock()
+	for _, p := range paths {
+		v.paths[p] = true
+	}
+	v.mu.Unlock()
+	v.poke()
+}
+
+func (v *invalidator) poke() {
+	select {
+	case v.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (v *invalidator) loop() {
+	defer v.stopped.Done()
+	for {
+		select {
+		case <-v.done:
+			return
+		case <-v.wake:
+		}
+		v.mu.Lock()
+		paths, synth := v.paths, v.synth
+		v.paths, v.synth = map[string]bool{}, false
+		v.mu.Unlock()
+		if v.m.closed.Load() {
+			continue
+		}
+		for p := range paths {
+			v.path(p)
+		}
+		if synth || len(paths) > 0 {
+			v.synthNow()
+		}
+	}
+}
+
+// path invalidates one backing path: the name in its directory (so the next
+// access looks it up again and finds a replaced, new or deleted file), the
+// file's attributes and pages, and the directory's listing.
+func (v *invalidator) path(rel string) {
+	rel = strings.Trim(path.Clean("/"+rel), "/")
+	if rel == "" {
+		return
+	}
+	dir, name := path.Split(rel)
+	parent := v.m.lookupKnown(strings.TrimSuffix(dir, "/"))
+	if parent == nil {
+		return // the kernel never saw the directory: nothing cached below it
+	}
+	child := parent.GetChild(name)
+	if child != nil {
+		child.NotifyContent(0, 0)
+	}
+	if _, err := os.Lstat(v.m.abs(rel)); err != nil && child != nil {
+		parent.NotifyDelete(name, child)
+		parent.RmChild(name)
+	} else {
+		parent.NotifyEntry(name)
+	}
+	parent.NotifyContent(0, 0) // listing and mtime
+}
+
+// lookupKnown walks the inodes the kernel knows from the root; nil when a
+// component was never looked up.
+func (m *mountState) lookupKnown(rel string) *fusefs.Inode {
+	in := m.rootInode()
+	if rel == "" {
+		return in
+	}
+	for _, seg := range strings.Split(rel, "/") {
+		in = in.GetChild(seg)
+		if in == nil {
+			return nil
+		}
+	}
+	return in
+}

@@ -1,0 +1,113 @@
+package fs
+
+import (
+	"context"
+	"path"
+	"syscall"
+
+	fusefs "github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+)
+
+// node is a file or directory of the backing working tree. It is go-fuse's
+// loopback node with engram's rules on top: every mutation is checked
+// against the repository's policy (.git, read_only, synthesized names) and
+// reported to the graph and the tracker once it succeeded.
+type node struct {
+	*fusefs.LoopbackNode
+	m *mountState
+}
+
+var _ = (fusefs.NodeWrapChilder)((*node)(nil))
+
+// WrapChild makes every loopback node the loopback creates one of ours, so
+// the rules hold at any depth.
+func (n *node) WrapChild(ctx context.Context, ops fusefs.InodeEmbedder) fusefs.InodeEmbedder {
+	if lb, ok := ops.(*fusefs.LoopbackNode); ok {
+		return &node{LoopbackNode: lb, m: n.m}
+	}
+	return ops
+}
+
+// rel returns the node's repo path; ok=false once it was unlinked.
+func (n *node) rel() (string, bool) { return n.m.relOf(n.EmbeddedInode()) }
+
+// child returns the repo path of name in this directory.
+func (n *node) child(name string) (string, bool) {
+	dir, ok := n.rel()
+	if !ok {
+		return "", false
+	}
+	return path.Join(dir, name), true
+}
+
+var _ = (fusefs.NodeLookuper)((*node)(nil))
+
+// Lookup answers the daemon's virtual names first (they shadow files of the
+// same name that watch mode may have left in the backing tree), then the
+// backing directory. ENOENT is cached by the kernel for the negative
+// timeout; changes beside the mount are pushed out with NotifyEntry.
+func (n *node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fusefs.Inode, syscall.Errno) {
+	if dir, ok := n.rel(); ok {
+		if in := n.m.synthChild(ctx, n.EmbeddedInode(), dir, name, out); in != nil {
+			return in, 0
+		}
+	}
+	return n.LoopbackNode.Lookup(ctx, name, out)
+}
+
+var _ = (fusefs.NodeOpendirHandler)((*node)(nil))
+
+// OpendirHandle lets the kernel cache directory listings (FOPEN_CACHE_DIR):
+// the kernel drops the cache itself when something changes through the
+// mount, and the invalidator does when something changes beside it. The
+// root and .engram list their virtual files as well.
+func (n *node) OpendirHandle(ctx context.Context, flags uint32) (fusefs.FileHandle, uint32, syscall.Errno) {
+	dir, ok := n.rel()
+	if !ok {
+		return nil, 0, syscall.ENOENT
+	}
+	fh, _, errno := n.LoopbackNode.OpendirHandle(ctx, flags)
+	if errno != 0 {
+		return nil, 0, errno
+	}
+	if names := synthNames[dir]; names != nil {
+		fh = n.m.mergeSynth(fh.(fusefs.DirStream), dir, names)
+	}
+	return fh, fuse.FOPEN_CACHE_DIR | fuse.FOPEN_KEEP_CACHE, 0
+}
+
+// writeFlags are the open flags that can change a file.
+const writeFlags = syscall.O_WRONLY | syscall.O_RDWR | syscall.O_TRUNC | syscall.O_APPEND
+
+var _ = (fusefs.NodeOpener)((*node)(nil))
+
+// Open passes the file through. Read-only opens keep the kernel's page cache
+// (FOPEN_KEEP_CACHE) and skip the flush round trip on close (FOPEN_NOFLUSH);
+// the kernel may also hand I/O straight to the backing file (passthrough).
+// Opens for writing are refused under .git (EROFS) and on read_only memories
+// (EACCES) before the backing file is touched.
+func (n *node) Open(ctx context.Context, flags uint32) (fusefs.FileHandle, uint32, syscall.Errno) {
+	rel, ok := n.rel()
+	if !ok {
+		return nil, 0, syscall.ENOENT
+	}
+	write := flags&writeFlags != 0
+	if write {
+		if isGit(rel) {
+			return nil, 0, syscall.EROFS
+		}
+		if n.m.graph.ReadOnly(rel) {
+			return nil, 0, syscall.EACCES
+		}
+	}
+	fh, _, errno := n.LoopbackNode.Open(ctx, flags)
+	if errno != 0 {
+		return nil, 0, errno
+	}
+	h := n.m.wrapHandle(n, fh, write, n.m.callers.of(ctx))
+	if write {
+		return h, 0, 0
+	}
+	return h, fuse.FOPEN_KEEP_CACHE | fuse.FOPEN_NOFLUSH, 0
+}

@@ -1,0 +1,64 @@
+package fs
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/engram-dev/engram/memgraph"
+)
+
+// Options configure a mount. The zero value is a private mount with the
+// defaults below.
+type Options struct {
+	// AllowOther lets other users (and containers the mount is bind-mounted
+	// into) use the mount. As non-root it needs user_allow_other in
+	// /etc/fuse.conf.
+	AllowOther bool
+	// Debug logs every FUSE request.
+	Debug bool
+	// OnConsolidate is called when something is written to
+	// .engram/consolidate. Nil: writes are accepted and ignored.
+	OnConsolidate func()
+	// Logger receives the mount's logs; nil means slog.Default().
+	Logger *slog.Logger
+
+	// CacheTimeout is how long the kernel may trust entries, attributes and
+	// missing names without asking. The daemon is the only writer through the
+	// mount and invalidates explicitly whatever changes beside it, so it can
+	// be long. Zero means one hour.
+	CacheTimeout time.Duration
+	// NoPassthrough disables kernel passthrough of file I/O to the backing
+	// files (used by benchmarks to compare; passthrough also switches itself
+	// off when the kernel or our privileges do not allow it).
+	NoPassthrough bool
+}
+
+// model is what the mount needs of *memgraph.Graph. An interface so the FUSE
+// layer can be exercised with a fake in its unit tests.
+type model interface {
+	Root() string
+	Update(rel string) error
+	Remove(rel string)
+	Memories(kind memgraph.Kind) []*memgraph.Memory
+	ReadOnly(rel string) bool
+	Index(kind memgraph.Kind) []byte
+	Context(opt memgraph.ContextOptions) []byte
+	Version() uint64
+	Subscribe(fn func(changed []string))
+}
+
+// changes is what the mount needs of *tracker.Tracker.
+type changes interface {
+	Touch(rel, writer string)
+	Renamed(oldRel, newRel, writer string)
+	Status() []byte
+	Subscribe(fn func(paths []string))
+}
+
+// deps bundles what a mount projects.
+type deps struct {
+	graph   model
+	tracker changes
+	// search renders .engram/search/<query>; nil renders a notice.
+	search func(query string) []byte
+}

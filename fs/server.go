@@ -1,0 +1,200 @@
+package fs
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	fusefs "github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"github.com/engram-dev/engram/memgraph"
+)
+
+// Errors of Mount a caller may want to tell apart.
+var (
+	ErrNoFUSE         = errors.New("/dev/fuse is missing")
+	ErrMountpointBusy = errors.New("mountpoint is busy")
+)
+
+// mount mounts the backing tree of d.graph at mountpoint.
+func mount(mountpoint string, d deps, opt Options) (*fuse.Server, *mountState, error) {
+	log := opt.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	dir, err := filepath.Abs(d.graph.Root())
+	if err != nil {
+		return nil, nil, err
+	}
+	mnt, err := filepath.Abs(mountpoint)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := preflight(dir, mnt); err != nil {
+		return nil, nil, err
+	}
+	// .engram holds the daemon's virtual files; it may not exist yet in a
+	// fresh repository (an empty directory is invisible to git).
+	if err := os.MkdirAll(filepath.Join(dir, memgraph.StateDir), 0o755); err != nil {
+		return nil, nil, fmt.Errorf("create %s: %w", memgraph.StateDir, err)
+	}
+
+	var st syscall.Stat_t
+	if err := syscall.Stat(dir, &st); err != nil {
+		return nil, nil, err
+	}
+	m := &mountState{
+		deps:    d,
+		opt:     opt,
+		log:     log,
+		dir:     dir,
+		callers: newCallerNames(),
+		started: time.Now(),
+		owner:   backingOwner(dir),
+		synth:   map[string]*fusefs.Inode{},
+	}
+	m.inval = newInvalidator(m)
+	lr := &fusefs.LoopbackRoot{Path: dir, Dev: uint64(st.Dev)}
+	m.root = &node{LoopbackNode: &fusefs.LoopbackNode{RootData: lr}, m: m}
+	lr.RootNode = m.root
+
+	timeout := opt.CacheTimeout
+	if timeout <= 0 {
+		timeout = time.Hour
+	}
+	fopts := &fusefs.Options{
+		EntryTimeout:    &timeout,
+		AttrTimeout:     &timeout,
+		NegativeTimeout: &timeout,
+		// go-fuse logs through the standard logger; feed it to slog.
+		Logger: slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+		MountOptions: fuse.MountOptions{
+			AllowOther:    opt.AllowOther,
+			Debug:         opt.Debug,
+			FsName:        dir,
+			Name:          "engram",
+			DirectMount:   true, // as root: mount(2) directly; otherwise fusermount3
+			DisableXAttrs: true, // git keeps no xattrs; saves a round trip per file
+			MaxReadAhead:  128 << 10,
+			Logger:        slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+		},
+	}
+	if opt.Debug {
+		fopts.MountOptions.Logger = slog.NewLogLogger(log.Handler(), slog.LevelInfo)
+	}
+	srv, err := fusefs.Mount(mnt, m.root, fopts)
+	if err != nil {
+		return nil, nil, explainMountError(mnt, err)
+	}
+	m.inval.start()
+	d.graph.Subscribe(func([]string) { m.inval.synthLater() })
+	d.tracker.Subscribe(m.inval.pathsLater)
+	go func() {
+		srv.Wait()
+		m.closed.Store(true)
+		m.inval.stop()
+	}()
+	return srv, m, nil
+}
+
+// preflight turns the usual reasons a mount fails into clear errors before
+// the kernel is asked.
+func preflight(dir, mnt string) error {
+	if _, err := os.Stat("/dev/fuse"); err != nil {
+		return fmt.Errorf("%w: load the fuse module (modprobe fuse), or give the container --device /dev/fuse; without FUSE use \"engram watch\"", ErrNoFUSE)
+	}
+	fi, err := os.Stat(mnt)
+	if errors.Is(err, syscall.ENOTCONN) {
+		return fmt.Errorf("%w: %s is a dead FUSE mount; clear it with: fusermount3 -u %s (or umount -l %s)", ErrMountpointBusy, mnt, mnt, mnt)
+	}
+	if err != nil {
+		return fmt.Errorf("mountpoint: %w", err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("mountpoint %s is not a directory", mnt)
+	}
+	if mounted, _ := isMountpoint(mnt); mounted {
+		return fmt.Errorf("%w: something is already mounted at %s (unmount it first: fusermount3 -u %s)", ErrMountpointBusy, mnt, mnt)
+	}
+	ents, err := os.ReadDir(mnt)
+	if err != nil {
+		return fmt.Errorf("mountpoint: %w", err)
+	}
+	if len(ents) > 0 {
+		return fmt.Errorf("%w: %s is not empty (mounting would hide %d entries)", ErrMountpointBusy, mnt, len(ents))
+	}
+	if mnt == dir || strings.HasPrefix(mnt+"/", dir+"/") {
+		return fmt.Errorf("mountpoint %s is inside the repository %s: mount it elsewhere", mnt, dir)
+	}
+	return nil
+}
+
+// isMountpoint reports whether path appears as a mount point in
+// /proc/self/mountinfo.
+func isMountpoint(p string) (bool, error) {
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return false, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) > 4 && unescapeMount(f[4]) == p {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// unescapeMount undoes the octal escapes of /proc/self/mountinfo (\040 for
+// a space).
+func unescapeMount(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			var v int
+			if _, err := fmt.Sscanf(s[i+1:i+4], "%03o", &v); err == nil {
+				b.WriteByte(byte(v))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func explainMountError(mnt string, err error) error {
+	switch {
+	case errors.Is(err, syscall.EPERM), errors.Is(err, syscall.EACCES):
+		return fmt.Errorf("mount %s: %w (as a normal user, install fuse3 for fusermount3; --allow-other needs user_allow_other in /etc/fuse.conf)", mnt, err)
+	case strings.Contains(err.Error(), "fusermount"):
+		return fmt.Errorf("mount %s: %w (install fuse3, or run as root for a direct mount)", mnt, err)
+	}
+	return fmt.Errorf("mount %s: %w", mnt, err)
+}
+
+// Unmount unmounts a mount made by Mount. When the mount is busy (a shell
+// still has its working directory inside) it retries briefly, then detaches
+// it lazily: the kernel finishes the unmount once the last user leaves.
+func Unmount(srv *fuse.Server, mountpoint string) error {
+	var err error
+	for i := 0; i < 10; i++ {
+		if err = srv.Unmount(); err == nil {
+			return nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if lerr := syscall.Unmount(mountpoint, syscall.MNT_DETACH); lerr != nil {
+		return fmt.Errorf("unmount %s: %v; lazy unmount: %w", mountpoint, err, lerr)
+	}
+	return nil
+}

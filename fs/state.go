@@ -1,0 +1,156 @@
+package fs
+
+import (
+	"log/slog"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	fusefs "github.com/hanwen/go-fuse/v2/fs"
+	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"github.com/engram-dev/engram/memgraph"
+)
+
+// mountState is shared by every node of one mount.
+type mountState struct {
+	deps
+	opt     Options
+	log     *slog.Logger
+	dir     string // backing working tree, absolute
+	callers *callerNames
+	inval   *invalidator
+	started time.Time
+	owner   fuse.Owner // of the backing root, for virtual files
+
+	root *node // set once before the mount starts
+
+	// synth holds the daemon's virtual inodes by repo path, created on
+	// first lookup and kept for the life of the mount.
+	synthMu sync.Mutex
+	synth   map[string]*fusefs.Inode
+
+	closed atomic.Bool
+}
+
+func (m *mountState) rootInode() *fusefs.Inode { return m.root.EmbeddedInode() }
+
+// relOf returns the repo path of an inode, or ok=false for an inode that is
+// no longer linked below the root (unlinked while open).
+func (m *mountState) relOf(in *fusefs.Inode) (string, bool) {
+	root := m.rootInode()
+	var segs []string
+	for p := in; p != root; {
+		name, parent := p.Parent()
+		if parent == nil {
+			return "", false
+		}
+		segs = append(segs, name)
+		p = parent
+	}
+	for i, j := 0, len(segs)-1; i < j; i, j = i+1, j-1 {
+		segs[i], segs[j] = segs[j], segs[i]
+	}
+	return strings.Join(segs, "/"), true
+}
+
+// abs returns the backing path of a repo path.
+func (m *mountState) abs(rel string) string { return filepath.Join(m.dir, filepath.FromSlash(rel)) }
+
+// isGit reports whether rel is the repository's own .git (readable, never
+// writable through the mount).
+func isGit(rel string) bool { return rel == ".git" || strings.HasPrefix(rel, ".git/") }
+
+// synthNames lists the virtual files of each directory that has some.
+var synthNames = map[string][]string{
+	"": {memgraph.UserIndexFile, memgraph.CharIndexFile, memgraph.ContextFile},
+	memgraph.StateDir: {"status", "search", "consolidate"},
+}
+
+// isSynth reports whether rel is made up by the daemon (an index, the
+// context, a file under .engram that is virtual, or a search result).
+func isSynth(rel string) bool {
+	dir, name := path.Split(rel)
+	dir = strings.TrimSuffix(dir, "/")
+	for _, n := range synthNames[dir] {
+		if n == name {
+			return true
+		}
+	}
+	return strings.HasPrefix(rel, memgraph.StateDir+"/search/")
+}
+
+// refresh brings the graph in step with the backing file at rel, at once,
+// so that the indexes and CONTEXT.md read right after a writer closed its
+// file reflect it (the tracker updates the graph again on its debounced
+// flush; both are idempotent).
+func (m *mountState) refresh(rel string) {
+	if !memgraph.IsMemoryPath(rel) {
+		return
+	}
+	// Update drops a path that is gone from disk.
+	if err := m.graph.Update(rel); err != nil {
+		m.log.Debug("fs: graph update", "path", rel, "err", err)
+	}
+}
+
+// refreshTree refreshes every memory below the directory dir after it was
+// renamed or removed: memories the graph knows under the old name are
+// dropped, files now on disk under the new name are read.
+func (m *mountState) refreshTree(dir string) {
+	prefix := dir + "/"
+	for _, k := range []memgraph.Kind{memgraph.KindUser, memgraph.KindCharacter, memgraph.KindBlock, memgraph.KindExternal} {
+		for _, mem := range m.graph.Memories(k) {
+			if strings.HasPrefix(mem.Path, prefix) {
+				m.refresh(mem.Path)
+			}
+		}
+	}
+	_ = filepath.WalkDir(m.abs(dir), func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		rel, rerr := filepath.Rel(m.dir, p)
+		if rerr == nil {
+			m.refresh(filepath.ToSlash(rel))
+		}
+		return nil
+	})
+}
+
+// readOnlyBelow reports whether a read_only memory lives under directory
+// dir, so that renaming the directory would move it.
+func (m *mountState) readOnlyBelow(dir string) bool {
+	prefix := dir + "/"
+	for _, k := range []memgraph.Kind{memgraph.KindUser, memgraph.KindCharacter, memgraph.KindBlock, memgraph.KindExternal} {
+		for _, mem := range m.graph.Memories(k) {
+			if strings.HasPrefix(mem.Path, prefix) && m.graph.ReadOnly(mem.Path) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// changed is called after every mutation through the mount: graph first
+// (read-after-write), then the tracker (commit), then the kernel's cache of
+// the synthesized files.
+func (m *mountState) changed(rel, writer string) {
+	before := m.graph.Version()
+	m.refresh(rel)
+	m.tracker.Touch(rel, writer)
+	if m.graph.Version() != before {
+		m.inval.synthNow()
+	}
+}
+
+// isDir reports whether the backing path is a directory (lstat).
+func (m *mountState) isDir(rel string) bool {
+	var st syscall.Stat_t
+	return syscall.Lstat(m.abs(rel), &st) == nil && st.Mode&syscall.S_IFMT == syscall.S_IFDIR
+}
