@@ -68,7 +68,7 @@ func isGit(rel string) bool { return rel == ".git" || strings.HasPrefix(rel, ".g
 
 // synthNames lists the virtual files of each directory that has some.
 var synthNames = map[string][]string{
-	"": {memgraph.UserIndexFile, memgraph.CharIndexFile, memgraph.ContextFile},
+	"":                {memgraph.UserIndexFile, memgraph.CharIndexFile, memgraph.ContextFile},
 	memgraph.StateDir: {"status", "search", "consolidate"},
 }
 

@@ -1,0 +1,218 @@
+package fs
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+func TestOneCommitPerBurst(t *testing.T) {
+	tm := mountRepo(t, newRepo(t, nil), Options{})
+	before := tm.commits()
+	for _, slug := range []string{"a", "b", "c"} {
+		tm.write("user_memory/"+slug+".md", memoryFile(slug, "Memory "+slug, "Fact "+slug+"."))
+	}
+	tm.settle()
+	if got := tm.commits(); got != before+1 {
+		t.Errorf("commits: %d -> %d, want one commit for the burst", before, got)
+	}
+	msg := tm.git("log", "-1", "--format=%B")
+	for _, slug := range []string{"a", "b", "c"} {
+		if !strings.Contains(msg, "user_memory/"+slug+".md") {
+			t.Errorf("commit message lacks %s:\n%s", slug, msg)
+		}
+	}
+	tm.clean()
+}
+
+func TestInvalidFileKeptAndReported(t *testing.T) {
+	tm := mountRepo(t, newRepo(t, nil), Options{})
+	bad := "---\nmood: happy\n---\n# No description\n"
+	tm.write("user_memory/bad.md", bad)
+	tm.settle()
+	if got, err := os.ReadFile(tm.b("user_memory/bad.md")); err != nil || string(got) != bad {
+		t.Errorf("backing file = %q, %v; want it kept as written", got, err)
+	}
+	if out := tm.git("ls-files", "user_memory/bad.md"); out != "" {
+		t.Errorf("invalid file was committed")
+	}
+	if st := tm.read(".engram/status"); !strings.Contains(st, "user_memory/bad.md") {
+		t.Errorf(".engram/status does not report the invalid file:\n%s", st)
+	}
+	if idx := tm.read("user_memory.md"); strings.Contains(idx, "bad") {
+		t.Errorf("index lists the invalid memory:\n%s", idx)
+	}
+	// A later write that fixes it is committed.
+	tm.write("user_memory/bad.md", memoryFile("Fixed", "Now valid", "Fixed."))
+	tm.settle()
+	if out := tm.git("ls-files", "user_memory/bad.md"); out == "" {
+		t.Errorf("fixed file was not committed")
+	}
+	if st := tm.read(".engram/status"); strings.Contains(st, "user_memory/bad.md:") {
+		t.Errorf(".engram/status still reports the fixed file:\n%s", st)
+	}
+	tm.clean()
+}
+
+func TestTempFilesNeverCommitted(t *testing.T) {
+	tm := mountRepo(t, newRepo(t, nil), Options{})
+	temps := []string{"user_memory/.likes-tea.md.swp", "user_memory/4913", "user_memory/likes-tea.md~", "user_memory/sedAbC123", "user_memory/.#likes-tea.md", "notes.tmp"}
+	for _, rel := range temps {
+		tm.write(rel, "scratch\n")
+	}
+	tm.write("user_memory/real.md", memoryFile("Real", "A real memory", "Real."))
+	tm.settle()
+	files := tm.git("ls-files")
+	for _, rel := range temps {
+		if strings.Contains(files, rel) {
+			t.Errorf("temp file %s was committed", rel)
+		}
+	}
+	if !strings.Contains(files, "user_memory/real.md") {
+		t.Errorf("real memory was not committed")
+	}
+	for _, rel := range temps {
+		if err := os.Remove(tm.p(rel)); err != nil {
+			t.Error(err)
+		}
+	}
+	tm.settle()
+	tm.clean()
+}
+
+// errnoOf extracts the errno of a failed file operation.
+func errnoOf(err error) syscall.Errno {
+	var e syscall.Errno
+	if errors.As(err, &e) {
+		return e
+	}
+	return 0
+}
+
+func wantErrno(t *testing.T, what string, err error, want ...syscall.Errno) {
+	t.Helper()
+	got := errnoOf(err)
+	for _, w := range want {
+		if got == w {
+			return
+		}
+	}
+	t.Errorf("%s: err = %v, want %v", what, err, want)
+}
+
+func TestReadOnlyRefusals(t *testing.T) {
+	tm := mountRepo(t, newRepo(t, nil), Options{})
+	const ro = "character.md"
+	orig, err := os.ReadFile(tm.b(ro))
+	if err != nil {
+		t.Fatal(err)
+	}
+	origInfo, _ := os.Stat(tm.b(ro))
+	p := tm.p(ro)
+	eperm := []syscall.Errno{syscall.EACCES, syscall.EPERM}
+
+	_, err = os.OpenFile(p, os.O_WRONLY, 0)
+	wantErrno(t, "open for write", err, eperm...)
+	_, err = os.OpenFile(p, os.O_RDWR|os.O_APPEND, 0)
+	wantErrno(t, "open for append", err, eperm...)
+	err = os.WriteFile(p, []byte("x"), 0o644)
+	wantErrno(t, "write file", err, eperm...)
+	wantErrno(t, "truncate", os.Truncate(p, 0), eperm...)
+	wantErrno(t, "chmod", os.Chmod(p, 0o600), eperm...)
+	wantErrno(t, "unlink", os.Remove(p), eperm...)
+	wantErrno(t, "rename from", os.Rename(p, tm.p("moved.md")), eperm...)
+	tm.write("other.md", memoryFile("Other", "Other file", "x"))
+	wantErrno(t, "rename over", os.Rename(tm.p("other.md"), p), eperm...)
+	wantErrno(t, "hard link", os.Link(p, tm.p("link.md")), syscall.EPERM)
+
+	if got, _ := os.ReadFile(tm.b(ro)); string(got) != string(orig) {
+		t.Errorf("backing read_only file changed: %q", got)
+	}
+	if fi, _ := os.Stat(tm.b(ro)); fi.Mode() != origInfo.Mode() {
+		t.Errorf("backing mode changed: %v -> %v", origInfo.Mode(), fi.Mode())
+	}
+	// A directory holding a read_only memory cannot move either.
+	tm2 := mountRepo(t, newRepo(t, map[string]string{"system/rules.md": "---\ndescription: Rules\nread_only: true\n---\n# Rules\n\nBe kind.\n"}), Options{})
+	wantErrno(t, "rename dir with read_only memory", os.Rename(tm2.p("system"), tm2.p("sys2")), eperm...)
+	if got := tm.read(ro); got != string(orig) {
+		t.Errorf("read through mount = %q", got)
+	}
+	tm.settle()
+	tm.clean()
+}
+
+func TestGitReadOnly(t *testing.T) {
+	tm := mountRepo(t, newRepo(t, nil), Options{})
+	g := tm.p(".git")
+	head, err := os.ReadFile(filepath.Join(g, "HEAD"))
+	if err != nil || !strings.HasPrefix(string(head), "ref:") {
+		t.Fatalf("read .git/HEAD: %q %v", head, err)
+	}
+	erofs := syscall.EROFS
+	_, err = os.OpenFile(filepath.Join(g, "HEAD"), os.O_WRONLY, 0)
+	wantErrno(t, "open HEAD for write", err, erofs)
+	_, err = os.OpenFile(filepath.Join(g, "HEAD"), os.O_RDWR|os.O_TRUNC, 0)
+	wantErrno(t, "open HEAD with O_TRUNC", err, erofs)
+	wantErrno(t, "create", os.WriteFile(filepath.Join(g, "new"), nil, 0o644), erofs)
+	wantErrno(t, "mkdir", os.Mkdir(filepath.Join(g, "d"), 0o755), erofs)
+	wantErrno(t, "unlink", os.Remove(filepath.Join(g, "HEAD")), erofs)
+	wantErrno(t, "rmdir", os.Remove(filepath.Join(g, "refs", "tags")), erofs)
+	wantErrno(t, "rename inside", os.Rename(filepath.Join(g, "HEAD"), filepath.Join(g, "HEAD2")), erofs)
+	wantErrno(t, "rename out", os.Rename(filepath.Join(g, "description"), tm.p("description")), erofs)
+	tm.write("x.txt", "x")
+	wantErrno(t, "rename in", os.Rename(tm.p("x.txt"), filepath.Join(g, "x.txt")), erofs)
+	wantErrno(t, "chmod", os.Chmod(filepath.Join(g, "HEAD"), 0o600), erofs)
+	wantErrno(t, "truncate", os.Truncate(filepath.Join(g, "HEAD"), 0), erofs)
+	wantErrno(t, "symlink", os.Symlink("HEAD", filepath.Join(g, "s")), erofs)
+	wantErrno(t, "link", os.Link(tm.p("x.txt"), filepath.Join(g, "l")), erofs)
+	wantErrno(t, "rename .git", os.Rename(g, tm.p("git2")), erofs)
+
+	// git log works inside the mount.
+	if out := git(t, tm.mnt, "log", "--oneline"); !strings.Contains(out, "seed") {
+		t.Errorf("git log in the mount: %q", out)
+	}
+	if got, _ := os.ReadFile(filepath.Join(tm.dir, ".git", "HEAD")); string(got) != string(head) {
+		t.Errorf("backing HEAD changed")
+	}
+	tm.settle()
+	tm.clean()
+}
+
+func TestSynthesizedFilesRefuseWrites(t *testing.T) {
+	tm := mountRepo(t, newRepo(t, nil), Options{})
+	for _, rel := range []string{"user_memory.md", "CONTEXT.md", ".engram/status"} {
+		_, err := os.OpenFile(tm.p(rel), os.O_WRONLY, 0)
+		wantErrno(t, "open "+rel+" for write", err, syscall.EACCES, syscall.EPERM)
+		wantErrno(t, "unlink "+rel, os.Remove(tm.p(rel)), syscall.EACCES, syscall.EPERM)
+	}
+	if _, err := os.Stat(tm.b("user_memory.md")); !os.IsNotExist(err) {
+		t.Errorf("synthesized file reached the backing tree: %v", err)
+	}
+	wantErrno(t, "rmdir .engram", os.Remove(tm.p(".engram")), syscall.EBUSY, syscall.EPERM, syscall.ENOTEMPTY)
+}
+
+func TestConsolidateControlFile(t *testing.T) {
+	tm := mountRepo(t, newRepo(t, nil), Options{})
+	if err := os.WriteFile(tm.p(".engram/consolidate"), []byte("now\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	<-tm.consolidations
+	if _, err := os.Stat(tm.b(".engram/consolidate")); !os.IsNotExist(err) {
+		t.Errorf("control file reached the backing tree: %v", err)
+	}
+}
+
+func TestSearchFile(t *testing.T) {
+	tm := mountRepo(t, newRepo(t, nil), Options{})
+	got := tm.read(".engram/search/green tea")
+	if !strings.Contains(got, "likes-tea") && !strings.Contains(got, "recall not available") {
+		t.Errorf("search result:\n%s", got)
+	}
+	fi, err := os.Stat(tm.p(".engram/search/green tea"))
+	if err != nil || int(fi.Size()) != len(got) {
+		t.Errorf("stat of search result: %v size %d, want %d", err, fi.Size(), len(got))
+	}
+}
