@@ -13,10 +13,6 @@ const DefaultContextBytes = 32 << 10
 // markerReserve is kept free for the closing truncation marker.
 const markerReserve = 200
 
-// listMarkerReserve is kept free inside a list that will be cut, for its
-// "… N more" line.
-const listMarkerReserve = 120
-
 // Context returns the compiled context (CONTEXT.md): character.md, the
 // character index, user.md, the user index, every system/**.md block, then
 // a tree of external memory with each file's description. Frontmatter of
@@ -124,11 +120,14 @@ func (g *Graph) buildContext(max int) []byte {
 		pending = still
 		if !progress {
 			for _, l := range pending {
-				l.alloc = share - listMarkerReserve
+				l.alloc = share
 			}
 			break
 		}
 	}
+	// External memory comes last: it takes whatever is left, so its byte
+	// estimate never cuts it short.
+	lists[2].alloc = max
 
 	w := &ctxWriter{limit: avail}
 	w.b = make([]byte, 0, max)
@@ -185,7 +184,9 @@ func (w *ctxWriter) block(name, text string) {
 	}
 }
 
-// writeList writes a list heading and as many lines as its allocation allows.
+// writeList writes a list heading and as many lines as its allocation
+// allows. A cut list ends with a line saying how many entries are missing
+// and where to find them; lines are taken back until that line fits.
 func (g *Graph) writeList(w *ctxWriter, l *ctxList, head string) {
 	if l.count == 0 {
 		return
@@ -195,6 +196,11 @@ func (g *Graph) writeList(w *ctxWriter, l *ctxList, head string) {
 		return
 	}
 	w.b = append(w.b, head...)
+	type mark struct {
+		off   int
+		entry bool
+	}
+	var marks []mark
 	start, shown := len(w.b), 0
 	for {
 		line, isEntry, ok := l.next()
@@ -204,21 +210,31 @@ func (g *Graph) writeList(w *ctxWriter, l *ctxList, head string) {
 		if len(w.b)-start+len(line) > l.alloc || !w.fits(len(line)) {
 			break
 		}
+		marks = append(marks, mark{len(w.b), isEntry})
 		w.b = append(w.b, line...)
 		if isEntry {
 			shown++
 		}
 	}
-	more := l.count - shown
 	where := "in " + l.file
 	if l.file == "" {
 		where = "(list the folders to see them)"
 	}
-	note := "- … " + strconv.Itoa(more) + " more " + l.name + " not shown " + where + "\n"
-	if w.fits(len(note)) {
-		w.b = append(w.b, note...)
+	note := func() string {
+		return "- … " + strconv.Itoa(l.count-shown) + " more " + l.name + " not shown " + where + "\n"
 	}
-	w.omitted = append(w.omitted, strconv.Itoa(more)+" "+l.name)
+	for !w.fits(len(note())) && len(marks) > 0 {
+		last := marks[len(marks)-1]
+		marks = marks[:len(marks)-1]
+		w.b = w.b[:last.off]
+		if last.entry {
+			shown--
+		}
+	}
+	if w.fits(len(note())) {
+		w.b = append(w.b, note()...)
+	}
+	w.omitted = append(w.omitted, strconv.Itoa(l.count-shown)+" "+l.name)
 }
 
 // rankedList yields the cached index lines of a kind in rank order.

@@ -17,6 +17,7 @@ import (
 // rawMemory keeps the original bytes of a memory so Render can give them back.
 type rawMemory struct {
 	fm   string    // frontmatter block including both "---" lines; "" when absent
+	bad  bool      // fm is not valid YAML (so "missing description" would be noise)
 	keys []fmKey   // top-level keys of fm, in order, with their line spans
 	secs []section // secs[0] is the preamble (title and anything before the first "## ")
 }
@@ -72,22 +73,24 @@ func Parse(path string, data []byte) (*Memory, []Problem) {
 	}
 	text := string(data)
 	body, bodyLine := text, 1
+	unclosed := false
 	if fm, rest, ok := splitFrontmatter(text); ok {
 		m.raw.fm = fm
 		body = rest
 		bodyLine = strings.Count(fm, "\n") + 1
 		probs = append(probs, m.parseFrontmatter()...)
 	} else if rest != "" {
+		unclosed = true
 		// Opened and never closed: treat everything as body so Render
 		// still gives the bytes back, and say what is wrong.
 		add(1, "frontmatter starts with '---' on line 1 but is never closed; add a line containing only '---' after the last key")
 	}
 	m.raw.secs = splitSections(body, bodyLine)
 	probs = append(probs, m.parseBody()...)
-	if KindOf(path) == KindUser || KindOf(path) == KindCharacter {
+	if (KindOf(path) == KindUser || KindOf(path) == KindCharacter) && !unclosed {
 		if m.raw.fm == "" {
 			add(1, "missing frontmatter: start the file with '---', a line 'description: <one line saying what this memory is about>', and '---'")
-		} else if !m.hasKey("description") {
+		} else if !m.hasKey("description") && !m.raw.bad {
 			add(1, "missing description: add 'description: <one line saying what this memory is about>' to the frontmatter")
 		}
 	}

@@ -23,6 +23,7 @@ var yamlLineRe = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 func (m *Memory) parseFrontmatter() (probs []Problem) {
 	m.Front = Frontmatter{}
 	m.raw.keys = m.raw.keys[:0]
+	m.raw.bad = false
 	add := func(line int, format string, args ...any) {
 		probs = append(probs, Problem{Path: m.Path, Line: line, Msg: fmt.Sprintf(format, args...)})
 	}
@@ -43,6 +44,7 @@ func (m *Memory) parseFrontmatter() (probs []Problem) {
 			if r := recover(); r != nil {
 				add(2, "frontmatter could not be read as YAML (%v)", r)
 				doc = yaml.Node{}
+				m.raw.bad = true
 			}
 		}()
 		if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
@@ -55,6 +57,7 @@ func (m *Memory) parseFrontmatter() (probs []Problem) {
 			}
 			add(line, "frontmatter is not valid YAML: %s", msg)
 			doc = yaml.Node{}
+			m.raw.bad = true
 		}
 	}()
 	if doc.Kind == 0 || len(doc.Content) == 0 {

@@ -7,9 +7,8 @@
 // mode, the CLI and consolidation all drive it the same way.
 package memgraph
 
-// CONTRACT FILE — the signatures below are shared by every package. Bodies
-// live in the files named in each comment. Do not change a signature without
-// telling the integrator.
+// The types below are shared by every package (they come from the team
+// contract); the functions live in the files named in each comment.
 
 import (
 	"time"
@@ -37,20 +36,20 @@ const (
 
 // Well-known repository paths (slash-separated, relative to the repo root).
 const (
-	CharacterFile   = "character.md"
-	UserFile        = "user.md"
-	UserDir         = "user_memory"
-	CharacterDir    = "character_memory"
-	SystemDir       = "system"
-	TranscriptsDir  = "transcripts"
-	StateDir        = ".engram"
-	UserIndexFile   = "user_memory.md"      // synthesized
-	CharIndexFile   = "character_memory.md" // synthesized
-	ContextFile     = "CONTEXT.md"          // synthesized
-	StatusFile      = ".engram/status"      // synthesized
-	MaxFileSize     = 64 << 10              // 64 KiB: larger memory files are invalid
-	MaxSlugLen      = 80
-	DateLayout      = "02.01.06" // access log dates: DD.MM.YY
+	CharacterFile  = "character.md"
+	UserFile       = "user.md"
+	UserDir        = "user_memory"
+	CharacterDir   = "character_memory"
+	SystemDir      = "system"
+	TranscriptsDir = "transcripts"
+	StateDir       = ".engram"
+	UserIndexFile  = "user_memory.md"      // synthesized
+	CharIndexFile  = "character_memory.md" // synthesized
+	ContextFile    = "CONTEXT.md"          // synthesized
+	StatusFile     = ".engram/status"      // synthesized
+	MaxFileSize    = 64 << 10              // 64 KiB: larger memory files are invalid
+	MaxSlugLen     = 80
+	DateLayout     = "02.01.06" // access log dates: DD.MM.YY
 )
 
 // Problem is one validation finding. Line is 1-based, 0 when it applies to
@@ -81,14 +80,15 @@ type Frontmatter struct {
 // Fields are read-only for callers; change a memory with the Set*/AddUse
 // methods so the raw text stays in step.
 type Memory struct {
-	Path  string // repo-relative, slash-separated
-	Front Frontmatter
-	Title string // text of the first "# " heading
-	Fact  string // body of "## Fact", trimmed
-	Episode string // body of "## Episode", trimmed
+	Path     string // repo-relative, slash-separated
+	Front    Frontmatter
+	Title    string    // text of the first "# " heading
+	Fact     string    // body of "## Fact", trimmed
+	Episode  string    // body of "## Episode", trimmed
 	Uses     int       // number of "used, DD.MM.YY" lines in "## Access log"
 	LastUsed time.Time // most recent access log date; zero if none
-	// unexported: raw pieces for exact round-trip (format.go)
+	// raw keeps the original pieces for an exact round-trip (format.go).
+
 	raw rawMemory
 }
 
