@@ -1,0 +1,100 @@
+package consolidate
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// CursorFile is where the consolidation cursor lives. It is committed in the
+// same commit as the memory changes it accounts for, so a crash can neither
+// lose nor repeat a consolidation.
+const CursorFile = ".engram/cursor.json"
+
+// Cursor records, per transcript, how many messages have been consolidated
+// and a hash of that prefix.
+type Cursor struct {
+	Version     int                    `json:"version"`
+	Transcripts map[string]CursorEntry `json:"transcripts"`
+	// Last describes the run that wrote this cursor: which memory files it
+	// changed and its commit message. Recovery uses it to finish a run whose
+	// files reached the worktree but whose commit did not happen.
+	Last *LastRun `json:"last,omitempty"`
+}
+
+// CursorEntry is one transcript's position.
+type CursorEntry struct {
+	Messages int    `json:"messages"` // messages consumed, counting every role
+	Hash     string `json:"hash"`     // PrefixHash of those messages
+}
+
+// LastRun is the provenance of the commit that wrote the cursor.
+type LastRun struct {
+	Message string   `json:"message"`
+	Files   []string `json:"files"`
+}
+
+// ParseCursor reads a cursor file; empty or missing data is an empty cursor.
+func ParseCursor(data []byte) (*Cursor, error) {
+	c := &Cursor{Version: 1, Transcripts: map[string]CursorEntry{}}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return c, nil
+	}
+	if err := json.Unmarshal(data, c); err != nil {
+		return nil, fmt.Errorf("%s: %v", CursorFile, err)
+	}
+	if c.Transcripts == nil {
+		c.Transcripts = map[string]CursorEntry{}
+	}
+	for p, e := range c.Transcripts {
+		if e.Messages < 0 {
+			return nil, fmt.Errorf("%s: %s has a negative message count", CursorFile, p)
+		}
+	}
+	return c, nil
+}
+
+// Render returns the file bytes: indented JSON with sorted keys, so the
+// diff of a cursor advance is one or two lines.
+func (c *Cursor) Render() []byte {
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil { // only maps of strings and ints: cannot happen
+		return nil
+	}
+	return append(b, '\n')
+}
+
+// Clone returns a deep copy, so a run can advance its own copy and discard
+// it on failure.
+func (c *Cursor) Clone() *Cursor {
+	n := &Cursor{Version: c.Version, Transcripts: make(map[string]CursorEntry, len(c.Transcripts))}
+	for k, v := range c.Transcripts {
+		n.Transcripts[k] = v
+	}
+	if c.Last != nil {
+		l := *c.Last
+		l.Files = append([]string(nil), c.Last.Files...)
+		n.Last = &l
+	}
+	return n
+}
+
+// Start returns the index of the first message not yet consolidated in t.
+// When the consumed prefix no longer matches its hash, the transcript was
+// rewritten: it is consolidated again from the start (the decision step
+// recognises facts already remembered), and rewritten is true.
+func (c *Cursor) Start(t *Transcript) (start int, rewritten bool) {
+	e, ok := c.Transcripts[t.Path]
+	if !ok || e.Messages == 0 {
+		return 0, false
+	}
+	if e.Messages > len(t.Messages) || PrefixHash(t.Messages, e.Messages) != e.Hash {
+		return 0, true
+	}
+	return e.Messages, false
+}
+
+// Advance records that t's first n messages are consolidated.
+func (c *Cursor) Advance(t *Transcript, n int) {
+	c.Transcripts[t.Path] = CursorEntry{Messages: n, Hash: PrefixHash(t.Messages, n)}
+}

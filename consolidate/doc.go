@@ -1,0 +1,14 @@
+// Package consolidate is the dreamer: it reads conversation transcripts
+// dropped into transcripts/, asks a language model which durable facts they
+// hold about the user and about how to talk to them, decides per fact
+// whether to ADD, UPDATE, DELETE (contradict) or leave existing memories
+// unchanged (NONE), and commits the memory changes together with the cursor
+// advance in one git commit.
+//
+// Model output is untrusted input: it is parsed leniently (code fences,
+// leading prose) but validated strictly (schema, sizes, counts, paths), and
+// every file is validated with memgraph.Validate before it is committed.
+//
+// The package knows nothing of FUSE; the mount, the watch mode and the CLI
+// drive it the same way through New, Run, Loop, Notify and Request.
+package consolidate

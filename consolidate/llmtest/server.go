@@ -1,0 +1,516 @@
+// Package llmtest is a fake language-model server for tests. It speaks the
+// wire protocols the production clients use — Ollama's /api/chat (streaming
+// NDJSON or a single object), /api/embed, /api/tags and /api/version, and
+// OpenAI's /v1/chat/completions and /v1/embeddings — so tests exercise the
+// real clients end to end. Replies are scripted per test and every request
+// is recorded.
+package llmtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// Call kinds, told apart by the schema name (OpenAI json_schema.name, the
+// schema's "title" for Ollama) or a marker in the system prompt.
+const (
+	KindExtract = "extract"
+	KindDecide  = "decide"
+	KindOther   = "other"
+)
+
+// Call is one recorded chat request.
+type Call struct {
+	API    string // "ollama" or "openai"
+	Path   string
+	Kind   string // KindExtract, KindDecide or KindOther
+	Model  string
+	System string // the system message
+	Prompt string // the user message(s), joined
+	Stream bool
+	Schema json.RawMessage // format (Ollama) or json_schema.schema (OpenAI)
+	Body   []byte          // the raw request body
+	Header http.Header
+}
+
+// Reply is what the server answers to one chat call.
+type Reply struct {
+	Content string        // the model's text (a JSON document, or garbage)
+	Status  int           // HTTP status; 0 means 200
+	Error   string        // error message sent with a non-2xx status
+	Delay   time.Duration // wait before answering (returns early if the client leaves)
+	Hang    bool          // never answer: block until the client gives up
+	Raw     string        // sent verbatim instead of a protocol answer (broken wire data)
+	// Truncate ends an Ollama stream without its final done chunk.
+	Truncate bool
+	// DoneReason overrides the final chunk's done_reason ("stop").
+	DoneReason string
+}
+
+// Server is an httptest server with a script.
+type Server struct {
+	*httptest.Server
+
+	mu       sync.Mutex
+	calls    []Call
+	embeds   [][]string
+	queues   map[string][]Reply
+	handler  func(Call) Reply
+	embedFn  func(text string) []float32
+	closed   chan struct{}
+	closeOne sync.Once
+}
+
+// New starts a server; it is closed when the test ends.
+func New(t interface{ Cleanup(func()) }) *Server {
+	s := &Server{queues: map[string][]Reply{}, embedFn: HashEmbed, closed: make(chan struct{})}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /api/chat", s.ollamaChat)
+	mux.HandleFunc("POST /api/embed", s.ollamaEmbed)
+	mux.HandleFunc("GET /api/tags", s.ollamaTags)
+	mux.HandleFunc("GET /api/version", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, 200, map[string]any{"version": "0.17.4"})
+	})
+	mux.HandleFunc("POST /v1/chat/completions", s.openaiChat)
+	mux.HandleFunc("POST /v1/embeddings", s.openaiEmbed)
+	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, 200, map[string]any{"object": "list", "data": []any{map[string]any{"id": "fake", "object": "model"}}})
+	})
+	s.Server = httptest.NewServer(mux)
+	t.Cleanup(s.Close)
+	return s
+}
+
+// OllamaURL is the base for consolidate.NewOllama; OpenAIURL the base (with
+// /v1) for consolidate.NewOpenAI.
+func (s *Server) OllamaURL() string { return s.URL }
+func (s *Server) OpenAIURL() string { return s.URL + "/v1" }
+
+// Close stops the server: later calls get "connection refused". Hanging
+// handlers are released first so Close does not wait for them.
+func (s *Server) Close() {
+	s.closeOne.Do(func() { close(s.closed) })
+	s.Server.CloseClientConnections()
+	s.Server.Close()
+}
+
+// Queue appends replies for calls of kind; they are used in order. A call
+// with an empty queue falls back to the handler, then to an empty answer.
+func (s *Server) Queue(kind string, replies ...Reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.queues[kind] = append(s.queues[kind], replies...)
+}
+
+// Handle scripts every chat call with fn (used when the queue is empty).
+func (s *Server) Handle(fn func(Call) Reply) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.handler = fn
+}
+
+// SetEmbed replaces the embedding function (HashEmbed by default).
+func (s *Server) SetEmbed(fn func(string) []float32) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.embedFn = fn
+}
+
+// Calls returns the chat requests received so far.
+func (s *Server) Calls() []Call {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Call(nil), s.calls...)
+}
+
+// CallsOf returns the chat requests of one kind.
+func (s *Server) CallsOf(kind string) []Call {
+	var out []Call
+	for _, c := range s.Calls() {
+		if c.Kind == kind {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Embeds returns the inputs of every embedding request.
+func (s *Server) Embeds() [][]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([][]string(nil), s.embeds...)
+}
+
+// Bodies returns every recorded request body as one string, to check that
+// something (a secret) never reached the model.
+func (s *Server) Bodies() string {
+	var b strings.Builder
+	for _, c := range s.Calls() {
+		b.Write(c.Body)
+		b.WriteByte('\n')
+	}
+	s.mu.Lock()
+	for _, e := range s.embeds {
+		b.WriteString(strings.Join(e, "\n"))
+	}
+	s.mu.Unlock()
+	return b.String()
+}
+
+func (s *Server) next(c Call) Reply {
+	s.mu.Lock()
+	s.calls = append(s.calls, c)
+	if q := s.queues[c.Kind]; len(q) > 0 {
+		s.queues[c.Kind] = q[1:]
+		s.mu.Unlock()
+		return q[0]
+	}
+	h := s.handler
+	s.mu.Unlock()
+	if h != nil {
+		return h(c)
+	}
+	switch c.Kind {
+	case KindExtract:
+		return Reply{Content: `{"facts":[]}`}
+	case KindDecide:
+		return Reply{Content: `{"decisions":[]}`}
+	}
+	return Reply{Content: "{}"}
+}
+
+// kindOf tells the extraction call from the decision call.
+func kindOf(name, system string) string {
+	switch {
+	case strings.Contains(name, "extract"):
+		return KindExtract
+	case strings.Contains(name, "decide"):
+		return KindDecide
+	case strings.Contains(system, "ENGRAM-TASK: extract"):
+		return KindExtract
+	case strings.Contains(system, "ENGRAM-TASK: decide"):
+		return KindDecide
+	}
+	return KindOther
+}
+
+// wait applies Delay/Hang; false means the client went away or the server
+// is closing, and nothing should be written.
+func (s *Server) wait(r *http.Request, rep Reply) bool {
+	if !rep.Hang && rep.Delay <= 0 {
+		return true
+	}
+	var timer <-chan time.Time
+	if !rep.Hang {
+		t := time.NewTimer(rep.Delay)
+		defer t.Stop()
+		timer = t.C
+	}
+	select {
+	case <-timer:
+		return true
+	case <-r.Context().Done():
+	case <-s.closed:
+	}
+	return false
+}
+
+// special writes a status error or raw bytes; true when it answered.
+func special(w http.ResponseWriter, rep Reply) bool {
+	if rep.Raw != "" {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(statusOr(rep.Status))
+		io.WriteString(w, rep.Raw)
+		return true
+	}
+	if rep.Status != 0 && rep.Status/100 != 2 {
+		msg := rep.Error
+		if msg == "" {
+			msg = http.StatusText(rep.Status)
+		}
+		writeJSON(w, rep.Status, map[string]any{"error": msg})
+		return true
+	}
+	return false
+}
+
+func statusOr(s int) int {
+	if s == 0 {
+		return 200
+	}
+	return s
+}
+
+type ollamaMessage struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+}
+
+func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	var req struct {
+		Model    string          `json:"model"`
+		Messages []ollamaMessage `json:"messages"`
+		Stream   *bool           `json:"stream"`
+		Format   json.RawMessage `json:"format"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		writeJSON(w, 400, map[string]any{"error": "invalid request: " + err.Error()})
+		return
+	}
+	var title struct {
+		Title string `json:"title"`
+	}
+	_ = json.Unmarshal(req.Format, &title)
+	sys, prompt := split(req.Messages)
+	stream := req.Stream == nil || *req.Stream
+	c := Call{API: "ollama", Path: r.URL.Path, Kind: kindOf(title.Title, sys), Model: req.Model,
+		System: sys, Prompt: prompt, Stream: stream, Schema: req.Format, Body: body, Header: r.Header.Clone()}
+	rep := s.next(c)
+	if !s.wait(r, rep) || special(w, rep) {
+		return
+	}
+	reason := rep.DoneReason
+	if reason == "" {
+		reason = "stop"
+	}
+	now := time.Now().UTC().Format(time.RFC3339Nano)
+	final := map[string]any{
+		"model": req.Model, "created_at": now,
+		"message": map[string]any{"role": "assistant", "content": ""},
+		"done":    true, "done_reason": reason,
+		"total_duration": 1000, "load_duration": 10, "prompt_eval_count": len(prompt) / 4,
+		"eval_count": len(rep.Content) / 4, "eval_duration": 500,
+	}
+	if !stream {
+		final["message"] = map[string]any{"role": "assistant", "content": rep.Content}
+		writeJSON(w, 200, final)
+		return
+	}
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	w.WriteHeader(200)
+	fl, _ := w.(http.Flusher)
+	enc := json.NewEncoder(w)
+	for _, piece := range pieces(rep.Content, 12) {
+		enc.Encode(map[string]any{"model": req.Model, "created_at": now,
+			"message": map[string]any{"role": "assistant", "content": piece}, "done": false})
+		if fl != nil {
+			fl.Flush()
+		}
+	}
+	if rep.Truncate {
+		return
+	}
+	enc.Encode(final)
+}
+
+func split(msgs []ollamaMessage) (system, prompt string) {
+	var sys, rest []string
+	for _, m := range msgs {
+		if m.Role == "system" {
+			sys = append(sys, m.Content)
+		} else {
+			rest = append(rest, m.Content)
+		}
+	}
+	return strings.Join(sys, "\n"), strings.Join(rest, "\n")
+}
+
+// pieces splits s into chunks of about n bytes on rune boundaries, as a
+// model streams tokens.
+func pieces(s string, n int) []string {
+	var out []string
+	for len(s) > 0 {
+		k := n
+		if k >= len(s) {
+			k = len(s)
+		} else {
+			for k > 0 && !utf8.RuneStart(s[k]) {
+				k--
+			}
+			if k == 0 {
+				k = len(s)
+			}
+		}
+		out = append(out, s[:k])
+		s = s[k:]
+	}
+	return out
+}
+
+func (s *Server) ollamaEmbed(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	var req struct {
+		Model string `json:"model"`
+		Input any    `json:"input"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		writeJSON(w, 400, map[string]any{"error": "invalid request"})
+		return
+	}
+	var texts []string
+	switch in := req.Input.(type) {
+	case string:
+		texts = []string{in}
+	case []any:
+		for _, x := range in {
+			if t, ok := x.(string); ok {
+				texts = append(texts, t)
+			}
+		}
+	}
+	vecs := s.embed(texts)
+	writeJSON(w, 200, map[string]any{"model": req.Model, "embeddings": vecs, "total_duration": 100, "prompt_eval_count": len(texts)})
+}
+
+func (s *Server) embed(texts []string) [][]float32 {
+	s.mu.Lock()
+	s.embeds = append(s.embeds, append([]string(nil), texts...))
+	fn := s.embedFn
+	s.mu.Unlock()
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		out[i] = fn(t)
+	}
+	return out
+}
+
+func (s *Server) ollamaTags(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, 200, map[string]any{"models": []any{map[string]any{
+		"name": "fake:latest", "model": "fake:latest", "modified_at": time.Now().UTC().Format(time.RFC3339),
+		"size": 1, "digest": "0000", "details": map[string]any{"format": "gguf", "family": "fake"},
+	}}})
+}
+
+func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	var req struct {
+		Model          string          `json:"model"`
+		Messages       []ollamaMessage `json:"messages"`
+		Stream         bool            `json:"stream"`
+		ResponseFormat struct {
+			Type       string `json:"type"`
+			JSONSchema struct {
+				Name   string          `json:"name"`
+				Schema json.RawMessage `json:"schema"`
+				Strict bool            `json:"strict"`
+			} `json:"json_schema"`
+		} `json:"response_format"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		writeJSON(w, 400, map[string]any{"error": map[string]any{"message": "invalid request: " + err.Error(), "type": "invalid_request_error"}})
+		return
+	}
+	sys, prompt := split(req.Messages)
+	c := Call{API: "openai", Path: r.URL.Path, Kind: kindOf(req.ResponseFormat.JSONSchema.Name, sys), Model: req.Model,
+		System: sys, Prompt: prompt, Stream: req.Stream, Schema: req.ResponseFormat.JSONSchema.Schema, Body: body, Header: r.Header.Clone()}
+	rep := s.next(c)
+	if !s.wait(r, rep) {
+		return
+	}
+	if rep.Raw == "" && rep.Status != 0 && rep.Status/100 != 2 {
+		msg := rep.Error
+		if msg == "" {
+			msg = http.StatusText(rep.Status)
+		}
+		writeJSON(w, rep.Status, map[string]any{"error": map[string]any{"message": msg, "type": "server_error"}})
+		return
+	}
+	if special(w, rep) {
+		return
+	}
+	finish := rep.DoneReason
+	if finish == "" {
+		finish = "stop"
+	}
+	writeJSON(w, 200, map[string]any{
+		"id": fmt.Sprintf("chatcmpl-%d", len(s.Calls())), "object": "chat.completion",
+		"created": time.Now().Unix(), "model": req.Model,
+		"choices": []any{map[string]any{
+			"index":         0,
+			"message":       map[string]any{"role": "assistant", "content": rep.Content, "refusal": nil},
+			"finish_reason": finish,
+		}},
+		"usage": map[string]any{"prompt_tokens": len(prompt) / 4, "completion_tokens": len(rep.Content) / 4, "total_tokens": (len(prompt) + len(rep.Content)) / 4},
+	})
+}
+
+func (s *Server) openaiEmbed(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	var req struct {
+		Model string `json:"model"`
+		Input any    `json:"input"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		writeJSON(w, 400, map[string]any{"error": map[string]any{"message": "invalid request"}})
+		return
+	}
+	var texts []string
+	switch in := req.Input.(type) {
+	case string:
+		texts = []string{in}
+	case []any:
+		for _, x := range in {
+			if t, ok := x.(string); ok {
+				texts = append(texts, t)
+			}
+		}
+	}
+	vecs := s.embed(texts)
+	data := make([]any, len(vecs))
+	for i, v := range vecs {
+		data[i] = map[string]any{"object": "embedding", "index": i, "embedding": v}
+	}
+	writeJSON(w, 200, map[string]any{"object": "list", "data": data, "model": req.Model,
+		"usage": map[string]any{"prompt_tokens": len(texts), "total_tokens": len(texts)}})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+// HashEmbed is a deterministic bag-of-words embedding: texts sharing words
+// get close vectors, which is enough to test vector plumbing and fusion.
+func HashEmbed(text string) []float32 {
+	const dim = 64
+	v := make([]float32, dim)
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
+	}) {
+		h := fnv.New32a()
+		h.Write([]byte(w))
+		v[h.Sum32()%dim]++
+	}
+	var n float64
+	for _, x := range v {
+		n += float64(x * x)
+	}
+	if n > 0 {
+		n = math.Sqrt(n)
+		for i := range v {
+			v[i] = float32(float64(v[i]) / n)
+		}
+	}
+	return v
+}
+
+// JSON marshals v for a Reply's Content; it panics on values that cannot be
+// marshalled, which in a test script is a bug in the test.
+func JSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}

@@ -1,0 +1,200 @@
+package consolidate
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/engram-dev/engram/consolidate/llmtest"
+)
+
+// providers returns both production clients pointed at one fake server.
+func providers(t *testing.T, s *llmtest.Server) map[string]Provider {
+	t.Helper()
+	return map[string]Provider{
+		"ollama": NewOllama(s.OllamaURL(), "fake"),
+		"openai": NewOpenAI(s.OpenAIURL(), "sk-test-secret-key-0123456789", "fake"),
+	}
+}
+
+func TestProviderChat(t *testing.T) {
+	s := llmtest.New(t)
+	want := `{"facts":[{"kind":"user","slug":"likes-tea","description":"Likes green tea","fact":"You like green tea — ünïcode ✓.","episode":""}]}`
+	s.Handle(func(c llmtest.Call) llmtest.Reply { return llmtest.Reply{Content: want} })
+	for name, p := range providers(t, s) {
+		t.Run(name, func(t *testing.T) {
+			got, err := p.Chat(context.Background(), ChatRequest{System: "ENGRAM-TASK: extract", Prompt: "hello", SchemaName: SchemaExtract, Schema: extractSchema})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != want {
+				t.Fatalf("got %q", got)
+			}
+			calls := s.Calls()
+			c := calls[len(calls)-1]
+			if c.Kind != llmtest.KindExtract || c.Prompt != "hello" || !strings.Contains(c.System, "ENGRAM-TASK") {
+				t.Fatalf("recorded %+v", c)
+			}
+			if !strings.Contains(string(c.Schema), `"facts"`) {
+				t.Fatalf("schema not sent: %s", c.Schema)
+			}
+			if name == "ollama" && !c.Stream {
+				t.Fatal("ollama call should stream")
+			}
+			if name == "openai" {
+				if !strings.Contains(string(c.Body), `"json_schema"`) || !strings.Contains(string(c.Body), `"strict":true`) {
+					t.Fatalf("response_format missing: %s", c.Body)
+				}
+				if c.Header.Get("Authorization") != "Bearer sk-test-secret-key-0123456789" {
+					t.Fatal("no bearer token")
+				}
+			}
+		})
+	}
+}
+
+func TestProviderEmbed(t *testing.T) {
+	s := llmtest.New(t)
+	for name, p := range providers(t, s) {
+		t.Run(name, func(t *testing.T) {
+			v, err := p.Embed(context.Background(), []string{"green tea", "black coffee"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(v) != 2 || len(v[0]) != 64 {
+				t.Fatalf("got %d vectors", len(v))
+			}
+		})
+	}
+}
+
+func TestProviderFailures(t *testing.T) {
+	cases := []struct {
+		name  string
+		reply llmtest.Reply
+		want  string
+	}{
+		{"http 500", llmtest.Reply{Status: 500, Error: "model crashed"}, "model crashed"},
+		{"broken wire", llmtest.Reply{Raw: "<html>proxy error</html>"}, ""},
+		{"truncated stream", llmtest.Reply{Content: `{"facts":[`, Truncate: true}, ""},
+		{"length limit", llmtest.Reply{Content: `{"facts":[`, DoneReason: "length"}, "length"},
+	}
+	for _, tc := range cases {
+		s := llmtest.New(t)
+		for name, p := range providers(t, s) {
+			if tc.reply.Truncate && name == "openai" {
+				continue // not a streaming protocol there
+			}
+			t.Run(tc.name+"/"+name, func(t *testing.T) {
+				s.Queue(llmtest.KindExtract, tc.reply)
+				_, err := p.Chat(context.Background(), ChatRequest{SchemaName: SchemaExtract, Schema: extractSchema})
+				if err == nil {
+					t.Fatal("no error")
+				}
+				if !strings.Contains(err.Error(), tc.want) {
+					t.Fatalf("error %q does not mention %q", err, tc.want)
+				}
+				if strings.Contains(err.Error(), "sk-test-secret") {
+					t.Fatalf("error leaks the API key: %v", err)
+				}
+			})
+		}
+	}
+}
+
+func TestProviderTimeoutAndRefused(t *testing.T) {
+	s := llmtest.New(t)
+	ps := providers(t, s)
+	ps["ollama"].(*Ollama).Timeout = 50 * time.Millisecond
+	ps["openai"].(*OpenAI).Timeout = 50 * time.Millisecond
+	for name, p := range ps {
+		t.Run("timeout/"+name, func(t *testing.T) {
+			s.Queue(llmtest.KindExtract, llmtest.Reply{Hang: true})
+			_, err := p.Chat(context.Background(), ChatRequest{SchemaName: SchemaExtract, Schema: extractSchema})
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("want a timeout, got %v", err)
+			}
+		})
+	}
+	s.Close()
+	for name, p := range ps {
+		t.Run("refused/"+name, func(t *testing.T) {
+			_, err := p.Chat(context.Background(), ChatRequest{SchemaName: SchemaExtract, Schema: extractSchema})
+			if !errors.Is(err, ErrNoModel) {
+				t.Fatalf("want ErrNoModel, got %v", err)
+			}
+			if strings.Contains(err.Error(), "sk-test-secret") {
+				t.Fatalf("error leaks the API key: %v", err)
+			}
+			if e, ok := p.(Endpoint); !ok || e.Ping(context.Background()) == nil {
+				t.Fatal("ping should fail on a closed server")
+			}
+		})
+	}
+}
+
+func TestOpenAIKeyNeverInErrors(t *testing.T) {
+	s := llmtest.New(t)
+	key := "sk-live-abcdefghijklmnopqrstuvwxyz012345"
+	// Some servers echo the key they rejected.
+	s.Queue(llmtest.KindExtract, llmtest.Reply{Status: 401, Error: "Incorrect API key provided: " + key})
+	p := NewOpenAI(s.OpenAIURL(), key, "fake")
+	_, err := p.Chat(context.Background(), ChatRequest{SchemaName: SchemaExtract, Schema: extractSchema})
+	if err == nil || strings.Contains(err.Error(), key) || strings.Contains(err.Error(), "abcdefghijklmnop") {
+		t.Fatalf("error leaks the key: %v", err)
+	}
+	if !strings.Contains(err.Error(), "401") {
+		t.Fatalf("error should say 401: %v", err)
+	}
+}
+
+func TestFromEnv(t *testing.T) {
+	t.Setenv("ENGRAM_LLM", "")
+	t.Setenv("ENGRAM_MODEL", "")
+	t.Setenv("OLLAMA_HOST", "example.test:1234")
+	p, err := FromEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Name() != "ollama" || p.Model() != DefaultOllamaModel || p.(Endpoint).Endpoint() != "http://example.test:1234" {
+		t.Fatalf("got %s %s %s", p.Name(), p.Model(), p.(Endpoint).Endpoint())
+	}
+	t.Setenv("ENGRAM_LLM", "openai")
+	t.Setenv("ENGRAM_MODEL", "m1")
+	t.Setenv("OPENAI_BASE_URL", "http://localhost:1/v1/")
+	t.Setenv("OPENAI_API_KEY", "sk-zzzzzzzzzzzzzzzzzzzzzzzz")
+	t.Setenv("ENGRAM_LLM_TIMEOUT", "7s")
+	p, err = FromEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := p.(*OpenAI)
+	if o.Model() != "m1" || o.Endpoint() != "http://localhost:1/v1" || o.Timeout != 7*time.Second {
+		t.Fatalf("got %+v", o.Endpoint())
+	}
+	t.Setenv("ENGRAM_LLM", "bard")
+	if _, err := FromEnv(); err == nil {
+		t.Fatal("unknown provider accepted")
+	}
+	t.Setenv("ENGRAM_LLM", "ollama")
+	t.Setenv("ENGRAM_LLM_TIMEOUT", "soon")
+	if _, err := FromEnv(); err == nil {
+		t.Fatal("bad timeout accepted")
+	}
+}
+
+func TestParseOllamaHost(t *testing.T) {
+	for in, want := range map[string]string{
+		"localhost":                "http://localhost:11434",
+		"localhost:8080":           "http://localhost:8080",
+		"http://10.0.0.1:11434":    "http://10.0.0.1:11434",
+		"https://ollama.example":   "https://ollama.example:443",
+		"http://[::1]:11434/proxy": "http://[::1]:11434/proxy",
+	} {
+		if got := parseOllamaHost(in).String(); got != want {
+			t.Errorf("%s: got %s want %s", in, got, want)
+		}
+	}
+}
