@@ -2,6 +2,8 @@ package recall
 
 import (
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -16,10 +18,13 @@ import (
 const maxTermLen = 64
 
 // extraStopWords are words that phrase a request to memory rather than its
-// content ("what do you know about…", "tell me…"). They add the Snowball
-// list's role for questions and would otherwise match memories that happen
-// to mention knowing or telling.
+// content ("what do you know about…", "tell me…"), which would otherwise
+// match memories that happen to mention knowing or telling. "user" is one
+// of them: the user is the subject of every memory, written "you" in the
+// memory (a stop word already), so "the user's dog" must weigh "dog" only,
+// not favour the memories that happen to say "the user".
 var extraStopWords = map[string]bool{
+	"user": true, "users": true,
 	"also": true, "anything": true, "could": true, "know": true, "knows": true,
 	"let": true, "please": true, "recall": true, "remember": true,
 	"something": true, "tell": true, "thing": true, "things": true, "would": true,
@@ -81,6 +86,16 @@ func Words(s string) []string {
 	return out
 }
 
+// stemCache remembers stems: a repository's vocabulary repeats, and
+// Snowball costs a microsecond or more per word, the largest part of a Put.
+// It stops growing at stemCacheMax words so odd input cannot bloat it.
+var (
+	stemCache  sync.Map // word -> stem
+	stemCached atomic.Int64
+)
+
+const stemCacheMax = 200_000
+
 // Stem returns the search term for one lower-case word.
 func Stem(w string) string {
 	// Snowball's English rules only make sense for Latin letters; other
@@ -90,7 +105,16 @@ func Stem(w string) string {
 			return w
 		}
 	}
-	return english.Stem(w, true)
+	if s, ok := stemCache.Load(w); ok {
+		return s.(string)
+	}
+	s := english.Stem(w, true)
+	if stemCached.Load() < stemCacheMax {
+		if _, loaded := stemCache.LoadOrStore(strings.Clone(w), s); !loaded {
+			stemCached.Add(1)
+		}
+	}
+	return s
 }
 
 // Terms turns text into the terms the index stores: words without stop

@@ -185,6 +185,14 @@ func (v *Vectors) store(k [32]byte, vec []float32) error {
 		if err := os.MkdirAll(v.dir, 0o755); err != nil {
 			return err
 		}
+		// The cache is derived data: keep it out of git even in a
+		// repository whose .gitignore does not mention it.
+		ign := filepath.Join(v.dir, ".gitignore")
+		if _, err := os.Stat(ign); errors.Is(err, os.ErrNotExist) {
+			if err := os.WriteFile(ign, []byte("*\n"), 0o644); err != nil {
+				return err
+			}
+		}
 		f, err := os.OpenFile(v.file(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
 			return err
