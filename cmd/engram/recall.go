@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/engram-dev/engram/consolidate"
+	"github.com/engram-dev/engram/memgraph"
+	"github.com/engram-dev/engram/memgraph/recall"
+)
+
+func init() {
+	var (
+		k    int
+		kind string
+		all  bool
+		asJS bool
+	)
+	register(&command{
+		name:    "recall",
+		usage:   `recall REPO "QUESTION" [-k N] [--kind user|character] [--all] [--json]`,
+		summary: "find the memories that answer a question, best first",
+		help: `Ranks the memories of the repository REPO for a question in plain words,
+for example: engram recall ~/memory "does the user have allergies?"
+
+Matching is by keywords with English stemming ("allergies" finds
+"allergic"), weighted so the title and description count more than the
+fact and the episode, with a small bonus for memories used often. Only
+active memories are returned; --all includes superseded, retracted and
+contradicted ones, marked as such.
+
+When "engram reindex REPO" has built vectors for the repository, the
+question is also embedded (ENGRAM_LLM, OLLAMA_HOST, ... as for
+consolidation) and both rankings are fused. If the model does not answer
+within 2 seconds, keywords alone decide: recall never needs the network.
+
+Output lists each memory's path, description and the sentence that
+matches best. --json prints an array of objects with path (relative to
+REPO), description, score, kind, status and snippet, best first.`,
+		flags: func(fl *flag.FlagSet) {
+			fl.IntVar(&k, "k", 10, "number of memories to return")
+			fl.StringVar(&kind, "kind", "", "only `user` or `character` memories")
+			fl.BoolVar(&all, "all", false, "include retired (superseded, retracted, contradicted) memories")
+			fl.BoolVar(&asJS, "json", false, "print JSON")
+		},
+		run: func(fl *flag.FlagSet, args []string) error {
+			if len(args) < 2 {
+				fl.Usage()
+				return exitError{2}
+			}
+			switch kind {
+			case "", string(memgraph.KindUser), string(memgraph.KindCharacter):
+			default:
+				return fmt.Errorf("--kind %q: want user or character", kind)
+			}
+			if k <= 0 {
+				return fmt.Errorf("-k %d: want a positive number", k)
+			}
+			g, err := memgraph.Scan(args[0])
+			if err != nil {
+				return err
+			}
+			useCachedVectors(g)
+			q := strings.Join(args[1:], " ")
+			hits := g.RecallContext(context.Background(), q, recall.Options{K: k, Kind: kind, All: all})
+			if asJS {
+				return writeHitsJSON(hits)
+			}
+			writeHits(q, hits)
+			return nil
+		},
+	})
+}
+
+// useCachedVectors turns on vector recall when a vector cache exists for
+// the configured model. Without one, recall stays keyword-only and never
+// touches the network; `engram reindex` builds the cache.
+func useCachedVectors(g *memgraph.Graph) {
+	dir := filepath.Join(g.Root(), filepath.FromSlash(memgraph.VectorCacheDir))
+	if _, err := os.Stat(dir); err != nil {
+		return
+	}
+	p, err := consolidate.FromEnv()
+	if err != nil {
+		return
+	}
+	v := recall.NewVectors(p, embedModel(p), dir)
+	if err := g.RecallIndex().SetVectors(v, false); err != nil {
+		return
+	}
+	if n, _ := g.RecallIndex().VectorCount(); n == 0 {
+		g.RecallIndex().Close()
+	}
+}
+
+// embedModel names the embedding model for the vector cache key: vectors
+// of different models must never mix.
+func embedModel(p consolidate.Provider) string {
+	switch p := p.(type) {
+	case *consolidate.Ollama:
+		return "ollama/" + p.EmbedModel
+	case *consolidate.OpenAI:
+		return "openai/" + p.EmbedModel
+	}
+	return p.Name() + "/" + p.Model()
+}
+
+type jsonHit struct {
+	Path        string  `json:"path"`
+	Description string  `json:"description"`
+	Score       float64 `json:"score"`
+	Kind        string  `json:"kind"`
+	Status      string  `json:"status"`
+	Snippet     string  `json:"snippet"`
+}
+
+func writeHitsJSON(hits []recall.Hit) error {
+	out := make([]jsonHit, 0, len(hits))
+	for _, h := range hits {
+		out = append(out, jsonHit{h.Path, h.Description, h.Score, h.Kind, h.Status, h.Snippet})
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+func writeHits(q string, hits []recall.Hit) {
+	if len(hits) == 0 {
+		fmt.Fprintf(stdout, "no memory matches %q\n", q)
+		return
+	}
+	for i, h := range hits {
+		if i > 0 {
+			fmt.Fprintln(stdout)
+		}
+		status := ""
+		if h.Status != "" && h.Status != string(memgraph.StatusActive) {
+			status = " [" + h.Status + "]"
+		}
+		fmt.Fprintf(stdout, "%s%s\n", h.Path, status)
+		fmt.Fprintf(stdout, "  %s\n", h.Description)
+		if h.Snippet != "" && h.Snippet != h.Description {
+			fmt.Fprintf(stdout, "  > %s\n", h.Snippet)
+		}
+	}
+}
