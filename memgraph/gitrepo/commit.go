@@ -155,7 +155,7 @@ type pending struct {
 // head is the state of HEAD when a commit starts.
 type head struct {
 	name   plumbing.ReferenceName // the ref to move (refs/heads/main, or HEAD when detached)
-	commit plumbing.Hash // zero when the branch is unborn
+	commit plumbing.Hash          // zero when the branch is unborn
 	tree   plumbing.Hash
 }
 

@@ -66,7 +66,8 @@ func (r *Repo) writeObject(typ string, data []byte) (plumbing.Hash, error) {
 		return id, err
 	}
 	tmp := f.Name()
-	zw, _ := zlib.NewWriterLevel(f, zlib.BestSpeed)
+	zw := getZlib(typ, f)
+	defer putZlib(typ, zw)
 	_, err = zw.Write([]byte(typ + " " + strconv.Itoa(len(data)) + "\x00"))
 	if err == nil {
 		_, err = zw.Write(data)
@@ -89,6 +90,24 @@ func (r *Repo) writeObject(typ string, data []byte) (plumbing.Hash, error) {
 	}
 	return id, nil
 }
+
+// Zlib writers allocate about a megabyte each, more than compressing a
+// small object costs, so they are pooled. Trees use Huffman-only coding:
+// a large directory's tree is rewritten on every commit that touches it,
+// and its 20-byte hashes do not compress anyway, so skipping the LZ77
+// search halves the commit time for a small loss in size.
+var zlibPools = map[bool]*sync.Pool{
+	false: {New: func() any { w, _ := zlib.NewWriterLevel(nil, zlib.BestSpeed); return w }},
+	true:  {New: func() any { w, _ := zlib.NewWriterLevel(nil, zlib.HuffmanOnly); return w }},
+}
+
+func getZlib(typ string, w io.Writer) *zlib.Writer {
+	zw := zlibPools[typ == "tree"].Get().(*zlib.Writer)
+	zw.Reset(w)
+	return zw
+}
+
+func putZlib(typ string, zw *zlib.Writer) { zlibPools[typ == "tree"].Put(zw) }
 
 // readObject returns the content of object id of type typ. When the object
 // is not found it reopens the storage once: a "git gc" may have moved it
