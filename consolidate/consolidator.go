@@ -1,0 +1,335 @@
+package consolidate
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/engram-dev/engram/memgraph"
+	"github.com/engram-dev/engram/memgraph/gitrepo"
+)
+
+// Author is who consolidation commits are by.
+var Author = gitrepo.Author{Name: "consolidator", Email: "consolidator@engram.local"}
+
+// Config tunes a Consolidator. Zero values take the defaults in brackets.
+type Config struct {
+	Idle       time.Duration // run when transcripts were quiet this long [10m]
+	Every      int           // run when this many new user messages arrived [30]
+	ChunkChars int           // transcript text per extraction call [12000]
+	Candidates int           // existing memories offered per fact [5]
+	Retries    int           // re-decisions of a fact whose target changed under us [2]
+	MinBackoff time.Duration // first wait after a failed run [30s]
+	MaxBackoff time.Duration // longest wait between failed runs [30m]
+	Logger     *slog.Logger  // [slog.Default()]
+	Now        func() time.Time
+}
+
+func (c *Config) defaults() {
+	if c.Idle <= 0 {
+		c.Idle = 10 * time.Minute
+	}
+	if c.Every <= 0 {
+		c.Every = 30
+	}
+	if c.ChunkChars <= 0 {
+		c.ChunkChars = 12000
+	}
+	if c.Candidates <= 0 {
+		c.Candidates = 5
+	}
+	if c.Retries <= 0 {
+		c.Retries = 2
+	}
+	if c.MinBackoff <= 0 {
+		c.MinBackoff = 30 * time.Second
+	}
+	if c.MaxBackoff < c.MinBackoff {
+		c.MaxBackoff = 30 * time.Minute
+		if c.MaxBackoff < c.MinBackoff {
+			c.MaxBackoff = c.MinBackoff
+		}
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+}
+
+// Consolidator consolidates the transcripts of one repository.
+type Consolidator struct {
+	g   *memgraph.Graph
+	r   *gitrepo.Repo
+	p   Provider
+	cfg Config
+	log *slog.Logger
+
+	mu         sync.Mutex // guards the fields below
+	lastChange time.Time  // last transcript change heard through Notify
+	pending    map[string]int
+	requested  bool
+	failures   int
+	nextTry    time.Time
+	running    bool
+	last       string // last outcome for Status
+	waiting    string // "waiting for a model at …" while unreachable
+	wake       chan struct{}
+}
+
+// repoLocks makes "one run at a time per repository" hold even for two
+// Consolidators on the same directory.
+var repoLocks sync.Map // dir -> *sync.Mutex
+
+// New returns a Consolidator. p may be nil: runs then fail with a clear
+// message and the status says no model is configured.
+func New(g *memgraph.Graph, r *gitrepo.Repo, p Provider, cfg Config) *Consolidator {
+	cfg.defaults()
+	return &Consolidator{g: g, r: r, p: p, cfg: cfg, log: cfg.Logger,
+		pending: map[string]int{}, wake: make(chan struct{}, 1)}
+}
+
+// Report is the outcome of one Run.
+type Report struct {
+	Commits      []string // one per consolidated chunk
+	Sources      []string // "transcripts/s1.jsonl#1-5"
+	Messages     int      // messages consumed
+	Added        int
+	Updated      int
+	Contradicted int
+	Unchanged    int
+	Skipped      int      // decisions or facts refused
+	Redactions   int      // secrets removed before the model saw them
+	Problems     []string // malformed lines, refused model output, …
+}
+
+// String is the one-line outcome the CLI prints and the status file shows.
+func (r Report) String() string {
+	if len(r.Sources) == 0 {
+		return "nothing new to consolidate"
+	}
+	s := fmt.Sprintf("%s: %s", strings.Join(r.Sources, ", "), counts(r.Added, r.Updated, r.Contradicted, r.Unchanged, r.Skipped))
+	if r.Redactions > 0 {
+		s += fmt.Sprintf(" (%d secrets redacted)", r.Redactions)
+	}
+	return s
+}
+
+func counts(add, upd, con, none, skip int) string {
+	s := fmt.Sprintf("%d added, %d updated, %d contradicted, %d unchanged", add, upd, con, none)
+	if skip > 0 {
+		s += fmt.Sprintf(", %d skipped", skip)
+	}
+	return s
+}
+
+func (r *Report) problem(format string, args ...any) {
+	r.Problems = append(r.Problems, fmt.Sprintf(format, args...))
+}
+
+// Run consolidates everything new since the cursor, once, in the
+// foreground. Transcripts are processed in chunks; each chunk is committed
+// with its cursor advance, so a failure keeps what earlier chunks
+// committed and changes nothing for the failed one.
+func (c *Consolidator) Run(ctx context.Context) (Report, error) {
+	var rep Report
+	if c.p == nil {
+		return rep, errors.New("no language model configured (set ENGRAM_LLM, ENGRAM_MODEL, OLLAMA_HOST or OPENAI_BASE_URL)")
+	}
+	lk, _ := repoLocks.LoadOrStore(c.r.Dir(), &sync.Mutex{})
+	lk.(*sync.Mutex).Lock()
+	defer lk.(*sync.Mutex).Unlock()
+
+	if err := c.Recover(); err != nil {
+		return rep, err
+	}
+	cur, err := c.headCursor()
+	if err != nil {
+		return rep, err
+	}
+	paths, err := c.transcripts()
+	if err != nil {
+		return rep, err
+	}
+	for _, rel := range paths {
+		data, err := os.ReadFile(filepath.Join(c.r.Dir(), filepath.FromSlash(rel)))
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			return rep, err
+		}
+		t := ParseTranscript(rel, data)
+		start, rewritten := cur.Start(t)
+		if rewritten {
+			c.log.Warn("transcript was rewritten below the cursor; consolidating it again from the start", "transcript", rel)
+		}
+		if start >= len(t.Messages) {
+			continue
+		}
+		for _, p := range t.Problems {
+			c.log.Warn("transcript line skipped", "problem", p.String())
+			rep.problem("%s", p.String())
+		}
+		for _, ch := range chunks(t, start, len(t.Messages), c.cfg.ChunkChars) {
+			if err := ctx.Err(); err != nil {
+				return rep, err
+			}
+			next := cur.Clone()
+			next.Advance(t, ch.hi)
+			if err := c.runChunk(ctx, t, ch, next, &rep); err != nil {
+				return rep, err
+			}
+			cur = next
+		}
+	}
+	return rep, nil
+}
+
+// headCursor reads the committed cursor: the truth, because it only ever
+// moves in the commit that holds the memories it accounts for.
+func (c *Consolidator) headCursor() (*Cursor, error) {
+	data, ok, err := c.r.ReadHead(CursorFile)
+	if err != nil {
+		return nil, fmt.Errorf("reading the cursor: %w", err)
+	}
+	if !ok {
+		data = nil
+	}
+	return ParseCursor(data)
+}
+
+// transcripts lists transcript files: everything under transcripts/ that is
+// not hidden, a temp file or git-ignored.
+func (c *Consolidator) transcripts() ([]string, error) {
+	root := filepath.Join(c.r.Dir(), memgraph.TranscriptsDir)
+	var out []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == root && errors.Is(err, fs.ErrNotExist) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		name := d.Name()
+		if p != root && strings.HasPrefix(name, ".") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() || !d.Type().IsRegular() || isTempName(name) {
+			return nil
+		}
+		rel, err := filepath.Rel(c.r.Dir(), p)
+		if err != nil {
+			return nil
+		}
+		rel = filepath.ToSlash(rel)
+		if c.r.Ignored(rel) {
+			return nil
+		}
+		out = append(out, rel)
+		return nil
+	})
+	sort.Strings(out)
+	return out, err
+}
+
+// isTempName recognises editor and tool temp files, which are never
+// transcripts (the tracker's list, kept small here to avoid importing it).
+func isTempName(name string) bool {
+	return name == "4913" || strings.HasSuffix(name, "~") || strings.HasSuffix(name, ".swp") ||
+		strings.HasSuffix(name, ".swx") || strings.HasSuffix(name, ".tmp") || strings.HasPrefix(name, "sed")
+}
+
+// source names a message range: "transcripts/s1.jsonl#1-5".
+func source(rel string, lo, hi int) string {
+	if hi-lo == 1 {
+		return fmt.Sprintf("%s#%d", rel, lo+1)
+	}
+	return fmt.Sprintf("%s#%d-%d", rel, lo+1, hi)
+}
+
+// Recover finishes a run that wrote its files to the work tree but did not
+// commit them (a crash between the two): the work tree cursor then differs
+// from HEAD's and names the files of that run, which are committed with
+// the run's message. Messages are thereby consolidated exactly once. The
+// change tracker's own recovery, when it runs first, has the same effect.
+func (c *Consolidator) Recover() error {
+	wt, err := os.ReadFile(filepath.Join(c.r.Dir(), filepath.FromSlash(CursorFile)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	head, _, err := c.r.ReadHead(CursorFile)
+	if err != nil {
+		return err
+	}
+	if bytes.Equal(wt, head) {
+		return nil
+	}
+	cur, err := ParseCursor(wt)
+	if err != nil || cur.Last == nil {
+		c.log.Warn("the work tree cursor differs from the committed one and cannot be recovered; the committed one is used", "file", CursorFile)
+		return nil
+	}
+	changes := []gitrepo.Change{}
+	for _, rel := range cur.Last.Files {
+		if !allowedMemoryPath(rel) {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(c.r.Dir(), filepath.FromSlash(rel)))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		prev, _, err := c.r.ReadHead(rel)
+		if err != nil {
+			return err
+		}
+		if probs := memgraph.Validate(rel, data, prev); len(probs) > 0 {
+			c.log.Warn("not recovering an invalid file", "file", rel, "problem", probs[0].String())
+			continue
+		}
+		changes = append(changes, gitrepo.Change{Path: rel, Data: data})
+	}
+	changes = append(changes, gitrepo.Change{Path: CursorFile, Data: wt})
+	msg := cur.Last.Message + "\nEngram-Recovered: true\n"
+	hash, err := c.r.Commit(changes, msg, Author, c.cfg.Now())
+	if err != nil {
+		return fmt.Errorf("recovering an interrupted consolidation: %w", err)
+	}
+	for _, ch := range changes {
+		c.g.Put(ch.Path, ch.Data)
+	}
+	c.log.Info("recovered an interrupted consolidation", "commit", hash, "files", len(changes)-1)
+	return nil
+}
+
+// allowedMemoryPath reports whether consolidation may write rel: a
+// markdown file directly inside user_memory/ or character_memory/ with a
+// valid slug. Everything the model names goes through this gate.
+func allowedMemoryPath(rel string) bool {
+	dir, file := path.Split(rel)
+	if dir != memgraph.UserDir+"/" && dir != memgraph.CharacterDir+"/" {
+		return false
+	}
+	slug, ok := strings.CutSuffix(file, ".md")
+	return ok && memgraph.ValidSlug(slug)
+}

@@ -1,0 +1,241 @@
+package consolidate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/engram-dev/engram/memgraph"
+)
+
+// Notify tells the consolidator that a file under transcripts/ changed.
+// The change tracker calls it; it is cheap apart from re-reading that one
+// transcript to count its new user messages.
+func (c *Consolidator) Notify(rel string) {
+	if !strings.HasPrefix(rel, memgraph.TranscriptsDir+"/") {
+		return
+	}
+	n := c.newUserMessages(rel)
+	c.mu.Lock()
+	c.lastChange = c.cfg.Now()
+	if n > 0 {
+		c.pending[rel] = n
+	} else {
+		delete(c.pending, rel)
+	}
+	c.mu.Unlock()
+	c.poke()
+}
+
+// Request asks for a run as soon as possible, even during a backoff.
+func (c *Consolidator) Request() {
+	c.mu.Lock()
+	c.requested = true
+	c.mu.Unlock()
+	c.poke()
+}
+
+func (c *Consolidator) poke() {
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// newUserMessages counts user messages of rel beyond the committed cursor.
+func (c *Consolidator) newUserMessages(rel string) int {
+	data, err := os.ReadFile(filepath.Join(c.r.Dir(), filepath.FromSlash(rel)))
+	if err != nil {
+		return 0
+	}
+	cur, err := c.headCursor()
+	if err != nil {
+		return 0
+	}
+	t := ParseTranscript(rel, data)
+	start, _ := cur.Start(t)
+	n := 0
+	for _, m := range t.Messages[start:] {
+		if m.Role == RoleUser || m.Role == RoleDocument {
+			n++
+		}
+	}
+	return n
+}
+
+// Pending returns the number of new user messages known to wait.
+func (c *Consolidator) Pending() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, k := range c.pending {
+		n += k
+	}
+	return n
+}
+
+// Loop runs consolidation until ctx ends: when transcripts have been idle
+// for cfg.Idle, when cfg.Every new user messages are waiting, or on
+// Request. Failed runs back off exponentially (a Request still runs at
+// once). Transcripts left from before the loop started count as changed at
+// start, so they are consolidated after one idle period.
+func (c *Consolidator) Loop(ctx context.Context) {
+	if e, ok := c.p.(Endpoint); ok {
+		if err := e.Ping(ctx); err != nil {
+			c.mu.Lock()
+			c.waiting = "waiting for a model at " + e.Endpoint()
+			c.mu.Unlock()
+		}
+	}
+	if paths, err := c.transcripts(); err == nil {
+		for _, rel := range paths {
+			if n := c.newUserMessages(rel); n > 0 {
+				c.mu.Lock()
+				c.pending[rel] = n
+				c.lastChange = c.cfg.Now()
+				c.mu.Unlock()
+			}
+		}
+	}
+	for {
+		wait, run := c.due()
+		if run {
+			c.runOnce(ctx)
+			continue
+		}
+		var timer <-chan time.Time
+		var t *time.Timer
+		if wait > 0 {
+			t = time.NewTimer(wait)
+			timer = t.C
+		}
+		select {
+		case <-ctx.Done():
+		case <-c.wake:
+		case <-timer:
+		}
+		if t != nil {
+			t.Stop()
+		}
+		if ctx.Err() != nil {
+			return
+		}
+	}
+}
+
+// due says whether a run should start now, or how long to wait before
+// looking again (0: until woken).
+func (c *Consolidator) due() (time.Duration, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := c.cfg.Now()
+	if c.requested {
+		return 0, true
+	}
+	n := 0
+	for _, k := range c.pending {
+		n += k
+	}
+	if n == 0 {
+		return 0, false
+	}
+	if c.failures > 0 && now.Before(c.nextTry) {
+		return c.nextTry.Sub(now), false
+	}
+	if n >= c.cfg.Every {
+		return 0, true
+	}
+	idleAt := c.lastChange.Add(c.cfg.Idle)
+	if !now.Before(idleAt) {
+		return 0, true
+	}
+	return idleAt.Sub(now), false
+}
+
+// runOnce runs and records the outcome for Status and the backoff.
+func (c *Consolidator) runOnce(ctx context.Context) {
+	c.mu.Lock()
+	c.requested = false
+	c.running = true
+	c.mu.Unlock()
+	rep, err := c.Run(ctx)
+	now := c.cfg.Now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.running = false
+	if err != nil {
+		if ctx.Err() != nil {
+			return
+		}
+		c.failures++
+		back := c.cfg.MinBackoff << min(c.failures-1, 16)
+		if back > c.cfg.MaxBackoff || back <= 0 {
+			back = c.cfg.MaxBackoff
+		}
+		c.nextTry = now.Add(back)
+		c.waiting = ""
+		if errors.Is(err, ErrNoModel) {
+			c.waiting = "waiting for a model at " + c.endpoint()
+		}
+		c.last = fmt.Sprintf("last run %s failed: %v; next try in %s", now.Format("2006-01-02 15:04:05"), err, back.Round(time.Second))
+		c.log.Warn("consolidation failed", "err", err, "retry_in", back)
+		return
+	}
+	c.failures, c.waiting = 0, ""
+	c.last = fmt.Sprintf("last run %s: %s", now.Format("2006-01-02 15:04:05"), rep)
+	// Anything that arrived during the run is counted again by Notify;
+	// what the run covered is no longer pending.
+	for rel := range c.pending {
+		if n := c.newUserMessagesLocked(rel); n > 0 {
+			c.pending[rel] = n
+		} else {
+			delete(c.pending, rel)
+		}
+	}
+}
+
+// newUserMessagesLocked is newUserMessages for callers holding c.mu (it
+// touches no field of c).
+func (c *Consolidator) newUserMessagesLocked(rel string) int { return c.newUserMessages(rel) }
+
+func (c *Consolidator) endpoint() string {
+	if e, ok := c.p.(Endpoint); ok {
+		return e.Endpoint()
+	}
+	if c.p != nil {
+		return c.p.Name()
+	}
+	return "(none configured)"
+}
+
+// Status is the consolidation line of the status file.
+func (c *Consolidator) Status() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var parts []string
+	switch {
+	case c.p == nil:
+		parts = append(parts, "consolidation: no language model configured")
+	case c.running:
+		parts = append(parts, "consolidation: running with "+c.p.Name()+"/"+c.p.Model())
+	case c.waiting != "":
+		parts = append(parts, "consolidation: "+c.waiting)
+	default:
+		parts = append(parts, "consolidation: idle ("+c.p.Name()+"/"+c.p.Model()+")")
+	}
+	n := 0
+	for _, k := range c.pending {
+		n += k
+	}
+	if n > 0 {
+		parts = append(parts, fmt.Sprintf("%d new user messages pending", n))
+	}
+	if c.last != "" {
+		parts = append(parts, c.last)
+	}
+	return strings.Join(parts, "; ")
+}
