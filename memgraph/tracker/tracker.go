@@ -125,9 +125,6 @@ func New(g *memgraph.Graph, r *gitrepo.Repo, cfg Config) *Tracker {
 	if cfg.MaxWait <= 0 {
 		cfg.MaxWait = 10 * time.Second
 	}
-	if cfg.MaxWait < cfg.Debounce {
-		cfg.MaxWait = cfg.Debounce
-	}
 	if cfg.Identities == nil {
 		cfg.Identities = DefaultIdentities
 	}

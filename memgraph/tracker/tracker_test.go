@@ -1,0 +1,421 @@
+package tracker_test
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/engram-dev/engram/memgraph"
+	"github.com/engram-dev/engram/memgraph/gitrepo"
+	"github.com/engram-dev/engram/memgraph/tracker"
+	"github.com/engram-dev/engram/memgraph/tracker/conformance"
+)
+
+// logWriter sends the tracker's logs to the test log.
+type logWriter struct {
+	mu   sync.Mutex
+	t    testing.TB
+	done bool
+}
+
+func (w *logWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.done {
+		w.t.Log(strings.TrimSpace(string(p)))
+	}
+	return len(p), nil
+}
+
+// open builds a tracker over dir without starting it.
+func open(t testing.TB, dir string, cfg tracker.Config) (*tracker.Tracker, *memgraph.Graph, *gitrepo.Repo) {
+	t.Helper()
+	r, err := gitrepo.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := memgraph.Scan(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lw := &logWriter{t: t}
+	t.Cleanup(func() { lw.mu.Lock(); lw.done = true; lw.mu.Unlock() })
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(lw, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	if cfg.Debounce == 0 {
+		cfg.Debounce = 50 * time.Millisecond
+	}
+	return tracker.New(g, r, cfg), g, r
+}
+
+// watch starts watch mode on dir: recovery, then Run until the test ends.
+func watch(t testing.TB, dir string, cfg tracker.Config) (*tracker.Tracker, *memgraph.Graph) {
+	t.Helper()
+	cfg.WriteSynthesized = true
+	tr, g, _ := open(t, dir, cfg)
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := tr.Recover(ctx); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- tr.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+		if err := tr.Flush(context.Background()); err != nil {
+			t.Errorf("Flush: %v", err)
+		}
+	})
+	select {
+	case <-tr.Ready():
+	case err := <-done:
+		t.Fatalf("Run stopped before it was ready: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("watcher not ready after 10s")
+	}
+	return tr, g
+}
+
+func settle(t testing.TB, tr *tracker.Tracker) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := tr.Settle(ctx); err != nil {
+		t.Fatalf("settle: %v", err)
+	}
+}
+
+func TestWatchConformance(t *testing.T) {
+	for _, name := range slices.Sorted(mapsKeys(conformance.Suite)) {
+		fn := conformance.Suite[name]
+		t.Run(name, func(t *testing.T) {
+			dir := conformance.NewRepo(t)
+			// Long enough that a burst written in a loop stays one burst
+			// on a loaded machine, short enough to keep the suite quick.
+			tr, _ := watch(t, dir, tracker.Config{Debounce: 150 * time.Millisecond})
+			fn(t, conformance.Env{Dir: dir, Repo: dir, Settle: func(t *testing.T) { settle(t, tr) }})
+		})
+	}
+}
+
+func mapsKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// sh runs a shell command in dir and returns its trimmed output.
+func sh(t testing.TB, dir, script string) string {
+	t.Helper()
+	cmd := exec.Command("sh", "-c", script)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", script, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func commitCount(t testing.TB, dir string) int {
+	t.Helper()
+	n, err := strconv.Atoi(sh(t, dir, "git log --oneline | wc -l"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestBurstIsOneCommit(t *testing.T) {
+	dir := conformance.NewRepo(t)
+	tr, _ := watch(t, dir, tracker.Config{Debounce: 300 * time.Millisecond})
+	before := commitCount(t, dir)
+	for i := range 5 {
+		n := strconv.Itoa(i)
+		conformance.WriteFile(t, dir, "user_memory/quick-"+n+".md", conformance.Memory("Quick "+n, "Quick "+n, "Quick."))
+	}
+	settle(t, tr)
+	if got := commitCount(t, dir); got != before+1 {
+		t.Fatalf("git log --oneline | wc -l = %d, want %d", got, before+1)
+	}
+	conformance.CheckRepo(t, dir)
+}
+
+func TestMaxWaitBoundsABurst(t *testing.T) {
+	dir := conformance.NewRepo(t)
+	// Only MaxWait can make this commit: the debounce never runs out
+	// while the test waits.
+	tr, _ := watch(t, dir, tracker.Config{Debounce: time.Hour, MaxWait: 100 * time.Millisecond})
+	before := commitCount(t, dir)
+	conformance.WriteFile(t, dir, "user_memory/patient.md", conformance.Memory("Patient", "Patient", "Yes."))
+	settle(t, tr)
+	if got := commitCount(t, dir); got != before+1 {
+		t.Fatalf("commits = %d, want %d", got, before+1)
+	}
+}
+
+func TestIdentitiesAndFlush(t *testing.T) {
+	dir := conformance.NewRepo(t)
+	tr, g, _ := open(t, dir, tracker.Config{Identities: map[string]string{"vim": "editor", "sed": "agent", "dreamer": "consolidator"}})
+	var got [][]string
+	var mu sync.Mutex
+	tr.Subscribe(func(paths []string) { mu.Lock(); got = append(got, paths); mu.Unlock() })
+
+	tests := []struct {
+		writer, author string
+	}{
+		{"vim", "editor"},
+		{"sed", "agent"},
+		{"python3", "agent"},
+		{"dreamer", "consolidator"},
+	}
+	for i, tt := range tests {
+		rel := "user_memory/by-" + tt.writer + ".md"
+		conformance.WriteFile(t, dir, rel, conformance.Memory("Written by "+tt.writer, "By", "Fact "+strconv.Itoa(i)+"."))
+		tr.Touch(rel, tt.writer)
+		if err := tr.Flush(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if an := conformance.Git(t, dir, "log", "-1", "--format=%an"); an != tt.author {
+			t.Errorf("writer %s: author %q, want %q", tt.writer, an, tt.author)
+		}
+		if s := conformance.Subject(t, dir); s != tt.author+": add "+rel {
+			t.Errorf("subject %q", s)
+		}
+		if g.Get(rel) == nil {
+			t.Errorf("graph lacks %s after flush", rel)
+		}
+	}
+	mu.Lock()
+	if len(got) != len(tests) {
+		t.Errorf("subscriber called %d times, want %d: %v", len(got), len(tests), got)
+	}
+	mu.Unlock()
+
+	// A burst from two writers names both; the one with more changes authors.
+	for _, w := range []string{"a", "b"} {
+		rel := "user_memory/two-" + w + ".md"
+		conformance.WriteFile(t, dir, rel, conformance.Memory("Two "+w, "Two", "Two."))
+		tr.Touch(rel, "sed")
+	}
+	conformance.WriteFile(t, dir, "user_memory/two-c.md", conformance.Memory("Two c", "Two", "Two."))
+	tr.Touch("user_memory/two-c.md", "vim")
+	tr.Touch("user_memory/two-c.md", "") // fsnotify saw it too: the claim stays
+	if err := tr.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if s := conformance.Subject(t, dir); s != "agent, editor: 3 changes" {
+		t.Errorf("subject %q", s)
+	}
+	if an := conformance.Git(t, dir, "log", "-1", "--format=%an <%ae>"); an != "agent <agent@engram.local>" {
+		t.Errorf("author %q", an)
+	}
+	conformance.CheckRepo(t, dir)
+}
+
+func TestExplicitRenameWithEdit(t *testing.T) {
+	dir := conformance.NewRepo(t)
+	tr, g, _ := open(t, dir, tracker.Config{})
+	old, new := filepath.Join(dir, "user_memory", "likes-tea.md"), filepath.Join(dir, "user_memory", "drinks-tea.md")
+	if err := os.Rename(old, new); err != nil {
+		t.Fatal(err)
+	}
+	conformance.WriteFile(t, dir, "user_memory/drinks-tea.md", strings.Replace(conformance.LikesTea, "green", "white", -1))
+	tr.Renamed("user_memory/likes-tea.md", "user_memory/drinks-tea.md", "mv")
+	if err := tr.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if s := conformance.Subject(t, dir); s != "agent: rename user_memory/likes-tea.md -> user_memory/drinks-tea.md" {
+		t.Errorf("subject %q", s)
+	}
+	if g.Get("user_memory/likes-tea.md") != nil || g.Get("user_memory/drinks-tea.md") == nil {
+		t.Errorf("graph not renamed")
+	}
+	conformance.CheckRepo(t, dir)
+}
+
+func TestInvalidRetriedAndReported(t *testing.T) {
+	dir := conformance.NewRepo(t)
+	tr, _ := watch(t, dir, tracker.Config{})
+	rel := "user_memory/broken.md"
+	conformance.WriteFile(t, dir, rel, "---\ndescription: ok\nmood: grumpy\n---\n# Broken\n")
+	settle(t, tr)
+	st := string(tr.Status())
+	if !strings.Contains(st, rel+":3: ") {
+		t.Errorf("Status lacks %s:3:\n%s", rel, st)
+	}
+	if ps := tr.Invalid(); len(ps) == 0 || ps[0].Path != rel {
+		t.Errorf("Invalid() = %v", ps)
+	}
+	// An unrelated change retries it; still invalid, still out of git.
+	conformance.WriteFile(t, dir, "notes/other.md", "# Other\n")
+	settle(t, tr)
+	if _, ok := conformance.HeadFile(t, dir, rel); ok {
+		t.Fatal("invalid file committed")
+	}
+	// Fixed by renaming a corrected copy over it (editor-style save).
+	conformance.WriteFile(t, dir, "user_memory/broken.md.tmp", "---\ndescription: ok\n---\n# Broken\n")
+	if err := os.Rename(filepath.Join(dir, "user_memory/broken.md.tmp"), filepath.Join(dir, rel)); err != nil {
+		t.Fatal(err)
+	}
+	settle(t, tr)
+	if _, ok := conformance.HeadFile(t, dir, rel); !ok {
+		t.Fatal("fixed file not committed")
+	}
+	if len(tr.Invalid()) != 0 {
+		t.Errorf("still reported: %v", tr.Invalid())
+	}
+	conformance.CheckRepo(t, dir)
+}
+
+func TestVimAndSedTemporaries(t *testing.T) {
+	dir := conformance.NewRepo(t)
+	tr, _ := watch(t, dir, tracker.Config{})
+	rel := "user_memory/likes-tea.md"
+	sh(t, dir, "sed -i 's/green/jasmine/' "+rel)
+	settle(t, tr)
+	if got, _ := conformance.HeadFile(t, dir, rel); !strings.Contains(got, "jasmine") {
+		t.Fatalf("sed -i change not committed:\n%s", got)
+	}
+	vim, err := exec.LookPath("vim")
+	if err != nil {
+		if vim, err = exec.LookPath("vim.tiny"); err != nil {
+			t.Log("no vim: skipping the vim part")
+		}
+	}
+	if vim != "" {
+		// Ex mode with a swap file and the default backup dance, as a
+		// person's vim would save.
+		cmd := exec.Command(vim, "-u", "NONE", "-i", "NONE", "-N", "-es",
+			"-c", "set swapfile backup writebackup", "-c", "%s/jasmine/oolong/", "-c", "wq", rel)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("vim: %v\n%s", err, out)
+		}
+		settle(t, tr)
+		if got, _ := conformance.HeadFile(t, dir, rel); !strings.Contains(got, "oolong") {
+			t.Fatalf("vim change not committed:\n%s", got)
+		}
+	}
+	files := conformance.Git(t, dir, "ls-files")
+	for _, bad := range []string{"sed", ".swp", "~", "4913"} {
+		if strings.Contains(files, bad) {
+			t.Errorf("temp file committed (%q):\n%s", bad, files)
+		}
+	}
+	conformance.CheckRepo(t, dir, "user_memory/likes-tea.md~")
+}
+
+func TestRecoverOnStart(t *testing.T) {
+	dir := conformance.NewRepo(t)
+	conformance.WriteFile(t, dir, "user_memory/left-over.md", conformance.Memory("Left over", "Left", "Left."))
+	conformance.WriteFile(t, dir, "user_memory/likes-tea.md", strings.Replace(conformance.LikesTea, "green", "mint", 1))
+	conformance.WriteFile(t, dir, "user_memory/bad.md", "no frontmatter at all\n")
+	conformance.WriteFile(t, dir, "user_memory/.left-over.md.swp", "swap")
+	before := commitCount(t, dir)
+	tr, g := watch(t, dir, tracker.Config{})
+	if got := commitCount(t, dir); got != before+1 {
+		t.Fatalf("commits = %d, want %d", got, before+1)
+	}
+	if s := conformance.Subject(t, dir); s != "engram: recover 2 uncommitted changes" {
+		t.Errorf("subject %q", s)
+	}
+	if an := conformance.Git(t, dir, "log", "-1", "--format=%an"); an != "engram" {
+		t.Errorf("author %q", an)
+	}
+	if !strings.Contains(string(tr.Status()), "user_memory/bad.md") {
+		t.Errorf("invalid leftover not reported:\n%s", tr.Status())
+	}
+	if g.Get("user_memory/left-over.md") == nil {
+		t.Errorf("graph lacks the recovered memory")
+	}
+	conformance.CheckRepo(t, dir, "user_memory/bad.md")
+}
+
+func TestRescanCatchesMissedChanges(t *testing.T) {
+	dir := conformance.NewRepo(t)
+	tr, _, _ := open(t, dir, tracker.Config{Rescan: 20 * time.Millisecond, WriteSynthesized: true})
+	// Written before Run and without Recover: no event will ever say so.
+	conformance.WriteFile(t, dir, "user_memory/unseen.md", conformance.Memory("Unseen", "Unseen", "Unseen."))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- tr.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if _, ok := conformance.HeadFile(t, dir, "user_memory/unseen.md"); ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("rescan did not commit the unseen file")
+		}
+		time.Sleep(10 * time.Millisecond) // polling interval, not a readiness wait
+	}
+	settle(t, tr)
+	conformance.CheckRepo(t, dir)
+}
+
+func TestSynthesizedWrittenOnlyWhenChanged(t *testing.T) {
+	dir := conformance.NewRepo(t)
+	tr, _ := watch(t, dir, tracker.Config{})
+	idx := filepath.Join(dir, "user_memory.md")
+	fi1, err := os.Stat(idx)
+	if err != nil {
+		t.Fatalf("index not written at start: %v", err)
+	}
+	// A transcript does not change the user index: the file stays as is.
+	conformance.WriteFile(t, dir, "transcripts/t.txt", "User: hi\n")
+	settle(t, tr)
+	fi2, err := os.Stat(idx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !os.SameFile(fi1, fi2) || !fi1.ModTime().Equal(fi2.ModTime()) {
+		t.Errorf("user_memory.md rewritten although unchanged")
+	}
+	for _, rel := range []string{"user_memory.md", "character_memory.md", "CONTEXT.md", ".engram/status"} {
+		if _, err := os.Stat(filepath.Join(dir, rel)); err != nil {
+			t.Errorf("%s: %v", rel, err)
+		}
+	}
+	conformance.CheckRepo(t, dir)
+}
+
+func TestSubscribersHearHeadMoves(t *testing.T) {
+	dir := conformance.NewRepo(t)
+	tr, _ := watch(t, dir, tracker.Config{Debounce: 300 * time.Millisecond})
+	heard := make(chan []string, 16)
+	tr.Subscribe(func(paths []string) { heard <- paths })
+	conformance.PushFrom(t, dir, "user_memory/has-a-cat.md", "")
+	settle(t, tr)
+	if s := conformance.Subject(t, dir); s != "elsewhere: user_memory/has-a-cat.md" {
+		t.Errorf("HEAD subject %q: the pulled commit should be the last one", s)
+	}
+	found := false
+	for len(heard) > 0 {
+		if slices.Contains(<-heard, "user_memory/has-a-cat.md") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no notification for the path the outside commit removed")
+	}
+	if strings.Contains(conformance.ReadFile(t, dir, "user_memory.md"), "has-a-cat") {
+		t.Errorf("index still lists the removed memory")
+	}
+	conformance.CheckRepo(t, dir)
+}
