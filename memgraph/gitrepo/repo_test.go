@@ -68,7 +68,7 @@ func apply(t *testing.T, r *Repo, msg string, cs ...Change) string {
 }
 
 func put(p, data string) Change { return Change{Path: p, Data: []byte(data)} }
-func del(p string) Change        { return Change{Path: p, Delete: true} }
+func del(p string) Change       { return Change{Path: p, Delete: true} }
 
 func TestOpenNotRepo(t *testing.T) {
 	_, err := Open(t.TempDir())

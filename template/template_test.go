@@ -1,0 +1,133 @@
+package template
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/engram-dev/engram/memgraph"
+)
+
+func TestPaths(t *testing.T) {
+	want := []string{".engram/.gitkeep", ".gitignore", "README.md", "character.md", "character_memory/.gitkeep",
+		"transcripts/.gitkeep", "user.md", "user_memory/.gitkeep"}
+	if got := Paths(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("Paths() = %q\nwant %q", got, want)
+	}
+}
+
+func TestRenderUser(t *testing.T) {
+	for _, tc := range []struct{ name, title, line string }{
+		{"Ada", "# Ada\n", "The user's name is Ada."},
+		{"  Ada\n Lovelace ", "# Ada Lovelace\n", "The user's name is Ada Lovelace."},
+		{"", "# User\n", "The user's name is not known yet"},
+	} {
+		b, err := Render("user.md", tc.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(b)
+		if !strings.Contains(s, tc.title) || !strings.Contains(s, tc.line) || strings.Contains(s, "{{") {
+			t.Errorf("Render(user.md, %q) =\n%s", tc.name, s)
+		}
+	}
+}
+
+// TestMemoriesValid: every markdown file of the template is a valid memory.
+func TestMemoriesValid(t *testing.T) {
+	for _, p := range Paths() {
+		if !memgraph.IsMemoryPath(p) {
+			continue
+		}
+		b, _ := Render(p, "Ada")
+		// Validated as already committed (prev = itself): the template is
+		// committed by "engram init", not written through the mount.
+		if probs := memgraph.Validate(p, b, b); len(probs) > 0 {
+			t.Errorf("%s: %v", p, probs)
+		}
+	}
+	m, _ := memgraph.Parse("character.md", mustRender(t, "character.md"))
+	if m == nil || !m.Front.ReadOnly || m.Front.Description == "" {
+		t.Errorf("character.md must be read_only with a description: %+v", m)
+	}
+}
+
+func mustRender(t *testing.T, p string) []byte {
+	t.Helper()
+	b, err := Render(p, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestWriteNeverOverwrites(t *testing.T) {
+	dir := t.TempDir()
+	created, err := Write(dir, "Ada", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(created, Paths()) {
+		t.Fatalf("first Write created %q", created)
+	}
+	// A user edit and a real memory survive a second Write, and a folder
+	// with content gets no .gitkeep back.
+	os.WriteFile(filepath.Join(dir, "user.md"), []byte("mine"), 0o644)
+	os.Remove(filepath.Join(dir, "user_memory", ".gitkeep"))
+	os.WriteFile(filepath.Join(dir, "user_memory", "x.md"), []byte("x"), 0o644)
+	os.Remove(filepath.Join(dir, "README.md"))
+	created, err = Write(dir, "Bob", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(created, []string{"README.md"}) {
+		t.Fatalf("second Write created %q, want only README.md", created)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "user.md")); string(b) != "mine" {
+		t.Fatalf("user.md overwritten: %q", b)
+	}
+}
+
+// TestGitignore checks the ignore patterns against names editors and tools
+// really produce, and against memories that must never be ignored.
+func TestGitignore(t *testing.T) {
+	b, _ := Render(".gitignore", "")
+	s := string(b)
+	for _, want := range []string{"*.swp", "4913", "*~", ".#*", "sed??????", "*.tmp", "/CONTEXT.md", "/user_memory.md", "/character_memory.md", "/.engram/cache/", "/.engram/status"} {
+		if !strings.Contains(s, "\n"+want+"\n") {
+			t.Errorf(".gitignore lacks %q", want)
+		}
+	}
+}
+
+// TestGitignoreWithGit asks the real git which names the template ignores.
+func TestGitignoreWithGit(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git CLI not installed")
+	}
+	dir := t.TempDir()
+	if _, err := Write(dir, "", false); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("git", "-C", dir, "init", "-q").CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	for p, ignored := range map[string]bool{
+		"user_memory/.likes-tea.md.swp": true, "user_memory/.likes-tea.md.swo": true, "user_memory/4913": true,
+		"user_memory/likes-tea.md~": true, "user_memory/.#likes-tea.md": true, "user_memory/#likes-tea.md#": true,
+		"user_memory/sedA1b2C3": true, "user_memory/x.md.tmp": true, "CONTEXT.md": true, "user_memory.md": true,
+		"character_memory.md": true, ".engram/status": true, ".engram/cache/vectors.bin": true,
+		".engram/search/coffee": true,
+		"user_memory/likes-tea.md": false, "user_memory/sed-preferences.md": false, "user_memory/sedative.md": false,
+		"user_memory/sedan-owner.md": false, "notes/CONTEXT.md": false, ".engram/cursor.json": false,
+		"user_memory/4913.md": false, "transcripts/s1.jsonl": false,
+	} {
+		err := exec.Command("git", "-C", dir, "check-ignore", "-q", "--no-index", p).Run()
+		if got := err == nil; got != ignored {
+			t.Errorf("git check-ignore %s = %v, want %v", p, got, ignored)
+		}
+	}
+}
