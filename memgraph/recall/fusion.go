@@ -284,7 +284,7 @@ func (vi *vectorIndex) queryVector(ctx context.Context, q string) []float32 {
 func (vi *vectorIndex) rankLocked(ix *Index, qvec []float32, opt Options, n int) []scored {
 	out := make([]scored, 0, n+1)
 	for _, e := range ix.byID {
-		if e == nil || e.vec.vec == nil || !ix.eligible(e, opt) {
+		if e == nil || e.vec.vec == nil || !ix.eligible(e.id, opt) {
 			continue
 		}
 		c := scored{e.id, dot(qvec, e.vec.vec)}

@@ -1,6 +1,7 @@
 package recall
 
 import (
+	"math"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -54,6 +55,15 @@ type posting struct {
 	tf  [numFields]uint16
 }
 
+// docMeta is the per-document data of the scoring loop.
+type docMeta struct {
+	lens   [numFields]float32
+	prior  float32 // use-count prior, a factor >= 1
+	active bool
+	live   bool // false for a freed id
+	kind   string
+}
+
 // entry is an indexed document.
 type entry struct {
 	id   int32
@@ -71,6 +81,10 @@ type Index struct {
 	mu       sync.RWMutex
 	byPath   map[string]*entry
 	byID     []*entry // nil where freed
+	// meta mirrors what scoring needs of each doc in a dense slice by id,
+	// so the loop over a long postings list stays in cache instead of
+	// chasing an entry pointer per posting.
+	meta []docMeta
 	free     []int32
 	postings map[string][]posting
 	// prefixes groups terms by their first prefixLen runes, to find the
@@ -136,6 +150,7 @@ func (ix *Index) Put(d Doc) {
 	} else {
 		id = int32(len(ix.byID))
 		ix.byID = append(ix.byID, nil)
+		ix.meta = append(ix.meta, docMeta{})
 	}
 	e := &entry{id: id, doc: d, lens: lens, pos: make(map[string]int32, len(tfs))}
 	for t, c := range tfs {
@@ -150,6 +165,16 @@ func (ix *Index) Put(d Doc) {
 		ix.sumLen[f] += int64(lens[f])
 	}
 	ix.byID[id] = e
+	m := docMeta{
+		prior:  float32(1 + usePrior*math.Log1p(float64(max(d.Uses, 0)))),
+		active: d.Active,
+		live:   true,
+		kind:   d.Kind,
+	}
+	for f := range lens {
+		m.lens[f] = float32(lens[f])
+	}
+	ix.meta[id] = m
 	ix.byPath[d.Path] = e
 	if ix.vectors != nil {
 		ix.vectors.attach(e, prevVec)
@@ -187,6 +212,7 @@ func (ix *Index) deleteLocked(e *entry) {
 	}
 	delete(ix.byPath, e.doc.Path)
 	ix.byID[e.id] = nil
+	ix.meta[e.id] = docMeta{}
 	ix.free = append(ix.free, e.id)
 }
 

@@ -114,8 +114,9 @@ type scored struct {
 	score float64
 }
 
-func (ix *Index) eligible(e *entry, opt Options) bool {
-	return (opt.All || e.doc.Active) && (opt.Kind == "" || opt.Kind == e.doc.Kind)
+func (ix *Index) eligible(id int32, opt Options) bool {
+	m := &ix.meta[id]
+	return m.live && (opt.All || m.active) && (opt.Kind == "" || opt.Kind == m.kind)
 }
 
 // keywordLocked returns up to n eligible docs by BM25F score, best first.
@@ -155,8 +156,7 @@ func (ix *Index) keywordLocked(terms []string, opt Options, n int) []scored {
 	// term are rejected by one comparison, cheaper than sorting them all.
 	out := make([]scored, 0, n+1)
 	for _, id := range s.hit {
-		e := ix.byID[id]
-		c := scored{id, s.acc[id] * (1 + usePrior*math.Log1p(float64(max(e.doc.Uses, 0))))}
+		c := scored{id, s.acc[id] * float64(ix.meta[id].prior)}
 		if len(out) == n && !ix.better(c, out[n-1]) {
 			continue
 		}
@@ -190,16 +190,16 @@ func (ix *Index) scoreTerm(s *scratch, t string, w, N float64, avg *[numFields]f
 	idf := math.Log(1 + (N-df+0.5)/(df+0.5))
 	for i := range ps {
 		p := &ps[i]
-		e := ix.byID[p.doc]
-		if !ix.eligible(e, opt) {
+		if !ix.eligible(p.doc, opt) {
 			continue
 		}
+		lens := &ix.meta[p.doc].lens
 		var tf float64
 		for f := field(0); f < numFields; f++ {
 			if p.tf[f] == 0 {
 				continue
 			}
-			norm := 1 - fieldB[f] + fieldB[f]*float64(e.lens[f])/avg[f]
+			norm := 1 - fieldB[f] + fieldB[f]*float64(lens[f])/avg[f]
 			tf += fieldWeight[f] * float64(p.tf[f]) / norm
 		}
 		sc := w * idf * tf / (k1 + tf)
