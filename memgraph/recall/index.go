@@ -78,13 +78,13 @@ type entry struct {
 
 // Index is an incremental inverted index over Docs. Safe for concurrent use.
 type Index struct {
-	mu       sync.RWMutex
-	byPath   map[string]*entry
-	byID     []*entry // nil where freed
+	mu     sync.RWMutex
+	byPath map[string]*entry
+	byID   []*entry // nil where freed
 	// meta mirrors what scoring needs of each doc in a dense slice by id,
 	// so the loop over a long postings list stays in cache instead of
 	// chasing an entry pointer per posting.
-	meta []docMeta
+	meta     []docMeta
 	free     []int32
 	postings map[string][]posting
 	// prefixes groups terms by their first prefixLen runes, to find the
