@@ -243,8 +243,28 @@ func (ix *Index) Reindex(ctx context.Context, progress func(done, total int)) (i
 	if vi == nil {
 		return 0, nil
 	}
-	return ix.embedPending(ctx, vi, 0, progress)
+	n, err := ix.embedPending(ctx, vi, 0, progress)
+	if err != nil {
+		return n, err
+	}
+	// Reindex is the explicit, offline moment to drop the vectors of
+	// memories that changed or went away, once they outnumber the live ones.
+	ix.mu.RLock()
+	keep := make(map[[32]byte]bool, len(ix.byPath))
+	for _, e := range ix.byPath {
+		keep[e.vec.key] = true
+	}
+	ix.mu.RUnlock()
+	if vi.v.Len() > 2*len(keep)+compactSlack {
+		if err := vi.v.compact(keep); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }
+
+// compactSlack keeps small caches from being rewritten for a few strays.
+const compactSlack = 64
 
 // queryVector embeds q within QueryTimeout, or returns nil.
 func (vi *vectorIndex) queryVector(ctx context.Context, q string) []float32 {

@@ -199,16 +199,72 @@ func (v *Vectors) store(k [32]byte, vec []float32) error {
 		}
 		v.f = f
 	}
+	buf := record(k, vec)
+	// One write per record: an append of a few KiB lands whole or, after a
+	// crash, as a torn tail that Load skips.
+	_, err := v.f.Write(buf)
+	return err
+}
+
+// compact drops the vectors whose key is not in keep and rewrites the cache
+// file with the rest (temp file, fsync, rename), so vectors of memories
+// that changed or went away do not pile up. A process still appending to
+// the old file loses those appends to the rename: only cache, re-embedded
+// on demand.
+func (v *Vectors) compact(keep map[[32]byte]bool) error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for k := range v.mem {
+		if !keep[k] {
+			delete(v.mem, k)
+		}
+	}
+	if v.dir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(v.dir, 0o755); err != nil {
+		return err
+	}
+	tmp := v.file() + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp) // after a successful rename there is nothing to remove
+	w := bufio.NewWriter(f)
+	for k, vec := range v.mem {
+		if _, err := w.Write(record(k, vec)); err != nil {
+			f.Close()
+			return err
+		}
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if v.f != nil {
+		v.f.Close()
+		v.f = nil
+	}
+	return os.Rename(tmp, v.file())
+}
+
+// record encodes one cache record: key, dimension, little-endian floats.
+func record(k [32]byte, vec []float32) []byte {
 	buf := make([]byte, 36+4*len(vec))
 	copy(buf, k[:])
 	binary.LittleEndian.PutUint32(buf[32:], uint32(len(vec)))
 	for i, x := range vec {
 		binary.LittleEndian.PutUint32(buf[36+4*i:], math.Float32bits(x))
 	}
-	// One write per record: an append of a few KiB lands whole or, after a
-	// crash, as a torn tail that Load skips.
-	_, err := v.f.Write(buf)
-	return err
+	return buf
 }
 
 // Close closes the cache file.

@@ -3,6 +3,7 @@ package recall
 import (
 	"context"
 	"errors"
+	"fmt"
 	"hash/fnv"
 	"os"
 	"path/filepath"
@@ -214,5 +215,37 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("condition not reached before the deadline")
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestVectorsCompact(t *testing.T) {
+	dir := t.TempDir()
+	ix := New()
+	if err := ix.SetVectors(NewVectors(&fakeEmbedder{}, "fake", dir), false); err != nil {
+		t.Fatal(err)
+	}
+	// Many versions of one memory leave many stale vectors behind.
+	for i := range compactSlack + 10 {
+		ix.Put(doc("a.md", "Dog", "dog", fmt.Sprintf("version %d", i)))
+		if _, err := ix.Reindex(context.Background(), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ix.Close()
+	v := NewVectors(&fakeEmbedder{}, "fake", dir)
+	if err := v.Load(); err != nil {
+		t.Fatal(err)
+	}
+	if v.Len() > compactSlack+2 {
+		t.Fatalf("cache holds %d vectors for 1 memory", v.Len())
+	}
+	ix2 := New()
+	ix2.Put(doc("a.md", "Dog", "dog", fmt.Sprintf("version %d", compactSlack+9)))
+	if err := ix2.SetVectors(v, false); err != nil {
+		t.Fatal(err)
+	}
+	defer ix2.Close()
+	if w, _ := ix2.VectorCount(); w != 1 {
+		t.Fatalf("live vector lost in compaction")
 	}
 }
