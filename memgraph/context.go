@@ -130,7 +130,7 @@ func (g *Graph) buildContext(max int) []byte {
 	lists[2].alloc = max
 
 	w := &ctxWriter{limit: avail}
-	w.b = make([]byte, 0, max)
+	w.b = make([]byte, 0, min(max, fixed+lists[0].need+lists[1].need+lists[2].need+markerReserve+1024))
 	w.write("", header)
 	w.block(CharacterFile, charBlock)
 	g.writeList(w, lists[0], heads[0])

@@ -87,27 +87,7 @@ func Scan(root string) (*Graph, error) {
 		return nil, errors.New(abs + " is not a directory")
 	}
 	g := newGraph(abs)
-	var rels []string
-	err = filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == abs {
-				return err
-			}
-			return nil // an unreadable subfolder is skipped, not fatal
-		}
-		rel := filepath.ToSlash(strings.TrimPrefix(p, abs))
-		rel = strings.TrimPrefix(rel, "/")
-		if d.IsDir() {
-			if rel != "" && (strings.HasPrefix(d.Name(), ".") || rel == TranscriptsDir) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.Type().IsRegular() && IsMemoryPath(rel) {
-			rels = append(rels, rel)
-		}
-		return nil
-	})
+	rels, err := MemoryFiles(abs)
 	if err != nil {
 		return nil, err
 	}
@@ -140,6 +120,37 @@ func Scan(root string) (*Graph, error) {
 		g.recallPut(m)
 	}
 	return g, nil
+}
+
+// MemoryFiles lists the memory files under root (regular files for which
+// IsMemoryPath holds), sorted, without descending into hidden folders or
+// transcripts/.
+func MemoryFiles(root string) ([]string, error) {
+	var rels []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == root {
+				return err
+			}
+			return nil // an unreadable subfolder is skipped, not fatal
+		}
+		rel, rerr := filepath.Rel(root, p)
+		if rerr != nil || rel == "." {
+			return nil
+		}
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if strings.HasPrefix(d.Name(), ".") || rel == TranscriptsDir {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() && IsMemoryPath(rel) {
+			rels = append(rels, rel)
+		}
+		return nil
+	})
+	return rels, err
 }
 
 // Root returns the repository directory (absolute).
@@ -501,11 +512,17 @@ func (g *Graph) Index(kind Kind) []byte {
 	if c.b != nil && c.version == g.version {
 		return c.b
 	}
-	lines := make([][]byte, len(g.ranked[s]))
-	for i, it := range g.ranked[s] {
-		lines[i] = it.line
+	items := g.ranked[s]
+	head := indexHeader(kind, len(items))
+	n := len(head)
+	for _, it := range items {
+		n += len(it.line)
 	}
-	b := renderIndex(kind, lines)
+	b := make([]byte, 0, n)
+	b = append(b, head...)
+	for _, it := range items {
+		b = append(b, it.line...)
+	}
 	g.cmu.Lock()
 	g.idxCache[s] = cached{version: g.version, b: b}
 	g.cmu.Unlock()

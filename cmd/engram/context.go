@@ -1,0 +1,56 @@
+package main
+
+import (
+	"flag"
+
+	"github.com/engram-dev/engram/memgraph"
+)
+
+func init() {
+	var maxBytes int
+	register(&command{
+		name:    "context",
+		usage:   "context DIR [--max-bytes N]",
+		summary: "print the compiled context (CONTEXT.md) to give an agent",
+		help: `Prints the context an agent should start with, the same text the mount
+shows as CONTEXT.md: character.md (the persona), the character memory
+index, user.md, the user memory index, every system/*.md block, and then a
+tree of the other markdown files in the repository ("external memory") with
+each file's description, for the agent to read when relevant.
+
+Frontmatter is left out, and so are retired memories (status superseded,
+retracted or contradicted) and invalid files (see "engram check DIR").
+
+The output is kept within --max-bytes (default 32768, about 8,000 tokens).
+When it does not fit, the persona and blocks come first, the lists share
+the rest, each cut list says how many entries are missing, and the output
+ends with a line like
+
+    <!-- engram: context truncated at 32600 bytes (budget 32768); omitted: 120 user memories -->
+
+so a cut is never silent.
+
+Example:
+
+    engram context ~/memory --max-bytes 16000 > prompt.md`,
+		flags: func(fl *flag.FlagSet) {
+			fl.IntVar(&maxBytes, "max-bytes", memgraph.DefaultContextBytes, "size limit of the output in `bytes`")
+		},
+		run: func(fl *flag.FlagSet, args []string) error {
+			if len(args) != 1 {
+				fl.Usage()
+				return exitError{2}
+			}
+			if err := requireDir(args[0]); err != nil {
+				return err
+			}
+			g, err := memgraph.Scan(args[0])
+			if err != nil {
+				return err
+			}
+			warnInvalid(g, args[0])
+			_, err = stdout.Write(g.Context(memgraph.ContextOptions{MaxBytes: maxBytes}))
+			return err
+		},
+	})
+}
