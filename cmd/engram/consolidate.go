@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/engram-dev/engram/consolidate"
+	"github.com/engram-dev/engram/memgraph"
+	"github.com/engram-dev/engram/memgraph/gitrepo"
+)
+
+func init() {
+	var (
+		model   string
+		llm     string
+		timeout time.Duration
+	)
+	register(&command{
+		name:    "consolidate",
+		usage:   "consolidate REPO [--model M] [--llm ollama|openai] [--timeout D]",
+		summary: "turn new transcripts into memories once, now",
+		help: `Reads what is new in REPO/transcripts/ since the last consolidation (JSONL
+chat messages, markdown or plain text with "User:" / "Assistant:" turns, or
+any other text as one document), asks a language model which durable facts
+it holds about the user and how to talk to them, and decides for each fact
+whether to add a memory, update one, retire a contradicted one (the new
+fact is always kept) or just mark an existing one as used.
+
+Each chunk of messages becomes one git commit by "consolidator" holding the
+memory changes and the advanced cursor (.engram/cursor.json), with the
+transcript range and the model in the message. A failed run changes
+nothing; run it again. Passwords, API keys and card numbers are removed
+before the model sees the transcript.
+
+The model is reached through Ollama (default; OLLAMA_HOST, or
+http://127.0.0.1:11434) or any OpenAI-compatible server (--llm openai, with
+OPENAI_BASE_URL and OPENAI_API_KEY). ENGRAM_LLM and ENGRAM_MODEL set the
+defaults for --llm and --model.
+
+Exits non-zero when the run fails, for instance when no model answers.`,
+		flags: func(fl *flag.FlagSet) {
+			fl.StringVar(&model, "model", "", "chat model (default $ENGRAM_MODEL, else llama3.2 / gpt-4o-mini)")
+			fl.StringVar(&llm, "llm", "", "provider: `ollama` or openai (default $ENGRAM_LLM, else ollama)")
+			fl.DurationVar(&timeout, "timeout", 0, "limit for each model call (default $ENGRAM_LLM_TIMEOUT, else 5m)")
+		},
+		run: func(fl *flag.FlagSet, args []string) error {
+			if len(args) != 1 {
+				fl.Usage()
+				return exitError{2}
+			}
+			return runConsolidate(args[0], consolidate.ProviderOptions{LLM: llm, Model: model, Timeout: timeout})
+		},
+	})
+}
+
+func runConsolidate(dir string, opt consolidate.ProviderOptions) error {
+	r, err := gitrepo.Open(dir)
+	if errors.Is(err, gitrepo.ErrNotRepo) {
+		return fmt.Errorf("%s is not a git repository; create one with: engram init %s", dir, dir)
+	}
+	if err != nil {
+		return err
+	}
+	p, err := consolidate.FromEnvWith(opt)
+	if err != nil {
+		return err
+	}
+	g, err := memgraph.Scan(r.Dir())
+	if err != nil {
+		return err
+	}
+	useCachedVectors(g)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	c := consolidate.New(g, r, p, consolidate.Config{Logger: slog.Default()})
+	rep, err := c.Run(ctx)
+	for _, pr := range rep.Problems {
+		fmt.Fprintf(stderr, "warning: %s\n", pr)
+	}
+	if err != nil {
+		if len(rep.Commits) > 0 {
+			fmt.Fprintf(stdout, "partly done: %s\n", rep)
+		}
+		if errors.Is(err, consolidate.ErrNoModel) {
+			where := p.Name()
+			if e, ok := p.(consolidate.Endpoint); ok {
+				where = e.Endpoint()
+			}
+			return fmt.Errorf("no model answers at %s (is the server running? set OLLAMA_HOST, or --llm openai with OPENAI_BASE_URL): %w", where, err)
+		}
+		return fmt.Errorf("consolidation failed, nothing was changed for the remaining messages: %w", err)
+	}
+	fmt.Fprintln(stdout, rep)
+	for _, h := range rep.Commits {
+		fmt.Fprintf(stdout, "commit %s\n", h)
+	}
+	return nil
+}
