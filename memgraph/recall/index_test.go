@@ -221,3 +221,32 @@ func TestMarkdown(t *testing.T) {
 		t.Errorf("empty = %q", got)
 	}
 }
+
+func TestVariants(t *testing.T) {
+	ix := New()
+	ix.Put(doc("climb.md", "Bouldering", "Goes bouldering", "You go to a climbing gym."))
+	ix.Put(doc("allergic.md", "Reaction", "Reacts to shellfish", "You are allergic to shellfish."))
+	ix.Put(doc("card.md", "Cardio", "Cardio", "Cardio twice a week."))
+	tests := []struct {
+		q    string
+		want []string
+	}{
+		{"climber", []string{"climb.md"}},
+		{"allergies", []string{"allergic.md"}},
+		{"allergy", []string{"allergic.md"}},
+		// Too short to be a variant: "car" is not "cardio".
+		{"car", []string{}},
+		// Prefix relation but too different in length.
+		{"cardiovascular", []string{}},
+	}
+	for _, tt := range tests {
+		if got := paths(ix.Search(tt.q, Options{})); !slices.Equal(got, tt.want) {
+			t.Errorf("%q: got %v, want %v", tt.q, got, tt.want)
+		}
+	}
+	// An exact stem match outranks a variant match.
+	ix.Put(doc("climber.md", "Climber", "A climber", "A climber."))
+	if got := paths(ix.Search("climber", Options{})); len(got) != 2 || got[0] != "climber.md" {
+		t.Errorf("exact vs variant: %v", got)
+	}
+}
