@@ -120,7 +120,7 @@ func TestGitignoreWithGit(t *testing.T) {
 		"user_memory/likes-tea.md~": true, "user_memory/.#likes-tea.md": true, "user_memory/#likes-tea.md#": true,
 		"user_memory/sedA1b2C3": true, "user_memory/x.md.tmp": true, "CONTEXT.md": true, "user_memory.md": true,
 		"character_memory.md": true, ".engram/status": true, ".engram/cache/vectors.bin": true,
-		".engram/search/coffee": true,
+		".engram/search/coffee":    true,
 		"user_memory/likes-tea.md": false, "user_memory/sed-preferences.md": false, "user_memory/sedative.md": false,
 		"user_memory/sedan-owner.md": false, "notes/CONTEXT.md": false, ".engram/cursor.json": false,
 		"user_memory/4913.md": false, "transcripts/s1.jsonl": false,

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/engram-dev/engram/memgraph/gitrepo"
+	"github.com/engram-dev/engram/template"
+)
+
+// engramAuthor signs the commits engram makes on its own behalf.
+var engramAuthor = gitrepo.Author{Name: "engram", Email: "engram@localhost"}
+
+func init() {
+	var user string
+	register(&command{
+		name:    "init",
+		usage:   "init DIR [--user NAME]",
+		summary: "create a memory repository (or add what an existing one lacks)",
+		help: `Creates DIR as an engram memory repository: a git repository (branch main)
+holding a base persona (character.md, read-only), a page about the user
+(user.md), the folders user_memory/ and character_memory/ for one memory
+per file, a transcripts/ inbox, a README.md that teaches an agent how to
+use its memory, and a .gitignore that keeps editor temp files and the
+generated indexes out of git. Everything is committed as the first commit,
+authored "engram <engram@localhost>".
+
+--user NAME puts the user's name into user.md.
+
+Running init on a directory that already is a repository (engram or plain
+git) only adds the files that are missing and commits just those; it never
+overwrites an existing file, so your memories and edits are safe. It says
+what it added, or that the repository was already initialised.
+
+Example:
+  engram init ~/memory --user Ada
+  cd ~/memory && git log --stat`,
+		flags: func(fl *flag.FlagSet) {
+			fl.StringVar(&user, "user", "", "the user's `NAME`, written into user.md")
+		},
+		run: func(fl *flag.FlagSet, args []string) error {
+			if len(args) != 1 {
+				fl.Usage()
+				return exitError{2}
+			}
+			return initRepo(args[0], user)
+		},
+	})
+}
+
+// initRepo creates or completes the repository at dir and commits the
+// template files it added.
+func initRepo(dir, user string) error {
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return fmt.Errorf("%s exists and is not a directory", dir)
+	}
+	fresh := false
+	r, err := gitrepo.Open(dir)
+	if errors.Is(err, gitrepo.ErrNotRepo) {
+		r, err = gitrepo.Init(dir)
+		fresh = true
+	}
+	if err != nil {
+		return err
+	}
+	created, err := template.Write(r.Dir(), user, false)
+	if err != nil {
+		return err
+	}
+	if len(created) == 0 {
+		fmt.Fprintf(stdout, "%s: already initialised, nothing to add\n", dir)
+		if user != "" {
+			fmt.Fprintf(stdout, "user.md exists and was left as it is; edit it to change the user's name\n")
+		}
+		return nil
+	}
+	changes := make([]gitrepo.Change, 0, len(created))
+	for _, p := range created {
+		data, err := os.ReadFile(filepath.Join(r.Dir(), filepath.FromSlash(p)))
+		if err != nil {
+			return err
+		}
+		changes = append(changes, gitrepo.Change{Path: p, Data: data})
+	}
+	msg := initMessage(created)
+	hash, err := r.Commit(changes, msg, engramAuthor, time.Now())
+	if err != nil {
+		return fmt.Errorf("commit the template: %w", err)
+	}
+	if fresh {
+		fmt.Fprintf(stdout, "Created engram repository %s\n", dir)
+	} else {
+		fmt.Fprintf(stdout, "Added to %s:\n", dir)
+	}
+	for _, p := range created {
+		fmt.Fprintf(stdout, "  %s\n", p)
+	}
+	if hash != "" {
+		fmt.Fprintf(stdout, "Committed %s: %s\n", hash[:7], strings.SplitN(msg, "\n", 2)[0])
+	}
+	if fresh {
+		fmt.Fprintf(stdout, "\nNext: edit %s, then try \"engram context %s\".\n",
+			filepath.Join(dir, "user.md"), dir)
+	}
+	return nil
+}
+
+// initMessage names the added files: the ones that matter in the subject
+// (placeholders like .gitkeep only when nothing else was added), and every
+// file in the body when the subject could not hold them all.
+func initMessage(created []string) string {
+	var main []string
+	for _, p := range created {
+		if filepath.Base(p) != ".gitkeep" {
+			main = append(main, p)
+		}
+	}
+	if len(main) == 0 {
+		main = created
+	}
+	// The persona and the user page first: they are what a reader of
+	// "git log" looks for.
+	rank := map[string]int{"character.md": 0, "user.md": 1, "README.md": 2}
+	sort.SliceStable(main, func(i, j int) bool {
+		ri, ok := rank[main[i]]
+		if !ok {
+			ri = 3
+		}
+		rj, ok := rank[main[j]]
+		if !ok {
+			rj = 3
+		}
+		return ri < rj
+	})
+	subject := "engram init: add "
+	if len(main) > 4 {
+		subject += strings.Join(main[:4], ", ") + fmt.Sprintf(" and %d more", len(created)-4)
+	} else if len(main) < len(created) {
+		subject += strings.Join(main, ", ") + fmt.Sprintf(" and %d more", len(created)-len(main))
+	} else {
+		return subject + strings.Join(main, ", ")
+	}
+	return subject + "\n\nAdded:\n  " + strings.Join(created, "\n  ") + "\n"
+}
