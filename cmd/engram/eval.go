@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 
+	"github.com/engram-dev/engram/memgraph/recall"
 	"github.com/engram-dev/engram/memgraph/recall/golden"
 )
 
@@ -16,6 +17,7 @@ func init() {
 		seed    uint64
 		reps    int
 		verbose bool
+		vectors bool
 	)
 	register(&command{
 		name:    "eval",
@@ -31,13 +33,18 @@ the p50/p95 query latency at that size.
 
 It exits 1 when a retired memory is returned or the quality goals are
 missed (recall@1 >= 0.85, recall@3 >= 0.90 on the golden set). -v lists
-the questions whose answer was not ranked first.`,
+the questions whose answer was not ranked first.
+
+--vectors also embeds the golden set with the model configured for
+consolidation (ENGRAM_LLM, ENGRAM_EMBED_MODEL, OLLAMA_HOST, ...) and
+prints the quality of the fused keyword+vector ranking.`,
 		flags: func(fl *flag.FlagSet) {
 			fl.StringVar(&dir, "golden", "", "golden set `DIR` (user_memory/, character_memory/, questions.tsv); default: built in")
 			fl.IntVar(&total, "n", 10000, "memories in the large repository")
 			fl.Uint64Var(&seed, "seed", 1, "seed of the synthetic distractors")
 			fl.IntVar(&reps, "reps", 20, "latency runs per question")
 			fl.BoolVar(&verbose, "v", false, "list the questions not answered first")
+			fl.BoolVar(&vectors, "vectors", false, "also evaluate keyword+vector fusion with the configured model")
 		},
 		run: func(fl *flag.FlagSet, args []string) error {
 			if len(args) != 0 {
@@ -52,7 +59,15 @@ the questions whose answer was not ranked first.`,
 			if err != nil {
 				return err
 			}
-			r := golden.Run(s, golden.Config{Total: total, Seed: seed, Reps: reps})
+			cfg := golden.Config{Total: total, Seed: seed, Reps: reps}
+			if vectors {
+				e, model, err := newEmbedder()
+				if err != nil {
+					return err
+				}
+				cfg.Vectors = recall.NewVectors(e, model, "")
+			}
+			r := golden.Run(s, cfg)
 			r.WriteText(stdout, verbose)
 			if ok, why := r.Pass(); !ok {
 				for _, w := range why {

@@ -148,6 +148,10 @@ func TestRecallVectorsWithFakeModel(t *testing.T) {
 	if !strings.Contains(out, "0 embedded now, 5 already cached") {
 		t.Fatalf("second reindex should embed nothing: %s", out)
 	}
+	out, errs, code = runEngram(t, "eval", "--vectors", "-n", "100", "--reps", "1")
+	if code != 0 || !strings.Contains(out, "golden set + vectors") || strings.Contains(out, "unavailable") {
+		t.Fatalf("eval --vectors: exit %d, %s\n%s", code, errs, out)
+	}
 
 	before := len(srv.Embeds())
 	hits := recallJSON(t, dir, "beagle", "--json")

@@ -8,6 +8,7 @@ package golden
 
 import (
 	"bufio"
+	"context"
 	"embed"
 	"fmt"
 	"io"
@@ -213,6 +214,10 @@ type Config struct {
 	Total int    // memories in the large repository (golden + distractors); 0 means 10,000
 	Seed  uint64 // distractor seed
 	Reps  int    // latency repetitions per question; 0 means 20
+	// Vectors, when set, also evaluates keyword+vector fusion on the golden
+	// set alone (the distractors are not embedded: 10,000 model calls are
+	// not an offline evaluation).
+	Vectors *recall.Vectors
 }
 
 // Report is the outcome of Run.
@@ -223,6 +228,10 @@ type Report struct {
 	Build    time.Duration
 	Retired  int // retired memories in the golden set
 	Distract int
+	// Fused is the golden set with vectors (Config.Vectors); VectorErr
+	// says why it is missing when embedding failed.
+	Fused     *Metrics
+	VectorErr error
 }
 
 // Run evaluates the set alone and inside a repository grown to cfg.Total
@@ -239,6 +248,9 @@ func Run(s *Set, cfg Config) Report {
 		small.Put(d)
 	}
 	r := Report{Golden: Evaluate(small, s.Questions), Retired: s.Retired()}
+	if cfg.Vectors != nil {
+		r.Fused, r.VectorErr = evaluateFused(s, cfg.Vectors)
+	}
 
 	extra := Distractors(max(0, cfg.Total-len(s.Docs)), cfg.Seed)
 	t0 := time.Now()
@@ -256,11 +268,32 @@ func Run(s *Set, cfg Config) Report {
 	return r
 }
 
+func evaluateFused(s *Set, v *recall.Vectors) (*Metrics, error) {
+	ix := recall.New()
+	for _, d := range s.Docs {
+		ix.Put(d)
+	}
+	if err := ix.SetVectors(v, false); err != nil {
+		return nil, err
+	}
+	defer ix.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if _, err := ix.Reindex(ctx, nil); err != nil {
+		return nil, err
+	}
+	m := Evaluate(ix, s.Questions)
+	return &m, nil
+}
+
 // Pass reports whether the report meets the goals. Retired results fail
 // always; quality goals apply to the golden set alone.
 func (r Report) Pass() (ok bool, why []string) {
 	if n := r.Golden.Retired + r.Full.Retired; n > 0 {
 		why = append(why, fmt.Sprintf("%d retired memories returned", n))
+	}
+	if r.Fused != nil && r.Fused.Retired > 0 {
+		why = append(why, fmt.Sprintf("%d retired memories returned with vectors", r.Fused.Retired))
 	}
 	if r.Golden.At1 < GoalAt1 {
 		why = append(why, fmt.Sprintf("recall@1 %.3f < %.2f", r.Golden.At1, GoalAt1))
@@ -280,6 +313,12 @@ func (r Report) WriteText(w io.Writer, verbose bool) {
 	fmt.Fprintf(w, "%-22s %9s %9s %7s %8s\n", "", "recall@1", "recall@3", "MRR", "retired")
 	fmt.Fprintf(w, "%-22s %9.3f %9.3f %7.3f %8d\n", "golden set", g.At1, g.At3, g.MRR, g.Retired)
 	fmt.Fprintf(w, "%-22s %9.3f %9.3f %7.3f %8d\n", fmt.Sprintf("%d memories", f.Docs), f.At1, f.At3, f.MRR, f.Retired)
+	if r.Fused != nil {
+		v := r.Fused
+		fmt.Fprintf(w, "%-22s %9.3f %9.3f %7.3f %8d\n", "golden set + vectors", v.At1, v.At3, v.MRR, v.Retired)
+	} else if r.VectorErr != nil {
+		fmt.Fprintf(w, "%-22s %s\n", "golden set + vectors", "unavailable: "+r.VectorErr.Error())
+	}
 	l := r.Latency
 	fmt.Fprintf(w, "\nquery latency at %d memories (%d queries, in-process): p50 %s  p95 %s  max %s\n",
 		f.Docs, l.Queries, ms(l.P50), ms(l.P95), ms(l.Max))
@@ -288,7 +327,7 @@ func (r Report) WriteText(w io.Writer, verbose bool) {
 		for _, set := range []struct {
 			name string
 			m    Metrics
-		}{{"golden set", g}, {fmt.Sprintf("%d memories", f.Docs), f}} {
+		}{{"golden set", g}, {fmt.Sprintf("%d memories", f.Docs), f}, {"golden set + vectors", derefOr(r.Fused)}} {
 			if len(set.m.Misses) == 0 {
 				continue
 			}
@@ -304,6 +343,13 @@ func (r Report) WriteText(w io.Writer, verbose bool) {
 			}
 		}
 	}
+}
+
+func derefOr(m *Metrics) Metrics {
+	if m == nil {
+		return Metrics{}
+	}
+	return *m
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.3f ms", float64(d)/float64(time.Millisecond)) }
