@@ -86,3 +86,18 @@ func plural(n int, one, many string) string {
 	}
 	return many
 }
+
+// Sweep touches every uncommitted change of the working tree (a full walk,
+// like Recover) and commits it with Flush. Watch mode calls it at shutdown:
+// events still queued in the kernel when the watcher closes would otherwise
+// be lost until the next start.
+func (t *Tracker) Sweep(ctx context.Context) error {
+	batch, err := t.dirty(ctx)
+	if err != nil {
+		return err
+	}
+	for rel := range batch {
+		t.Touch(rel, "")
+	}
+	return t.Flush(ctx)
+}

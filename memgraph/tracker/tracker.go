@@ -16,7 +16,9 @@ package tracker
 import (
 	"context"
 	"log/slog"
+	"os"
 	"path"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -88,6 +90,7 @@ type Tracker struct {
 	invalid     map[string]invalidFile
 	subs        []func(paths []string)
 	extra       func() string
+	onControl   func()
 	running     bool // Run is active: the debounce timer will fire
 	watching    bool // fsnotify is live: Settle may use a barrier
 	lastErr     string
@@ -182,16 +185,52 @@ func cleanRel(rel string) (string, bool) {
 	if rel == ".engram/cache" || strings.HasPrefix(rel, ".engram/cache/") {
 		return "", false
 	}
-	if memgraph.IsSynthesized(rel) {
+	if memgraph.IsSynthesized(rel) || rel == ControlFile {
 		return "", false
 	}
 	return rel, true
+}
+
+// ControlFile is written to ask for a consolidation run. In watch mode it
+// is a real file: the tracker calls the OnControl function, removes it, and
+// never commits it.
+const ControlFile = memgraph.StateDir + "/consolidate"
+
+// OnControl registers fn to be called when ControlFile is written in the
+// watched tree.
+func (t *Tracker) OnControl(fn func()) {
+	t.mu.Lock()
+	t.onControl = fn
+	t.mu.Unlock()
+}
+
+// control handles a write to ControlFile.
+func (t *Tracker) control() {
+	t.mu.Lock()
+	fn := t.onControl
+	t.mu.Unlock()
+	if fn == nil {
+		return
+	}
+	abs := filepath.Join(t.root, filepath.FromSlash(ControlFile))
+	if _, err := os.Stat(abs); err != nil {
+		return // our own removal, or already handled
+	}
+	if err := os.Remove(abs); err != nil {
+		t.log.Warn("cannot remove control file", "path", ControlFile, "err", err)
+	}
+	t.log.Info("consolidation requested through " + ControlFile)
+	fn()
 }
 
 // Touch records that rel changed. writer is the process name that wrote it
 // ("" when unknown, as for fsnotify events: those are authored "editor"
 // unless a named writer claims the same path within the burst).
 func (t *Tracker) Touch(rel, writer string) {
+	if path.Clean(strings.TrimPrefix(rel, "/")) == ControlFile {
+		t.control()
+		return
+	}
 	rel, ok := cleanRel(rel)
 	if !ok || IsTemp(rel) {
 		return

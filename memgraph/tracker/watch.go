@@ -124,7 +124,13 @@ func (t *Tracker) rescan() {
 		}
 		t.mu.Lock()
 		inv, bad := t.invalid[rel]
+		_, waiting := t.pending[rel]
 		t.mu.Unlock()
+		if waiting {
+			// Touching it again would push the debounce out on
+			// every scan.
+			continue
+		}
 		if bad {
 			data, err := os.ReadFile(filepath.Join(t.root, filepath.FromSlash(rel)))
 			if err == nil && fingerprint(data) == inv.sum {

@@ -1,0 +1,182 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var (
+	watchBinOnce sync.Once
+	watchBin     string
+	watchBinErr  error
+)
+
+// watchBinary builds the engram binary once for the watch tests (with the
+// race detector when the tests run with it).
+func watchBinary(t *testing.T) string {
+	t.Helper()
+	watchBinOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "engram-watch-bin")
+		if err != nil {
+			watchBinErr = err
+			return
+		}
+		watchBin = filepath.Join(dir, "engram")
+		args := []string{"build", "-o", watchBin}
+		if raceEnabled {
+			args = append(args, "-race")
+		}
+		out, err := exec.Command("go", append(args, ".")...).CombinedOutput()
+		if err != nil {
+			watchBinErr = err
+			t.Logf("go build: %s", out)
+		}
+	})
+	if watchBinErr != nil {
+		t.Fatalf("build engram: %v", watchBinErr)
+	}
+	return watchBin
+}
+
+// startWatch runs "engram watch DIR args..." and returns once it printed
+// its readiness line.
+func startWatch(t *testing.T, dir string, args ...string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(watchBinary(t), append([]string{"watch", dir}, args...)...)
+	var logs bytes.Buffer
+	cmd.Stderr = &logs
+	cmd.Env = append(os.Environ(), "ENGRAM_LLM=openai", "OPENAI_BASE_URL=http://127.0.0.1:9/v1", "ENGRAM_MODEL=none")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	ready := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(out).ReadString('\n')
+		ready <- line
+		io.Copy(io.Discard, out)
+	}()
+	select {
+	case line := <-ready:
+		if want := "engram: watching " + dir + "\n"; line != want {
+			t.Fatalf("readiness line %q, want %q\nlogs:\n%s", line, want, logs.String())
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatalf("no readiness line after 60s\nlogs:\n%s", logs.String())
+	}
+	return cmd, &logs
+}
+
+func TestWatchCommandEndToEnd(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git CLI not installed")
+	}
+	dir := filepath.Join(t.TempDir(), "memory")
+	runCmd(t, "init", dir)
+	// Left over from a crash: committed at start.
+	mem := "---\ndescription: Likes tea\n---\n# Likes Tea\n\n## Fact\nYou like tea.\n"
+	writeWatchFile(t, dir, "user_memory/likes-tea.md", mem)
+
+	// A debounce far longer than the test: only the SIGTERM flush can
+	// commit the second file.
+	cmd, logs := startWatch(t, dir, "--debounce", "1h", "--max-wait", "2h", "--rescan", "0")
+	if s := gitOut(t, dir, "log", "-1", "--format=%an|%s"); s != "engram|engram: recover 1 uncommitted change" {
+		t.Errorf("recovery commit: %q", s)
+	}
+	for _, f := range []string{"user_memory.md", "CONTEXT.md", ".engram/status"} {
+		waitFor(t, func() bool { _, err := os.Stat(filepath.Join(dir, f)); return err == nil }, f+" written")
+	}
+	writeWatchFile(t, dir, "user_memory/likes-jazz.md", strings.ReplaceAll(mem, "tea", "jazz"))
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("watch exited with %v\nlogs:\n%s", err, logs.String())
+	}
+	if s := gitOut(t, dir, "log", "-1", "--format=%s"); s != "editor: add user_memory/likes-jazz.md" {
+		t.Errorf("last commit %q\nlogs:\n%s", s, logs.String())
+	}
+	gitOut(t, dir, "fsck", "--strict", "--no-progress")
+	if st := gitOut(t, dir, "status", "--porcelain", "--untracked-files=all"); st != "" {
+		t.Errorf("status not clean:\n%s", st)
+	}
+	if strings.Contains(logs.String(), "not git-ignored") {
+		t.Errorf("template .gitignore misses a synthesized file:\n%s", logs.String())
+	}
+}
+
+func TestWatchRefusesNonEngramDir(t *testing.T) {
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	if code := run([]string{"watch", dir}, &out, &errb); code == 0 {
+		t.Fatal("watch on an empty directory succeeded")
+	}
+	if !strings.Contains(errb.String(), "not an engram repository: run engram init "+dir) {
+		t.Errorf("stderr: %s", errb.String())
+	}
+	errb.Reset()
+	if code := run([]string{"status", filepath.Join(dir, "missing")}, &out, &errb); code == 0 {
+		t.Fatal("status on a missing directory succeeded")
+	}
+}
+
+func TestStatusCommand(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git CLI not installed")
+	}
+	dir := filepath.Join(t.TempDir(), "memory")
+	runCmd(t, "init", dir)
+	writeWatchFile(t, dir, "user_memory/bad.md", "---\ndescription: x\nflavour: y\n---\n# Bad\n")
+	writeWatchFile(t, dir, "user_memory/good.md", "---\ndescription: Good\n---\n# Good\n\n## Fact\nGood.\n")
+	out := runCmd(t, "status", dir)
+	for _, want := range []string{"user_memory/bad.md:3: ", "A user_memory/good.md", "last commit: ", "engram init"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("status lacks %q:\n%s", want, out)
+		}
+	}
+	// status only reports: nothing was committed.
+	if n := gitOut(t, dir, "rev-list", "--count", "HEAD"); n != "1" {
+		t.Errorf("status made commits: %s", n)
+	}
+}
+
+func writeWatchFile(t *testing.T, dir, rel, data string) {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitFor polls cond until it holds or a deadline passes.
+func waitFor(t *testing.T, cond func() bool, what string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for: %s", what)
+		}
+		time.Sleep(10 * time.Millisecond) // poll interval
+	}
+}
