@@ -2,6 +2,7 @@ package recall
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -69,12 +70,30 @@ type entry struct {
 	id   int32
 	doc  Doc
 	lens [numFields]int32
-	// pos maps each term of the document to its index in that term's
-	// postings slice, so removal is a swap with the last posting: O(1) per
-	// term instead of a scan of a list that may hold every document.
-	pos map[string]int32
-	vec vecState
+	// terms are the document's distinct terms, sorted; pos[i] is the index
+	// of its posting in postings[terms[i]], so removal is a swap with the
+	// last posting: O(1) per term instead of a scan of a list that may hold
+	// every document.
+	terms []string
+	pos   []int32
+	vec   vecState
 }
+
+// slot returns the index of term t in e.terms (t must be there).
+func (e *entry) slot(t string) int {
+	i, _ := slices.BinarySearch(e.terms, t)
+	return i
+}
+
+// builder counts the terms of one document; pooled, since a Put would
+// otherwise allocate a map and its buckets each time.
+type builder struct {
+	idx   map[string]int
+	tfs   [][numFields]uint16
+	terms []string
+}
+
+var builders = sync.Pool{New: func() any { return &builder{idx: map[string]int{}} }}
 
 // Index is an incremental inverted index over Docs. Safe for concurrent use.
 type Index struct {
@@ -117,24 +136,30 @@ func (ix *Index) Len() int {
 // the document's length (plus the old version's when it replaces one).
 func (ix *Index) Put(d Doc) {
 	fields := [numFields]string{d.Title, d.Description, d.Fact, d.Episode}
-	var tfs map[string]*[numFields]uint16
+	b := builders.Get().(*builder)
+	defer func() {
+		clear(b.idx)
+		b.tfs, b.terms = b.tfs[:0], b.terms[:0]
+		builders.Put(b)
+	}()
 	var lens [numFields]int32
 	for f, text := range fields {
-		for _, t := range Terms(text) {
-			if tfs == nil {
-				tfs = map[string]*[numFields]uint16{}
+		eachTerm(text, func(t string) {
+			i, ok := b.idx[t]
+			if !ok {
+				i = len(b.tfs)
+				b.idx[t] = i
+				b.tfs = append(b.tfs, [numFields]uint16{})
+				b.terms = append(b.terms, t)
 			}
-			c := tfs[t]
-			if c == nil {
-				c = new([numFields]uint16)
-				tfs[t] = c
-			}
-			if c[f] < 0xffff {
-				c[f]++
+			if b.tfs[i][f] < 0xffff {
+				b.tfs[i][f]++
 			}
 			lens[f]++
-		}
+		})
 	}
+	terms := slices.Clone(b.terms)
+	slices.Sort(terms)
 
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
@@ -152,14 +177,14 @@ func (ix *Index) Put(d Doc) {
 		ix.byID = append(ix.byID, nil)
 		ix.meta = append(ix.meta, docMeta{})
 	}
-	e := &entry{id: id, doc: d, lens: lens, pos: make(map[string]int32, len(tfs))}
-	for t, c := range tfs {
+	e := &entry{id: id, doc: d, lens: lens, terms: terms, pos: make([]int32, len(terms))}
+	for i, t := range terms {
 		ps := ix.postings[t]
 		if len(ps) == 0 {
 			ix.addPrefix(t)
 		}
-		e.pos[t] = int32(len(ps))
-		ix.postings[t] = append(ps, posting{doc: id, tf: *c})
+		e.pos[i] = int32(len(ps))
+		ix.postings[t] = append(ps, posting{doc: id, tf: b.tfs[b.idx[t]]})
 	}
 	for f := range lens {
 		ix.sumLen[f] += int64(lens[f])
@@ -191,13 +216,15 @@ func (ix *Index) Delete(path string) {
 }
 
 func (ix *Index) deleteLocked(e *entry) {
-	for t, i := range e.pos {
+	for k, t := range e.terms {
+		i := e.pos[k]
 		ps := ix.postings[t]
 		last := len(ps) - 1
 		if int(i) != last {
 			moved := ps[last]
 			ps[i] = moved
-			ix.byID[moved.doc].pos[t] = i
+			m := ix.byID[moved.doc]
+			m.pos[m.slot(t)] = i
 		}
 		ps = ps[:last]
 		if len(ps) == 0 {

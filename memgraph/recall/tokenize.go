@@ -3,7 +3,6 @@ package recall
 import (
 	"strings"
 	"sync"
-	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
@@ -62,36 +61,57 @@ func foldAccents(s string) string {
 // Words splits s into lower-case, accent-folded words: maximal runs of
 // unicode letters and digits. Everything else separates words.
 func Words(s string) []string {
-	s = foldAccents(s)
 	var out []string
+	eachWord(s, func(w string) { out = append(out, w) })
+	return out
+}
+
+// eachWord calls fn with every lower-case, accent-folded word of s, without
+// allocating for words that are already lower-case.
+func eachWord(s string, fn func(w string)) {
+	s = foldAccents(s)
 	start := -1
 	flush := func(end int) {
 		if start >= 0 {
 			if end-start <= maxTermLen {
-				out = append(out, strings.ToLower(s[start:end]))
+				fn(strings.ToLower(s[start:end]))
 			}
 			start = -1
 		}
 	}
-	for i, r := range s {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			// ASCII fast path.
+			if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' {
+				if start < 0 {
+					start = i
+				}
+			} else {
+				flush(i)
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
 		if unicode.IsLetter(r) || unicode.IsDigit(r) {
 			if start < 0 {
 				start = i
 			}
-			continue
+		} else {
+			flush(i)
 		}
-		flush(i)
+		i += n
 	}
 	flush(len(s))
-	return out
 }
 
 // stemCache remembers stems: a repository's vocabulary repeats, and
 // Snowball costs a microsecond or more per word, the largest part of a Put.
 // It stops growing at stemCacheMax words so odd input cannot bloat it.
 var (
-	stemCache  sync.Map // word -> stem
-	stemCached atomic.Int64
+	stemMu    sync.RWMutex
+	stemCache = map[string]string{}
 )
 
 const stemCacheMax = 200_000
@@ -105,28 +125,33 @@ func Stem(w string) string {
 			return w
 		}
 	}
-	if s, ok := stemCache.Load(w); ok {
-		return s.(string)
+	stemMu.RLock()
+	s, ok := stemCache[w]
+	stemMu.RUnlock()
+	if ok {
+		return s
 	}
-	s := english.Stem(w, true)
-	if stemCached.Load() < stemCacheMax {
-		if _, loaded := stemCache.LoadOrStore(strings.Clone(w), s); !loaded {
-			stemCached.Add(1)
-		}
+	s = english.Stem(w, true)
+	stemMu.Lock()
+	if len(stemCache) < stemCacheMax {
+		stemCache[strings.Clone(w)] = s
 	}
+	stemMu.Unlock()
 	return s
 }
 
 // Terms turns text into the terms the index stores: words without stop
 // words, stemmed.
 func Terms(s string) []string {
-	ws := Words(s)
-	out := ws[:0]
-	for _, w := range ws {
-		if IsStopWord(w) {
-			continue
-		}
-		out = append(out, Stem(w))
-	}
+	var out []string
+	eachTerm(s, func(t string) { out = append(out, t) })
 	return out
+}
+
+func eachTerm(s string, fn func(t string)) {
+	eachWord(s, func(w string) {
+		if !IsStopWord(w) {
+			fn(Stem(w))
+		}
+	})
 }
