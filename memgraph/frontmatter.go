@@ -3,6 +3,7 @@ package memgraph
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -33,6 +34,9 @@ func (m *Memory) parseFrontmatter() (probs []Problem) {
 	}
 	closing := len(lines) - 1
 	if closing < 1 {
+		return nil
+	}
+	if !noFastPath && m.fastFrontmatter(lines[1:closing]) {
 		return nil
 	}
 	src := strings.Join(lines[1:closing], "")
@@ -191,4 +195,105 @@ func yamlLine(key, value string) string {
 		return key + ": " + strconv.Quote(value) + "\n"
 	}
 	return string(b)
+}
+
+// noFastPath forces every frontmatter through yaml.v3 (tests compare both).
+var noFastPath = false
+
+// fastFrontmatter handles the frontmatter engram itself writes — one
+// "key: plain value" line per known key — without yaml.v3, which costs
+// more than the rest of parsing a memory together. It returns false,
+// having changed nothing, for anything else (comments, blank lines,
+// quoting, lists, unknown or repeated keys, bad values, characters YAML
+// treats specially); the full parser then decides.
+func (m *Memory) fastFrontmatter(lines []string) bool {
+	var f Frontmatter
+	var keys []fmKey
+	var seen [8]bool
+	for i, l := range lines {
+		l = strings.TrimSuffix(strings.TrimSuffix(l, "\n"), "\r")
+		colon := strings.IndexByte(l, ':')
+		if colon <= 0 || colon+1 < len(l) && l[colon+1] != ' ' {
+			return false
+		}
+		key := l[:colon]
+		for j := 0; j < len(key); j++ {
+			if c := key[j]; !(c >= 'a' && c <= 'z' || c == '_') {
+				return false
+			}
+		}
+		v := strings.TrimRight(l[colon+1:], " ")
+		if v == "" || v[0] != ' ' {
+			return false
+		}
+		v = v[1:]
+		if !plainSafe(v) {
+			return false
+		}
+		k := slices.Index(knownKeys, key)
+		if k < 0 || seen[k] {
+			return false
+		}
+		seen[k] = true
+		switch key {
+		case "description":
+			f.Description = v
+		case "status":
+			switch st := Status(v); st {
+			case StatusActive, StatusSuperseded, StatusRetracted, StatusContradicted:
+				f.Status = st
+			default:
+				return false
+			}
+		case "supersedes":
+			f.Supersedes = v
+		case "superseded_by":
+			f.SupersededBy = v
+		case "created":
+			f.Created = v
+		case "source":
+			f.Source = v
+		case "read_only":
+			switch v {
+			case "true":
+				f.ReadOnly = true
+			case "false":
+			default:
+				return false
+			}
+		default: // tags
+			return false
+		}
+		keys = append(keys, fmKey{name: key, start: i + 1, end: i + 2})
+	}
+	m.Front = f
+	m.raw.keys = append(m.raw.keys[:0], keys...)
+	return true
+}
+
+// plainSafe reports whether YAML reads v, written after "key: ", as a plain
+// string equal to v (no indicator, comment, quote, null or special
+// character).
+func plainSafe(v string) bool {
+	if v == "" || strings.ContainsRune("-?:,[]{}#&*!|>'\"%@` ", rune(v[0])) {
+		return false
+	}
+	switch v {
+	case "null", "Null", "NULL", "~":
+		return false
+	}
+	if strings.Contains(v, ": ") || strings.Contains(v, " #") || strings.HasSuffix(v, ":") {
+		return false
+	}
+	for _, r := range v {
+		switch {
+		case r >= 0x20 && r <= 0x7e:
+		case r >= 0xa0 && r <= 0xd7ff && r != 0x2028 && r != 0x2029:
+		case r >= 0xe000 && r < 0xfffd && r != 0xfeff: // U+FFFD also stands for invalid UTF-8
+		case r >= 0x10000 && r <= 0x10ffff:
+		default:
+			return false
+		}
+	}
+	return true
 }

@@ -1,6 +1,7 @@
 package memgraph
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -50,6 +51,35 @@ func FuzzSlug(f *testing.F) {
 		}
 		if u := UniqueSlug(in, func(x string) bool { return x == s || x == s+"-2" }); !ValidSlug(u) {
 			t.Fatalf("UniqueSlug(%q) = %q", in, u)
+		}
+	})
+}
+
+// FuzzFrontmatterFastPath checks that the yaml-free fast path reads every
+// frontmatter it accepts exactly as yaml.v3 does.
+func FuzzFrontmatterFastPath(f *testing.F) {
+	for _, s := range []string{"description: x", "description: a: b", "status: active\nread_only: true", "description: ~", "description: x #c",
+		"description: 'q'", "created: 29.11.26\nsource: consolidate transcripts/s1.jsonl#1-5", "description: yes", "description: 1e3", "read_only: yes",
+		"description: x\u2028y", "description: -x", "description: x\r", "superseded_by: user_memory/y"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		data := []byte("---\n" + in + "\n---\n# T\n")
+		fast, fastProbs := Parse("user_memory/x.md", data)
+		noFastPath = true
+		slow, slowProbs := Parse("user_memory/x.md", data)
+		noFastPath = false
+		if len(fastProbs) != len(slowProbs) {
+			t.Fatalf("problems differ:\nfast %v\nslow %v", fastProbs, slowProbs)
+		}
+		if len(slow.Front.Tags) == 0 {
+			slow.Front.Tags = nil
+		}
+		if fmt.Sprintf("%#v", fast.Front) != fmt.Sprintf("%#v", slow.Front) {
+			t.Fatalf("front differs:\nfast %#v\nslow %#v", fast.Front, slow.Front)
+		}
+		if fmt.Sprint(fast.raw.keys) != fmt.Sprint(slow.raw.keys) {
+			t.Fatalf("key spans differ:\nfast %v\nslow %v", fast.raw.keys, slow.raw.keys)
 		}
 	})
 }

@@ -224,7 +224,7 @@ func TestContextBudget(t *testing.T) {
 		"character.md": "# Character\n\n" + strings.Repeat("Be kind. ", 50) + "\n",
 		"user.md":      "# User\n\nAda.\n",
 	}
-	for i := 0; i < 500; i++ {
+	for i := 0; i < 300; i++ {
 		files[fmt.Sprintf("user_memory/m%03d.md", i)] = mem("", fmt.Sprintf("user fact number %d", i), "", "f", "01.01.26")
 		files[fmt.Sprintf("character_memory/c%03d.md", i)] = mem("", fmt.Sprintf("adaptation %d", i), "", "f")
 		files[fmt.Sprintf("docs/d%03d.md", i)] = "---\ndescription: doc\n---\n"
@@ -241,20 +241,23 @@ func TestContextBudget(t *testing.T) {
 		if !strings.Contains(ctx, "<!-- engram: context truncated at ") {
 			t.Errorf("budget %d: no truncation marker:\n%s", max, ctx)
 		}
-		for _, w := range []string{"Ada.", "## User memory", "## Character memory", "## External memory", "more user memories not shown in user_memory.md", "more character memories not shown", "more external files not shown"} {
+		for _, w := range []string{"Ada.", "## User memory", "## Character memory", "## External memory", "more user memories not shown in user_memory.md", "more character memories not shown"} {
 			if !strings.Contains(ctx, w) {
 				t.Errorf("budget %d: context lacks %q:\n%s", max, w, ctx)
 			}
 		}
 	}
+	if ctx := string(g.Context(ContextOptions{MaxBytes: 8000})); !strings.Contains(ctx, "more external files not shown") {
+		t.Errorf("external list not cut at 8000 bytes:\n%s", ctx)
+	}
 	// A budget too small even for the blocks cuts them with a marker.
 	ctx := string(g.Context(ContextOptions{MaxBytes: 300}))
-	if !strings.Contains(ctx, "lines of character.md") || !strings.Contains(ctx, "500 user memories") {
+	if !strings.Contains(ctx, "lines of character.md") || !strings.Contains(ctx, "300 user memories") {
 		t.Errorf("tiny budget:\n%s", ctx)
 	}
 	// Large enough: nothing is cut.
 	ctx = string(g.Context(ContextOptions{MaxBytes: 1 << 20}))
-	if strings.Contains(ctx, "truncated") || !strings.Contains(ctx, "m499.md") || !strings.Contains(ctx, "docs/d499.md") {
+	if strings.Contains(ctx, "truncated") || !strings.Contains(ctx, "m299.md") || !strings.Contains(ctx, "docs/d299.md") {
 		t.Errorf("large budget cut something")
 	}
 }
