@@ -294,26 +294,27 @@ func (ix *Index) variants(q string) []string {
 		return nil
 	}
 	var out []string
-	ql := utf8.RuneCountInString(q)
 	for t := range ix.prefixes[p] {
-		if t == q {
-			continue
+		if t != q && isVariant(q, t) {
+			out = append(out, t)
 		}
-		tl := utf8.RuneCountInString(t)
-		short, long := q, t
-		if tl < ql {
-			short, long = t, q
-		}
-		d := tl - ql
-		if d < 0 {
-			d = -d
-		}
-		if d > maxVariantSuffix || !strings.HasPrefix(long, short) {
-			continue
-		}
-		out = append(out, t)
 	}
 	return out
+}
+
+// isVariant reports whether the stems a and b are morphological variants
+// by the rule of variants. Equal stems are not variants of each other.
+func isVariant(a, b string) bool {
+	al, bl := utf8.RuneCountInString(a), utf8.RuneCountInString(b)
+	short, long := a, b
+	if bl < al {
+		short, long = b, a
+	}
+	d := al - bl
+	if d < 0 {
+		d = -d
+	}
+	return a != b && d <= maxVariantSuffix && utf8.RuneCountInString(short) >= prefixLen && strings.HasPrefix(long, short)
 }
 
 const maxVariantSuffix = 3

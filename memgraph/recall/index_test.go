@@ -178,6 +178,10 @@ func TestSnippet(t *testing.T) {
 	if got := snippet(d, Terms("owner")); got != "Pet owner" {
 		t.Errorf("snippet from description = %q", got)
 	}
+	d2 := Doc{Description: "Severe peanut allergy", Fact: "You carry an EpiPen. You are allergic to peanuts."}
+	if got := snippet(d2, Terms("allergies")); got != "You are allergic to peanuts." {
+		t.Errorf("snippet by variant = %q", got)
+	}
 	if got := snippet(d, Terms("zebra")); got != "You have a beagle." {
 		t.Errorf("fallback snippet = %q", got)
 	}

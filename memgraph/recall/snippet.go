@@ -9,19 +9,25 @@ const maxSnippet = 240
 // the query (the first sentence on a tie), or of the description when the
 // fact has no match.
 func snippet(d Doc, terms []string) string {
-	want := make(map[string]bool, len(terms))
-	for _, t := range terms {
-		want[t] = true
+	// A sentence scores one per query term it holds, by stem or by a
+	// morphological variant, as the ranking counts them.
+	matches := func(s string) int {
+		n := 0
+		have := Terms(s)
+		for _, q := range terms {
+			for _, t := range have {
+				if t == q || isVariant(q, t) {
+					n++
+					break
+				}
+			}
+		}
+		return n
 	}
 	for _, text := range []string{d.Fact, d.Description} {
 		best, bestN := "", 0
 		for _, s := range sentences(text) {
-			n := 0
-			for _, t := range Terms(s) {
-				if want[t] {
-					n++
-				}
-			}
+			n := matches(s)
 			if best == "" || n > bestN {
 				best, bestN = s, n
 			}
