@@ -373,7 +373,7 @@ func (r *Repo) buildTree(old plumbing.Hash, n *node) (plumbing.Hash, bool, error
 			pos[e.name] = i
 		}
 	}
-	removed := false
+	removed, added := false, false
 	set := func(name string, e *treeEntry) {
 		i := pos[name]
 		switch {
@@ -381,10 +381,14 @@ func (r *Repo) buildTree(old plumbing.Hash, n *node) (plumbing.Hash, bool, error
 			entries[i].name = "" // marked, dropped below
 			removed = true
 		case e != nil && i >= 0:
+			if entries[i].isTree() != e.isTree() {
+				added = true // a file and a directory sort differently
+			}
 			entries[i] = *e
 		case e != nil:
 			entries = append(entries, *e)
 			pos[name] = len(entries) - 1
+			added = true
 		}
 	}
 	names := make([]string, 0, len(n.sub))
@@ -433,6 +437,9 @@ func (r *Repo) buildTree(old plumbing.Hash, n *node) (plumbing.Hash, bool, error
 			}
 		}
 		entries = kept
+	}
+	if added {
+		sortTree(entries) // only new names can be out of place
 	}
 	if len(entries) == 0 {
 		// The root is written even when empty: a commit needs a tree.

@@ -165,8 +165,8 @@ func (r *Repo) unlockIndex(f *os.File) {
 // commitIndex writes idx into the held lock file and renames it over
 // .git/index, which is how git replaces the index atomically.
 func (r *Repo) commitIndex(f *os.File, idx *index.Index) error {
-	data := encodeIndex(idx)
-	_, err := f.Write(data)
+	r.idxBuf = encodeIndex(r.idxBuf[:0], idx)
+	_, err := f.Write(r.idxBuf)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -191,7 +191,7 @@ func (r *Repo) commitIndex(f *os.File, idx *index.Index) error {
 // and untracked cache on demand. go-git's encoder writes the same format
 // but field by field through reflection, which dominated commit time at
 // 10,000 entries.
-func encodeIndex(idx *index.Index) []byte {
+func encodeIndex(dst []byte, idx *index.Index) []byte {
 	version := uint32(2)
 	for _, e := range idx.Entries {
 		if e.IntentToAdd || e.SkipWorktree {
@@ -199,8 +199,12 @@ func encodeIndex(idx *index.Index) []byte {
 			break
 		}
 	}
-	var buf bytes.Buffer
-	buf.Grow(12 + len(idx.Entries)*96 + 20)
+	size := 12 + 20
+	for _, e := range idx.Entries {
+		size += 64 + len(e.Name) + 8
+	}
+	buf := bytes.NewBuffer(dst)
+	buf.Grow(size)
 	var hdr [12]byte
 	copy(hdr[:4], "DIRC")
 	binary.BigEndian.PutUint32(hdr[4:], version)
@@ -249,12 +253,14 @@ func encodeIndex(idx *index.Index) []byte {
 		buf.Write(fixed[:n])
 		buf.WriteString(e.Name)
 		pad := 8 - (n+len(e.Name))%8
-		buf.Write(make([]byte, pad)[:pad])
+		buf.Write(zeros[:pad])
 	}
 	sum := sha1.Sum(buf.Bytes())
 	buf.Write(sum[:])
 	return buf.Bytes()
 }
+
+var zeros [8]byte
 
 // newEntry builds the index entry for a committed file. When the work tree
 // file at abs holds exactly data with the right exec bit, the entry carries

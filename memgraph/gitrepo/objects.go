@@ -1,6 +1,7 @@
 package gitrepo
 
 import (
+	"bufio"
 	"bytes"
 	"compress/zlib"
 	"crypto/sha1"
@@ -66,7 +67,9 @@ func (r *Repo) writeObject(typ string, data []byte) (plumbing.Hash, error) {
 		return id, err
 	}
 	tmp := f.Name()
-	zw := getZlib(typ, f)
+	// flate emits many small writes; buffer them into a few syscalls.
+	bw := bufio.NewWriterSize(f, 64<<10)
+	zw := getZlib(typ, bw)
 	defer putZlib(typ, zw)
 	_, err = zw.Write([]byte(typ + " " + strconv.Itoa(len(data)) + "\x00"))
 	if err == nil {
@@ -74,6 +77,9 @@ func (r *Repo) writeObject(typ string, data []byte) (plumbing.Hash, error) {
 	}
 	if err == nil {
 		err = zw.Close()
+	}
+	if err == nil {
+		err = bw.Flush()
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -161,11 +167,14 @@ func parseTree(b []byte) ([]treeEntry, error) {
 	return out, nil
 }
 
-// encodeTree renders entries as a raw tree object, sorted in git's order.
+// encodeTree renders entries, already in git's order, as a raw tree object.
 func encodeTree(entries []treeEntry) []byte {
-	sortTree(entries)
+	size := 0
+	for _, e := range entries {
+		size += 7 + len(e.name) + 1 + 20
+	}
 	var buf bytes.Buffer
-	buf.Grow(len(entries) * 48)
+	buf.Grow(size)
 	for _, e := range entries {
 		buf.WriteString(strconv.FormatUint(uint64(e.mode), 8))
 		buf.WriteByte(' ')

@@ -81,6 +81,7 @@ type Repo struct {
 	store   storage.Storer
 	trees   treeCache
 	idx     *indexCache
+	idxBuf  []byte        // reused encoding buffer of .git/index
 	lockTry time.Duration // how long to wait for a foreign index.lock
 
 	ignMu   sync.RWMutex
