@@ -103,7 +103,7 @@ func TestWatchConformance(t *testing.T) {
 			dir := conformance.NewRepo(t)
 			// Long enough that a burst written in a loop stays one burst
 			// on a loaded machine, short enough to keep the suite quick.
-			tr, _ := watch(t, dir, tracker.Config{Debounce: 150 * time.Millisecond})
+			tr, _ := watch(t, dir, tracker.Config{Debounce: 250 * time.Millisecond})
 			fn(t, conformance.Env{Dir: dir, Repo: dir, Settle: func(t *testing.T) { settle(t, tr) }})
 		})
 	}
