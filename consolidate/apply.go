@@ -31,12 +31,13 @@ type chunkRun struct {
 	src  string
 	now  time.Time
 	snap map[string][]byte // rel -> bytes read; nil value: read and absent
+	head map[string][]byte // rel -> last committed bytes (cache)
 }
 
 // runChunk extracts, decides, applies and commits one chunk of messages
 // together with the cursor advance next.
 func (c *Consolidator) runChunk(ctx context.Context, t *Transcript, ch chunk, next *Cursor, rep *Report) error {
-	s := &chunkRun{c: c, src: source(t.Path, ch.lo, ch.hi), now: c.cfg.Now(), snap: map[string][]byte{}}
+	s := &chunkRun{c: c, src: source(t.Path, ch.lo, ch.hi), now: c.cfg.Now(), snap: map[string][]byte{}, head: map[string][]byte{}}
 	facts, err := s.extract(ctx, renderMessages(t, ch.lo, ch.hi), rep)
 	if err != nil {
 		return err
@@ -432,18 +433,36 @@ func (s *chunkRun) validate(files map[string]*memgraph.Memory) string {
 		if m.Front.ReadOnly {
 			return fmt.Sprintf("%s would be read_only", rel)
 		}
-		prev, ok, err := s.c.r.ReadHead(rel)
+		prev, err := s.headVersion(rel)
 		if err != nil {
 			return err.Error()
-		}
-		if !ok {
-			prev = nil
 		}
 		if probs := memgraph.Validate(rel, m.Render(), prev); len(probs) > 0 {
 			return "the result would be invalid: " + probs[0].String()
 		}
 	}
 	return ""
+}
+
+// headVersion returns the last committed bytes of rel (nil when new),
+// cached for the run. A path the run creates did not exist on disk, and a
+// new file never carries read_only, so HEAD is not consulted for it.
+func (s *chunkRun) headVersion(rel string) ([]byte, error) {
+	if data, seen := s.snap[rel]; seen && data == nil {
+		return nil, nil
+	}
+	if b, ok := s.head[rel]; ok {
+		return b, nil
+	}
+	b, ok, err := s.c.r.ReadHead(rel)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		b = nil
+	}
+	s.head[rel] = b
+	return b, nil
 }
 
 // conflicts re-reads every existing file the plan changes and every path it
