@@ -41,9 +41,20 @@ func (r *Repo) Apply(changes []Change, msg string, who Author, when time.Time) (
 	if err != nil {
 		return "", err
 	}
+	// Deletions first: they may empty a directory that a new file of the
+	// same name replaces.
 	for _, c := range changes {
-		if err := r.writeWorktree(c); err != nil {
-			return "", err
+		if c.Delete {
+			if err := r.writeWorktree(c); err != nil {
+				return "", err
+			}
+		}
+	}
+	for _, c := range changes {
+		if !c.Delete {
+			if err := r.writeWorktree(c); err != nil {
+				return "", err
+			}
 		}
 	}
 	if r.BeforeCommit != nil {
@@ -60,6 +71,13 @@ func (r *Repo) writeWorktree(c Change) error {
 	if c.Delete {
 		if err := os.Remove(abs); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
+		}
+		// Like git, drop directories the deletion left empty (the
+		// removal of a non-empty one fails and ends the climb).
+		for d := filepath.Dir(abs); d != r.dir && strings.HasPrefix(d, r.dir); d = filepath.Dir(d) {
+			if os.Remove(d) != nil {
+				break
+			}
 		}
 		return nil
 	}
@@ -402,7 +420,7 @@ func (r *Repo) buildTree(old plumbing.Hash, n *node) (plumbing.Hash, bool, error
 		if i := pos[name]; i >= 0 {
 			cur = &entries[i]
 		}
-		if c.sub != nil {
+		if c.sub != nil && (c.file == nil || c.file.Delete) {
 			var oldSub plumbing.Hash
 			if cur != nil && cur.isTree() {
 				oldSub = cur.hash
@@ -420,6 +438,8 @@ func (r *Repo) buildTree(old plumbing.Hash, n *node) (plumbing.Hash, bool, error
 			}
 			continue
 		}
+		// A written file replaces whatever directory had its name, with
+		// the changes inside it: git cannot hold both.
 		p := c.file
 		if p.Delete {
 			if cur != nil && !cur.isTree() {
