@@ -239,15 +239,10 @@ func (g *Graph) writeList(w *ctxWriter, l *ctxList, head string) {
 
 // rankedList yields the cached index lines of a kind in rank order.
 func (g *Graph) rankedList(kind Kind, name, file string) *ctxList {
-	items := g.ranked[rankSlot(kind)]
-	need := 0
-	// Summing 10,000 lengths is a few microseconds; a running total would
-	// save that at the price of more bookkeeping on every update.
-	for _, it := range items {
-		need += len(it.line)
-	}
+	s := rankSlot(kind)
+	items := g.ranked[s]
 	i := 0
-	return &ctxList{name: name, file: file, count: len(items), need: need, next: func() ([]byte, bool, bool) {
+	return &ctxList{name: name, file: file, count: len(items), need: g.listSize[s], next: func() ([]byte, bool, bool) {
 		if i >= len(items) {
 			return nil, false, false
 		}
@@ -256,23 +251,29 @@ func (g *Graph) rankedList(kind Kind, name, file string) *ctxList {
 	}}
 }
 
+// extSize estimates the bytes of an external memory's tree entry.
+func extSize(rel string, it *item) int { return len(rel) + len(it.desc) + 8 }
+
+// describe is the line shown for a file in the external memory tree.
+func describe(m *Memory) string {
+	if d := oneLine(m.Front.Description); d != "" {
+		return d
+	}
+	if d := oneLine(m.Title); d != "" {
+		return d
+	}
+	return "(no description)"
+}
+
 // externalList yields a tree of the active external memories: one line per
-// folder, one line per file with its description.
+// folder, one line per file with its description. Only the lines that are
+// asked for are built.
 func (g *Graph) externalList() *ctxList {
-	var paths []string
-	for _, rel := range g.external {
-		if e := g.files[rel]; e != nil && e.valid != nil && e.valid.m.Active() {
-			paths = append(paths, rel)
-		}
-	}
-	need := 0
-	for _, p := range paths {
-		need += len(p) + 40 // path plus a typical description; an estimate is enough to share the budget
-	}
+	paths := g.external
 	var prev []string
 	var queue [][]byte
 	i := 0
-	return &ctxList{name: "external files", count: len(paths), need: need, next: func() ([]byte, bool, bool) {
+	return &ctxList{name: "external files", count: len(paths), need: g.listSize[2], next: func() ([]byte, bool, bool) {
 		if len(queue) == 0 {
 			if i >= len(paths) {
 				return nil, false, false
@@ -292,15 +293,7 @@ func (g *Graph) externalList() *ctxList {
 				queue = append(queue, []byte(strings.Repeat("  ", d)+"- "+strings.Join(dirs[:d+1], "/")+"/\n"))
 			}
 			prev = dirs
-			m := g.files[rel].valid.m
-			desc := oneLine(m.Front.Description)
-			if desc == "" {
-				desc = oneLine(m.Title)
-			}
-			if desc == "" {
-				desc = "(no description)"
-			}
-			queue = append(queue, []byte(strings.Repeat("  ", len(dirs))+"- "+rel+" — "+desc+"\n"))
+			queue = append(queue, []byte(strings.Repeat("  ", len(dirs))+"- "+rel+" — "+g.files[rel].valid.desc+"\n"))
 		}
 		line := queue[0]
 		queue = queue[1:]

@@ -29,7 +29,8 @@ type Graph struct {
 	root     string
 	files    map[string]*entry
 	ranked   [2][]*item // active user / character memories in rank order
-	external []string   // sorted paths of external memories with a valid version
+	external []string   // sorted paths of active external memories (last valid version)
+	listSize [3]int     // bytes of the ranked lines (user, character) and external entries, for the context budget
 	system   []string   // sorted paths of system/** blocks with a valid version
 	bad      map[string]bool
 	version  uint64
@@ -52,7 +53,8 @@ type entry struct {
 // item is one valid memory with its index line rendered once.
 type item struct {
 	m    *Memory
-	line []byte
+	line []byte // index line (user and character memories)
+	desc string // one-line description for the external memory tree
 }
 
 type cached struct {
@@ -284,8 +286,11 @@ func (g *Graph) putLocked(rel string, data []byte, keepSorted bool) (*Memory, bo
 	old := e.valid
 	it := &item{m: m}
 	k := KindOf(rel)
-	if k == KindUser || k == KindCharacter {
+	switch k {
+	case KindUser, KindCharacter:
 		it.line = indexLine(m)
+	case KindExternal:
+		it.desc = describe(m)
 	}
 	g.unlink(rel, old, keepSorted)
 	e.valid = it
@@ -302,6 +307,7 @@ func (g *Graph) link(rel string, it *item, keepSorted bool) {
 			return
 		}
 		s := rankSlot(k)
+		g.listSize[s] += len(it.line)
 		if !keepSorted {
 			g.ranked[s] = append(g.ranked[s], it)
 			return
@@ -309,7 +315,10 @@ func (g *Graph) link(rel string, it *item, keepSorted bool) {
 		i, _ := slices.BinarySearchFunc(g.ranked[s], it, func(a, b *item) int { return compareRank(a.m, b.m) })
 		g.ranked[s] = slices.Insert(g.ranked[s], i, it)
 	case KindExternal:
-		g.external = insertSorted(g.external, rel, keepSorted)
+		if it.m.Active() {
+			g.listSize[2] += extSize(rel, it)
+			g.external = insertSorted(g.external, rel, keepSorted)
+		}
 	case KindBlock:
 		if strings.HasPrefix(rel, SystemDir+"/") {
 			g.system = insertSorted(g.system, rel, keepSorted)
@@ -328,6 +337,7 @@ func (g *Graph) unlink(rel string, it *item, keepSorted bool) {
 			return
 		}
 		s := rankSlot(k)
+		g.listSize[s] -= len(it.line)
 		list := g.ranked[s]
 		i, found := slices.BinarySearchFunc(list, it, func(a, b *item) int { return compareRank(a.m, b.m) })
 		if !found || i >= len(list) || list[i] != it {
@@ -337,7 +347,10 @@ func (g *Graph) unlink(rel string, it *item, keepSorted bool) {
 			g.ranked[s] = slices.Delete(list, i, i+1)
 		}
 	case KindExternal:
-		g.external = deleteSorted(g.external, rel)
+		if it.m.Active() {
+			g.listSize[2] -= extSize(rel, it)
+			g.external = deleteSorted(g.external, rel)
+		}
 	case KindBlock:
 		g.system = deleteSorted(g.system, rel)
 	}

@@ -294,6 +294,16 @@ func TestGraphConcurrent(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	// Running byte totals agree with the lists.
+	for s := range g.ranked {
+		n := 0
+		for _, it := range g.ranked[s] {
+			n += len(it.line)
+		}
+		if n != g.listSize[s] {
+			t.Errorf("listSize[%d] = %d, lines sum to %d", s, g.listSize[s], n)
+		}
+	}
 	// The incremental index equals a full re-rank of the final state.
 	want := string(RenderIndex(KindUser, Rank(g.Memories(KindUser))))
 	if got := string(g.Index(KindUser)); got != want {
