@@ -214,31 +214,50 @@ func treeLess(a, b treeEntry) bool {
 }
 
 // treeCache keeps decoded trees by id. Tree objects are immutable, so an
-// entry never goes stale; the cache is dropped wholesale when it grows past
-// its bound, which keeps it simple and its memory small.
+// entry never goes stale. It has two generations: when the current one
+// holds more than treeCacheMax entries in all it becomes the old one and
+// the previous old one is dropped; a hit in the old generation moves back
+// to the current one. That keeps the trees in use (HEAD's, on every
+// commit) and bounds memory (a commit in a 7,000-file directory adds a
+// 7,000-entry version of that tree).
 type treeCache struct {
-	mu sync.Mutex
-	m  map[plumbing.Hash][]treeEntry
+	mu       sync.Mutex
+	cur, old map[plumbing.Hash][]treeEntry
+	total    int // entries in cur
 }
 
-const treeCacheMax = 1024
+const treeCacheMax = 100_000 // tree entries per generation, about 5 MB
 
-func newTreeCache() treeCache { return treeCache{m: map[plumbing.Hash][]treeEntry{}} }
+func newTreeCache() treeCache { return treeCache{cur: map[plumbing.Hash][]treeEntry{}} }
 
 func (c *treeCache) get(id plumbing.Hash) ([]treeEntry, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e, ok := c.m[id]
+	if e, ok := c.cur[id]; ok {
+		return e, true
+	}
+	e, ok := c.old[id]
+	if ok {
+		c.putLocked(id, e)
+	}
 	return e, ok
 }
 
 func (c *treeCache) put(id plumbing.Hash, e []treeEntry) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.m) >= treeCacheMax {
-		c.m = map[plumbing.Hash][]treeEntry{}
+	c.putLocked(id, e)
+}
+
+func (c *treeCache) putLocked(id plumbing.Hash, e []treeEntry) {
+	if _, ok := c.cur[id]; ok {
+		return
 	}
-	c.m[id] = e
+	if c.total+len(e) > treeCacheMax {
+		c.old, c.cur, c.total = c.cur, map[plumbing.Hash][]treeEntry{}, 0
+	}
+	c.cur[id] = e
+	c.total += len(e)
 }
 
 // readTree returns the entries of tree id. The slice is shared: callers

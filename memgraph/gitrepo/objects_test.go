@@ -45,3 +45,21 @@ func TestParseTreeRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+func TestTreeCacheGenerations(t *testing.T) {
+	c := newTreeCache()
+	big := make([]treeEntry, treeCacheMax/2+1)
+	id := func(n byte) plumbing.Hash { var h plumbing.Hash; h[0] = n; return h }
+	c.put(id(1), big)
+	c.put(id(2), big) // overflows: 1 moves to the old generation
+	if _, ok := c.get(id(1)); !ok {
+		t.Fatal("tree 1 lost after one overflow")
+	}
+	// The get promoted 1 (another overflow: 2 is now old); two more
+	// overflows without touching 2 drop it.
+	c.put(id(3), big)
+	c.put(id(4), big)
+	if _, ok := c.get(id(2)); ok {
+		t.Fatal("tree 2 still cached after two generations")
+	}
+}
