@@ -260,6 +260,37 @@ func (m *Memory) SetDescription(s string) {
 	m.setKey("description", s)
 }
 
+// SetTitle replaces the first "# " heading before the sections, or puts
+// one at the top of the body.
+func (m *Memory) SetTitle(s string) {
+	s = oneLine(s)
+	pre := m.raw.secs[0].raw
+	off := 0
+	for _, l := range strings.SplitAfter(pre, "\n") {
+		if strings.HasPrefix(l, "# ") {
+			nl := ""
+			if strings.HasSuffix(l, "\n") {
+				nl = "\n"
+			}
+			m.raw.secs[0].raw = pre[:off] + "# " + s + nl + pre[off+len(l):]
+			m.Title = s
+			return
+		}
+		off += len(l)
+	}
+	if s == "" {
+		return
+	}
+	if pre == "" && len(m.raw.secs) > 1 {
+		pre = "\n"
+	}
+	if m.raw.fm != "" && !strings.HasSuffix(m.raw.fm, "\n") {
+		m.raw.fm += "\n"
+	}
+	m.raw.secs[0].raw = "# " + s + "\n" + pre
+	m.Title = s
+}
+
 // SetFact replaces the body of "## Fact", adding the section if missing.
 func (m *Memory) SetFact(s string) {
 	m.setSection(secFact, "Fact", s)

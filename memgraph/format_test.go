@@ -168,3 +168,22 @@ func TestCloneIndependent(t *testing.T) {
 		t.Errorf("clone mutation leaked into original")
 	}
 }
+
+func TestSetTitle(t *testing.T) {
+	cases := []struct{ in, title, want string }{
+		{seed, "Loves Coffee", strings.Replace(seed, "# Likes Coffee", "# Loves Coffee", 1)},
+		{"---\ndescription: d\n---\n## Fact\nf\n", "New", "---\ndescription: d\n---\n# New\n\n## Fact\nf\n"},
+		{"", "New", "# New\n"},
+		{"---\ndescription: d\n---", "New", "---\ndescription: d\n---\n# New\n"},
+	}
+	for _, c := range cases {
+		m, _ := Parse("user_memory/x.md", []byte(c.in))
+		m.SetTitle(c.title)
+		if got := string(m.Render()); got != c.want {
+			t.Errorf("SetTitle(%q) on %q:\n got %q\nwant %q", c.title, c.in, got, c.want)
+		}
+		if again, _ := Parse(m.Path, m.Render()); again.Title != c.title {
+			t.Errorf("title reparsed as %q", again.Title)
+		}
+	}
+}

@@ -25,6 +25,7 @@ func FuzzParse(f *testing.F) {
 			// and rendering that stays stable.
 			m.SetFact("fact " + in)
 			m.SetDescription("d " + in)
+			m.SetTitle("t " + in)
 			m.AddUse(time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC))
 			r1 := m.Render()
 			m2, _ := Parse(path, r1)
