@@ -51,11 +51,19 @@ func requireFUSE(t testing.TB) {
 	}
 }
 
+// inDir returns a command that runs in dir. The child changes directory
+// after exec, never before: a fork child whose chdir waits on a FUSE mount
+// served by this very process can deadlock the Go runtime (the forking
+// thread keeps its P while the child is blocked, so a stop-the-world never
+// completes and the server goroutines never run).
+func inDir(dir, name string, args ...string) *exec.Cmd {
+	return exec.Command("sh", append([]string{"-c", `cd "$0" && exec "$@"`, dir, name}, args...)...)
+}
+
 // git runs the git CLI in dir and returns its trimmed output.
 func git(t testing.TB, dir string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
+	cmd := inDir(dir, "git", args...)
 	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=test", "GIT_AUTHOR_EMAIL=t@e.st",
 		"GIT_COMMITTER_NAME=test", "GIT_COMMITTER_EMAIL=t@e.st", "GIT_CONFIG_NOSYSTEM=1")
 	out, err := cmd.CombinedOutput()

@@ -7,25 +7,21 @@ import (
 	"sync"
 
 	fusefs "github.com/hanwen/go-fuse/v2/fs"
-
-	"github.com/engram-dev/engram/memgraph"
 )
 
 // invalidator pushes stale data out of the kernel's caches. The kernel may
-// keep entries, attributes and pages for a long time because it asks us
-// again only when told to: after every graph change (the synthesized files)
-// and after every change the tracker saw beside the mount (the backing
-// files).
+// keep entries, attributes and pages of backing files for a long time
+// because it asks again only when told to: after every change the tracker
+// saw beside the mount (an editor on the backing files, a moved HEAD).
 //
-// Path invalidation runs on its own goroutine: a NotifyEntry for a directory
-// the kernel holds locked while it waits for one of our handlers would
-// deadlock if issued from that handler.
+// It runs on its own goroutine and never from a request handler: the kernel
+// may hold the directory or page locks a notification waits for until one of
+// our handlers answers, and the handlers must stay free to answer.
 type invalidator struct {
 	m *mountState
 
 	mu      sync.Mutex
 	paths   map[string]bool
-	synth   bool
 	wake    chan struct{}
 	done    chan struct{}
 	stopped sync.WaitGroup
@@ -43,34 +39,6 @@ func (v *invalidator) start() {
 func (v *invalidator) stop() {
 	close(v.done)
 	v.stopped.Wait()
-}
-
-// synthNow drops the kernel's cached pages and sizes of the indexes and
-// CONTEXT.md, synchronously. Safe from any handler: it locks no directory.
-func (v *invalidator) synthNow() {
-	if v.m.closed.Load() {
-		return
-	}
-	v.m.synthMu.Lock()
-	ins := make([]*fusefs.Inode, 0, 3)
-	for _, rel := range []string{memgraph.UserIndexFile, memgraph.CharIndexFile, memgraph.ContextFile} {
-		if in := v.m.synth[rel]; in != nil {
-			ins = append(ins, in)
-		}
-	}
-	v.m.synthMu.Unlock()
-	for _, in := range ins {
-		in.NotifyContent(0, 0)
-	}
-}
-
-// synthLater is synthNow from a goroutine that must not wait for the kernel
-// (graph subscribers may run under the graph's lock).
-func (v *invalidator) synthLater() {
-	v.mu.Lock()
-	v.synth = true
-	v.mu.Unlock()
-	v.poke()
 }
 
 // pathsLater queues backing paths whose cached entries, attributes and
@@ -100,17 +68,14 @@ func (v *invalidator) loop() {
 		case <-v.wake:
 		}
 		v.mu.Lock()
-		paths, synth := v.paths, v.synth
-		v.paths, v.synth = map[string]bool{}, false
+		paths := v.paths
+		v.paths = map[string]bool{}
 		v.mu.Unlock()
 		if v.m.closed.Load() {
 			continue
 		}
 		for p := range paths {
 			v.path(p)
-		}
-		if synth || len(paths) > 0 {
-			v.synthNow()
 		}
 	}
 }

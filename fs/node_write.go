@@ -132,7 +132,6 @@ func (n *node) Rename(ctx context.Context, name string, newParent fusefs.InodeEm
 	}
 
 	writer := n.m.callers.of(ctx)
-	before := n.m.graph.Version()
 	if dir {
 		n.m.refreshTree(oldRel)
 		n.m.refreshTree(newRel)
@@ -145,9 +144,6 @@ func (n *node) Rename(ctx context.Context, name string, newParent fusefs.InodeEm
 		n.m.tracker.Touch(newRel, writer)
 	} else {
 		n.m.tracker.Renamed(oldRel, newRel, writer)
-	}
-	if n.m.graph.Version() != before {
-		n.m.inval.synthNow()
 	}
 	return 0
 }

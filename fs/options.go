@@ -43,8 +43,6 @@ type model interface {
 	ReadOnly(rel string) bool
 	Index(kind memgraph.Kind) []byte
 	Context(opt memgraph.ContextOptions) []byte
-	Version() uint64
-	Subscribe(fn func(changed []string))
 }
 
 // changes is what the mount needs of *tracker.Tracker.

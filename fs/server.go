@@ -93,7 +93,6 @@ func mount(mountpoint string, d deps, opt Options) (*fuse.Server, *mountState, e
 		return nil, nil, explainMountError(mnt, err)
 	}
 	m.inval.start()
-	d.graph.Subscribe(func([]string) { m.inval.synthLater() })
 	d.tracker.Subscribe(m.inval.pathsLater)
 	go func() {
 		srv.Wait()

@@ -137,16 +137,12 @@ func (m *mountState) readOnlyBelow(dir string) bool {
 	return false
 }
 
-// changed is called after every mutation through the mount: graph first
-// (read-after-write), then the tracker (commit), then the kernel's cache of
-// the synthesized files.
+// changed is called after every mutation through the mount: graph first,
+// so the synthesized files read right after reflect it, then the tracker,
+// which commits it.
 func (m *mountState) changed(rel, writer string) {
-	before := m.graph.Version()
 	m.refresh(rel)
 	m.tracker.Touch(rel, writer)
-	if m.graph.Version() != before {
-		m.inval.synthNow()
-	}
 }
 
 // isDir reports whether the backing path is a directory (lstat).

@@ -24,13 +24,17 @@ const (
 // the status report or one search result. Its bytes are generated on open
 // and stay stable for that open handle; Getattr reports the size of what an
 // open would return now, so stat, wc and cat agree.
+//
+// The kernel caches neither its pages (direct I/O) nor its size (attributes
+// expire at once). That costs a round trip per open and stat of a handful of
+// small files, and buys read-after-write without invalidating anything from
+// a write's close path: NotifyContent there can deadlock against a read of
+// the same file waiting for a free request reader (libfuse documents the
+// same rule for fuse_lowlevel_notify_inval_inode).
 type synthFile struct {
 	fusefs.Inode
 	m   *mountState
 	gen func() []byte
-	// dynamic files change without a graph event (status, search): the
-	// kernel must neither cache their pages nor their size.
-	dynamic bool
 }
 
 var _ = (fusefs.NodeGetattrer)((*synthFile)(nil))
@@ -43,26 +47,18 @@ func (f *synthFile) Getattr(ctx context.Context, fh fusefs.FileHandle, out *fuse
 		size = len(f.gen())
 	}
 	f.m.fillSynthAttr(&out.Attr, uint64(size), 0o444)
-	if f.dynamic {
-		out.SetTimeout(time.Nanosecond) // zero would mean "the mount default"
-	}
+	out.SetTimeout(time.Nanosecond) // zero would mean "the mount default"
 	return 0
 }
 
 var _ = (fusefs.NodeOpener)((*synthFile)(nil))
 
-// Open snapshots the content. Indexes and CONTEXT.md keep the kernel's page
-// cache (dropped on every graph change); status and search results bypass
-// it (direct I/O) because they change on every look.
+// Open snapshots the content for this handle.
 func (f *synthFile) Open(ctx context.Context, flags uint32) (fusefs.FileHandle, uint32, syscall.Errno) {
 	if flags&writeFlags != 0 {
 		return nil, 0, syscall.EACCES
 	}
-	h := &synthHandle{data: f.gen()}
-	if f.dynamic {
-		return h, fuse.FOPEN_DIRECT_IO | fuse.FOPEN_NOFLUSH, 0
-	}
-	return h, fuse.FOPEN_KEEP_CACHE | fuse.FOPEN_NOFLUSH, 0
+	return &synthHandle{data: f.gen()}, fuse.FOPEN_DIRECT_IO | fuse.FOPEN_NOFLUSH, 0
 }
 
 var _ = (fusefs.NodeSetattrer)((*synthFile)(nil))
@@ -113,7 +109,7 @@ var _ = (fusefs.NodeLookuper)((*searchDir)(nil))
 
 func (d *searchDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fusefs.Inode, syscall.Errno) {
 	q := name
-	f := &synthFile{m: d.m, dynamic: true, gen: func() []byte { return d.m.renderSearch(q) }}
+	f := &synthFile{m: d.m, gen: func() []byte { return d.m.renderSearch(q) }}
 	h := fnv.New64a()
 	h.Write([]byte(name))
 	in := d.NewInode(ctx, f, fusefs.StableAttr{Mode: syscall.S_IFREG, Ino: searchInoBase | h.Sum64()>>3})
@@ -249,7 +245,7 @@ func (m *mountState) newSynth(rel string) (fusefs.InodeEmbedder, uint32) {
 	case memgraph.ContextFile:
 		return &synthFile{m: m, gen: func() []byte { return m.graph.Context(memgraph.ContextOptions{}) }}, syscall.S_IFREG
 	case memgraph.StatusFile:
-		return &synthFile{m: m, dynamic: true, gen: m.tracker.Status}, syscall.S_IFREG
+		return &synthFile{m: m, gen: m.tracker.Status}, syscall.S_IFREG
 	case memgraph.StateDir + "/search":
 		return &searchDir{m: m}, syscall.S_IFDIR
 	default: // .engram/consolidate
