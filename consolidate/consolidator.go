@@ -76,9 +76,10 @@ type Consolidator struct {
 	cfg Config
 	log *slog.Logger
 
-	mu         sync.Mutex // guards the fields below
-	lastChange time.Time  // last transcript change heard through Notify
-	pending    map[string]int
+	mu         sync.Mutex      // guards the fields below
+	lastChange time.Time       // last transcript change heard through Notify
+	pending    map[string]int  // transcript -> new user messages
+	dirty      map[string]bool // transcripts Notify reported, to count again
 	requested  bool
 	failures   int
 	nextTry    time.Time
@@ -97,7 +98,7 @@ var repoLocks sync.Map // dir -> *sync.Mutex
 func New(g *memgraph.Graph, r *gitrepo.Repo, p Provider, cfg Config) *Consolidator {
 	cfg.defaults()
 	return &Consolidator{g: g, r: r, p: p, cfg: cfg, log: cfg.Logger,
-		pending: map[string]int{}, wake: make(chan struct{}, 1)}
+		pending: map[string]int{}, dirty: map[string]bool{}, wake: make(chan struct{}, 1)}
 }
 
 // Report is the outcome of one Run.

@@ -13,22 +13,36 @@ import (
 )
 
 // Notify tells the consolidator that a file under transcripts/ changed.
-// The change tracker calls it; it is cheap apart from re-reading that one
-// transcript to count its new user messages.
+// The change tracker calls it from its commit path, so it only records the
+// path and wakes the loop, which re-reads the transcript to count its new
+// user messages; other paths are ignored.
 func (c *Consolidator) Notify(rel string) {
 	if !strings.HasPrefix(rel, memgraph.TranscriptsDir+"/") {
 		return
 	}
-	n := c.newUserMessages(rel)
 	c.mu.Lock()
 	c.lastChange = c.cfg.Now()
-	if n > 0 {
-		c.pending[rel] = n
-	} else {
-		delete(c.pending, rel)
-	}
+	c.dirty[rel] = true
 	c.mu.Unlock()
 	c.poke()
+}
+
+// recount refreshes the pending counts of transcripts Notify reported.
+func (c *Consolidator) recount() {
+	c.mu.Lock()
+	dirty := c.dirty
+	c.dirty = map[string]bool{}
+	c.mu.Unlock()
+	for rel := range dirty {
+		n := c.newUserMessages(rel)
+		c.mu.Lock()
+		if n > 0 {
+			c.pending[rel] = n
+		} else {
+			delete(c.pending, rel)
+		}
+		c.mu.Unlock()
+	}
 }
 
 // Request asks for a run as soon as possible, even during a backoff.
@@ -84,13 +98,6 @@ func (c *Consolidator) Pending() int {
 // once). Transcripts left from before the loop started count as changed at
 // start, so they are consolidated after one idle period.
 func (c *Consolidator) Loop(ctx context.Context) {
-	if e, ok := c.p.(Endpoint); ok {
-		if err := e.Ping(ctx); err != nil {
-			c.mu.Lock()
-			c.waiting = "waiting for a model at " + e.Endpoint()
-			c.mu.Unlock()
-		}
-	}
 	if paths, err := c.transcripts(); err == nil {
 		for _, rel := range paths {
 			if n := c.newUserMessages(rel); n > 0 {
@@ -101,7 +108,16 @@ func (c *Consolidator) Loop(ctx context.Context) {
 			}
 		}
 	}
+	c.recount() // Notify calls that came before the loop
+	if e, ok := c.p.(Endpoint); ok {
+		if err := e.Ping(ctx); err != nil {
+			c.mu.Lock()
+			c.waiting = "waiting for a model at " + e.Endpoint()
+			c.mu.Unlock()
+		}
+	}
 	for {
+		c.recount()
 		wait, run := c.due()
 		if run {
 			c.runOnce(ctx)
@@ -165,7 +181,6 @@ func (c *Consolidator) runOnce(ctx context.Context) {
 	rep, err := c.Run(ctx)
 	now := c.cfg.Now()
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.running = false
 	if err != nil {
 		if ctx.Err() != nil {
@@ -182,25 +197,19 @@ func (c *Consolidator) runOnce(ctx context.Context) {
 			c.waiting = "waiting for a model at " + c.endpoint()
 		}
 		c.last = fmt.Sprintf("last run %s failed: %v; next try in %s", now.Format("2006-01-02 15:04:05"), err, back.Round(time.Second))
+		c.mu.Unlock()
 		c.log.Warn("consolidation failed", "err", err, "retry_in", back)
 		return
 	}
 	c.failures, c.waiting = 0, ""
 	c.last = fmt.Sprintf("last run %s: %s", now.Format("2006-01-02 15:04:05"), rep)
-	// Anything that arrived during the run is counted again by Notify;
-	// what the run covered is no longer pending.
+	// What the run covered is no longer pending: count every known
+	// transcript again on the next turn of the loop.
 	for rel := range c.pending {
-		if n := c.newUserMessagesLocked(rel); n > 0 {
-			c.pending[rel] = n
-		} else {
-			delete(c.pending, rel)
-		}
+		c.dirty[rel] = true
 	}
+	c.mu.Unlock()
 }
-
-// newUserMessagesLocked is newUserMessages for callers holding c.mu (it
-// touches no field of c).
-func (c *Consolidator) newUserMessagesLocked(rel string) int { return c.newUserMessages(rel) }
 
 func (c *Consolidator) endpoint() string {
 	if e, ok := c.p.(Endpoint); ok {

@@ -103,7 +103,7 @@ func TestDue(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			c := &Consolidator{cfg: Config{Now: func() time.Time { return t0 }}, pending: map[string]int{}}
+			c := &Consolidator{cfg: Config{Now: func() time.Time { return t0 }}, pending: map[string]int{}, dirty: map[string]bool{}}
 			c.cfg.defaults()
 			if tc.pending > 0 {
 				c.pending["transcripts/a"] = tc.pending

@@ -101,7 +101,7 @@ func (o *OpenAI) Chat(ctx context.Context, req ChatRequest) (string, error) {
 			"type": "json_schema",
 			"json_schema": map[string]any{
 				"name":   firstNonEmpty(req.SchemaName, "answer"),
-				"schema": req.Schema,
+				"schema": strictSubset(req.Schema),
 				"strict": true,
 			},
 		}
@@ -238,3 +238,35 @@ type scrubbedError struct {
 
 func (e *scrubbedError) Error() string        { return e.msg }
 func (e *scrubbedError) Is(target error) bool { return errors.Is(e.err, target) }
+
+// strictSubset drops schema keywords that OpenAI's strict structured
+// outputs reject or ignore ("title", item counts); the name travels in
+// json_schema.name and counts are enforced when parsing anyway.
+func strictSubset(schema json.RawMessage) json.RawMessage {
+	var v any
+	if err := json.Unmarshal(schema, &v); err != nil {
+		return schema
+	}
+	var walk func(any)
+	walk = func(x any) {
+		switch t := x.(type) {
+		case map[string]any:
+			delete(t, "title")
+			delete(t, "maxItems")
+			delete(t, "minItems")
+			for _, c := range t {
+				walk(c)
+			}
+		case []any:
+			for _, c := range t {
+				walk(c)
+			}
+		}
+	}
+	walk(v)
+	b, err := json.Marshal(v)
+	if err != nil {
+		return schema
+	}
+	return b
+}

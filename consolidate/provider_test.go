@@ -47,6 +47,9 @@ func TestProviderChat(t *testing.T) {
 				if !strings.Contains(string(c.Body), `"json_schema"`) || !strings.Contains(string(c.Body), `"strict":true`) {
 					t.Fatalf("response_format missing: %s", c.Body)
 				}
+				if strings.Contains(string(c.Schema), "title") || strings.Contains(string(c.Schema), "maxItems") || !strings.Contains(string(c.Schema), "additionalProperties") {
+					t.Fatalf("schema not reduced to the strict subset: %s", c.Schema)
+				}
 				if c.Header.Get("Authorization") != "Bearer sk-test-secret-key-0123456789" {
 					t.Fatal("no bearer token")
 				}

@@ -29,7 +29,7 @@ func TestOllamaStreamShape(t *testing.T) {
 	sc := bufio.NewScanner(resp.Body)
 	for sc.Scan() {
 		var c struct {
-			Message struct{ Role, Content string }
+			Message    struct{ Role, Content string }
 			Done       bool   `json:"done"`
 			DoneReason string `json:"done_reason"`
 		}
