@@ -102,7 +102,9 @@ func Parse(path string, data []byte) (*Memory, []Problem) {
 // then rest is non-empty only when a block was opened and never closed.
 func splitFrontmatter(text string) (fm, rest string, ok bool) {
 	first, after, found := strings.Cut(text, "\n")
-	if !found || strings.TrimRight(first, " \t\r") != "---" {
+	// A byte order mark, which some Windows editors write, does not hide
+	// the frontmatter.
+	if !found || strings.TrimRight(strings.TrimPrefix(first, "\ufeff"), " \t\r") != "---" {
 		return "", "", false
 	}
 	pos := len(first) + 1

@@ -187,3 +187,10 @@ func TestSetTitle(t *testing.T) {
 		}
 	}
 }
+
+func TestByteOrderMark(t *testing.T) {
+	m, probs := Parse("user_memory/x.md", []byte("\ufeff---\ndescription: with BOM\n---\n# T\n"))
+	if len(probs) != 0 || m.Front.Description != "with BOM" {
+		t.Errorf("BOM: %v %+v", probs, m.Front)
+	}
+}
