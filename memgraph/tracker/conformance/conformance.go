@@ -50,6 +50,7 @@ var Suite = map[string]func(t *testing.T, env Env){
 	"SedInPlace":                 sedInPlace,
 	"WriteTempThenRename":        writeTempThenRename,
 	"RenameListed":               renameListed,
+	"RenameDirectory":            renameDirectory,
 	"DeleteListed":               deleteListed,
 	"ReadOnlyRefused":            readOnlyRefused,
 	"TranscriptCommitted":        transcriptCommitted,
@@ -429,6 +430,25 @@ func renameListed(t *testing.T, env Env) {
 	index := ReadFile(t, env.Dir, "user_memory.md")
 	contains(t, "user_memory.md", index, "user_memory/likes-green-tea.md")
 	lacks(t, "user_memory.md", index, "user_memory/likes-tea.md")
+	CheckRepo(t, env.Repo)
+}
+
+func renameDirectory(t *testing.T, env Env) {
+	WriteFile(t, env.Dir, "notes/deep/plan.md", "# Plan\n\nShip it.\n")
+	env.Settle(t)
+	if err := os.Rename(filepath.Join(env.Dir, "notes"), filepath.Join(env.Dir, "archive")); err != nil {
+		t.Fatal(err)
+	}
+	env.Settle(t)
+	files := Git(t, env.Repo, "ls-files")
+	contains(t, "files", files, "archive/project.md")
+	contains(t, "files", files, "archive/deep/plan.md")
+	lacks(t, "files", files, "notes/")
+	// The renamed tree is watched: a change inside it is committed.
+	WriteFile(t, env.Dir, "archive/deep/plan.md", "# Plan\n\nShipped.\n")
+	env.Settle(t)
+	got, _ := HeadFile(t, env.Repo, "archive/deep/plan.md")
+	contains(t, "committed file", got, "Shipped.")
 	CheckRepo(t, env.Repo)
 }
 
