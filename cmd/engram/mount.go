@@ -1,0 +1,171 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/engram-dev/engram/consolidate"
+	enfs "github.com/engram-dev/engram/fs"
+	"github.com/engram-dev/engram/memgraph/tracker"
+)
+
+func init() {
+	var (
+		debounce, maxWait, rescan, idle  time.Duration
+		every                            int
+		allowOther, debug, consolidation bool
+	)
+	register(&command{
+		name:    "mount",
+		usage:   "mount REPO MOUNTPOINT [--debounce 1s] [--allow-other] [--debug]",
+		summary: "mount a memory repository with FUSE; every change becomes a commit",
+		help: `Mounts the engram repository REPO at MOUNTPOINT (an empty directory) and
+serves it in the foreground. Use the mount with ordinary tools: cat, grep,
+echo >>, sed -i, vim. Every file of REPO reads as it is on disk; the mount
+adds, never stored in git:
+
+  user_memory.md, character_memory.md   ranked indexes of active memories
+  CONTEXT.md                            the compiled context
+  .engram/status                        invalid files, pending changes, last commit
+  .engram/search/QUERY                  recall: cat it to rank memories for QUERY
+  .engram/consolidate                   write anything to request a consolidation
+
+A write lands in REPO at once. A burst of changes is committed once the
+writes pause for --debounce (never later than --max-wait), as one commit
+whose author is the writing process mapped to an identity (vim -> editor,
+anything else -> agent). Invalid memory files stay on disk, uncommitted,
+and are reported in .engram/status until fixed. Editor temp files are never
+committed. .git is readable (git log works inside the mount) and refuses
+writes with EROFS; read_only memories refuse every change. Edits made in
+REPO beside the mount, git pull and git revert are picked up.
+
+On start, anything valid left uncommitted is committed first. The line
+"engram: mounted REPO at MOUNTPOINT" on standard output says the mount is
+usable. SIGINT or SIGTERM commits what is pending, unmounts and exits 0.
+
+As root the mount is made directly; as a normal user it needs fusermount3
+(package fuse3). --allow-other lets other users and containers the mount is
+bind-mounted into use it (as non-root it needs user_allow_other in
+/etc/fuse.conf). Without FUSE, use "engram watch".
+
+Example:
+
+    engram init ~/memory
+    mkdir -p /mnt/memory
+    engram mount ~/memory /mnt/memory`,
+		flags: func(fl *flag.FlagSet) {
+			fl.DurationVar(&debounce, "debounce", time.Second, "quiet time before a burst of changes is committed")
+			fl.DurationVar(&maxWait, "max-wait", 10*time.Second, "longest a change waits while writes keep coming")
+			fl.DurationVar(&rescan, "rescan", 30*time.Second, "interval of the safety-net rescan for changes made beside the mount (0 = off)")
+			fl.BoolVar(&allowOther, "allow-other", false, "let other users (and containers) use the mount")
+			fl.BoolVar(&debug, "debug", false, "log every FUSE request")
+			fl.BoolVar(&consolidation, "consolidate", true, "consolidate transcripts into memories (needs a model)")
+			fl.DurationVar(&idle, "idle", 10*time.Minute, "consolidate when transcripts were quiet this long")
+			fl.IntVar(&every, "every", 30, "consolidate when this many new user messages arrived")
+		},
+		run: func(fl *flag.FlagSet, args []string) error {
+			if len(args) != 2 {
+				fl.Usage()
+				return exitError{2}
+			}
+			dir, mnt := args[0], args[1]
+			r, g, err := openEngramRepo(dir)
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+
+			log := slog.Default()
+			tr := tracker.New(g, r, tracker.Config{
+				Debounce: debounce,
+				MaxWait:  maxWait,
+				Rescan:   rescan,
+				Logger:   log,
+			})
+			if err := tr.Recover(ctx); err != nil {
+				return err
+			}
+
+			// CONSOLIDATION (H4): the consolidator hears of transcript
+			// changes through the tracker's subscription, reports through
+			// .engram/status, and is asked for a run by writes to
+			// .engram/consolidate in the mount (Options.OnConsolidate).
+			var onConsolidate func()
+			var loopDone chan struct{}
+			if consolidation {
+				p, err := consolidate.FromEnv()
+				if err != nil {
+					log.Warn("consolidation has no model; mounting without it", "err", err)
+					p = nil
+				}
+				c := consolidate.New(g, r, p, consolidate.Config{Idle: idle, Every: every, Logger: log})
+				tr.SetExtraStatus(c.Status)
+				tr.Subscribe(func(paths []string) {
+					for _, p := range paths {
+						c.Notify(p)
+					}
+				})
+				onConsolidate = c.Request
+				loopDone = make(chan struct{})
+				go func() {
+					defer close(loopDone)
+					c.Loop(ctx)
+				}()
+			}
+
+			srv, err := enfs.Mount(mnt, g, tr, r, enfs.Options{
+				AllowOther:    allowOther,
+				Debug:         debug,
+				OnConsolidate: onConsolidate,
+				Logger:        log,
+			})
+			if err != nil {
+				stop()
+				if loopDone != nil {
+					<-loopDone
+				}
+				return err
+			}
+			runErr := make(chan error, 1)
+			go func() { runErr <- tr.Run(ctx) }()
+			select {
+			case <-tr.Ready():
+				fmt.Fprintf(stdout, "engram: mounted %s at %s\n", dir, mnt)
+			case err = <-runErr:
+				stop()
+			}
+			if err == nil {
+				err = <-runErr // until SIGINT/SIGTERM
+			}
+			if loopDone != nil {
+				<-loopDone
+			}
+
+			// Unmount first so nothing new arrives, then commit everything
+			// left, including writes whose events were still queued.
+			uerr := enfs.Unmount(srv, mnt)
+			if uerr != nil {
+				log.Warn("unmount", "err", uerr)
+			}
+			fctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			if ferr := tr.Sweep(fctx); ferr != nil && err == nil {
+				err = fmt.Errorf("commit pending changes: %w", ferr)
+			}
+			if err == nil && uerr != nil {
+				err = uerr
+			}
+			if err == nil {
+				log.Info("unmounted; pending changes committed", "repo", dir, "mountpoint", mnt)
+			}
+			return err
+		},
+	})
+}
