@@ -28,10 +28,11 @@ type Graph struct {
 	mu       sync.RWMutex
 	root     string
 	files    map[string]*entry
-	ranked   [2][]*item // active user / character memories in rank order
-	external []string   // sorted paths of active external memories (last valid version)
-	listSize [3]int     // bytes of the ranked lines (user, character) and external entries, for the context budget
-	system   []string   // sorted paths of system/** blocks with a valid version
+	dirs     map[string]int // folder -> number of known files under it, so Remove of an unknown path costs nothing
+	ranked   [2][]*item     // active user / character memories in rank order
+	external []string       // sorted paths of active external memories (last valid version)
+	listSize [3]int         // bytes of the ranked lines (user, character) and external entries, for the context budget
+	system   []string       // sorted paths of system/** blocks with a valid version
 	bad      map[string]bool
 	version  uint64
 	subs     []func(changed []string)
@@ -70,7 +71,7 @@ func rankSlot(k Kind) int {
 }
 
 func newGraph(root string) *Graph {
-	return &Graph{root: root, files: map[string]*entry{}, bad: map[string]bool{}, ctxCache: map[int]cached{}, seed: maphash.MakeSeed()}
+	return &Graph{root: root, files: map[string]*entry{}, dirs: map[string]int{}, bad: map[string]bool{}, ctxCache: map[int]cached{}, seed: maphash.MakeSeed()}
 }
 
 // Scan reads every memory file under root once and builds the graph.
@@ -100,6 +101,7 @@ func Scan(root string) (*Graph, error) {
 		data, err := os.ReadFile(filepath.Join(abs, filepath.FromSlash(rel)))
 		if err != nil {
 			g.files[rel] = &entry{probs: []Problem{{Path: rel, Msg: "cannot read file: " + err.Error()}}}
+			g.countDirs(rel, 1)
 			g.bad[rel] = true
 			continue
 		}
@@ -198,7 +200,7 @@ func (g *Graph) Update(rel string) error {
 
 // updateDir re-reads every memory under a directory and forgets the ones
 // that are gone. Its cost grows with the directory, not the repository
-// (apart from one pass over the path map to find vanished files).
+// (apart from one pass over the path map when files vanished from it).
 func (g *Graph) updateDir(rel string) error {
 	if strings.HasPrefix(rel, ".") || rel == TranscriptsDir {
 		return nil
@@ -228,9 +230,11 @@ func (g *Graph) updateDir(rel string) error {
 	})
 	g.mu.RLock()
 	var gone []string
-	for r := range g.files {
-		if strings.HasPrefix(r, prefix) && !present[r] {
-			gone = append(gone, r)
+	if g.dirs[rel] > len(present) {
+		for r := range g.files {
+			if strings.HasPrefix(r, prefix) && !present[r] {
+				gone = append(gone, r)
+			}
 		}
 	}
 	g.mu.RUnlock()
@@ -270,6 +274,7 @@ func (g *Graph) putLocked(rel string, data []byte, keepSorted bool) (*Memory, bo
 	if e == nil {
 		e = &entry{}
 		g.files[rel] = e
+		g.countDirs(rel, 1)
 	} else if e.seen && e.sum == sum {
 		return nil, false
 	}
@@ -387,7 +392,7 @@ func (g *Graph) Remove(rel string) {
 	if _, ok := g.files[rel]; ok {
 		g.removeLocked(rel)
 		removed = append(removed, rel)
-	} else {
+	} else if g.dirs[rel] > 0 {
 		prefix := rel + "/"
 		for r := range g.files {
 			if strings.HasPrefix(r, prefix) {
@@ -416,8 +421,19 @@ func (g *Graph) removeLocked(rel string) {
 	}
 	g.unlink(rel, e.valid, true)
 	delete(g.files, rel)
+	g.countDirs(rel, -1)
 	delete(g.bad, rel)
 	g.bump(KindOf(rel))
+}
+
+// countDirs adds d to the file count of every folder above rel.
+func (g *Graph) countDirs(rel string, d int) {
+	for i := strings.LastIndexByte(rel, '/'); i > 0; i = strings.LastIndexByte(rel[:i], '/') {
+		dir := rel[:i]
+		if g.dirs[dir] += d; g.dirs[dir] <= 0 {
+			delete(g.dirs, dir)
+		}
+	}
 }
 
 // Rename moves a file (or a directory of memories) from oldRel to newRel.

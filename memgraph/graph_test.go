@@ -294,6 +294,16 @@ func TestGraphConcurrent(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	// Folder counts agree with the files.
+	dirs := map[string]int{}
+	for rel := range g.files {
+		for i := strings.LastIndexByte(rel, '/'); i > 0; i = strings.LastIndexByte(rel[:i], '/') {
+			dirs[rel[:i]]++
+		}
+	}
+	if fmt.Sprint(dirs) != fmt.Sprint(g.dirs) {
+		t.Errorf("dirs = %v, want %v", g.dirs, dirs)
+	}
 	// Running byte totals agree with the lists.
 	for s := range g.ranked {
 		n := 0
