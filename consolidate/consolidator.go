@@ -151,6 +151,11 @@ func (c *Consolidator) Run(ctx context.Context) (Report, error) {
 	lk, _ := repoLocks.LoadOrStore(c.r.Dir(), &sync.Mutex{})
 	lk.(*sync.Mutex).Lock()
 	defer lk.(*sync.Mutex).Unlock()
+	unlock, err := lockRepo(c.r.Dir())
+	if err != nil {
+		return rep, err
+	}
+	defer unlock()
 
 	if err := c.Recover(); err != nil {
 		return rep, err

@@ -512,3 +512,33 @@ func TestScenarioRewrittenTranscript(t *testing.T) {
 		t.Fatalf("a rewritten transcript should be read again: %+v", rep)
 	}
 }
+
+func TestRunBusyInAnotherProcess(t *testing.T) {
+	e := newEnv(t, "ollama", nil)
+	e.addTranscript("transcripts/s.jsonl", jsonl("I am tall."))
+	unlock, err := lockRepo(e.r.Dir()) // stands in for the other process
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.c.Run(context.Background()); !errors.Is(err, ErrBusy) {
+		t.Fatalf("err %v", err)
+	}
+	unlock()
+	e.script(nil, nil)
+	e.run()
+}
+
+func FuzzTargetPath(f *testing.F) {
+	for _, s := range []string{"user_memory/a", "../../etc/passwd", "/etc/shadow", "user_memory/../character", "character_memory/x.md", "user_memory/a/b", "user_memory/.hidden"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		rel, err := targetPath(s)
+		if err != nil {
+			return
+		}
+		if !allowedMemoryPath(rel) || strings.Contains(rel, "..") || strings.HasPrefix(rel, "/") || strings.Count(rel, "/") != 1 {
+			t.Fatalf("%q -> %q escapes the memory folders", s, rel)
+		}
+	})
+}

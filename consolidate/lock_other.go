@@ -1,0 +1,12 @@
+//go:build !unix
+
+package consolidate
+
+import "errors"
+
+// ErrBusy means another process is consolidating the same repository.
+var ErrBusy = errors.New("another process is consolidating this repository")
+
+// lockRepo is a no-op where flock is unavailable; within one process the
+// per-repository mutex still serialises runs.
+func lockRepo(dir string) (func(), error) { return func() {}, nil }
