@@ -53,6 +53,26 @@ func (t *Tracker) Flush(ctx context.Context) error {
 	if len(batch) == 0 {
 		return nil
 	}
+	if why := t.gitBusy(); why != "" {
+		// Committing now would race a git command in the backing
+		// repository (or land in the middle of a rebase): wait.
+		t.mu.Lock()
+		was := t.paused
+		t.paused = why
+		t.mu.Unlock()
+		if was != why {
+			t.log.Info("commits wait: "+why, "pending", len(batch))
+		}
+		t.requeue(batch, renames)
+		return nil
+	}
+	t.mu.Lock()
+	was := t.paused
+	t.paused = ""
+	t.mu.Unlock()
+	if was != "" {
+		t.log.Info("commits resume")
+	}
 	// A commit made beside us (git pull, git commit in the backing repo)
 	// must reach the graph before our commit moves HEAD past it.
 	t.syncHeadLocked()
@@ -66,6 +86,28 @@ func (t *Tracker) Flush(ctx context.Context) error {
 	}
 	t.afterChange(res.touched, hash)
 	return nil
+}
+
+// gitMarkers are files git keeps in .git while an operation that moves
+// HEAD is in progress.
+var gitMarkers = map[string]string{
+	"index.lock":       "a git command holds .git/index.lock",
+	"rebase-merge":     "a git rebase is in progress",
+	"rebase-apply":     "a git rebase or am is in progress",
+	"MERGE_HEAD":       "a git merge is in progress",
+	"CHERRY_PICK_HEAD": "a git cherry-pick is in progress",
+	"REVERT_HEAD":      "a git revert is in progress",
+	"BISECT_LOG":       "a git bisect is in progress",
+}
+
+// gitBusy says why commits must wait, or "".
+func (t *Tracker) gitBusy() string {
+	for _, name := range sortedKeys(gitMarkers) {
+		if _, err := os.Lstat(filepath.Join(t.root, ".git", name)); err == nil {
+			return gitMarkers[name]
+		}
+	}
+	return ""
 }
 
 // requeue puts a batch back after a failed commit; newer claims win.

@@ -43,7 +43,7 @@ func (t *Tracker) Status() []byte {
 	}
 	first, last := t.first, t.last
 	uncommitted := t.uncommitted
-	lastErr := t.lastErr
+	lastErr, paused := t.lastErr, t.paused
 	extra := t.extra
 	t.mu.Unlock()
 
@@ -72,6 +72,9 @@ func (t *Tracker) Status() []byte {
 		for _, e := range uncommitted {
 			fmt.Fprintf(&b, "  %s\n", e.line())
 		}
+	}
+	if paused != "" && len(pending) > 0 {
+		fmt.Fprintf(&b, "commits paused: %s\n", paused)
 	}
 	if lastErr != "" {
 		fmt.Fprintf(&b, "last error: %s\n", lastErr)

@@ -94,6 +94,7 @@ type Tracker struct {
 	running     bool // Run is active: the debounce timer will fire
 	watching    bool // fsnotify is live: Settle may use a barrier
 	lastErr     string
+	paused      string  // why commits wait (a git command in progress)
 	uncommitted []entry // found by Inspect
 	barriers    map[string]chan struct{}
 	barrierN    int

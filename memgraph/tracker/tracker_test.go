@@ -419,3 +419,92 @@ func TestSubscribersHearHeadMoves(t *testing.T) {
 	}
 	conformance.CheckRepo(t, dir)
 }
+
+func TestControlFileRequestsAndIsNeverCommitted(t *testing.T) {
+	dir := conformance.NewRepo(t)
+	tr, _, _ := open(t, dir, tracker.Config{})
+	requests := make(chan struct{}, 4)
+	tr.OnControl(func() { requests <- struct{}{} })
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- tr.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	<-tr.Ready()
+	conformance.WriteFile(t, dir, tracker.ControlFile, "now\n")
+	settle(t, tr)
+	select {
+	case <-requests:
+	default:
+		t.Fatal("writing the control file did not request a consolidation")
+	}
+	if _, err := os.Stat(filepath.Join(dir, tracker.ControlFile)); !os.IsNotExist(err) {
+		t.Errorf("control file left behind: %v", err)
+	}
+	if strings.Contains(conformance.Git(t, dir, "ls-files"), "consolidate") {
+		t.Error("control file committed")
+	}
+	conformance.CheckRepo(t, dir)
+}
+
+func TestStatusReport(t *testing.T) {
+	dir := conformance.NewRepo(t)
+	tr, _, _ := open(t, dir, tracker.Config{Debounce: time.Hour})
+	tr.SetExtraStatus(func() string { return "consolidation: idle, last run 2 added" })
+	conformance.WriteFile(t, dir, "user_memory/new.md", conformance.Memory("New", "New", "New."))
+	tr.Touch("user_memory/new.md", "python3")
+	st := string(tr.Status())
+	for _, want := range []string{
+		"invalid files: none",
+		"pending changes (1, commit in about",
+		"  user_memory/new.md (agent)",
+		"last commit: ",
+		" engram init\n  by test at ",
+		"consolidation: idle, last run 2 added",
+	} {
+		if !strings.Contains(st, want) {
+			t.Errorf("status lacks %q:\n%s", want, st)
+		}
+	}
+	// Inspect (engram status without a daemon) lists uncommitted files.
+	conformance.WriteFile(t, dir, "user_memory/bad.md", "---\ndescription: x\nnope: 1\n---\n")
+	other, _, _ := open(t, dir, tracker.Config{})
+	if err := other.Inspect(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	st = string(other.Status())
+	for _, want := range []string{"user_memory/bad.md:3: ", "uncommitted changes (1;", "  A user_memory/new.md"} {
+		if !strings.Contains(st, want) {
+			t.Errorf("inspect status lacks %q:\n%s", want, st)
+		}
+	}
+}
+
+func TestCommitsWaitForGitCommands(t *testing.T) {
+	dir := conformance.NewRepo(t)
+	tr, _ := watch(t, dir, tracker.Config{})
+	before := commitCount(t, dir)
+	// A git merge stopped for a conflict: nothing may be committed on top.
+	marker := filepath.Join(dir, ".git", "MERGE_HEAD")
+	if err := os.WriteFile(marker, []byte(conformance.Git(t, dir, "rev-parse", "HEAD")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	conformance.WriteFile(t, dir, "user_memory/during-merge.md", conformance.Memory("During", "During", "During."))
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(string(tr.Status()), "commits paused: a git merge is in progress") {
+		if time.Now().After(deadline) {
+			t.Fatalf("status never said commits are paused:\n%s", tr.Status())
+		}
+		time.Sleep(5 * time.Millisecond) // polling interval
+	}
+	if got := commitCount(t, dir); got != before {
+		t.Fatalf("committed during a merge")
+	}
+	if err := os.Remove(marker); err != nil {
+		t.Fatal(err)
+	}
+	settle(t, tr)
+	if got := commitCount(t, dir); got != before+1 {
+		t.Fatalf("commits = %d after the merge ended, want %d", got, before+1)
+	}
+	conformance.CheckRepo(t, dir)
+}
