@@ -106,6 +106,11 @@ func newRepo(t testing.TB, files map[string]string) string {
 // undone in t.Cleanup.
 func mountRepo(t *testing.T, dir string, opt Options) *testMount {
 	t.Helper()
+	return mountRepoDebounce(t, dir, opt, 50*time.Millisecond)
+}
+
+func mountRepoDebounce(t *testing.T, dir string, opt Options, debounce time.Duration) *testMount {
+	t.Helper()
 	requireFUSE(t)
 	g, err := memgraph.Scan(dir)
 	if err != nil {
@@ -119,7 +124,7 @@ func mountRepo(t *testing.T, dir string, opt Options) *testMount {
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	tr := tracker.New(g, r, tracker.Config{Debounce: 50 * time.Millisecond, MaxWait: time.Second, Logger: log})
+	tr := tracker.New(g, r, tracker.Config{Debounce: debounce, MaxWait: 10 * debounce, Logger: log})
 	ctx, cancel := context.WithCancel(context.Background())
 	if err := tr.Recover(ctx); err != nil {
 		cancel()
