@@ -80,6 +80,7 @@ type Consolidator struct {
 	lastChange time.Time       // last transcript change heard through Notify
 	pending    map[string]int  // transcript -> new user messages
 	dirty      map[string]bool // transcripts Notify reported, to count again
+	done       map[string]fileStamp
 	requested  bool
 	failures   int
 	nextTry    time.Time
@@ -98,7 +99,7 @@ var repoLocks sync.Map // dir -> *sync.Mutex
 func New(g *memgraph.Graph, r *gitrepo.Repo, p Provider, cfg Config) *Consolidator {
 	cfg.defaults()
 	return &Consolidator{g: g, r: r, p: p, cfg: cfg, log: cfg.Logger,
-		pending: map[string]int{}, dirty: map[string]bool{}, wake: make(chan struct{}, 1)}
+		pending: map[string]int{}, dirty: map[string]bool{}, done: map[string]fileStamp{}, wake: make(chan struct{}, 1)}
 }
 
 // Report is the outcome of one Run.
@@ -169,7 +170,21 @@ func (c *Consolidator) Run(ctx context.Context) (Report, error) {
 		return rep, err
 	}
 	for _, rel := range paths {
-		data, err := os.ReadFile(filepath.Join(c.r.Dir(), filepath.FromSlash(rel)))
+		abs := filepath.Join(c.r.Dir(), filepath.FromSlash(rel))
+		st, err := os.Stat(abs)
+		if err != nil {
+			continue // vanished since the listing
+		}
+		stamp := fileStamp{st.Size(), st.ModTime(), cur.Transcripts[rel]}
+		if c.consumed(rel, stamp) {
+			continue
+		}
+		if st.Size() > MaxTranscriptSize {
+			c.log.Warn("transcript too large; split it into smaller files", "transcript", rel, "bytes", st.Size(), "limit", MaxTranscriptSize)
+			rep.problem("%s: %d bytes, more than the %d a transcript may have; skipped", rel, st.Size(), MaxTranscriptSize)
+			continue
+		}
+		data, err := os.ReadFile(abs)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				continue
@@ -182,6 +197,7 @@ func (c *Consolidator) Run(ctx context.Context) (Report, error) {
 			c.log.Warn("transcript was rewritten below the cursor; consolidating it again from the start", "transcript", rel)
 		}
 		if start >= len(t.Messages) {
+			c.markConsumed(rel, stamp)
 			continue
 		}
 		for _, p := range t.Problems {
@@ -201,6 +217,31 @@ func (c *Consolidator) Run(ctx context.Context) (Report, error) {
 		}
 	}
 	return rep, nil
+}
+
+// MaxTranscriptSize bounds one transcript file; larger files are reported
+// and skipped rather than read into memory.
+const MaxTranscriptSize = 32 << 20
+
+// fileStamp identifies a transcript version that was fully consumed, so
+// later runs skip re-reading the (growing) pile of old transcripts.
+type fileStamp struct {
+	size   int64
+	mtime  time.Time
+	cursor CursorEntry
+}
+
+func (c *Consolidator) consumed(rel string, st fileStamp) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old, ok := c.done[rel]
+	return ok && old == st
+}
+
+func (c *Consolidator) markConsumed(rel string, st fileStamp) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.done[rel] = st
 }
 
 // headCursor reads the committed cursor: the truth, because it only ever
