@@ -105,6 +105,10 @@ func (o *Ollama) Chat(ctx context.Context, req ChatRequest) (string, error) {
 		Options: o.Options,
 	}, func(r api.ChatResponse) error {
 		b.WriteString(r.Message.Content)
+		if b.Len() > maxAnswerBytes {
+			// A model that rambles on is not going to produce our JSON.
+			return fmt.Errorf("the answer exceeds %d bytes", maxAnswerBytes)
+		}
 		if r.Done {
 			done, reason = true, r.DoneReason
 		}

@@ -123,6 +123,9 @@ func (o *OpenAI) Chat(ctx context.Context, req ChatRequest) (string, error) {
 	if c.Message.Content == nil {
 		return "", fmt.Errorf("openai %s: the answer has no content", o.model)
 	}
+	if len(*c.Message.Content) > maxAnswerBytes {
+		return "", fmt.Errorf("openai %s: the answer exceeds %d bytes", o.model, maxAnswerBytes)
+	}
 	return *c.Message.Content, nil
 }
 

@@ -83,6 +83,7 @@ func TestProviderFailures(t *testing.T) {
 		{"broken wire", llmtest.Reply{Raw: "<html>proxy error</html>"}, ""},
 		{"truncated stream", llmtest.Reply{Content: `{"facts":[`, Truncate: true}, ""},
 		{"length limit", llmtest.Reply{Content: `{"facts":[`, DoneReason: "length"}, "length"},
+		{"rambling", llmtest.Reply{Content: strings.Repeat("la ", 100000)}, ""},
 	}
 	for _, tc := range cases {
 		s := llmtest.New(t)
