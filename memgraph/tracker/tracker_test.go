@@ -508,3 +508,35 @@ func TestCommitsWaitForGitCommands(t *testing.T) {
 	}
 	conformance.CheckRepo(t, dir)
 }
+
+// TestConcurrentWriters: goroutines write their own files and one shared
+// file while the tracker commits underneath; the final content of every
+// file ends up in HEAD and git stays consistent.
+func TestConcurrentWriters(t *testing.T) {
+	dir := conformance.NewRepo(t)
+	tr, _ := watch(t, dir, tracker.Config{Debounce: 5 * time.Millisecond, MaxWait: 20 * time.Millisecond})
+	var wg sync.WaitGroup
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 25 {
+				s := strconv.Itoa(w) + "-" + strconv.Itoa(i)
+				conformance.WriteFile(t, dir, "user_memory/w"+strconv.Itoa(w)+".md", conformance.Memory("Writer "+s, "W", s+"."))
+				conformance.WriteFile(t, dir, "user_memory/shared.md", conformance.Memory("Shared "+s, "Shared", s+"."))
+				if i%5 == 0 {
+					tr.Touch("user_memory/shared.md", "python3")
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	settle(t, tr)
+	for _, rel := range []string{"user_memory/w0.md", "user_memory/w1.md", "user_memory/w2.md", "user_memory/w3.md", "user_memory/shared.md"} {
+		disk := conformance.ReadFile(t, dir, rel)
+		if head, _ := conformance.HeadFile(t, dir, rel); head != strings.TrimSpace(disk) {
+			t.Errorf("%s: HEAD has\n%s\ndisk has\n%s", rel, head, disk)
+		}
+	}
+	conformance.CheckRepo(t, dir)
+}
