@@ -168,31 +168,27 @@ func (g *Graph) Update(rel string) error {
 		return nil
 	}
 	p := filepath.Join(g.root, filepath.FromSlash(rel))
-	st, err := os.Lstat(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		g.Remove(rel)
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if st.IsDir() {
-		return g.updateDir(rel)
-	}
 	if !IsMemoryPath(rel) {
+		// Not a memory file, but perhaps a folder of them (after a folder
+		// rename or a checkout), or a folder that is gone.
+		st, err := os.Lstat(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			g.Remove(rel)
+		case err == nil && st.IsDir():
+			return g.updateDir(rel)
+		}
 		return nil
 	}
-	if !st.Mode().IsRegular() {
+	data, isDir, notRegular, err := readMemoryFile(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist), notRegular:
 		g.Remove(rel)
 		return nil
-	}
-	data, err := os.ReadFile(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		g.Remove(rel)
-		return nil
-	}
-	if err != nil {
+	case err != nil:
 		return err
+	case isDir:
+		return g.updateDir(rel)
 	}
 	g.Put(rel, data)
 	return nil

@@ -320,3 +320,40 @@ func TestGraphConcurrent(t *testing.T) {
 		t.Errorf("incremental index differs from full rank:\n%s\nvs\n%s", got, want)
 	}
 }
+
+func TestUpdateIgnoresSymlinksAndReadsFolders(t *testing.T) {
+	dir := testRepo(t)
+	g, err := Scan(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outside := filepath.Join(t.TempDir(), "secret.md")
+	writeFile(t, filepath.Dir(outside), "secret.md", mem("", "Secret from outside", "", "x"))
+	if err := os.Symlink(outside, filepath.Join(dir, "user_memory/link.md")); err != nil {
+		t.Skip(err)
+	}
+	if err := g.Update("user_memory/link.md"); err != nil {
+		t.Fatal(err)
+	}
+	if g.Get("user_memory/link.md") != nil || strings.Contains(string(g.Index(KindUser)), "Secret") {
+		t.Errorf("symlink followed")
+	}
+	// A folder that appears at once (git checkout, mv of a folder) is read
+	// by one Update of the folder.
+	writeFile(t, dir, "notes/new/a.md", "---\ndescription: New note A\n---\n")
+	writeFile(t, dir, "notes/new/b.md", "---\ndescription: New note B\n---\n")
+	if err := g.Update("notes"); err != nil {
+		t.Fatal(err)
+	}
+	ctx := string(g.Context(ContextOptions{}))
+	if !strings.Contains(ctx, "notes/new/a.md — New note A") || !strings.Contains(ctx, "notes/new/b.md — New note B") {
+		t.Errorf("folder update missed files:\n%s", ctx)
+	}
+	os.RemoveAll(filepath.Join(dir, "notes"))
+	if err := g.Update("notes"); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(g.Context(ContextOptions{})), "notes/new") {
+		t.Errorf("removed folder still listed")
+	}
+}

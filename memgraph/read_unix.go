@@ -1,0 +1,66 @@
+//go:build unix
+
+package memgraph
+
+import (
+	"errors"
+	"io/fs"
+	"syscall"
+)
+
+// readMemoryFile reads the file at p for Update with as few system calls as
+// possible (open, fstat, read, close), because Update runs on every write
+// the mount sees. It does not follow a symlink in the last element: a
+// memory is a regular file, and a link could point outside the repository.
+// isDir reports a directory; notRegular anything else that is not a file.
+func readMemoryFile(p string) (data []byte, isDir, notRegular bool, err error) {
+	var fd int
+	for {
+		fd, err = syscall.Open(p, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, false, true, nil
+		}
+		if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ENOTDIR) {
+			return nil, false, false, fs.ErrNotExist
+		}
+		return nil, false, false, &fs.PathError{Op: "open", Path: p, Err: err}
+	}
+	defer syscall.Close(fd)
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		return nil, false, false, &fs.PathError{Op: "fstat", Path: p, Err: err}
+	}
+	switch st.Mode & syscall.S_IFMT {
+	case syscall.S_IFDIR:
+		return nil, true, false, nil
+	case syscall.S_IFREG:
+	default:
+		return nil, false, true, nil
+	}
+	// One byte more than the size, so a file that grew since fstat is
+	// still read to its end.
+	buf := make([]byte, st.Size+1)
+	n := 0
+	for {
+		m, err := syscall.Read(fd, buf[n:])
+		if err == syscall.EINTR || err == syscall.EAGAIN {
+			continue
+		}
+		if err != nil {
+			return nil, false, false, &fs.PathError{Op: "read", Path: p, Err: err}
+		}
+		if m == 0 {
+			break
+		}
+		n += m
+		if n == len(buf) {
+			buf = append(buf, make([]byte, len(buf))...)
+		}
+	}
+	return buf[:n], false, false, nil
+}
