@@ -376,7 +376,7 @@ func (o *outcome) undo(a Action) {
 // targetPath turns a model-supplied target into a repo path, refusing
 // anything that is not a memory file directly in the memory folders.
 func targetPath(t string) (string, error) {
-	t = strings.TrimSpace(t)
+	t = strings.TrimPrefix(strings.TrimSpace(t), "./")
 	rel := strings.TrimSuffix(t, ".md") + ".md"
 	if strings.HasPrefix(t, "/") || strings.Contains(t, "\\") || path.Clean(rel) != rel || !allowedMemoryPath(rel) {
 		return "", fmt.Errorf("target %q is not a memory in user_memory/ or character_memory/", truncateRunes(t, 80))

@@ -268,9 +268,23 @@ func ParseDecisions(answer string, nFacts int) (ds []Decision, problems []string
 	if err != nil {
 		return nil, nil, err
 	}
-	seen := map[int]bool{}
+	parsed := make([]Decision, len(items))
+	perrs := make([]error, len(items))
 	for i, it := range items {
-		d, perr := parseDecision(it)
+		parsed[i], perrs[i] = parseDecision(it)
+	}
+	if oneBased(parsed, perrs, nFacts) {
+		// The facts are numbered from 0 in the prompt, but some models
+		// count from 1; when the numbers are exactly 1..n, that is what
+		// happened.
+		for i := range parsed {
+			parsed[i].Fact--
+		}
+		problems = append(problems, "the model numbered the facts from 1; shifted")
+	}
+	seen := map[int]bool{}
+	for i := range items {
+		d, perr := parsed[i], perrs[i]
 		switch {
 		case perr != nil:
 			problems = append(problems, fmt.Sprintf("decision %d skipped: %v", i, perr))
@@ -284,6 +298,22 @@ func ParseDecisions(answer string, nFacts int) (ds []Decision, problems []string
 		}
 	}
 	return ds, problems, nil
+}
+
+// oneBased reports whether the valid decisions number the facts exactly
+// 1..n, each once.
+func oneBased(ds []Decision, errs []error, n int) bool {
+	seen := map[int]bool{}
+	for i, d := range ds {
+		if errs[i] != nil {
+			continue
+		}
+		if d.Fact < 1 || d.Fact > n || seen[d.Fact] {
+			return false
+		}
+		seen[d.Fact] = true
+	}
+	return n > 0 && len(seen) == n
 }
 
 func parseDecision(raw json.RawMessage) (Decision, error) {

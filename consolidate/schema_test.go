@@ -137,3 +137,38 @@ func FuzzParseDecisions(f *testing.F) {
 		}
 	})
 }
+
+func TestParseDecisionsOneBased(t *testing.T) {
+	ds, probs, err := ParseDecisions(`{"decisions":[{"fact":1,"action":"ADD","target":"","description":"","text":""},{"fact":2,"action":"NONE","target":"user_memory/a","description":"","text":""}]}`, 2)
+	if err != nil || len(ds) != 2 || ds[0].Fact != 0 || ds[1].Fact != 1 || len(probs) != 1 {
+		t.Fatalf("%+v %q %v", ds, probs, err)
+	}
+	// 1 and 2 of three facts: not a numbering slip, fact 2 is the third.
+	ds, _, _ = ParseDecisions(`{"decisions":[{"fact":1,"action":"ADD","target":"","description":"","text":""},{"fact":2,"action":"ADD","target":"","description":"","text":""}]}`, 3)
+	if len(ds) != 2 || ds[0].Fact != 1 || ds[1].Fact != 2 {
+		t.Fatalf("%+v", ds)
+	}
+}
+
+func TestTargetPath(t *testing.T) {
+	for in, want := range map[string]string{
+		"user_memory/likes-tea":       "user_memory/likes-tea.md",
+		"./character_memory/brief.md": "character_memory/brief.md",
+		" user_memory/x ":             "user_memory/x.md",
+		"../../etc/passwd":            "",
+		"/etc/shadow":                 "",
+		"user_memory/../character":    "",
+		"character":                   "",
+		"system/rules":                "",
+		"user_memory/a/b":             "",
+		"user_memory/Bad Slug":        "",
+		"user_memory\\x":              "",
+		"transcripts/s1":              "",
+		"user_memory/.hidden":         "",
+	} {
+		got, err := targetPath(in)
+		if (err != nil) != (want == "") || got != want {
+			t.Errorf("%q: got %q, %v", in, got, err)
+		}
+	}
+}
