@@ -60,6 +60,9 @@ var Suite = map[string]func(t *testing.T, env Env){
 	"MovedHeadPickedUp":          movedHeadPickedUp,
 	"ExecutableBit":              executableBit,
 	"StatusFile":                 statusFile,
+	"ShellRedirections":          shellRedirections,
+	"GitignoreRespected":         gitignoreRespected,
+	"VimSave":                    vimSave,
 }
 
 // Memory renders a valid memory file in the seed format.
@@ -597,5 +600,87 @@ func statusFile(t *testing.T, env Env) {
 	contains(t, ".engram/status", st, "last commit: ")
 	contains(t, ".engram/status", st, "user_memory/likes-jazz.md")
 	contains(t, ".engram/status", st, "invalid files: none")
+	CheckRepo(t, env.Repo)
+}
+
+func shellRedirections(t *testing.T, env Env) {
+	before := Commits(t, env.Repo)
+	script := `printf -- '---\ndescription: Owns a bike\n---\n# Owns A Bike\n\n## Fact\n' > user_memory/owns-a-bike.md
+echo 'You ride a road bike.' >> user_memory/owns-a-bike.md
+: > notes/empty.txt
+cat user_memory/owns-a-bike.md > notes/copy.md`
+	cmd := exec.Command("sh", "-c", script)
+	cmd.Dir = env.Dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("sh: %v\n%s", err, out)
+	}
+	env.Settle(t)
+	if got := Commits(t, env.Repo); got != before+1 {
+		t.Errorf("one shell script made %d commits, want 1", got-before)
+	}
+	got, _ := HeadFile(t, env.Repo, "user_memory/owns-a-bike.md")
+	contains(t, "committed file", got, "You ride a road bike.")
+	files := Git(t, env.Repo, "ls-files")
+	contains(t, "files", files, "notes/empty.txt")
+	contains(t, "files", files, "notes/copy.md")
+	contains(t, "user_memory.md", ReadFile(t, env.Dir, "user_memory.md"), "Owns a bike")
+	CheckRepo(t, env.Repo)
+}
+
+func gitignoreRespected(t *testing.T, env Env) {
+	p := filepath.Join(env.Dir, ".gitignore")
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("private/\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	env.Settle(t)
+	WriteFile(t, env.Dir, "private/diary.md", "# Diary\n\nNot for git.\n")
+	WriteFile(t, env.Dir, "notes/public.md", "# Public\n")
+	env.Settle(t)
+	files := Git(t, env.Repo, "ls-files")
+	lacks(t, "files", files, "private/")
+	contains(t, "files", files, "notes/public.md")
+	if got, _ := HeadFile(t, env.Repo, ".gitignore"); !strings.Contains(got, "private/") {
+		t.Errorf(".gitignore change not committed")
+	}
+	if got := ReadFile(t, env.Dir, "private/diary.md"); !strings.Contains(got, "Not for git.") {
+		t.Errorf("ignored file not kept: %q", got)
+	}
+	CheckRepo(t, env.Repo)
+}
+
+// vimSave edits a memory with vim in ex mode with its swap file, write
+// probe and backup dance, as a person's vim would save.
+func vimSave(t *testing.T, env Env) {
+	vim, err := exec.LookPath("vim")
+	if err != nil {
+		if vim, err = exec.LookPath("vim.tiny"); err != nil {
+			t.Skip("no vim")
+		}
+	}
+	before := Commits(t, env.Repo)
+	cmd := exec.Command(vim, "-u", "NONE", "-i", "NONE", "-N", "-es",
+		"-c", "set swapfile writebackup nobackup", "-c", "%s/green tea/matcha/", "-c", "wq", "user_memory/likes-tea.md")
+	cmd.Dir = env.Dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("vim: %v\n%s", err, out)
+	}
+	env.Settle(t)
+	if got := Commits(t, env.Repo); got != before+1 {
+		t.Errorf("vim save made %d commits, want 1", got-before)
+	}
+	got, _ := HeadFile(t, env.Repo, "user_memory/likes-tea.md")
+	contains(t, "committed file", got, "matcha")
+	contains(t, "subject", Subject(t, env.Repo), "update user_memory/likes-tea.md")
+	files := Git(t, env.Repo, "ls-files")
+	for _, bad := range []string{".swp", "4913", "~"} {
+		lacks(t, "files", files, bad)
+	}
 	CheckRepo(t, env.Repo)
 }
