@@ -72,6 +72,12 @@ func Parse(path string, data []byte) (*Memory, []Problem) {
 		add(lineAt(data, off), "file is not valid UTF-8 (first bad byte 0x%02x at offset %d); save it as UTF-8", data[off], off)
 	}
 	text := string(data)
+	if len(data) > MaxFileSize {
+		// Too big to be a memory: keep the bytes for Render, but do not
+		// spend time (or YAML decoding) on what cannot be valid anyway.
+		m.raw.secs = []section{{raw: text, line: 1}}
+		return m, probs
+	}
 	body, bodyLine := text, 1
 	unclosed := false
 	if fm, rest, ok := splitFrontmatter(text); ok {
