@@ -125,6 +125,9 @@ Example:
 				Debug:         debug,
 				OnConsolidate: onConsolidate,
 				Logger:        log,
+				// A diagnostic for benchmarks: keep file I/O in the daemon
+				// instead of handing it to the kernel (passthrough).
+				NoPassthrough: os.Getenv("ENGRAM_NO_PASSTHROUGH") != "",
 			})
 			if err != nil {
 				stop()
