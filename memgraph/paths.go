@@ -5,17 +5,18 @@ import (
 	"strings"
 )
 
-// Which files are memories. Every *.md file of the repository is one, except
-// the synthesized files, anything hidden (a path element starting with "."
-// covers .git, .engram, editor locks like ".#note.md"), and transcripts/,
-// which is the consolidation inbox and holds raw conversations. Root-level
-// markdown files other than character.md and user.md (the template's
-// README.md, a person's notes) are external memory: listed in the context,
-// and validated, but like every file outside user_memory/ and
-// character_memory/ they need no frontmatter or description.
-
 // IsMemoryPath reports whether rel is a markdown file that engram validates
-// and ranks.
+// and ranks. Every *.md file of the repository is one, except the
+// synthesized files, anything hidden (a path element starting with "."
+// covers .git, .engram, editor locks like ".#note.md"), and transcripts/,
+// which is the consolidation inbox and holds raw conversations.
+//
+// Only user_memory/ and character_memory/ files need frontmatter with a
+// description. Blocks (character.md, user.md, system/**) and external
+// memory (any other *.md, including a root README.md) may have none, so a
+// person can drop plain notes anywhere; when they do have frontmatter, it
+// is checked like any other (known keys only, valid values). External
+// files without a description are listed in the context under their title.
 func IsMemoryPath(rel string) bool {
 	if !cleanRel(rel) || !strings.HasSuffix(rel, ".md") || IsSynthesized(rel) {
 		return false
