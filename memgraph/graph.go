@@ -154,6 +154,11 @@ func Scan(root string) (*Graph, error) {
 // IsMemoryPath holds), sorted, without descending into hidden folders or
 // transcripts/.
 func MemoryFiles(root string) ([]string, error) {
+	// WalkDir does not descend into a root that is a symlink (a repository
+	// reached through a linked folder), so walk the real folder.
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
 	var rels []string
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {

@@ -357,3 +357,18 @@ func TestUpdateIgnoresSymlinksAndReadsFolders(t *testing.T) {
 		t.Errorf("removed folder still listed")
 	}
 }
+
+func TestScanThroughSymlinkedRoot(t *testing.T) {
+	dir := testRepo(t)
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(dir, link); err != nil {
+		t.Skip(err)
+	}
+	g, err := Scan(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Get("user_memory/likes-coffee.md") == nil {
+		t.Errorf("scan through a symlinked root found nothing: %v", g.Paths())
+	}
+}
