@@ -372,3 +372,23 @@ func TestScanThroughSymlinkedRoot(t *testing.T) {
 		t.Errorf("scan through a symlinked root found nothing: %v", g.Paths())
 	}
 }
+
+// TestRenderDoesNotReadFiles removes the repository after the scan: the
+// indexes and the context come from memory alone.
+func TestRenderDoesNotReadFiles(t *testing.T) {
+	dir := testRepo(t)
+	g, err := Scan(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	g.Put("user_memory/new.md", []byte(mem("", "Fresh memory", "", "x")))
+	if !strings.Contains(string(g.Index(KindUser)), "likes-coffee") || !strings.Contains(string(g.Index(KindUser)), "Fresh memory") {
+		t.Errorf("index after the files are gone:\n%s", g.Index(KindUser))
+	}
+	if ctx := string(g.Context(ContextOptions{})); !strings.Contains(ctx, "You are a warm, concise assistant.") || !strings.Contains(ctx, "Fresh memory") {
+		t.Errorf("context after the files are gone:\n%s", ctx)
+	}
+}
