@@ -93,14 +93,12 @@ Example:
 				WriteSynthesized: true,
 				Logger:           log,
 			})
-			if err := tr.Recover(ctx); err != nil {
-				return err
-			}
 
 			// CONSOLIDATION (H4): the consolidator hears of transcript
 			// changes through the tracker's subscription, reports through
 			// the status file, and runs until ctx ends.
 			var loopDone chan struct{}
+			startLoop := func() {}
 			if consolidation {
 				p, err := consolidate.FromEnv()
 				if err != nil {
@@ -115,21 +113,31 @@ Example:
 					}
 				})
 				tr.OnControl(c.Request)
-				loopDone = make(chan struct{})
-				go func() {
-					defer close(loopDone)
-					c.Loop(ctx)
-				}()
+				startLoop = func() {
+					loopDone = make(chan struct{})
+					go func() {
+						defer close(loopDone)
+						c.Loop(ctx)
+					}()
+				}
 			}
 
 			runErr := make(chan error, 1)
 			go func() { runErr <- tr.Run(ctx) }()
 			select {
 			case <-tr.Ready():
-				fmt.Fprintf(stdout, "engram: watching %s\n", dir)
 			case err := <-runErr:
 				return err
 			}
+			// Recover once the watches are live, so that nothing written
+			// between the scan and the watch can slip through.
+			if err := tr.Recover(ctx); err != nil {
+				stop()
+				<-runErr
+				return err
+			}
+			startLoop()
+			fmt.Fprintf(stdout, "engram: watching %s\n", dir)
 			err = <-runErr
 			if loopDone != nil {
 				<-loopDone
