@@ -542,3 +542,38 @@ func FuzzTargetPath(f *testing.F) {
 		}
 	})
 }
+
+// TestRevertKeepsCursor: with the cursor merge driver installed, a person
+// can "git revert" an older consolidation commit: no conflict on the
+// cursor, the memory is gone, and the next run does not bring it back.
+func TestRevertKeepsCursor(t *testing.T) {
+	// The template ships an empty cursor, so the first consolidation
+	// modifies it rather than creating it (a revert would be modify/delete).
+	empty, _ := ParseCursor(nil)
+	e := newEnv(t, "ollama", map[string]string{CursorFile: string(empty.Render())})
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.git("config", "merge.engram-cursor.driver", "ENGRAM_TEST_MERGE_DRIVER=1 "+exe+" %O %A %B")
+	e.git("config", "user.name", "person")
+	e.git("config", "user.email", "person@example.com")
+	e.addTranscript(".gitattributes", ".engram/cursor.json merge=engram-cursor\n")
+	e.addTranscript("transcripts/a.jsonl", jsonl("I collect vinyl records."))
+	e.script([]Fact{{Kind: "user", Slug: "collects-vinyl", Description: "Collects vinyl records", Fact: "You collect vinyl records."}}, []Decision{{Fact: 0, Action: ActionAdd}})
+	e.run()
+	bad := strings.TrimSpace(e.git("rev-parse", "HEAD"))
+	e.addTranscript("transcripts/b.jsonl", jsonl("I am learning Japanese."))
+	e.script([]Fact{{Kind: "user", Slug: "learns-japanese", Description: "Learns Japanese", Fact: "You are learning Japanese."}}, []Decision{{Fact: 0, Action: ActionAdd}})
+	e.run()
+	e.git("revert", "--no-edit", bad)
+	if e.exists("user_memory/collects-vinyl.md") || !e.exists("user_memory/learns-japanese.md") {
+		t.Fatal("revert did not undo just the first memory")
+	}
+	e.restart()
+	calls := len(e.srv.Calls())
+	if rep := e.run(); len(rep.Commits) != 0 || len(e.srv.Calls()) != calls {
+		t.Fatalf("the reverted messages were consolidated again: %+v", rep)
+	}
+	e.checkGit()
+}

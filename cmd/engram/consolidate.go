@@ -60,6 +60,43 @@ Exits non-zero when the run fails, for instance when no model answers.`,
 	})
 }
 
+func init() {
+	register(&command{
+		name:    "merge-cursor",
+		usage:   "merge-cursor BASE OURS THEIRS",
+		summary: "git merge driver for the consolidation cursor",
+		help: `Merges two versions of .engram/cursor.json for git, keeping for every
+transcript the further position, and writes the result to OURS. It makes
+"git revert" of a consolidation commit undo the memories without the
+messages being consolidated again, and lets two machines' histories merge.
+
+Install it in a repository with:
+
+  git config merge.engram-cursor.driver "engram merge-cursor %O %A %B"
+  echo ".engram/cursor.json merge=engram-cursor" >> .gitattributes`,
+		run: func(fl *flag.FlagSet, args []string) error {
+			if len(args) != 3 {
+				fl.Usage()
+				return exitError{2}
+			}
+			base, _ := os.ReadFile(args[0]) // absent base: no common ancestor
+			ours, err := os.ReadFile(args[1])
+			if err != nil {
+				return err
+			}
+			theirs, err := os.ReadFile(args[2])
+			if err != nil {
+				return err
+			}
+			out, err := consolidate.MergeCursors(base, ours, theirs)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(args[1], out, 0o644)
+		},
+	})
+}
+
 func runConsolidate(dir string, opt consolidate.ProviderOptions) error {
 	r, err := gitrepo.Open(dir)
 	if errors.Is(err, gitrepo.ErrNotRepo) {

@@ -62,3 +62,23 @@ func TestConsolidateCommand(t *testing.T) {
 		t.Fatalf("not a repo: %q", errOut.String())
 	}
 }
+
+func TestMergeCursorCommand(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, s string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(s), 0o644)
+		return p
+	}
+	o := write("o", `{"version":1,"transcripts":{"transcripts/a":{"messages":5,"hash":"x"}}}`)
+	a := write("a", `{"version":1,"transcripts":{"transcripts/a":{"messages":9,"hash":"y"}}}`)
+	b := write("b", `{"version":1,"transcripts":{"transcripts/b":{"messages":2,"hash":"z"}}}`)
+	var out, errOut bytes.Buffer
+	if code := run([]string{"merge-cursor", o, a, b}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	got, _ := os.ReadFile(a)
+	if !strings.Contains(string(got), `"messages": 9`) || !strings.Contains(string(got), "transcripts/b") {
+		t.Fatalf("merged:\n%s", got)
+	}
+}

@@ -1,0 +1,35 @@
+package consolidate
+
+import (
+	"fmt"
+	"os"
+	"testing"
+)
+
+// TestMain lets the test binary stand in for "engram merge-cursor" when git
+// calls it as a merge driver (see TestRevertKeepsCursor).
+func TestMain(m *testing.M) {
+	if os.Getenv("ENGRAM_TEST_MERGE_DRIVER") == "1" {
+		os.Exit(mergeDriverMain(os.Args[len(os.Args)-3:]))
+	}
+	os.Exit(m.Run())
+}
+
+func mergeDriverMain(args []string) int {
+	base, _ := os.ReadFile(args[0])
+	ours, err := os.ReadFile(args[1])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	theirs, _ := os.ReadFile(args[2])
+	out, err := MergeCursors(base, ours, theirs)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if err := os.WriteFile(args[1], out, 0o644); err != nil {
+		return 1
+	}
+	return 0
+}
