@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/engram-dev/engram/consolidate/llmtest"
 )
 
 var (
@@ -178,5 +180,65 @@ func waitFor(t *testing.T, cond func() bool, what string) {
 			t.Fatalf("timed out waiting for: %s", what)
 		}
 		time.Sleep(10 * time.Millisecond) // poll interval
+	}
+}
+
+// TestWatchConsolidatesOnRequest: a transcript dropped into the watched
+// directory and a write to .engram/consolidate lead to a consolidation
+// commit, and the synthesized index shows the new memory.
+func TestWatchConsolidatesOnRequest(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git CLI not installed")
+	}
+	srv := llmtest.New(t)
+	srv.Queue(llmtest.KindExtract, llmtest.Reply{Content: `{"facts":[{"kind":"user","slug":"speaks-italian","description":"Speaks Italian","fact":"You speak Italian.","episode":""}]}`})
+	srv.Queue(llmtest.KindDecide, llmtest.Reply{Content: `{"decisions":[{"fact":0,"action":"ADD","target":"","description":"","text":""}]}`})
+	dir := filepath.Join(t.TempDir(), "memory")
+	runCmd(t, "init", dir)
+	cmd := exec.Command(watchBinary(t), "watch", dir, "--debounce", "50ms", "--idle", "1h")
+	var logs bytes.Buffer
+	cmd.Stderr = &logs
+	cmd.Env = append(os.Environ(), "ENGRAM_LLM=ollama", "OLLAMA_HOST="+srv.OllamaURL(), "ENGRAM_MODEL=fake")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	}()
+	if line, _ := bufio.NewReader(out).ReadString('\n'); !strings.HasPrefix(line, "engram: watching ") {
+		t.Fatalf("readiness line %q\nlogs:\n%s", line, logs.String())
+	}
+	writeWatchFile(t, dir, "transcripts/s1.jsonl", `{"role":"user","content":"I speak Italian."}`+"\n")
+	waitFor(t, func() bool {
+		o, _ := exec.Command("git", "-C", dir, "ls-files", "transcripts/s1.jsonl").Output()
+		return len(o) > 0
+	}, "transcript committed")
+	writeWatchFile(t, dir, ".engram/consolidate", "now\n")
+	waitFor(t, func() bool {
+		b, _ := os.ReadFile(filepath.Join(dir, "user_memory.md"))
+		return strings.Contains(string(b), "user_memory/speaks-italian.md")
+	}, "consolidated memory in user_memory.md")
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("watch: %v\n%s", err, logs.String())
+	}
+	if s := gitOut(t, dir, "log", "-1", "--format=%an|%s"); !strings.HasPrefix(s, "consolidator|consolidate transcripts/s1.jsonl") {
+		t.Errorf("last commit %q", s)
+	}
+	if files := gitOut(t, dir, "ls-files"); strings.Contains(files, ".engram/consolidate") {
+		t.Errorf("control file committed:\n%s", files)
+	}
+	gitOut(t, dir, "fsck", "--strict", "--no-progress")
+	if st := gitOut(t, dir, "status", "--porcelain", "--untracked-files=all"); st != "" {
+		t.Errorf("status not clean:\n%s", st)
 	}
 }
