@@ -7,8 +7,23 @@ import (
 	"strings"
 )
 
-// DefaultContextBytes is the CONTEXT.md budget when ContextOptions.MaxBytes is 0.
+// DefaultContextBytes is the CONTEXT.md budget when ContextOptions sets none.
 const DefaultContextBytes = 32 << 10
+
+// BytesPerToken is the rough size of a token of English text, for budgets
+// given in tokens.
+const BytesPerToken = 4
+
+// budget returns the byte budget the options ask for.
+func (o ContextOptions) budget() int {
+	switch {
+	case o.MaxBytes > 0:
+		return o.MaxBytes
+	case o.MaxTokens > 0:
+		return o.MaxTokens * BytesPerToken
+	}
+	return DefaultContextBytes
+}
 
 // markerReserve is kept free for the closing truncation marker.
 const markerReserve = 200
@@ -22,10 +37,7 @@ const markerReserve = 200
 // the file ends with an explicit truncation marker — never a silent cut.
 // The bytes are cached per version and budget; do not modify them.
 func (g *Graph) Context(opt ContextOptions) []byte {
-	max := opt.MaxBytes
-	if max <= 0 {
-		max = DefaultContextBytes
-	}
+	max := opt.budget()
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	g.cmu.Lock()

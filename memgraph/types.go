@@ -95,4 +95,7 @@ type Memory struct {
 // ContextOptions bounds CONTEXT.md. (context.go)
 type ContextOptions struct {
 	MaxBytes int // 0 = default (32 KiB); an explicit truncation marker is written when exceeded
+	// MaxTokens is the budget in estimated tokens (BytesPerToken bytes
+	// each), used when MaxBytes is 0.
+	MaxTokens int
 }

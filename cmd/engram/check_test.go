@@ -99,6 +99,13 @@ func TestContextCommand(t *testing.T) {
 	if code != 0 || len(out) > 400 || !strings.Contains(out, "<!-- engram: context truncated") {
 		t.Errorf("small budget: exit %d, %d bytes\n%s", code, len(out), out)
 	}
+	out, _, code = mgRun("context", dir, "--max-tokens", "100")
+	if code != 0 || len(out) > 400 || !strings.Contains(out, "(budget 400)") {
+		t.Errorf("token budget: exit %d, %d bytes\n%s", code, len(out), out)
+	}
+	if _, _, code := mgRun("context", dir, "--max-tokens", "100", "--max-bytes", "5"); code != 1 {
+		t.Errorf("both limits: exit %d", code)
+	}
 }
 
 // TestCheckReadOnlyAgainstGit judges read_only against the last commit made
