@@ -5,6 +5,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // DefaultContextBytes is the CONTEXT.md budget when ContextOptions sets none.
@@ -154,7 +155,26 @@ func (g *Graph) buildContext(max int) []byte {
 	}
 	g.writeList(w, lists[2], heads[2])
 	if len(w.omitted) > 0 {
-		w.b = append(w.b, "\n<!-- engram: context truncated at "+strconv.Itoa(len(w.b))+" bytes (budget "+strconv.Itoa(max)+"); omitted: "+strings.Join(w.omitted, ", ")+" -->\n"...)
+		omitted := strings.Join(w.omitted, ", ")
+		if len(omitted) > markerReserve/2 {
+			cut := strings.LastIndex(omitted[:markerReserve/2], ", ")
+			for cut < 0 || !utf8.RuneStart(omitted[cut]) {
+				if cut < 0 {
+					cut = markerReserve / 2
+				}
+				cut-- // a single long item: cut it at a character boundary
+			}
+			omitted = omitted[:cut] + " …"
+		}
+		marker := func() string {
+			return "\n<!-- engram: context truncated at " + strconv.Itoa(len(w.b)) + " bytes (budget " + strconv.Itoa(max) + "); omitted: " + omitted + " -->\n"
+		}
+		// The marker must fit in the budget too: give back whole lines.
+		for len(w.b)+len(marker()) > max && len(w.b) > 0 {
+			cut := bytes.LastIndexByte(w.b[:len(w.b)-1], '\n')
+			w.b = w.b[:cut+1]
+		}
+		w.b = append(w.b, marker()...)
 	}
 	return w.b
 }

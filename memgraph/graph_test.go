@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 )
 
 // writeRepo creates files (path -> content) under a temp dir.
@@ -250,6 +251,13 @@ func TestContextBudget(t *testing.T) {
 	if ctx := string(g.Context(ContextOptions{MaxBytes: 8000})); !strings.Contains(ctx, "more external files not shown") {
 		t.Errorf("external list not cut at 8000 bytes:\n%s", ctx)
 	}
+	// Whatever the budget, the output stays within it once the marker fits.
+	for max := 250; max < 12000; max += 97 {
+		ctx := g.Context(ContextOptions{MaxBytes: max})
+		if len(ctx) > max || !strings.Contains(string(ctx), "<!-- engram: context truncated") {
+			t.Fatalf("budget %d: %d bytes", max, len(ctx))
+		}
+	}
 	// A budget too small even for the blocks cuts them with a marker.
 	ctx := string(g.Context(ContextOptions{MaxBytes: 300}))
 	if !strings.Contains(ctx, "lines of character.md") || !strings.Contains(ctx, "300 user memories") {
@@ -390,5 +398,22 @@ func TestRenderDoesNotReadFiles(t *testing.T) {
 	}
 	if ctx := string(g.Context(ContextOptions{})); !strings.Contains(ctx, "You are a warm, concise assistant.") || !strings.Contains(ctx, "Fresh memory") {
 		t.Errorf("context after the files are gone:\n%s", ctx)
+	}
+}
+
+func TestContextManyLongBlocks(t *testing.T) {
+	files := map[string]string{}
+	for i := 0; i < 30; i++ {
+		files[fmt.Sprintf("system/%s-%02d.md", strings.Repeat("très-long-nom-de-bloc-", 8), i)] = strings.Repeat("line of a system block\n", 20)
+	}
+	g, err := Scan(writeRepo(t, files))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, max := range []int{300, 1000, 5000} {
+		ctx := string(g.Context(ContextOptions{MaxBytes: max}))
+		if len(ctx) > max || !strings.Contains(ctx, "context truncated") || !utf8.ValidString(ctx) {
+			t.Errorf("budget %d: %d bytes\n%s", max, len(ctx), ctx)
+		}
 	}
 }
