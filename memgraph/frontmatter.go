@@ -106,6 +106,10 @@ func (m *Memory) parseFrontmatter() (probs []Problem) {
 				add(line, "%s must be a single line of text", name)
 				continue
 			}
+			if (name == "supersedes" || name == "superseded_by") && !linkOK(s) {
+				add(v.Line+1, "%s must name a memory inside the repository, like user_memory/likes-tea; got %q", name, s)
+				continue
+			}
 			switch name {
 			case "description":
 				m.Front.Description = s
@@ -245,10 +249,15 @@ func (m *Memory) fastFrontmatter(lines []string) bool {
 			default:
 				return false
 			}
-		case "supersedes":
-			f.Supersedes = v
-		case "superseded_by":
-			f.SupersededBy = v
+		case "supersedes", "superseded_by":
+			if !linkOK(v) {
+				return false
+			}
+			if key == "supersedes" {
+				f.Supersedes = v
+			} else {
+				f.SupersededBy = v
+			}
 		case "created":
 			f.Created = v
 		case "source":
@@ -296,4 +305,13 @@ func plainSafe(v string) bool {
 		}
 	}
 	return true
+}
+
+// linkOK reports whether a supersedes/superseded_by value names a path
+// inside the repository (with or without ".md"); empty is fine.
+func linkOK(s string) bool {
+	if s == "" {
+		return true
+	}
+	return cleanRel(s) && !strings.HasPrefix(s, ".")
 }

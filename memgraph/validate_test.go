@@ -21,6 +21,8 @@ func TestValidateMessages(t *testing.T) {
 		{"no frontmatter in external is fine", "notes/a.md", "# T\n", "", nil},
 		{"no frontmatter in user.md is fine", "user.md", "You are talking to Ada.\n", "", nil},
 		{"bad status", "user_memory/a.md", "---\ndescription: d\nstatus: deleted\n---\n", "", []string{":3: status \"deleted\" is not one of active, superseded, retracted, contradicted"}},
+		{"link outside", "user_memory/a.md", "---\ndescription: d\nstatus: superseded\nsuperseded_by: ../../etc/passwd\n---\n", "", []string{"user_memory/a.md:4: superseded_by must name a memory inside the repository"}},
+		{"link fine", "user_memory/a.md", "---\ndescription: d\nstatus: superseded\nsuperseded_by: user_memory/b\nsupersedes: user_memory/c.md\n---\n", "", nil},
 		{"bad read_only", "user.md", "---\nread_only: maybe\n---\n", "", []string{":2: read_only must be true or false"}},
 		{"unclosed", "user_memory/a.md", "---\ndescription: d\n# T\n", "", []string{":1: frontmatter starts with '---' on line 1 but is never closed"}},
 		{"yaml error", "user_memory/a.md", "---\ndescription: d\ntags: [a\n---\n", "", []string{"user_memory/a.md:2: frontmatter is not valid YAML: did not find expected ',' or ']'"}},
