@@ -10,5 +10,15 @@
 // every file is validated with memgraph.Validate before it is committed.
 //
 // The package knows nothing of FUSE; the mount, the watch mode and the CLI
-// drive it the same way through New, Run, Loop, Notify and Request.
+// drive it the same way:
+//
+//	c := consolidate.New(g, repo, provider, consolidate.Config{Idle: idle, Every: every})
+//	tracker.SetExtraStatus(c.Status)        // the status file's consolidation line
+//	tracker.Subscribe(func(paths []string) { for _, p := range paths { c.Notify(p) } })
+//	tracker.OnControl(c.Request)            // .engram/consolidate was written
+//	go c.Loop(ctx)                          // idle / count / request triggers
+//
+// "engram consolidate REPO" calls Run once. The cursor (.engram/cursor.json)
+// moves only in the commit holding the memories it accounts for; the
+// MergeCursors git merge driver keeps it from moving back on "git revert".
 package consolidate
