@@ -194,3 +194,17 @@ func TestByteOrderMark(t *testing.T) {
 		t.Errorf("BOM: %v %+v", probs, m.Front)
 	}
 }
+
+func TestSetKeyKeepsComments(t *testing.T) {
+	in := "---\ndescription: |\n  two\n  lines\n# why the status\n\nstatus: active # inline\ntags: [a]\n# trailing comment\n---\n# T\n"
+	m, probs := Parse("user_memory/x.md", []byte(in))
+	if len(probs) != 0 {
+		t.Fatal(probs)
+	}
+	m.SetDescription("one line")
+	m.SetStatus(StatusRetracted, "")
+	want := "---\ndescription: one line\n# why the status\n\nstatus: retracted\ntags: [a]\n# trailing comment\n---\n# T\n"
+	if got := string(m.Render()); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}

@@ -81,14 +81,16 @@ func (m *Memory) parseFrontmatter() (probs []Problem) {
 			add(line, "frontmatter keys must be plain words (allowed keys: %s)", allowedKeysText)
 			continue
 		}
+		// A key spans its line up to the next key, less the blank and
+		// comment lines before that key (they belong to no key and stay
+		// when setKey rewrites this one).
 		start := k.Line
 		end := closing
 		if i+2 < len(top.Content) {
 			end = top.Content[i+2].Line
-		} else {
-			for end-1 > start && isBlankOrComment(lines[end-1]) {
-				end--
-			}
+		}
+		for end-1 > start && end-1 < len(lines) && isBlankOrComment(lines[end-1]) {
+			end--
 		}
 		if end <= start {
 			end = start + 1
@@ -183,9 +185,10 @@ func scalarText(v *yaml.Node) (string, bool) {
 	return v.Value, true
 }
 
+// isBlankOrComment reports a blank line or a comment at the start of a
+// line (an indented "#" may be text inside a block scalar).
 func isBlankOrComment(line string) bool {
-	t := strings.TrimSpace(line)
-	return t == "" || strings.HasPrefix(t, "#")
+	return strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#")
 }
 
 // yamlLine renders one "key: value" line, quoting the value when YAML needs it.
