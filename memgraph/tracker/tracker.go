@@ -38,8 +38,8 @@ type Config struct {
 	// (default 10s).
 	MaxWait time.Duration
 	// Identities maps a writer's process name ("vim", "sed", "python3") to
-	// the commit author ("editor", "agent"). Unknown names map to "agent".
-	// Nil means DefaultIdentities.
+	// the commit author ("editor", "agent"). Entries override
+	// DefaultIdentities; names in neither map to "agent".
 	Identities map[string]string
 	// Logger receives warnings about invalid files and commit failures
 	// (default slog.Default()).
@@ -129,9 +129,6 @@ func New(g *memgraph.Graph, r *gitrepo.Repo, cfg Config) *Tracker {
 	if cfg.MaxWait <= 0 {
 		cfg.MaxWait = 10 * time.Second
 	}
-	if cfg.Identities == nil {
-		cfg.Identities = DefaultIdentities
-	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -161,6 +158,9 @@ func (t *Tracker) Identity(writer string) string {
 		return ""
 	}
 	if id, ok := t.cfg.Identities[writer]; ok && id != "" {
+		return id
+	}
+	if id, ok := DefaultIdentities[writer]; ok {
 		return id
 	}
 	return defaultIdentity
