@@ -577,3 +577,52 @@ func TestRevertKeepsCursor(t *testing.T) {
 	}
 	e.checkGit()
 }
+
+// TestScenarioFailedChunkKeepsEarlierOnes: each chunk is its own commit; a
+// failure in the second leaves the first committed and the cursor at its
+// end, and the retry sends only the second chunk's messages.
+func TestScenarioFailedChunkKeepsEarlierOnes(t *testing.T) {
+	e := newEnv(t, "openai", nil)
+	e.cfg.ChunkChars = 120
+	e.restart()
+	e.addTranscript("transcripts/s.jsonl", jsonl(
+		"First chunk: I grew up in Porto, by the river.",
+		"Nice city.",
+		"Second chunk: nowadays I live in Lisbon near the sea.",
+		"Nice too."))
+	e.script(nil, nil)
+	e.srv.Queue(llmtest.KindExtract, llmtest.Reply{Status: 500, Error: "boom"})
+	if _, err := e.c.Run(context.Background()); err == nil {
+		t.Fatal("no error")
+	}
+	if n := e.cursor().Transcripts["transcripts/s.jsonl"].Messages; n != 2 {
+		t.Fatalf("cursor at %d, want 2 (end of the first chunk)", n)
+	}
+	e.checkGit()
+	e.script(nil, nil)
+	rep := e.run()
+	if len(rep.Sources) != 1 || rep.Sources[0] != "transcripts/s.jsonl#3-4" {
+		t.Fatalf("retry covered %v", rep.Sources)
+	}
+	if p := lastPrompt(e.srv, llmtest.KindExtract); strings.Contains(p, "Porto") || !strings.Contains(p, "Lisbon") {
+		t.Fatalf("retry prompt: %s", p)
+	}
+}
+
+// TestScenarioPartialLineWaits: a JSONL line still being written is not
+// consumed, and is consolidated once complete.
+func TestScenarioPartialLineWaits(t *testing.T) {
+	e := newEnv(t, "ollama", nil)
+	full := jsonl("I am a nurse.", "Thanks for what you do.")
+	e.addTranscript("transcripts/s.jsonl", full+`{"role":"user","content":"I work night sh`)
+	e.script(nil, nil)
+	rep := e.run()
+	if rep.Sources[0] != "transcripts/s.jsonl#1-2" || len(rep.Problems) != 0 {
+		t.Fatalf("report %+v", rep)
+	}
+	e.addTranscript("transcripts/s.jsonl", full+jsonl("I work night shifts."))
+	e.script(nil, nil)
+	if rep := e.run(); rep.Sources[0] != "transcripts/s.jsonl#3" {
+		t.Fatalf("report %+v", rep)
+	}
+}
