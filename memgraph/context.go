@@ -144,13 +144,13 @@ func (g *Graph) buildContext(max int) []byte {
 
 	w := &ctxWriter{limit: avail}
 	w.b = make([]byte, 0, min(max, fixed+lists[0].need+lists[1].need+lists[2].need+markerReserve+1024))
-	w.write("", header)
+	w.write(header)
 	w.block(CharacterFile, charBlock)
 	g.writeList(w, lists[0], heads[0])
 	w.block(UserFile, userBlock)
 	g.writeList(w, lists[1], heads[1])
 	for i, s := range sysBlocks {
-		w.write("", "\n")
+		w.write("\n")
 		w.block(sysNames[i], s)
 	}
 	g.writeList(w, lists[2], heads[2])
@@ -188,7 +188,7 @@ type ctxWriter struct {
 
 func (w *ctxWriter) fits(n int) bool { return len(w.b)+n <= w.limit }
 
-func (w *ctxWriter) write(_ string, s string) {
+func (w *ctxWriter) write(s string) {
 	if w.fits(len(s)) {
 		w.b = append(w.b, s...)
 	}
