@@ -308,7 +308,7 @@ func (g *Graph) putLocked(rel string, data []byte, keepSorted bool) (*Memory, bo
 	if len(probs) > 0 {
 		e.probs = probs
 		g.bad[rel] = true
-		g.bump(KindOf(rel))
+		g.bump()
 		return nil, true
 	}
 	e.probs = nil
@@ -325,7 +325,7 @@ func (g *Graph) putLocked(rel string, data []byte, keepSorted bool) (*Memory, bo
 	g.unlink(rel, old, keepSorted)
 	e.valid = it
 	g.link(rel, it, keepSorted)
-	g.bump(k)
+	g.bump()
 	return m, true
 }
 
@@ -406,7 +406,7 @@ func deleteSorted(list []string, s string) []string {
 
 // bump records a change. The caches check the version, so bumping is all
 // it takes to invalidate them.
-func (g *Graph) bump(Kind) { g.version++ }
+func (g *Graph) bump() { g.version++ }
 
 // Remove forgets a file, or every memory under a directory.
 func (g *Graph) Remove(rel string) {
@@ -448,7 +448,7 @@ func (g *Graph) removeLocked(rel string) {
 	delete(g.files, rel)
 	g.countDirs(rel, -1)
 	delete(g.bad, rel)
-	g.bump(KindOf(rel))
+	g.bump()
 }
 
 // countDirs adds d to the file count of every folder above rel.
