@@ -64,3 +64,31 @@ func BenchmarkGitCLICommitOneFile(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkTouch is the cost the mount adds to every write-side FUSE
+// operation.
+func BenchmarkTouch(b *testing.B) {
+	dir := conformance.NewRepo(b)
+	tr, _, _ := open(b, dir, tracker.Config{})
+	paths := make([]string, 1000)
+	for i := range paths {
+		paths[i] = "user_memory/fact-" + strconv.Itoa(i) + ".md"
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		tr.Touch(paths[i%len(paths)], "sed")
+	}
+}
+
+// BenchmarkStatus renders .engram/status, which the mount serves on read.
+func BenchmarkStatus(b *testing.B) {
+	dir := conformance.NewRepo(b)
+	tr, _, _ := open(b, dir, tracker.Config{})
+	for i := range 20 {
+		tr.Touch("user_memory/p-"+strconv.Itoa(i)+".md", "sed")
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		_ = tr.Status()
+	}
+}

@@ -131,7 +131,7 @@ func (t *Tracker) requeue(batch map[string]string, renames []renamePair) {
 // with t.work held.
 func (t *Tracker) afterChange(touched []string, hash string) {
 	if hash != "" {
-		t.head = hash
+		t.setHead(hash)
 	}
 	t.notify(touched)
 	if t.cfg.WriteSynthesized {

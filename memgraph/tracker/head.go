@@ -39,7 +39,7 @@ func (t *Tracker) syncHeadLocked() {
 		return
 	}
 	old := t.head
-	t.head = h
+	t.setHead(h)
 	changed, err := t.r.Changed(old, h)
 	if err != nil {
 		t.log.Warn("HEAD moved but its changes cannot be listed", "from", short(old), "to", short(h), "err", err)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/engram-dev/engram/memgraph"
+	"github.com/engram-dev/engram/memgraph/gitrepo"
 )
 
 // Status renders the human-readable report served as .engram/status: files
@@ -79,7 +80,7 @@ func (t *Tracker) Status() []byte {
 	if lastErr != "" {
 		fmt.Fprintf(&b, "last error: %s\n", lastErr)
 	}
-	if ci, err := t.r.LastCommit(); err == nil && ci.Hash != "" {
+	if ci, err := t.lastCommit(); err == nil && ci.Hash != "" {
 		fmt.Fprintf(&b, "last commit: %s %s\n  by %s at %s\n", short(ci.Hash), ci.Subject, ci.Author.Name, ci.When.Format(time.RFC3339))
 	} else {
 		b.WriteString("last commit: none\n")
@@ -102,4 +103,26 @@ func problemString(p memgraph.Problem) string {
 		return fmt.Sprintf("%s:%d: %s", p.Path, p.Line, p.Msg)
 	}
 	return fmt.Sprintf("%s: %s", p.Path, p.Msg)
+}
+
+// lastCommit is r.LastCommit, cached per HEAD: the mount renders Status on
+// every read of .engram/status and reading the commit costs a few hundred
+// microseconds.
+func (t *Tracker) lastCommit() (gitrepo.CommitInfo, error) {
+	t.mu.Lock()
+	seen, info := t.headSeen, t.lastInfo
+	t.mu.Unlock()
+	if seen != "" && info.Hash == seen {
+		return info, nil
+	}
+	info, err := t.r.LastCommit()
+	if err != nil {
+		return info, err
+	}
+	t.mu.Lock()
+	if info.Hash == t.headSeen {
+		t.lastInfo = info
+	}
+	t.mu.Unlock()
+	return info, nil
 }

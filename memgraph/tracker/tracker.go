@@ -94,8 +94,10 @@ type Tracker struct {
 	running     bool // Run is active: the debounce timer will fire
 	watching    bool // fsnotify is live: Settle may use a barrier
 	lastErr     string
-	paused      string  // why commits wait (a git command in progress)
-	uncommitted []entry // found by Inspect
+	paused      string             // why commits wait (a git command in progress)
+	headSeen    string             // copy of head for Status, under mu
+	lastInfo    gitrepo.CommitInfo // LastCommit of headSeen, cached for Status
+	uncommitted []entry            // found by Inspect
 	barriers    map[string]chan struct{}
 	barrierN    int
 
@@ -147,9 +149,18 @@ func New(g *memgraph.Graph, r *gitrepo.Repo, cfg Config) *Tracker {
 		warnedIgn: map[string]bool{},
 	}
 	if h, err := r.Head(); err == nil {
-		t.head = h
+		t.setHead(h)
 	}
 	return t
+}
+
+// setHead records the commit the graph reflects. t.work is held (or the
+// tracker is not shared yet).
+func (t *Tracker) setHead(h string) {
+	t.head = h
+	t.mu.Lock()
+	t.headSeen = h
+	t.mu.Unlock()
 }
 
 // Identity maps a writer's process name to a commit author.
