@@ -3,6 +3,7 @@ package tracker
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -25,9 +26,20 @@ type entry struct {
 
 func (e entry) line() string {
 	if e.op == opRename {
-		return fmt.Sprintf("R %s -> %s", e.from, e.path)
+		return fmt.Sprintf("R %s -> %s", quote(e.from), quote(e.path))
 	}
-	return fmt.Sprintf("%c %s", e.op, e.path)
+	return fmt.Sprintf("%c %s", e.op, quote(e.path))
+}
+
+// quote keeps one change per line: a path with a newline or another
+// control character is written Go-quoted.
+func quote(p string) string {
+	for _, r := range p {
+		if r < 0x20 || r == 0x7f {
+			return strconv.Quote(p)
+		}
+	}
+	return p
 }
 
 var verbs = map[byte]string{opAdd: "add", opModify: "update", opRename: "rename", opDelete: "remove"}
@@ -77,9 +89,9 @@ func message(entries []entry) (msg, author string) {
 	if len(sorted) == 1 {
 		e := sorted[0]
 		if e.op == opRename {
-			fmt.Fprintf(&b, "%s: rename %s -> %s", who, e.from, e.path)
+			fmt.Fprintf(&b, "%s: rename %s -> %s", who, quote(e.from), quote(e.path))
 		} else {
-			fmt.Fprintf(&b, "%s: %s %s", who, verbs[e.op], e.path)
+			fmt.Fprintf(&b, "%s: %s %s", who, verbs[e.op], quote(e.path))
 		}
 	} else {
 		fmt.Fprintf(&b, "%s: %d changes", who, len(sorted))

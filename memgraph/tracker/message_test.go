@@ -56,6 +56,12 @@ func TestMessage(t *testing.T) {
 			author: "agent",
 		},
 		{
+			name:    "control characters quoted",
+			entries: []entry{{op: opAdd, path: "notes/a\nb.md", writer: "agent"}},
+			msg:     "agent: add \"notes/a\\nb.md\"\n\nA \"notes/a\\nb.md\"\n",
+			author:  "agent",
+		},
+		{
 			name: "tie goes to the first writer",
 			entries: []entry{
 				{op: opModify, path: "a.md", writer: "editor"},

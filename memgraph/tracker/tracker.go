@@ -191,8 +191,12 @@ func cleanRel(rel string) (string, bool) {
 	if rel == "." || rel == "" || rel == ".." || strings.HasPrefix(rel, "../") {
 		return "", false
 	}
-	if rel == ".git" || strings.HasPrefix(rel, ".git/") {
-		return "", false
+	for _, el := range strings.Split(rel, "/") {
+		// git refuses a tree entry named .git at any depth (a nested
+		// clone); git fsck would flag the commit.
+		if strings.EqualFold(el, ".git") {
+			return "", false
+		}
 	}
 	if rel == ".engram/cache" || strings.HasPrefix(rel, ".engram/cache/") {
 		return "", false

@@ -540,3 +540,22 @@ func TestConcurrentWriters(t *testing.T) {
 	}
 	conformance.CheckRepo(t, dir)
 }
+
+// TestNestedGitNeverCommitted: a clone inside the repository (vendor/lib)
+// has its files committed but never its .git directory, which git fsck
+// would reject.
+func TestNestedGitNeverCommitted(t *testing.T) {
+	dir := conformance.NewRepo(t)
+	tr, _ := watch(t, dir, tracker.Config{})
+	conformance.WriteFile(t, dir, "vendor/lib/.git/config", "[core]\n")
+	conformance.WriteFile(t, dir, "vendor/lib/.GIT/HEAD", "ref: refs/heads/main\n")
+	conformance.WriteFile(t, dir, "vendor/lib/README.md", "# Lib\n")
+	settle(t, tr)
+	files := conformance.Git(t, dir, "ls-files", "vendor")
+	if files != "vendor/lib/README.md" {
+		t.Errorf("ls-files vendor = %q, want only the README", files)
+	}
+	if out, err := conformance.GitErr(dir, "fsck", "--strict", "--no-progress"); err != nil {
+		t.Errorf("git fsck: %v\n%s", err, out)
+	}
+}

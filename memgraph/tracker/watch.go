@@ -163,7 +163,7 @@ func (ws *watchState) addTree(dir string, touch bool) error {
 		}
 		rel := relOf(root, p)
 		if d.IsDir() {
-			if rel == ".git" || rel == ".engram/cache" || (rel != "" && ws.t.r.Ignored(rel+"/")) {
+			if d.Name() == ".git" || rel == ".engram/cache" || (rel != "" && ws.t.r.Ignored(rel+"/")) {
 				// Ignored trees (build output, caches) never commit;
 				// not watching them saves inotify watches.
 				return filepath.SkipDir
