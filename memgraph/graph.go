@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/engram-dev/engram/memgraph/recall"
 )
 
 // Graph is the in-memory model of one repository, built once by Scan and
@@ -38,6 +40,8 @@ type Graph struct {
 	version  uint64
 	subs     []func(changed []string)
 	seed     maphash.Seed
+
+	recall *recall.Index // kept current by the change paths (recall.go)
 
 	cmu      sync.Mutex // guards the caches below
 	idxCache [2]cached
@@ -72,7 +76,7 @@ func rankSlot(k Kind) int {
 }
 
 func newGraph(root string) *Graph {
-	return &Graph{root: root, files: map[string]*entry{}, dirs: map[string]int{}, bad: map[string]bool{}, ctxCache: map[int]cached{}, seed: maphash.MakeSeed()}
+	return &Graph{root: root, files: map[string]*entry{}, dirs: map[string]int{}, bad: map[string]bool{}, ctxCache: map[int]cached{}, seed: maphash.MakeSeed(), recall: recall.New()}
 }
 
 // scanReaders is how many files Scan reads at once.

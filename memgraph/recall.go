@@ -2,9 +2,6 @@ package memgraph
 
 import (
 	"context"
-	"runtime"
-	"sync"
-	"weak"
 
 	"github.com/engram-dev/engram/memgraph/recall"
 )
@@ -14,28 +11,12 @@ import (
 // committed (the cache writes its own .gitignore).
 const VectorCacheDir = StateDir + "/cache/vectors"
 
-// recallIndexes holds each Graph's recall index. It lives beside the Graph
-// rather than in it so recall stays in this file; the key is weak so a
-// Graph that is no longer used is collected with its index.
-var recallIndexes sync.Map // weak.Pointer[Graph] -> *recall.Index
-
 // RecallIndex returns the graph's recall index, kept current by the
 // graph's change events.
-func (g *Graph) RecallIndex() *recall.Index {
-	k := weak.Make(g)
-	if v, ok := recallIndexes.Load(k); ok {
-		return v.(*recall.Index)
-	}
-	v, loaded := recallIndexes.LoadOrStore(k, recall.New())
-	if !loaded {
-		runtime.AddCleanup(g, func(k weak.Pointer[Graph]) {
-			if v, ok := recallIndexes.LoadAndDelete(k); ok {
-				v.(*recall.Index).Close()
-			}
-		}, k)
-	}
-	return v.(*recall.Index)
-}
+func (g *Graph) RecallIndex() *recall.Index { return g.recall }
+
+// Close stops the recall index's background embedding, if any.
+func (g *Graph) Close() { g.recall.Close() }
 
 // Recall ranks the graph's memories for the question q: active memories
 // only unless opt.All, best first.
