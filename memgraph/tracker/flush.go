@@ -192,7 +192,10 @@ func (t *Tracker) examine(batch map[string]string, renames []renamePair) result 
 		if id == "" {
 			id = outsideIdentity
 		}
-		if t.r.Ignored(rel) {
+		if t.r.Ignored(rel) && !t.tracked(rel) {
+			// .gitignore only keeps untracked files out, as in git:
+			// a tracked file stays tracked even when a pattern
+			// matches it.
 			t.clearInvalid(rel, &res)
 			continue
 		}
@@ -355,6 +358,12 @@ func (t *Tracker) read(rel, id string) (*fileState, []memgraph.Problem, error) {
 		prevArg = prev
 	}
 	return st, memgraph.Validate(rel, st.data, prevArg), nil
+}
+
+// tracked reports whether HEAD has a file at rel.
+func (t *Tracker) tracked(rel string) bool {
+	_, ok, err := t.r.ReadHead(rel)
+	return ok && err == nil
 }
 
 const readOnlyPrefix = "read_only: true protects this file"

@@ -559,3 +559,26 @@ func TestNestedGitNeverCommitted(t *testing.T) {
 		t.Errorf("git fsck: %v\n%s", err, out)
 	}
 }
+
+// TestTrackedFileStaysTrackedWhenIgnored: like git, a pattern in
+// .gitignore does not stop changes to a file HEAD already has.
+func TestTrackedFileStaysTrackedWhenIgnored(t *testing.T) {
+	dir := conformance.NewRepo(t)
+	tr, _, _ := open(t, dir, tracker.Config{})
+	conformance.WriteFile(t, dir, ".gitignore", conformance.Ignore+"notes/\n")
+	conformance.WriteFile(t, dir, "notes/project.md", "# Project\n\nChanged.\n")
+	conformance.WriteFile(t, dir, "notes/new.md", "# New\n")
+	for _, rel := range []string{".gitignore", "notes/project.md", "notes/new.md"} {
+		tr.Touch(rel, "sed")
+	}
+	if err := tr.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := conformance.HeadFile(t, dir, "notes/project.md"); !strings.Contains(got, "Changed.") {
+		t.Errorf("tracked file under an ignored folder not committed: %q", got)
+	}
+	if _, ok := conformance.HeadFile(t, dir, "notes/new.md"); ok {
+		t.Errorf("new ignored file committed")
+	}
+	conformance.CheckRepo(t, dir)
+}

@@ -163,9 +163,9 @@ func (ws *watchState) addTree(dir string, touch bool) error {
 		}
 		rel := relOf(root, p)
 		if d.IsDir() {
-			if d.Name() == ".git" || rel == ".engram/cache" || (rel != "" && ws.t.r.Ignored(rel+"/")) {
-				// Ignored trees (build output, caches) never commit;
-				// not watching them saves inotify watches.
+			// Ignored folders are watched too: a file HEAD tracks stays
+			// tracked under a matching pattern, as in git.
+			if d.Name() == ".git" || rel == ".engram/cache" {
 				return filepath.SkipDir
 			}
 			if err := ws.w.Add(p); err != nil {
