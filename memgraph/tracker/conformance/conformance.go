@@ -138,6 +138,17 @@ func GitErr(dir string, args ...string) (string, error) {
 	return strings.TrimSpace(string(out)), err
 }
 
+// Tool prepares a command that works on files in Env.Dir. It takes
+// absolute paths and never sets cmd.Dir: a child that chdirs into a FUSE
+// mount served by the test process itself, between fork and exec, can
+// deadlock with that process's garbage collector. A shell that needs a
+// working directory does its own "cd" after exec.
+func Tool(name string, args ...string) *exec.Cmd {
+	cmd := exec.Command(name, args...)
+	cmd.Env = append(os.Environ(), "LC_ALL=C")
+	return cmd
+}
+
 // WriteFile writes data to dir/rel, creating directories.
 func WriteFile(t testing.TB, dir, rel, data string) {
 	t.Helper()
@@ -390,8 +401,8 @@ func sedInPlace(t *testing.T, env Env) {
 	if _, err := exec.LookPath("sed"); err != nil {
 		t.Skip("no sed")
 	}
-	cmd := exec.Command("sed", "-i", "s/green tea/black tea/g", "user_memory/likes-tea.md")
-	cmd.Dir = env.Dir
+	// Absolute paths, no cmd.Dir: see Tool.
+	cmd := Tool("sed", "-i", "s/green tea/black tea/g", filepath.Join(env.Dir, "user_memory", "likes-tea.md"))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("sed -i: %v\n%s", err, out)
 	}
@@ -609,8 +620,7 @@ func shellRedirections(t *testing.T, env Env) {
 echo 'You ride a road bike.' >> user_memory/owns-a-bike.md
 : > notes/empty.txt
 cat user_memory/owns-a-bike.md > notes/copy.md`
-	cmd := exec.Command("sh", "-c", script)
-	cmd.Dir = env.Dir
+	cmd := Tool("sh", "-c", `cd "$1" && `+script, "sh", env.Dir)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("sh: %v\n%s", err, out)
 	}
@@ -665,9 +675,9 @@ func vimSave(t *testing.T, env Env) {
 		}
 	}
 	before := Commits(t, env.Repo)
-	cmd := exec.Command(vim, "-u", "NONE", "-i", "NONE", "-N", "-es",
-		"-c", "set swapfile writebackup nobackup", "-c", "%s/green tea/matcha/", "-c", "wq", "user_memory/likes-tea.md")
-	cmd.Dir = env.Dir
+	cmd := Tool(vim, "-u", "NONE", "-i", "NONE", "-N", "-es",
+		"-c", "set swapfile writebackup nobackup", "-c", "%s/green tea/matcha/", "-c", "wq",
+		filepath.Join(env.Dir, "user_memory", "likes-tea.md"))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("vim: %v\n%s", err, out)
 	}
