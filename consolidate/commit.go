@@ -1,0 +1,57 @@
+package consolidate
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/engram-dev/engram/memgraph/gitrepo"
+)
+
+// commit writes the planned files and the cursor in one gitrepo.Apply, then
+// tells the graph.
+func (s *chunkRun) commit(out *outcome, next *Cursor) (string, error) {
+	rels := make([]string, 0, len(out.files))
+	for rel := range out.files {
+		rels = append(rels, rel)
+	}
+	sort.Strings(rels)
+	subject := fmt.Sprintf("consolidate %s: %s", s.src, counts(out.added, out.updated, out.contradicted, out.unchanged, out.skipped))
+	next.Last = &LastRun{Message: s.message(subject, rels, out), Files: rels}
+	changes := make([]gitrepo.Change, 0, len(rels)+1)
+	for _, rel := range rels {
+		changes = append(changes, gitrepo.Change{Path: rel, Data: out.files[rel].Render()})
+	}
+	// The cursor goes last: Apply writes in order, so a work tree cursor
+	// ahead of HEAD means every memory file of the run is on disk.
+	changes = append(changes, gitrepo.Change{Path: CursorFile, Data: next.Render()})
+	hash, err := s.c.r.Apply(changes, next.Last.Message, Author, s.now)
+	if err != nil {
+		return "", fmt.Errorf("committing %s: %w", s.src, err)
+	}
+	for _, ch := range changes[:len(changes)-1] {
+		s.c.g.Put(ch.Path, ch.Data)
+	}
+	return hash, nil
+}
+
+// message is the commit message: the subject, the files, what was skipped,
+// and trailers naming the model and the source range.
+func (s *chunkRun) message(subject string, rels []string, out *outcome) string {
+	var b strings.Builder
+	b.WriteString(subject + "\n\n")
+	for _, rel := range rels {
+		b.WriteString("  " + rel + "\n")
+	}
+	if len(out.problems) > 0 {
+		b.WriteString("\nskipped:\n")
+		for _, p := range out.problems {
+			b.WriteString("  " + oneLineText(p, 200) + "\n")
+		}
+	}
+	if len(rels) > 0 || len(out.problems) > 0 {
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "Engram-Model: %s/%s\nEngram-Source: %s\n", s.c.p.Name(), s.c.p.Model(), s.src)
+	return b.String()
+}

@@ -1,0 +1,280 @@
+package consolidate
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/engram-dev/engram/memgraph"
+)
+
+// outcome is a planned set of file contents plus counts.
+type outcome struct {
+	files    map[string]*memgraph.Memory // rel -> new content
+	touched  map[string][]int            // existing rel -> facts that change it
+	created  map[string][]int            // new rel -> facts that create it
+	problems []string
+
+	added, updated, contradicted, unchanged, skipped int
+}
+
+func newOutcome() *outcome {
+	return &outcome{files: map[string]*memgraph.Memory{}, touched: map[string][]int{}, created: map[string][]int{}}
+}
+
+// plan applies the decisions to the snapshot, in memory. A decision that
+// names a path outside the memory folders, a target that is no candidate,
+// or produces an invalid file is skipped and reported.
+func (s *chunkRun) plan(facts []Fact, cands [][]candidate, decs []*Decision) *outcome {
+	out := newOutcome()
+	allowed := map[string]bool{}
+	for _, cs := range cands {
+		for _, c := range cs {
+			allowed[c.Path] = true
+		}
+	}
+	stamped := map[string]bool{}
+	for i, f := range facts {
+		d := decs[i]
+		if d == nil {
+			out.skipped++
+			out.problems = append(out.problems, fmt.Sprintf("fact %d (%q): the model gave no decision", i, f.Description))
+			continue
+		}
+		// Work on copies; they replace out.files only if all are valid.
+		pending := map[string]*memgraph.Memory{}
+		get := func(rel string) *memgraph.Memory {
+			if m := pending[rel]; m != nil {
+				return m
+			}
+			if m := out.files[rel]; m != nil {
+				pending[rel] = m.Clone()
+				return pending[rel]
+			}
+			if m := s.load(rel); m != nil {
+				pending[rel] = m
+				return m
+			}
+			return nil
+		}
+		var target string
+		if d.Action != ActionAdd {
+			rel, err := targetPath(d.Target)
+			switch {
+			case err != nil:
+				out.skip(i, d, err.Error())
+				continue
+			case !allowed[rel]:
+				out.skip(i, d, fmt.Sprintf("target %q is not one of the candidates shown to the model", d.Target))
+				continue
+			}
+			m := get(rel)
+			if m == nil || s.c.g.ReadOnly(rel) || m.Front.ReadOnly {
+				out.skip(i, d, fmt.Sprintf("target %q does not exist, is invalid or is read_only", d.Target))
+				continue
+			}
+			if !m.Active() && d.Action != ActionNone {
+				out.skip(i, d, fmt.Sprintf("target %q is no longer active", d.Target))
+				continue
+			}
+			target = rel
+		}
+		var created string
+		switch d.Action {
+		case ActionAdd:
+			created = s.newMemory(f, "", "", out, pending)
+			out.added++
+		case ActionUpdate:
+			m := get(target)
+			if d.Description != "" {
+				m.SetDescription(d.Description)
+			}
+			m.SetFact(firstNonEmpty(d.Text, f.Fact))
+			if ep := strings.TrimSpace(f.Episode); ep != "" && !strings.Contains(m.Episode, ep) {
+				m.SetEpisode(strings.TrimSpace(m.Episode + "\n" + ep))
+			}
+			out.updated++
+		case ActionDelete:
+			// A contradiction never loses the new fact: it is added, and
+			// the old memory is retired and linked to it.
+			created = s.newMemory(f, d.Description, d.Text, out, pending)
+			pending[created].SetSupersedes(targetName(target))
+			get(target).SetStatus(memgraph.StatusContradicted, targetName(created))
+			out.contradicted++
+		case ActionNone:
+			if !stamped[target] {
+				get(target).AddUse(s.now)
+				stamped[target] = true
+			}
+			out.unchanged++
+		}
+		if bad := s.validate(pending); bad != "" {
+			out.undo(d.Action)
+			out.skip(i, d, bad)
+			continue
+		}
+		for rel, m := range pending {
+			out.files[rel] = m
+		}
+		if target != "" {
+			out.touched[target] = append(out.touched[target], i)
+		}
+		if created != "" {
+			out.created[created] = append(out.created[created], i)
+		}
+	}
+	// NONE stamps that did not change anything are not files to write.
+	for rel, m := range out.files {
+		if old, ok := s.snap[rel]; ok && bytes.Equal(old, m.Render()) {
+			delete(out.files, rel)
+		}
+	}
+	return out
+}
+
+func (o *outcome) skip(i int, d *Decision, why string) {
+	o.skipped++
+	o.problems = append(o.problems, fmt.Sprintf("fact %d %s: %s", i, d.Action, why))
+}
+
+func (o *outcome) undo(a Action) {
+	switch a {
+	case ActionAdd:
+		o.added--
+	case ActionUpdate:
+		o.updated--
+	case ActionDelete:
+		o.contradicted--
+	case ActionNone:
+		o.unchanged--
+	}
+}
+
+// targetPath turns a model-supplied target into a repo path, refusing
+// anything that is not a memory file directly in the memory folders.
+func targetPath(t string) (string, error) {
+	t = strings.TrimPrefix(strings.TrimSpace(t), "./")
+	rel := strings.TrimSuffix(t, ".md") + ".md"
+	if strings.HasPrefix(t, "/") || strings.Contains(t, "\\") || path.Clean(rel) != rel || !allowedMemoryPath(rel) {
+		return "", fmt.Errorf("target %q is not a memory in user_memory/ or character_memory/", truncateRunes(t, 80))
+	}
+	return rel, nil
+}
+
+// newMemory plans a new memory file for f and returns its path.
+func (s *chunkRun) newMemory(f Fact, desc, text string, out *outcome, pending map[string]*memgraph.Memory) string {
+	dir := memgraph.UserDir
+	if f.Kind == "character" {
+		dir = memgraph.CharacterDir
+	}
+	base := memgraph.Slug(firstNonEmpty(f.Slug, f.Description))
+	slug := memgraph.UniqueSlug(base, func(slug string) bool {
+		rel := dir + "/" + slug + ".md"
+		if out.files[rel] != nil || pending[rel] != nil || s.c.g.Get(rel) != nil {
+			return true
+		}
+		_, err := os.Lstat(filepath.Join(s.c.r.Dir(), dir, slug+".md"))
+		return !errors.Is(err, fs.ErrNotExist)
+	})
+	rel := dir + "/" + slug + ".md"
+	episode := f.Episode
+	if strings.TrimSpace(episode) == "" {
+		episode = fmt.Sprintf("Consolidated from %s on %s.", s.src, s.now.Format(memgraph.DateLayout))
+	}
+	m := memgraph.NewMemory(rel, titleOf(slug), firstNonEmpty(desc, f.Description), firstNonEmpty(text, f.Fact), episode, s.now)
+	m.SetSource("consolidate " + s.src)
+	s.snap[rel] = nil // new: must still be absent on disk at commit time
+	pending[rel] = m
+	return rel
+}
+
+// titleOf turns a slug into a heading: "likes-coffee" -> "Likes Coffee".
+func titleOf(slug string) string {
+	words := strings.Split(slug, "-")
+	for i, w := range words {
+		if w != "" {
+			words[i] = strings.ToUpper(w[:1]) + w[1:]
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+// validate checks every planned file with memgraph.Validate against its
+// last committed version (which enforces the read_only rule) and returns
+// the first problem, or "".
+func (s *chunkRun) validate(files map[string]*memgraph.Memory) string {
+	for rel, m := range files {
+		if !allowedMemoryPath(rel) {
+			return fmt.Sprintf("%s is outside the memory folders", rel)
+		}
+		if m.Front.ReadOnly {
+			return fmt.Sprintf("%s would be read_only", rel)
+		}
+		prev, err := s.headVersion(rel)
+		if err != nil {
+			return err.Error()
+		}
+		if probs := memgraph.Validate(rel, m.Render(), prev); len(probs) > 0 {
+			return "the result would be invalid: " + probs[0].String()
+		}
+	}
+	return ""
+}
+
+// headVersion returns the last committed bytes of rel (nil when new),
+// cached for the run. A path the run creates did not exist on disk, and a
+// new file never carries read_only, so HEAD is not consulted for it.
+func (s *chunkRun) headVersion(rel string) ([]byte, error) {
+	if data, seen := s.snap[rel]; seen && data == nil {
+		return nil, nil
+	}
+	if b, ok := s.head[rel]; ok {
+		return b, nil
+	}
+	b, ok, err := s.c.r.ReadHead(rel)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		b = nil
+	}
+	s.head[rel] = b
+	return b, nil
+}
+
+// conflicts re-reads every existing file the plan changes and every path it
+// creates; files that differ from the snapshot are dropped from it (so the
+// next load sees the new content) and the facts involved are returned.
+func (s *chunkRun) conflicts(out *outcome) []int {
+	redo := map[int]bool{}
+	check := func(rel string, facts []int) {
+		now, err := os.ReadFile(filepath.Join(s.c.r.Dir(), filepath.FromSlash(rel)))
+		if err != nil {
+			now = nil
+		}
+		if !bytes.Equal(now, s.snap[rel]) || (now == nil) != (s.snap[rel] == nil) {
+			delete(s.snap, rel)
+			for _, i := range facts {
+				redo[i] = true
+			}
+		}
+	}
+	for rel, facts := range out.touched {
+		check(rel, facts)
+	}
+	for rel, facts := range out.created {
+		check(rel, facts)
+	}
+	var list []int
+	for i := range redo {
+		list = append(list, i)
+	}
+	sort.Ints(list)
+	return list
+}
