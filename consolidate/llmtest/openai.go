@@ -1,0 +1,92 @@
+package llmtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+)
+
+func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	var req struct {
+		Model          string          `json:"model"`
+		Messages       []ollamaMessage `json:"messages"`
+		Stream         bool            `json:"stream"`
+		ResponseFormat struct {
+			Type       string `json:"type"`
+			JSONSchema struct {
+				Name   string          `json:"name"`
+				Schema json.RawMessage `json:"schema"`
+				Strict bool            `json:"strict"`
+			} `json:"json_schema"`
+		} `json:"response_format"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		writeJSON(w, 400, map[string]any{"error": map[string]any{"message": "invalid request: " + err.Error(), "type": "invalid_request_error"}})
+		return
+	}
+	sys, prompt := split(req.Messages)
+	c := Call{API: "openai", Path: r.URL.Path, Kind: kindOf(req.ResponseFormat.JSONSchema.Name, sys), Model: req.Model,
+		System: sys, Prompt: prompt, Stream: req.Stream, Schema: req.ResponseFormat.JSONSchema.Schema, Body: body, Header: r.Header.Clone()}
+	rep := s.next(c)
+	if !s.wait(r, rep) {
+		return
+	}
+	if rep.Raw == "" && rep.Status != 0 && rep.Status/100 != 2 {
+		msg := rep.Error
+		if msg == "" {
+			msg = http.StatusText(rep.Status)
+		}
+		writeJSON(w, rep.Status, map[string]any{"error": map[string]any{"message": msg, "type": "server_error"}})
+		return
+	}
+	if special(w, rep) {
+		return
+	}
+	finish := rep.DoneReason
+	if finish == "" {
+		finish = "stop"
+	}
+	writeJSON(w, 200, map[string]any{
+		"id": fmt.Sprintf("chatcmpl-%d", len(s.Calls())), "object": "chat.completion",
+		"created": time.Now().Unix(), "model": req.Model,
+		"choices": []any{map[string]any{
+			"index":         0,
+			"message":       map[string]any{"role": "assistant", "content": rep.Content, "refusal": nil},
+			"finish_reason": finish,
+		}},
+		"usage": map[string]any{"prompt_tokens": len(prompt) / 4, "completion_tokens": len(rep.Content) / 4, "total_tokens": (len(prompt) + len(rep.Content)) / 4},
+	})
+}
+
+func (s *Server) openaiEmbed(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	var req struct {
+		Model string `json:"model"`
+		Input any    `json:"input"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		writeJSON(w, 400, map[string]any{"error": map[string]any{"message": "invalid request"}})
+		return
+	}
+	var texts []string
+	switch in := req.Input.(type) {
+	case string:
+		texts = []string{in}
+	case []any:
+		for _, x := range in {
+			if t, ok := x.(string); ok {
+				texts = append(texts, t)
+			}
+		}
+	}
+	vecs := s.embed(texts)
+	data := make([]any, len(vecs))
+	for i, v := range vecs {
+		data[i] = map[string]any{"object": "embedding", "index": i, "embedding": v}
+	}
+	writeJSON(w, 200, map[string]any{"object": "list", "data": data, "model": req.Model,
+		"usage": map[string]any{"prompt_tokens": len(texts), "total_tokens": len(texts)}})
+}
