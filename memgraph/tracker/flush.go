@@ -327,15 +327,24 @@ func (t *Tracker) read(rel, id string) (*fileState, []memgraph.Problem, error) {
 		return nil, nil, err
 	}
 	st.prev, st.inHead = prev, inHead
-	if st.exists && inHead && bytes.Equal(st.data, prev) && !st.exec {
-		// Unchanged (our own commit seen late by fsnotify, a write of
-		// the same bytes, a revert): only the graph and report need
-		// refreshing. Executable files go through so a chmod +x commits.
-		if memgraph.IsMemoryPath(rel) {
-			st.same = true
+	if st.exists && inHead && bytes.Equal(st.data, prev) {
+		// Same bytes (our own commit seen late by fsnotify, a rewrite,
+		// a revert): only a chmod can make it a change. Otherwise the
+		// graph and the report need refreshing, nothing more.
+		headExec, _, err := t.r.HeadExec(rel)
+		if err != nil {
+			return nil, nil, err
+		}
+		if headExec == st.exec {
+			if memgraph.IsMemoryPath(rel) {
+				st.same = true
+				return st, nil, nil
+			}
+			return nil, nil, nil
+		}
+		if !memgraph.IsMemoryPath(rel) || !committedReadOnly(rel, prev) {
 			return st, nil, nil
 		}
-		return nil, nil, nil
 	}
 	if !st.exists && !inHead {
 		return st, nil, nil

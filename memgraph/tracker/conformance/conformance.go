@@ -601,6 +601,19 @@ func executableBit(t *testing.T, env Env) {
 	if !strings.HasPrefix(out, "100755 ") {
 		t.Errorf("git ls-files -s = %q, want mode 100755", out)
 	}
+	// chmod -x alone, content untouched, is a change too.
+	before := Commits(t, env.Repo)
+	if err := os.Chmod(filepath.Join(env.Dir, "scripts", "hello.sh"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env.Settle(t)
+	if Commits(t, env.Repo) != before+1 {
+		t.Errorf("chmod -x made %d commits, want 1", Commits(t, env.Repo)-before)
+	}
+	if out := Git(t, env.Repo, "ls-tree", "HEAD", "scripts/hello.sh"); !strings.HasPrefix(out, "100644 ") {
+		t.Errorf("git ls-tree = %q, want mode 100644", out)
+	}
+	contains(t, "subject", Subject(t, env.Repo), "update scripts/hello.sh")
 	CheckRepo(t, env.Repo)
 }
 
