@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -23,6 +24,28 @@ type OpenAI struct {
 	EmbedModel string
 	Timeout    time.Duration
 	HTTP       *http.Client
+	format     atomic.Int32 // formatSchema, then lower if the server refuses it
+}
+
+// Structured-output modes, best first.
+const (
+	formatSchema int32 = iota // response_format json_schema (strict)
+	formatObject              // response_format json_object, schema in the prompt
+	formatNone                // schema in the prompt only
+)
+
+// httpError is a non-2xx answer; its text never holds the API key.
+type httpError struct {
+	status int
+	msg    string
+	text   string
+}
+
+func (e *httpError) Error() string { return e.text }
+
+func aboutFormat(msg string) bool {
+	m := strings.ToLower(msg)
+	return strings.Contains(m, "response_format") || strings.Contains(m, "json_schema") || strings.Contains(m, "json_object")
 }
 
 var _ Provider = (*OpenAI)(nil)
@@ -96,19 +119,42 @@ func (o *OpenAI) Chat(ctx context.Context, req ChatRequest) (string, error) {
 			{Role: "user", Content: req.Prompt},
 		},
 	}
-	if len(req.Schema) > 0 {
-		body.ResponseFormat = map[string]any{
-			"type": "json_schema",
-			"json_schema": map[string]any{
-				"name":   firstNonEmpty(req.SchemaName, "answer"),
-				"schema": strictSubset(req.Schema),
-				"strict": true,
-			},
-		}
-	}
 	var resp oaChatResponse
-	if err := o.do(ctx, http.MethodPost, "/chat/completions", body, &resp); err != nil {
-		return "", err
+	for {
+		mode := o.format.Load()
+		body.ResponseFormat = nil
+		body.Messages[0].Content = req.System
+		if len(req.Schema) > 0 {
+			switch mode {
+			case formatSchema:
+				body.ResponseFormat = map[string]any{
+					"type": "json_schema",
+					"json_schema": map[string]any{
+						"name":   firstNonEmpty(req.SchemaName, "answer"),
+						"schema": strictSubset(req.Schema),
+						"strict": true,
+					},
+				}
+			case formatObject:
+				body.ResponseFormat = map[string]any{"type": "json_object"}
+				body.Messages[0].Content = req.System + "\n\nThe answer must follow this JSON schema:\n" + string(req.Schema)
+			default:
+				body.Messages[0].Content = req.System + "\n\nThe answer must follow this JSON schema:\n" + string(req.Schema)
+			}
+		}
+		err := o.do(ctx, http.MethodPost, "/chat/completions", body, &resp)
+		var he *httpError
+		if errors.As(err, &he) && he.status == http.StatusBadRequest && mode < formatNone && aboutFormat(he.msg) {
+			// An older server that does not know this response_format:
+			// step down (json_object, then the schema in the prompt) and
+			// remember, so the next call does not fail first.
+			o.format.CompareAndSwap(mode, mode+1)
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		break
 	}
 	if len(resp.Choices) == 0 {
 		return "", fmt.Errorf("openai %s: the answer has no choices", o.model)
@@ -200,7 +246,8 @@ func (o *OpenAI) do(ctx context.Context, method, path string, in, out any) error
 		if json.Unmarshal(data, &e) == nil && e.Error.Message != "" {
 			msg = e.Error.Message
 		}
-		return fmt.Errorf("openai at %s: %s %s: %s", o.Endpoint(), method, path, o.scrub(resp.Status+": "+truncateRunes(msg, 300)))
+		return &httpError{status: resp.StatusCode, msg: o.scrub(msg),
+			text: fmt.Sprintf("openai at %s: %s %s: %s", o.Endpoint(), method, path, o.scrub(resp.Status+": "+truncateRunes(msg, 300)))}
 	}
 	if out != nil {
 		if err := json.Unmarshal(data, out); err != nil {

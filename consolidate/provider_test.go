@@ -202,3 +202,34 @@ func TestParseOllamaHost(t *testing.T) {
 		}
 	}
 }
+
+func TestOpenAIFormatFallback(t *testing.T) {
+	s := llmtest.New(t)
+	p := NewOpenAI(s.OpenAIURL(), "", "old-server")
+	s.Queue(llmtest.KindExtract,
+		llmtest.Reply{Status: 400, Error: "response_format type json_schema is not supported"},
+		llmtest.Reply{Status: 400, Error: "Unknown response_format: json_object"},
+		llmtest.Reply{Content: `{"facts":[]}`},
+		llmtest.Reply{Content: `{"facts":[]}`})
+	for i := 0; i < 2; i++ {
+		if _, err := p.Chat(context.Background(), ChatRequest{System: "ENGRAM-TASK: extract", SchemaName: SchemaExtract, Schema: extractSchema}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cs := s.Calls()
+	if len(cs) != 4 {
+		t.Fatalf("%d calls", len(cs))
+	}
+	if !strings.Contains(string(cs[0].Body), "json_schema") || !strings.Contains(string(cs[1].Body), `"json_object"`) ||
+		strings.Contains(string(cs[2].Body), "response_format") || !strings.Contains(cs[2].System, `"facts"`) {
+		t.Fatalf("fallback sequence wrong:\n%s\n%s\n%s", cs[0].Body, cs[1].Body, cs[2].Body)
+	}
+	if strings.Contains(string(cs[3].Body), "response_format") {
+		t.Fatal("the fallback should be remembered")
+	}
+	// Other 400s are errors, not fallbacks.
+	s.Queue(llmtest.KindExtract, llmtest.Reply{Status: 400, Error: "context length exceeded"})
+	if _, err := p.Chat(context.Background(), ChatRequest{System: "ENGRAM-TASK: extract", SchemaName: SchemaExtract, Schema: extractSchema}); err == nil || !strings.Contains(err.Error(), "context length") {
+		t.Fatalf("err %v", err)
+	}
+}
