@@ -259,13 +259,24 @@ func (t *Tracker) examine(batch map[string]string, renames []renamePair) result 
 	for _, from := range pairs {
 		used[from] = true
 	}
+	// Index the deleted files by content so a renamed directory of many
+	// files pairs up in linear time.
+	byContent := map[string][]string{}
+	for _, from := range sortedKeys(deleted) {
+		if !used[from] {
+			k := fingerprint(deleted[from].prev)
+			byContent[k] = append(byContent[k], from)
+		}
+	}
 	for _, to := range sortedKeys(added) {
 		if _, ok := pairs[to]; ok {
 			continue
 		}
-		for _, from := range sortedKeys(deleted) {
+		k := fingerprint(added[to].data)
+		for i, from := range byContent[k] {
 			if !used[from] && bytes.Equal(deleted[from].prev, added[to].data) {
 				pairs[to], used[from] = from, true
+				byContent[k] = append(byContent[k][:i:i], byContent[k][i+1:]...)
 				break
 			}
 		}
