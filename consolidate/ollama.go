@@ -2,12 +2,14 @@ package consolidate
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/ollama/ollama/api"
@@ -25,6 +27,8 @@ type Ollama struct {
 	// temperature 0 (repeatable decisions) and a context large enough for
 	// one chunk plus instructions.
 	Options map[string]any
+
+	legacyFormat atomic.Bool // the server only knows format "json"
 }
 
 var _ Provider = (*Ollama)(nil)
@@ -84,24 +88,46 @@ func (o *Ollama) Ping(ctx context.Context) error {
 	return o.wrap(ctx, err)
 }
 
-// Chat streams the answer (the default for /api/chat) and returns the whole
-// content once the final done chunk arrives. A stream that ends without
-// done, or stops because of the length limit, is an error: half a JSON
-// document is no answer.
+// Chat asks for an answer following req.Schema (Ollama's structured
+// outputs: the schema is the request's format).
 func (o *Ollama) Chat(ctx context.Context, req ChatRequest) (string, error) {
 	ctx, cancel := callContext(ctx, o.Timeout)
 	defer cancel()
+	for {
+		legacy := o.legacyFormat.Load()
+		format, system := req.Schema, req.System
+		if legacy && len(req.Schema) > 0 {
+			format = json.RawMessage(`"json"`)
+			system += "\n\nThe answer must follow this JSON schema:\n" + string(req.Schema)
+		}
+		out, err := o.chat(ctx, system, req.Prompt, format)
+		var se api.StatusError
+		if !legacy && errors.As(err, &se) && se.StatusCode == http.StatusBadRequest && strings.Contains(strings.ToLower(se.ErrorMessage), "format") {
+			// Ollama before 0.5 takes only "json" as a format: keep the
+			// schema in the prompt and remember.
+			o.legacyFormat.Store(true)
+			continue
+		}
+		return out, err
+	}
+}
+
+// chat streams one answer (the default for /api/chat) and returns the
+// whole content once the final done chunk arrives. A stream that ends
+// without done, or stops because of the length limit, is an error: half a
+// JSON document is no answer.
+func (o *Ollama) chat(ctx context.Context, system, prompt string, format json.RawMessage) (string, error) {
 	stream := true
 	var b strings.Builder
 	done, reason := false, ""
 	err := o.client.Chat(ctx, &api.ChatRequest{
 		Model: o.model,
 		Messages: []api.Message{
-			{Role: "system", Content: req.System},
-			{Role: "user", Content: req.Prompt},
+			{Role: "system", Content: system},
+			{Role: "user", Content: prompt},
 		},
 		Stream:  &stream,
-		Format:  req.Schema,
+		Format:  format,
 		Options: o.Options,
 	}, func(r api.ChatResponse) error {
 		b.WriteString(r.Message.Content)

@@ -233,3 +233,18 @@ func TestOpenAIFormatFallback(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 }
+
+func TestOllamaLegacyFormatFallback(t *testing.T) {
+	s := llmtest.New(t)
+	p := NewOllama(s.OllamaURL(), "old")
+	s.Queue(llmtest.KindExtract,
+		llmtest.Reply{Status: 400, Error: `invalid format: expected "json" or a JSON schema`},
+		llmtest.Reply{Content: `{"facts":[]}`})
+	if _, err := p.Chat(context.Background(), ChatRequest{System: "ENGRAM-TASK: extract", SchemaName: SchemaExtract, Schema: extractSchema}); err != nil {
+		t.Fatal(err)
+	}
+	cs := s.Calls()
+	if len(cs) != 2 || string(cs[1].Schema) != `"json"` || !strings.Contains(cs[1].System, `"facts"`) {
+		t.Fatalf("calls %+v", cs)
+	}
+}
