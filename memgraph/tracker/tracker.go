@@ -383,17 +383,25 @@ func (t *Tracker) Settle(ctx context.Context) error {
 			return err
 		}
 	}
-	if !running {
-		return t.Flush(ctx)
-	}
 	tick := time.NewTicker(2 * time.Millisecond)
 	defer tick.Stop()
-	for !t.idle() {
+	for {
+		if !running {
+			// No debounce timer will fire: commit ourselves.
+			if err := t.Flush(ctx); err != nil {
+				return err
+			}
+		}
+		if t.idle() {
+			return nil
+		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-tick.C:
 		}
+		t.mu.Lock()
+		running = t.running
+		t.mu.Unlock()
 	}
-	return nil
 }

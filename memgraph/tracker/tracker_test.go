@@ -582,3 +582,17 @@ func TestTrackedFileStaysTrackedWhenIgnored(t *testing.T) {
 	}
 	conformance.CheckRepo(t, dir)
 }
+
+// TestSettleWithoutRun: with no Run loop there is no debounce timer, so
+// Settle commits by itself.
+func TestSettleWithoutRun(t *testing.T) {
+	dir := conformance.NewRepo(t)
+	tr, _, _ := open(t, dir, tracker.Config{Debounce: time.Hour})
+	conformance.WriteFile(t, dir, "user_memory/quiet.md", conformance.Memory("Quiet", "Quiet", "Quiet."))
+	tr.Touch("user_memory/quiet.md", "")
+	settle(t, tr)
+	if s := conformance.Subject(t, dir); s != "editor: add user_memory/quiet.md" {
+		t.Errorf("subject %q", s)
+	}
+	conformance.CheckRepo(t, dir)
+}
