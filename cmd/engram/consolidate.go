@@ -35,8 +35,9 @@ fact is always kept) or just mark an existing one as used.
 
 Each chunk of messages becomes one git commit by "consolidator" holding the
 memory changes and the advanced cursor (.engram/cursor.json), with the
-transcript range and the model in the message. A failed run changes
-nothing; run it again. Passwords, API keys and card numbers are removed
+transcript range and the model in the message. A chunk that fails changes
+nothing and moves no cursor (chunks committed before it stay); run the
+command again to retry. Passwords, API keys and card numbers are removed
 before the model sees the transcript.
 
 The model is reached through Ollama (default; OLLAMA_HOST, or
