@@ -113,7 +113,8 @@ type Tracker struct {
 	warnedIgn map[string]bool   // synthesized files found not git-ignored (under work)
 }
 
-// invalidFile is a memory file that is on disk but not committed.
+// invalidFile is a file that is on disk but kept out of git: an invalid
+// memory, a changed read_only file, a symlink or an oversized file.
 type invalidFile struct {
 	problems []memgraph.Problem
 	writer   string
