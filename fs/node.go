@@ -95,13 +95,18 @@ func (n *node) Open(ctx context.Context, flags uint32) (fusefs.FileHandle, uint3
 	write := flags&writeFlags != 0
 	if write {
 		if isGit(rel) {
-			return nil, 0, syscall.EROFS
+			return nil, 0, toErrno(n.m.log, "open", errGitReadOnly)
 		}
 		if n.m.graph.ReadOnly(rel) {
+			// EACCES rather than EPERM: what open(2) says for a file the
+			// caller may not write.
 			return nil, 0, syscall.EACCES
 		}
 	}
-	fh, _, errno := n.LoopbackNode.Open(ctx, flags)
+	fh, errno := n.m.openBeneath(rel, flags)
+	if errno == syscall.ENOSYS {
+		fh, _, errno = n.LoopbackNode.Open(ctx, flags)
+	}
 	if errno != 0 {
 		return nil, 0, errno
 	}

@@ -2,6 +2,7 @@ package fs
 
 import (
 	"context"
+	"io/fs"
 	"syscall"
 
 	fusefs "github.com/hanwen/go-fuse/v2/fs"
@@ -11,33 +12,38 @@ import (
 )
 
 // checkNew is the policy for a new name in this directory (create, mkdir,
-// symlink, rename target): nothing new under .git, and no shadowing of a
+// symlink, link, mknod): nothing new under .git, and no shadowing of a
 // virtual file.
 func (n *node) checkNew(name string) (string, syscall.Errno) {
 	rel, ok := n.child(name)
 	if !ok {
 		return "", syscall.ENOENT
 	}
-	if isGit(rel) {
-		return "", syscall.EROFS
-	}
-	if isSynth(rel) {
-		return "", syscall.EEXIST
-	}
-	return rel, 0
-}
-
-// checkChange is the policy for changing or removing an existing name.
-func (n *node) checkChange(rel string) syscall.Errno {
+	var err error
 	switch {
 	case isGit(rel):
-		return syscall.EROFS
-	case isSynth(rel), n.m.graph.ReadOnly(rel):
-		return syscall.EPERM
-	case rel == memgraph.StateDir:
-		return syscall.EBUSY
+		err = errGitReadOnly
+	case isSynth(rel):
+		err = fs.ErrExist
 	}
-	return 0
+	return rel, toErrno(n.m.log, "new "+rel, err)
+}
+
+// checkChange is the policy for changing, moving or removing an existing
+// name.
+func (n *node) checkChange(rel string) syscall.Errno {
+	var err error
+	switch {
+	case isGit(rel):
+		err = errGitReadOnly
+	case isSynth(rel):
+		err = errSynthesized
+	case n.m.graph.ReadOnly(rel):
+		err = errReadOnlyMemory
+	case rel == memgraph.StateDir:
+		err = errStateDir
+	}
+	return toErrno(n.m.log, "change "+rel, err)
 }
 
 var _ = (fusefs.NodeCreater)((*node)(nil))
@@ -157,14 +163,14 @@ func (n *node) Setattr(ctx context.Context, f fusefs.FileHandle, in *fuse.SetAtt
 	rel, ok := n.rel()
 	if ok {
 		if isGit(rel) {
-			return syscall.EROFS
+			return toErrno(n.m.log, "setattr", errGitReadOnly)
 		}
 		_, sizeSet := in.GetSize()
 		_, modeSet := in.GetMode()
 		_, uidSet := in.GetUID()
 		_, gidSet := in.GetGID()
 		if (sizeSet || modeSet || uidSet || gidSet) && n.m.graph.ReadOnly(rel) {
-			return syscall.EPERM
+			return toErrno(n.m.log, "setattr", errReadOnlyMemory)
 		}
 	}
 	if h, isOurs := f.(*handle); isOurs {
@@ -203,7 +209,7 @@ func (n *node) Link(ctx context.Context, target fusefs.InodeEmbedder, name strin
 	if _, errno := n.checkNew(name); errno != 0 {
 		return nil, errno
 	}
-	return nil, syscall.EPERM
+	return nil, toErrno(n.m.log, "link", errHardLink)
 }
 
 var _ = (fusefs.NodeMknoder)((*node)(nil))

@@ -12,6 +12,7 @@ import (
 
 	fusefs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
+	"golang.org/x/sys/unix"
 
 	"github.com/engram-dev/engram/memgraph"
 )
@@ -60,6 +61,10 @@ func mount(mountpoint string, d deps, opt Options) (*fuse.Server, *mountState, e
 		synth:   map[string]*fusefs.Inode{},
 	}
 	m.inval = newInvalidator(m)
+	m.rootFd = -1
+	if fd, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err == nil {
+		m.rootFd = fd
+	}
 	lr := &fusefs.LoopbackRoot{Path: dir, Dev: uint64(st.Dev)}
 	m.root = &node{LoopbackNode: &fusefs.LoopbackNode{RootData: lr}, m: m}
 	lr.RootNode = m.root
@@ -85,11 +90,19 @@ func mount(mountpoint string, d deps, opt Options) (*fuse.Server, *mountState, e
 			Logger:        slog.NewLogLogger(log.Handler(), slog.LevelDebug),
 		},
 	}
+	if opt.AllowOther {
+		// Other users reach the mount: let the kernel check mode bits, as
+		// the daemon (often root) would otherwise serve anyone anything.
+		fopts.MountOptions.Options = append(fopts.MountOptions.Options, "default_permissions")
+	}
 	if opt.Debug {
 		fopts.MountOptions.Logger = slog.NewLogLogger(log.Handler(), slog.LevelInfo)
 	}
 	srv, err := fusefs.Mount(mnt, m.root, fopts)
 	if err != nil {
+		if m.rootFd >= 0 {
+			unix.Close(m.rootFd)
+		}
 		return nil, nil, explainMountError(mnt, err)
 	}
 	m.inval.start()
@@ -98,6 +111,9 @@ func mount(mountpoint string, d deps, opt Options) (*fuse.Server, *mountState, e
 		srv.Wait()
 		m.closed.Store(true)
 		m.inval.stop()
+		if m.rootFd >= 0 {
+			unix.Close(m.rootFd)
+		}
 	}()
 	return srv, m, nil
 }
@@ -186,11 +202,10 @@ func explainMountError(mnt string, err error) error {
 // it lazily: the kernel finishes the unmount once the last user leaves.
 func Unmount(srv *fuse.Server, mountpoint string) error {
 	var err error
-	for i := 0; i < 10; i++ {
+	for i := 0; i < 3; i++ { // each try already retries for ~150ms
 		if err = srv.Unmount(); err == nil {
 			return nil
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
 	if lerr := syscall.Unmount(mountpoint, syscall.MNT_DETACH); lerr != nil {
 		return fmt.Errorf("unmount %s: %v; lazy unmount: %w", mountpoint, err, lerr)

@@ -28,7 +28,8 @@ type mountState struct {
 	started time.Time
 	owner   fuse.Owner // of the backing root, for virtual files
 
-	root *node // set once before the mount starts
+	root   *node // set once before the mount starts
+	rootFd int   // O_PATH descriptor of the backing root, -1 if none
 
 	// synth holds the daemon's virtual inodes by repo path, created on
 	// first lookup and kept for the life of the mount.

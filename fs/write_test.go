@@ -208,11 +208,29 @@ func TestConsolidateControlFile(t *testing.T) {
 func TestSearchFile(t *testing.T) {
 	tm := mountRepo(t, newRepo(t, nil), Options{})
 	got := tm.read(".engram/search/green tea")
-	if !strings.Contains(got, "likes-tea") && !strings.Contains(got, "recall not available") {
-		t.Errorf("search result:\n%s", got)
+	if first := firstHit(got); first != "user_memory/likes-tea.md" {
+		t.Errorf("first hit %q; search result:\n%s", first, got)
 	}
 	fi, err := os.Stat(tm.p(".engram/search/green tea"))
 	if err != nil || int(fi.Size()) != len(got) {
-		t.Errorf("stat of search result: %v size %d, want %d", err, fi.Size(), len(got))
+		t.Errorf("stat of search result: %v, want size %d", err, len(got))
 	}
+	// A memory written a moment ago is found at once.
+	tm.write("user_memory/keeps-bees.md", memoryFile("Keeps Bees", "Keeps two beehives in the garden", "You keep two beehives."))
+	if first := firstHit(tm.read(".engram/search/beehives")); first != "user_memory/keeps-bees.md" {
+		t.Errorf("fresh memory not found first: %q", first)
+	}
+	if ents, err := os.ReadDir(tm.p(".engram/search")); err != nil || len(ents) != 0 {
+		t.Errorf("ls .engram/search: %v %v", ents, err)
+	}
+}
+
+// firstHit returns the path of the first entry of a rendered search.
+func firstHit(md string) string {
+	for _, line := range strings.Split(md, "\n") {
+		if strings.HasPrefix(line, "1. ") {
+			return strings.Fields(line)[1]
+		}
+	}
+	return ""
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 	"time"
 
@@ -75,6 +76,15 @@ Example:
 				return exitError{2}
 			}
 			dir, mnt := args[0], args[1]
+			if p := os.Getenv("ENGRAM_CPUPROFILE"); p != "" {
+				// A diagnostic for the mount benchmark: where the daemon
+				// spends its CPU (go tool pprof engram PROFILE).
+				if f, err := os.Create(p); err == nil {
+					if pprof.StartCPUProfile(f) == nil {
+						defer pprof.StopCPUProfile()
+					}
+				}
+			}
 			r, g, err := openEngramRepo(dir)
 			if err != nil {
 				return err

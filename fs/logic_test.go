@@ -1,0 +1,123 @@
+package fs
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/engram-dev/engram/memgraph/recall"
+)
+
+func TestPathPolicy(t *testing.T) {
+	tests := []struct {
+		rel          string
+		git, virtual bool
+	}{
+		{".git", true, false},
+		{".git/HEAD", true, false},
+		{".git/refs/heads/main", true, false},
+		{".gitignore", false, false},
+		{".github/workflows/ci.yml", false, false},
+		{"notes/.git/x", false, false},
+		{"user_memory.md", false, true},
+		{"character_memory.md", false, true},
+		{"CONTEXT.md", false, true},
+		{".engram/status", false, true},
+		{".engram/consolidate", false, true},
+		{".engram/search", false, true},
+		{".engram/search/green tea", false, true},
+		{".engram/cursor.json", false, false},
+		{"user_memory/likes-tea.md", false, false},
+		{"notes/CONTEXT.md", false, false},
+	}
+	for _, tt := range tests {
+		if got := isGit(tt.rel); got != tt.git {
+			t.Errorf("isGit(%q) = %v", tt.rel, got)
+		}
+		if got := isSynth(tt.rel); got != tt.virtual {
+			t.Errorf("isSynth(%q) = %v", tt.rel, got)
+		}
+	}
+}
+
+func TestToErrno(t *testing.T) {
+	tests := []struct {
+		err  error
+		want syscall.Errno
+	}{
+		{nil, 0},
+		{errGitReadOnly, syscall.EROFS},
+		{fmt.Errorf("wrapped: %w", errReadOnlyMemory), syscall.EPERM},
+		{errHardLink, syscall.EPERM},
+		{errSynthesized, syscall.EACCES},
+		{errStateDir, syscall.EBUSY},
+		{&fs.PathError{Op: "open", Path: "x", Err: syscall.ENOSPC}, syscall.ENOSPC},
+		{fs.ErrNotExist, syscall.ENOENT},
+		{fs.ErrExist, syscall.EEXIST},
+		{fs.ErrPermission, syscall.EACCES},
+		{errors.New("surprise"), syscall.EIO},
+	}
+	for _, tt := range tests {
+		if got := toErrno(nil, "test", tt.err); got != tt.want {
+			t.Errorf("toErrno(%v) = %v, want %v", tt.err, got, tt.want)
+		}
+	}
+}
+
+func TestUnescapeMount(t *testing.T) {
+	tests := map[string]string{
+		`/tmp/plain`:          "/tmp/plain",
+		`/tmp/with\040space`:  "/tmp/with space",
+		`/tmp/tab\011and\134`: "/tmp/tab\tand\\",
+		`/tmp/trailing\`:      `/tmp/trailing\`,
+	}
+	for in, want := range tests {
+		if got := unescapeMount(in); got != want {
+			t.Errorf("unescapeMount(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestCallerNames(t *testing.T) {
+	c := newCallerNames()
+	now := time.Unix(1000, 0)
+	c.now = func() time.Time { return now }
+	self := uint32(os.Getpid())
+	b, _ := os.ReadFile("/proc/self/comm")
+	want := strings.TrimSpace(string(b))
+	if got := c.pid(self); got != want {
+		t.Errorf("pid(self) = %q, want %q", got, want)
+	}
+	c.names[self] = callerName{name: "cached", at: now}
+	if got := c.pid(self); got != "cached" {
+		t.Errorf("within the TTL: %q, want the cached name", got)
+	}
+	now = now.Add(callerTTL)
+	if got := c.pid(self); got != want {
+		t.Errorf("after the TTL: %q, want a fresh read", got)
+	}
+	if got := c.pid(1 << 30); got != "" {
+		t.Errorf("missing pid: %q", got)
+	}
+}
+
+func TestRenderHits(t *testing.T) {
+	got := string(renderHits("tea", []recall.Hit{
+		{Path: "user_memory/likes-tea.md", Description: "Drinks  green\ntea", Snippet: "You drink green tea.", Score: 1.5},
+		{Path: "user_memory/kettle.md", Description: "Owns a kettle", Snippet: "Owns a kettle", Score: 0.25},
+	}))
+	want := "# Recall: tea\n\n" +
+		"1. user_memory/likes-tea.md — Drinks green tea (score 1.500)\n   > You drink green tea.\n" +
+		"2. user_memory/kettle.md — Owns a kettle (score 0.250)\n"
+	if got != want {
+		t.Errorf("renderHits:\n%s\nwant:\n%s", got, want)
+	}
+	if got := string(renderHits("none", nil)); !strings.Contains(got, "No memory matches.") {
+		t.Errorf("empty ranking: %q", got)
+	}
+}
