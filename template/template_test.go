@@ -12,7 +12,7 @@ import (
 )
 
 func TestPaths(t *testing.T) {
-	want := []string{".engram/.gitkeep", ".gitignore", "README.md", "character.md", "character_memory/.gitkeep",
+	want := []string{".engram/.gitkeep", ".gitattributes", ".gitignore", "README.md", "character.md", "character_memory/.gitkeep",
 		"transcripts/.gitkeep", "user.md", "user_memory/.gitkeep"}
 	if got := Paths(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("Paths() = %q\nwant %q", got, want)

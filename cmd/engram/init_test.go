@@ -52,6 +52,14 @@ func TestInit(t *testing.T) {
 	if b := gitOut(t, dir, "rev-parse", "--abbrev-ref", "HEAD"); b != "main" {
 		t.Fatalf("branch %s, want main", b)
 	}
+	// The cursor's merge driver is named by .gitattributes and defined in
+	// the local config, so git itself resolves it.
+	if a := gitOut(t, dir, "check-attr", "merge", ".engram/cursor.json"); !strings.HasSuffix(a, ": merge: engram-cursor") {
+		t.Errorf("check-attr: %q", a)
+	}
+	if d := gitOut(t, dir, "config", "merge.engram-cursor.driver"); !strings.HasSuffix(d, "merge-cursor %O %A %B") {
+		t.Errorf("merge driver: %q", d)
+	}
 	files := gitOut(t, dir, "ls-files")
 	for _, want := range []string{"character.md", "user.md", "README.md", ".gitignore", "user_memory/.gitkeep",
 		"character_memory/.gitkeep", "transcripts/.gitkeep"} {
