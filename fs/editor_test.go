@@ -196,3 +196,29 @@ func TestConcurrentWriters(t *testing.T) {
 	}
 	tm.clean()
 }
+
+// The same writes with kernel passthrough (when the kernel and our
+// privileges allow it; otherwise it falls back silently and this is the
+// default mode again).
+func TestPassthroughMode(t *testing.T) {
+	tm := mountRepo(t, newRepo(t, nil), Options{Passthrough: true})
+	const rel = "user_memory/likes-jazz.md"
+	r, err := os.Open(tm.p("user_memory/likes-tea.md")) // a reader stays open meanwhile
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	tm.sh(`printf -- '---\ndescription: Listens to jazz\n---\n# Likes Jazz\n' > ` + rel + ` && echo 'You listen to jazz.' >> ` + rel)
+	tm.sh(`echo 'used, 01.09.26' >> user_memory/likes-tea.md`)
+	if got := tm.read(rel); !strings.HasSuffix(got, "You listen to jazz.\n") {
+		t.Errorf("read back: %q", got)
+	}
+	if !strings.Contains(tm.read("user_memory.md"), "likes-jazz") {
+		t.Errorf("index lacks likes-jazz")
+	}
+	tm.settle()
+	if got := tm.committed("user_memory/likes-tea.md"); !strings.Contains(got, "used, 01.09.26") {
+		t.Errorf("append through passthrough not committed:\n%s", got)
+	}
+	tm.clean()
+}

@@ -22,7 +22,7 @@ type handle struct {
 }
 
 // handleNoPassthrough hides PassthroughFd, for mounts that keep all I/O in
-// the daemon.
+// the daemon (the default, see Options.Passthrough).
 type handleNoPassthrough struct{ *handle }
 
 func (h handleNoPassthrough) PassthroughFd() (int, bool) { return -1, false }
@@ -33,7 +33,7 @@ func (m *mountState) wrapHandle(n *node, fh fusefs.FileHandle, write bool, write
 		return fh
 	}
 	h := &handle{LoopbackFile: lf, n: n, write: write, writer: writer}
-	if m.opt.NoPassthrough {
+	if !m.opt.Passthrough {
 		return handleNoPassthrough{h}
 	}
 	return h

@@ -83,8 +83,10 @@ const writeFlags = syscall.O_WRONLY | syscall.O_RDWR | syscall.O_TRUNC | syscall
 var _ = (fusefs.NodeOpener)((*node)(nil))
 
 // Open passes the file through. Read-only opens keep the kernel's page cache
-// (FOPEN_KEEP_CACHE) and skip the flush round trip on close (FOPEN_NOFLUSH);
-// the kernel may also hand I/O straight to the backing file (passthrough).
+// (FOPEN_KEEP_CACHE; pages are dropped by the invalidator when the backing
+// file changes beside the mount) and skip the flush round trip on close
+// (FOPEN_NOFLUSH); with Options.Passthrough the kernel hands I/O straight to
+// the backing file instead.
 // Opens for writing are refused under .git (EROFS) and on read_only memories
 // (EACCES) before the backing file is touched.
 func (n *node) Open(ctx context.Context, flags uint32) (fusefs.FileHandle, uint32, syscall.Errno) {

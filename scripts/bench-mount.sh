@@ -7,7 +7,7 @@
 #
 # usage: scripts/bench-mount.sh [SIZES...]     (default: 3000 10000)
 # env:   REPEAT=3 (best of N timed runs per operation)
-#        ENGRAM_NO_PASSTHROUGH=1 (compare without kernel passthrough)
+#        ENGRAM_PASSTHROUGH=1 (compare with kernel passthrough of file I/O)
 #
 # Goals: metadata (find, stat, ls -lR, missing lookups) within 2x of the
 # direct tree; grep -r and cat of every file within 4x.
@@ -51,6 +51,8 @@ make_repo() {
       "$i" "$((i % 97))" "$i" "$i" "$((i % 97))" >"$dir/$rel"
   done
   git -C "$dir" init -q -b main
+  # No background "git gc --auto": it would repack while we copy and time.
+  git -C "$dir" config gc.auto 0
   git -C "$dir" add -A
   git -C "$dir" commit -q -m "bench seed"
 }
@@ -90,6 +92,7 @@ row() { # name mount direct
   local r
   r=$(awk -v m="$2" -v d="$3" 'BEGIN { if (d > 0) printf "%.2f", m / d; else print "-" }')
   results+=("$(printf '%-8s %-26s %10s %10s %8s' "$size" "$1" "$2" "$3" "$r")")
+  echo "${results[-1]}"
 }
 
 for size in "${sizes[@]}"; do

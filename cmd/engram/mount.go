@@ -135,9 +135,9 @@ Example:
 				Debug:         debug,
 				OnConsolidate: onConsolidate,
 				Logger:        log,
-				// A diagnostic for benchmarks: keep file I/O in the daemon
-				// instead of handing it to the kernel (passthrough).
-				NoPassthrough: os.Getenv("ENGRAM_NO_PASSTHROUGH") != "",
+				// For benchmarks: let the kernel do file I/O on the backing
+				// files (see fs.Options.Passthrough).
+				Passthrough: os.Getenv("ENGRAM_PASSTHROUGH") != "",
 			})
 			if err != nil {
 				stop()
