@@ -67,14 +67,24 @@ func (n *node) OpendirHandle(ctx context.Context, flags uint32) (fusefs.FileHand
 	if !ok {
 		return nil, 0, syscall.ENOENT
 	}
-	fh, _, errno := n.LoopbackNode.OpendirHandle(ctx, flags)
-	if errno != 0 {
-		return nil, 0, errno
-	}
+	const cached = fuse.FOPEN_CACHE_DIR | fuse.FOPEN_KEEP_CACHE
 	if names := synthNames[dir]; names != nil {
-		fh = n.m.mergeSynth(fh.(fusefs.DirStream), dir, names)
+		fh, _, errno := n.LoopbackNode.OpendirHandle(ctx, flags)
+		if errno != 0 {
+			return nil, 0, errno
+		}
+		return n.m.mergeSynth(fh.(fusefs.DirStream), dir, names), cached, 0
 	}
-	return fh, fuse.FOPEN_CACHE_DIR | fuse.FOPEN_KEEP_CACHE, 0
+	// Check the directory is still there: an opendir must fail now, not at
+	// the first read.
+	var st syscall.Stat_t
+	abs := n.m.abs(dir)
+	if err := syscall.Lstat(abs, &st); err != nil {
+		return nil, 0, fusefs.ToErrno(err)
+	}
+	return &lazyDir{open: func() (fusefs.DirStream, syscall.Errno) {
+		return fusefs.NewLoopbackDirStream(abs)
+	}}, cached, 0
 }
 
 // writeFlags are the open flags that can change a file.
