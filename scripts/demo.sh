@@ -86,7 +86,7 @@ printf -- '---\ndescription: [oops\n---\n# Broken\n' >user_memory/broken.md
 
 # Wait for the debounced commit instead of sleeping a fixed time.
 for _ in $(seq 1 100); do
-  git log --oneline | grep -q has-dog && break
+  git -C "$repo" log --name-only --format= | grep -q has-dog && break
   sleep 0.1
 done
 

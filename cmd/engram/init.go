@@ -13,9 +13,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-git/go-git/v5"
 	"github.com/engram-dev/engram/memgraph/gitrepo"
 	"github.com/engram-dev/engram/template"
+	"github.com/go-git/go-git/v5"
 )
 
 // engramAuthor signs the commits engram makes on its own behalf.
