@@ -4,6 +4,7 @@ import (
 	"context"
 	"path"
 	"syscall"
+	"time"
 
 	fusefs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
@@ -52,8 +53,35 @@ func (n *node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fu
 		if in := n.m.synthChild(ctx, n.EmbeddedInode(), dir, name, out); in != nil {
 			return in, 0
 		}
+		if isGit(path.Join(dir, name)) {
+			in, errno := n.LoopbackNode.Lookup(ctx, name, out)
+			uncachedEntry(out)
+			return in, errno
+		}
 	}
 	return n.LoopbackNode.Lookup(ctx, name, out)
+}
+
+var _ = (fusefs.NodeGetattrer)((*node)(nil))
+
+// Getattr is the loopback's, except that .git is never trusted for long:
+// see uncachedEntry.
+func (n *node) Getattr(ctx context.Context, f fusefs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	errno := n.LoopbackNode.Getattr(ctx, f, out)
+	if rel, ok := n.rel(); ok && isGit(rel) {
+		out.SetTimeout(time.Nanosecond)
+	}
+	return errno
+}
+
+// uncachedEntry keeps the kernel from trusting a .git entry or its
+// attributes. The daemon's own commits write .git beside the mount (refs are
+// replaced by rename, logs grow), so the long timeouts that are sound for the
+// working tree would serve "git log" inside the mount a stale branch head.
+// Zero would mean "the mount default", hence a nanosecond.
+func uncachedEntry(out *fuse.EntryOut) {
+	out.SetEntryTimeout(time.Nanosecond)
+	out.SetAttrTimeout(time.Nanosecond)
 }
 
 var _ = (fusefs.NodeOpendirHandler)((*node)(nil))
@@ -67,7 +95,10 @@ func (n *node) OpendirHandle(ctx context.Context, flags uint32) (fusefs.FileHand
 	if !ok {
 		return nil, 0, syscall.ENOENT
 	}
-	const cached = fuse.FOPEN_CACHE_DIR | fuse.FOPEN_KEEP_CACHE
+	var cached uint32 = fuse.FOPEN_CACHE_DIR | fuse.FOPEN_KEEP_CACHE
+	if isGit(dir) {
+		cached = 0 // commits change .git beside the mount; see uncachedEntry
+	}
 	if names := synthNames[dir]; names != nil {
 		fh, _, errno := n.LoopbackNode.OpendirHandle(ctx, flags)
 		if errno != 0 {
@@ -123,8 +154,8 @@ func (n *node) Open(ctx context.Context, flags uint32) (fusefs.FileHandle, uint3
 		return nil, 0, errno
 	}
 	h := n.m.wrapHandle(n, fh, write, n.m.callers.of(ctx))
-	if write {
-		return h, 0, 0
+	if write || isGit(rel) {
+		return h, 0, 0 // no FOPEN_KEEP_CACHE: .git changes beside the mount
 	}
 	return h, fuse.FOPEN_KEEP_CACHE | fuse.FOPEN_NOFLUSH, 0
 }

@@ -234,3 +234,33 @@ func firstHit(md string) string {
 	}
 	return ""
 }
+
+// TestGitLogSeesNewCommits: the daemon's commits change .git beside the
+// mount (the branch ref is replaced by rename, logs grow), so a ref read
+// through the mount before a commit must not be served from the kernel's
+// cache after it.
+func TestGitLogSeesNewCommits(t *testing.T) {
+	tm := mountRepo(t, newRepo(t, nil), Options{})
+	before := git(t, tm.mnt, "log", "--format=%H")
+	ref := filepath.Join(tm.p(".git"), "refs", "heads", "main")
+	old, err := os.ReadFile(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm.write("user_memory/tea.md", memoryFile("Tea", "Likes green tea", "You like green tea."))
+	tm.settle()
+	head := git(t, tm.dir, "rev-parse", "HEAD")
+	if strings.HasPrefix(string(old), head) {
+		t.Fatalf("no commit was made")
+	}
+	if got, _ := os.ReadFile(ref); strings.TrimSpace(string(got)) != head {
+		t.Errorf("ref through the mount = %q, backing HEAD %s", got, head)
+	}
+	after := git(t, tm.mnt, "log", "--format=%H %s")
+	if !strings.HasPrefix(after, head) || strings.Count(after, "\n") != strings.Count(before, "\n")+1 {
+		t.Errorf("git log in the mount after a commit:\n%s\nbefore:\n%s", after, before)
+	}
+	if out := git(t, tm.mnt, "show", "--name-only", "--format=", "HEAD"); out != "user_memory/tea.md" {
+		t.Errorf("git show HEAD in the mount: %q", out)
+	}
+}
