@@ -121,3 +121,42 @@ func TestRenderHits(t *testing.T) {
 		t.Errorf("empty ranking: %q", got)
 	}
 }
+
+func TestGitImmutable(t *testing.T) {
+	tests := []struct {
+		rel  string
+		want bool
+	}{
+		{".git/objects/ab/cdef0123456789abcdef0123456789abcdef01", true},
+		{".git/objects/pack/pack-0123abcd.pack", true},
+		{".git/objects/pack/pack-0123abcd.idx", true},
+		{".git/objects/pack/pack-0123abcd.rev", true},
+		{".git/objects/pack/pack-0123abcd.keep", false},
+		{".git/objects/pack", false},
+		{".git/objects/ab", false},
+		{".git/objects/info/packs", false},
+		{".git/objects/ab/tmp_obj_123", false},
+		{".git/objects/AB/cdef0123456789abcdef0123456789abcdef01", false},
+		{".git/objects/ab/cd/ef", false},
+		{".git/refs/heads/main", false},
+		{".git/HEAD", false},
+		{".git/index", false},
+		{"objects/ab/cdef0123456789abcdef0123456789abcdef01", false},
+	}
+	for _, tt := range tests {
+		if got := gitImmutable(tt.rel); got != tt.want {
+			t.Errorf("gitImmutable(%q) = %v, want %v", tt.rel, got, tt.want)
+		}
+		if tt.want && !gitStable(tt.rel) {
+			t.Errorf("gitStable(%q) = false for an object file", tt.rel)
+		}
+	}
+	for rel, want := range map[string]bool{
+		".git/objects": true, ".git/objects/pack": true, ".git/objects/ab": true,
+		".git/objects/info": false, ".git/objects/info/commit-graph": false, ".git/refs": false, ".git": false,
+	} {
+		if got := gitStable(rel); got != want {
+			t.Errorf("gitStable(%q) = %v, want %v", rel, got, want)
+		}
+	}
+}

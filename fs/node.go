@@ -53,9 +53,11 @@ func (n *node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fu
 		if in := n.m.synthChild(ctx, n.EmbeddedInode(), dir, name, out); in != nil {
 			return in, 0
 		}
-		if isGit(path.Join(dir, name)) {
+		if rel := path.Join(dir, name); isGit(rel) {
 			in, errno := n.LoopbackNode.Lookup(ctx, name, out)
-			uncachedEntry(out)
+			if errno != 0 || !gitStable(rel) {
+				uncachedEntry(out)
+			}
 			return in, errno
 		}
 	}
@@ -68,16 +70,17 @@ var _ = (fusefs.NodeGetattrer)((*node)(nil))
 // see uncachedEntry.
 func (n *node) Getattr(ctx context.Context, f fusefs.FileHandle, out *fuse.AttrOut) syscall.Errno {
 	errno := n.LoopbackNode.Getattr(ctx, f, out)
-	if rel, ok := n.rel(); ok && isGit(rel) {
+	if rel, ok := n.rel(); ok && isGit(rel) && !gitStable(rel) {
 		out.SetTimeout(time.Nanosecond)
 	}
 	return errno
 }
 
-// uncachedEntry keeps the kernel from trusting a .git entry or its
-// attributes. The daemon's own commits write .git beside the mount (refs are
-// replaced by rename, logs grow), so the long timeouts that are sound for the
-// working tree would serve "git log" inside the mount a stale branch head.
+// uncachedEntry keeps the kernel from trusting a .git entry, its attributes
+// or its absence. The daemon's own commits write .git beside the mount (refs
+// are replaced by rename, logs grow, objects appear), so the long timeouts
+// that are sound for the working tree would serve "git log" inside the mount
+// a stale branch head. Objects are the exception (see gitStable).
 // Zero would mean "the mount default", hence a nanosecond.
 func uncachedEntry(out *fuse.EntryOut) {
 	out.SetEntryTimeout(time.Nanosecond)
@@ -154,7 +157,7 @@ func (n *node) Open(ctx context.Context, flags uint32) (fusefs.FileHandle, uint3
 		return nil, 0, errno
 	}
 	h := n.m.wrapHandle(n, fh, write, n.m.callers.of(ctx))
-	if write || isGit(rel) {
+	if write || (isGit(rel) && !gitImmutable(rel)) {
 		return h, 0, 0 // no FOPEN_KEEP_CACHE: .git changes beside the mount
 	}
 	return h, fuse.FOPEN_KEEP_CACHE | fuse.FOPEN_NOFLUSH, 0

@@ -67,6 +67,48 @@ func (m *mountState) abs(rel string) string { return filepath.Join(m.dir, filepa
 // writable through the mount).
 func isGit(rel string) bool { return rel == ".git" || strings.HasPrefix(rel, ".git/") }
 
+// gitImmutable reports whether rel is a git object file: a loose object
+// (.git/objects/ab/cdef…) or a pack file, named by its content and never
+// rewritten in place, so the kernel may cache it like a working-tree file.
+// Everything else under .git changes beside the mount and is not cached.
+func gitImmutable(rel string) bool {
+	rest, ok := strings.CutPrefix(rel, ".git/objects/")
+	if !ok {
+		return false
+	}
+	dir, name, ok := strings.Cut(rest, "/")
+	if !ok || strings.Contains(name, "/") {
+		return false
+	}
+	if dir == "pack" {
+		return strings.HasPrefix(name, "pack-") &&
+			(strings.HasSuffix(name, ".pack") || strings.HasSuffix(name, ".idx") || strings.HasSuffix(name, ".rev"))
+	}
+	return len(dir) == 2 && isHex(dir) && len(name) >= 38 && isHex(name)
+}
+
+// gitStable reports whether the kernel may trust the entry and attributes
+// of rel for long: object files, and the object folders that hold them
+// (.git/objects, its fan-out folders and pack/), which are only ever added
+// to. Their listings are still read afresh (see OpendirHandle).
+func gitStable(rel string) bool {
+	if gitImmutable(rel) || rel == ".git/objects" || rel == ".git/objects/pack" {
+		return true
+	}
+	dir, ok := strings.CutPrefix(rel, ".git/objects/")
+	return ok && len(dir) == 2 && isHex(dir)
+}
+
+func isHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
 // synthNames lists the virtual files of each directory that has some.
 var synthNames = map[string][]string{
 	"":                {memgraph.UserIndexFile, memgraph.CharIndexFile, memgraph.ContextFile},
