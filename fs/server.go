@@ -80,13 +80,13 @@ func mount(mountpoint string, d deps, opt Options) (*fuse.Server, *mountState, e
 		// go-fuse logs through the standard logger; feed it to slog.
 		Logger: slog.NewLogLogger(log.Handler(), slog.LevelDebug),
 		MountOptions: fuse.MountOptions{
-			AllowOther:         opt.AllowOther,
-			Debug:              opt.Debug,
-			FsName:             dir,
-			Name:               "engram",
-			DirectMount:        true, // as root: mount(2) directly; otherwise fusermount3
-			DisableXAttrs:      true, // git keeps no xattrs; saves a round trip per file
-			MaxReadAhead:       128 << 10,
+			AllowOther:    opt.AllowOther,
+			Debug:         opt.Debug,
+			FsName:        dir,
+			Name:          "engram",
+			DirectMount:   true, // as root: mount(2) directly; otherwise fusermount3
+			DisableXAttrs: true, // git keeps no xattrs; saves a round trip per file
+			MaxReadAhead:  128 << 10,
 			// Entries and attributes are cached for an hour, so READDIRPLUS
 			// mostly re-sends what the kernel already has; plain READDIR
 			// halved "find" over a 10,000-file repository (scripts/bench-mount.sh).
