@@ -55,6 +55,7 @@ type changes interface {
 	Renamed(oldRel, newRel, writer string)
 	Status() []byte
 	Subscribe(fn func(paths []string))
+	Observe(fn func(rel string))
 }
 
 // deps bundles what a mount projects.

@@ -4,6 +4,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/engram-dev/engram/memgraph"
 	"github.com/engram-dev/engram/memgraph/gitrepo"
@@ -135,5 +136,39 @@ func TestMountErrors(t *testing.T) {
 	defer func() { Unmount(srv, mnt); srv.Wait() }()
 	if _, err := Mount(mnt, g, tr, r, Options{}); err == nil || !strings.Contains(err.Error(), "already mounted") {
 		t.Errorf("busy mountpoint: %v", err)
+	}
+}
+
+// TestOutsideEditSeenBeforeCommit: an edit beside the mount reaches readers
+// of the mount as soon as fsnotify reports it, not a debounce later. The
+// debounce here is an hour, so nothing is committed while the test looks.
+func TestOutsideEditSeenBeforeCommit(t *testing.T) {
+	tm := mountRepoDebounce(t, newRepo(t, nil), Options{}, time.Hour)
+	const rel = "user_memory/likes-tea.md"
+	before := tm.commits()
+	old := tm.read(rel) // cache pages, attributes and the entry
+	if _, err := os.Stat(tm.p("user_memory/beside.md")); !os.IsNotExist(err) {
+		t.Fatal("beside.md exists") // caches the negative entry
+	}
+	edited := memoryFile("Likes Tea", "Drinks oolong tea now", "You switched to oolong.")
+	if err := os.WriteFile(tm.b(rel), []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(tm.b("user_memory/beside.md"), []byte(memoryFile("Beside", "Written beside the mount", "Beside.")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the edit through the mount", func() bool {
+		b, err := os.ReadFile(tm.p(rel))
+		return err == nil && string(b) == edited
+	})
+	eventually(t, "the new file through the mount", func() bool {
+		_, err := os.Stat(tm.p("user_memory/beside.md"))
+		return err == nil
+	})
+	if tm.commits() != before {
+		t.Fatalf("a commit happened; the test must see the edit before it")
+	}
+	if old == edited {
+		t.Fatal("test edit equals the original")
 	}
 }

@@ -111,6 +111,11 @@ func mount(mountpoint string, d deps, opt Options) (*fuse.Server, *mountState, e
 	}
 	m.inval.start()
 	d.tracker.Subscribe(m.inval.pathsLater)
+	// An edit beside the mount is dropped from the kernel's caches as soon
+	// as fsnotify reports it, not a debounce later when it is committed.
+	// Our own writes are reported too; invalidating them costs an async
+	// notification and no correctness.
+	d.tracker.Observe(func(rel string) { m.inval.pathsLater([]string{rel}) })
 	go func() {
 		srv.Wait()
 		m.closed.Store(true)

@@ -89,6 +89,7 @@ type Tracker struct {
 	busy        int               // flushes and HEAD reloads in progress
 	invalid     map[string]invalidFile
 	subs        []func(paths []string)
+	observers   []func(rel string)
 	extra       func() string
 	onControl   func()
 	running     bool // Run is active: the debounce timer will fire
@@ -308,6 +309,25 @@ func (t *Tracker) Subscribe(fn func(paths []string)) {
 	t.mu.Lock()
 	t.subs = append(t.subs, fn)
 	t.mu.Unlock()
+}
+
+// Observe registers fn to hear, at once and before any debounce, of every
+// path fsnotify reports changed in the backing tree: the mount drops its
+// kernel caches for an edit made beside it without waiting for the commit.
+// fn runs on the watcher's goroutine: keep it cheap.
+func (t *Tracker) Observe(fn func(rel string)) {
+	t.mu.Lock()
+	t.observers = append(t.observers, fn)
+	t.mu.Unlock()
+}
+
+func (t *Tracker) observed(rel string) {
+	t.mu.Lock()
+	obs := t.observers
+	t.mu.Unlock()
+	for _, fn := range obs {
+		fn(rel)
+	}
 }
 
 // SetExtraStatus adds lines (consolidation's state) to Status.

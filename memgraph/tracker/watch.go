@@ -244,9 +244,11 @@ func (ws *watchState) handle(ev fsnotify.Event) {
 			if ev.Has(fsnotify.Rename) {
 				t.rescan()
 			}
+			t.observed(rel)
 			return
 		}
 	}
+	t.observed(rel)
 	t.Touch(rel, "")
 }
 
