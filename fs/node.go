@@ -156,7 +156,11 @@ func (n *node) Open(ctx context.Context, flags uint32) (fusefs.FileHandle, uint3
 	if errno != 0 {
 		return nil, 0, errno
 	}
-	h := n.m.wrapHandle(n, fh, write, n.m.callers.of(ctx))
+	writer := ""
+	if write { // only writers are named in commits: spare readers the /proc lookup
+		writer = n.m.callers.of(ctx)
+	}
+	h := n.m.wrapHandle(n, fh, write, writer)
 	if write || (isGit(rel) && !gitImmutable(rel)) {
 		return h, 0, 0 // no FOPEN_KEEP_CACHE: .git changes beside the mount
 	}
