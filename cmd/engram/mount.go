@@ -11,7 +11,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/engram-dev/engram/consolidate"
 	enfs "github.com/engram-dev/engram/fs"
 	"github.com/engram-dev/engram/memgraph/tracker"
 )
@@ -103,31 +102,12 @@ Example:
 				return err
 			}
 
-			// CONSOLIDATION (H4): the consolidator hears of transcript
-			// changes through the tracker's subscription, reports through
-			// .engram/status, and is asked for a run by writes to
-			// .engram/consolidate in the mount (Options.OnConsolidate).
 			var onConsolidate func()
-			var loopDone chan struct{}
+			var dr *dreamer
 			if consolidation {
-				p, err := consolidate.FromEnv()
-				if err != nil {
-					log.Warn("consolidation has no model; mounting without it", "err", err)
-					p = nil
-				}
-				c := consolidate.New(g, r, p, consolidate.Config{Idle: idle, Every: every, Logger: log})
-				tr.SetExtraStatus(c.Status)
-				tr.Subscribe(func(paths []string) {
-					for _, p := range paths {
-						c.Notify(p)
-					}
-				})
-				onConsolidate = c.Request
-				loopDone = make(chan struct{})
-				go func() {
-					defer close(loopDone)
-					c.Loop(ctx)
-				}()
+				dr = newDreamer(g, r, tr, idle, every, log)
+				onConsolidate = dr.request
+				dr.start(ctx)
 			}
 
 			srv, err := enfs.Mount(mnt, g, tr, r, enfs.Options{
@@ -141,9 +121,7 @@ Example:
 			})
 			if err != nil {
 				stop()
-				if loopDone != nil {
-					<-loopDone
-				}
+				dr.wait()
 				return err
 			}
 			runErr := make(chan error, 1)
@@ -157,9 +135,7 @@ Example:
 			if err == nil {
 				err = <-runErr // until SIGINT/SIGTERM
 			}
-			if loopDone != nil {
-				<-loopDone
-			}
+			dr.wait()
 
 			// Unmount first so nothing new arrives, then commit everything
 			// left, including writes whose events were still queued.

@@ -12,7 +12,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/engram-dev/engram/consolidate"
 	"github.com/engram-dev/engram/memgraph"
 	"github.com/engram-dev/engram/memgraph/gitrepo"
 	"github.com/engram-dev/engram/memgraph/tracker"
@@ -94,32 +93,10 @@ Example:
 				Logger:           log,
 			})
 
-			// CONSOLIDATION (H4): the consolidator hears of transcript
-			// changes through the tracker's subscription, reports through
-			// the status file, and runs until ctx ends.
-			var loopDone chan struct{}
-			startLoop := func() {}
+			var dr *dreamer
 			if consolidation {
-				p, err := consolidate.FromEnv()
-				if err != nil {
-					log.Warn("consolidation has no model; watching without it", "err", err)
-					p = nil
-				}
-				c := consolidate.New(g, r, p, consolidate.Config{Idle: idle, Every: every, Logger: log})
-				tr.SetExtraStatus(c.Status)
-				tr.Subscribe(func(paths []string) {
-					for _, p := range paths {
-						c.Notify(p)
-					}
-				})
-				tr.OnControl(c.Request)
-				startLoop = func() {
-					loopDone = make(chan struct{})
-					go func() {
-						defer close(loopDone)
-						c.Loop(ctx)
-					}()
-				}
+				dr = newDreamer(g, r, tr, idle, every, log)
+				tr.OnControl(dr.request)
 			}
 
 			runErr := make(chan error, 1)
@@ -136,12 +113,12 @@ Example:
 				<-runErr
 				return err
 			}
-			startLoop()
+			if dr != nil {
+				dr.start(ctx)
+			}
 			fmt.Fprintf(stdout, "engram: watching %s\n", dir)
 			err = <-runErr
-			if loopDone != nil {
-				<-loopDone
-			}
+			dr.wait()
 			fctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			// Sweep, not just Flush: a write whose event was still in the
