@@ -19,22 +19,28 @@ import (
 	"github.com/engram-dev/engram/memgraph/gitrepo"
 )
 
+// working marks a flush or HEAD reload in progress (Settle waits for it)
+// and takes the work lock that serializes them; call the result when done.
+func (t *Tracker) working() (done func()) {
+	t.mu.Lock()
+	t.busy++
+	t.mu.Unlock()
+	t.work.Lock()
+	return func() {
+		t.work.Unlock()
+		t.mu.Lock()
+		t.busy--
+		t.mu.Unlock()
+	}
+}
+
 // Flush commits what is pending now, without waiting for the debounce.
 // Used at shutdown and by tests.
 func (t *Tracker) Flush(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	t.mu.Lock()
-	t.busy++
-	t.mu.Unlock()
-	defer func() {
-		t.mu.Lock()
-		t.busy--
-		t.mu.Unlock()
-	}()
-	t.work.Lock()
-	defer t.work.Unlock()
+	defer t.working()()
 
 	t.mu.Lock()
 	batch, renames := t.pending, t.renames

@@ -15,16 +15,7 @@ import (
 // differ between the old and the new HEAD are re-read from disk and the
 // subscribers are told. Our own commits are recognised by their hash.
 func (t *Tracker) SyncHead() {
-	t.mu.Lock()
-	t.busy++
-	t.mu.Unlock()
-	defer func() {
-		t.mu.Lock()
-		t.busy--
-		t.mu.Unlock()
-	}()
-	t.work.Lock()
-	defer t.work.Unlock()
+	defer t.working()()
 	t.syncHeadLocked()
 }
 

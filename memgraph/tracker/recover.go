@@ -14,16 +14,7 @@ func (t *Tracker) Recover(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	t.mu.Lock()
-	t.busy++
-	t.mu.Unlock()
-	defer func() {
-		t.mu.Lock()
-		t.busy--
-		t.mu.Unlock()
-	}()
-	t.work.Lock()
-	defer t.work.Unlock()
+	defer t.working()()
 	if len(batch) == 0 {
 		if t.cfg.WriteSynthesized {
 			t.writeSynthesized()
