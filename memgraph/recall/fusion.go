@@ -307,17 +307,7 @@ func (vi *vectorIndex) rankLocked(ix *Index, qvec []float32, opt Options, n int)
 		if e == nil || e.vec.vec == nil || !ix.eligible(e.id, opt) {
 			continue
 		}
-		c := scored{e.id, dot(qvec, e.vec.vec)}
-		if len(out) == n && !ix.better(c, out[n-1]) {
-			continue
-		}
-		i := sort.Search(len(out), func(i int) bool { return ix.better(c, out[i]) })
-		out = append(out, scored{})
-		copy(out[i+1:], out[i:])
-		out[i] = c
-		if len(out) > n {
-			out = out[:n]
-		}
+		out = ix.keepBest(out, scored{e.id, dot(qvec, e.vec.vec)}, n)
 	}
 	return out
 }

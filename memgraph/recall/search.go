@@ -156,17 +156,23 @@ func (ix *Index) keywordLocked(terms []string, opt Options, n int) []scored {
 	// term are rejected by one comparison, cheaper than sorting them all.
 	out := make([]scored, 0, n+1)
 	for _, id := range s.hit {
-		c := scored{id, s.acc[id] * float64(ix.meta[id].prior)}
-		if len(out) == n && !ix.better(c, out[n-1]) {
-			continue
-		}
-		i := sort.Search(len(out), func(i int) bool { return ix.better(c, out[i]) })
-		out = append(out, scored{})
-		copy(out[i+1:], out[i:])
-		out[i] = c
-		if len(out) > n {
-			out = out[:n]
-		}
+		out = ix.keepBest(out, scored{id, s.acc[id] * float64(ix.meta[id].prior)}, n)
+	}
+	return out
+}
+
+// keepBest inserts c into out, a slice of at most n sorted best first, when
+// it belongs there.
+func (ix *Index) keepBest(out []scored, c scored, n int) []scored {
+	if len(out) == n && !ix.better(c, out[n-1]) {
+		return out
+	}
+	i := sort.Search(len(out), func(i int) bool { return ix.better(c, out[i]) })
+	out = append(out, scored{})
+	copy(out[i+1:], out[i:])
+	out[i] = c
+	if len(out) > n {
+		out = out[:n]
 	}
 	return out
 }
