@@ -77,6 +77,7 @@ func (v *invalidator) loop() {
 		for p := range paths {
 			v.path(p)
 		}
+		v.gitListings()
 	}
 }
 
@@ -104,6 +105,23 @@ func (v *invalidator) path(rel string) {
 		parent.NotifyEntry(name)
 	}
 	parent.NotifyContent(0, 0) // listing and mtime
+}
+
+// gitListings drops the kernel's cached listings of the loose-object
+// folders, the only .git folders whose listings it may cache. Every batch
+// follows a commit or a change beside the mount, which may have added
+// objects; git reads these listings to resolve abbreviated hashes
+// ("git show 1a2b3c4" inside the mount).
+func (v *invalidator) gitListings() {
+	objects := v.m.lookupKnown(".git/objects")
+	if objects == nil {
+		return
+	}
+	for name, in := range objects.Children() {
+		if gitFanout(".git/objects/" + name) {
+			in.NotifyContent(0, 0)
+		}
+	}
 }
 
 // lookupKnown walks the inodes the kernel knows from the root; nil when a

@@ -99,8 +99,12 @@ func (n *node) OpendirHandle(ctx context.Context, flags uint32) (fusefs.FileHand
 		return nil, 0, syscall.ENOENT
 	}
 	var cached uint32 = fuse.FOPEN_CACHE_DIR | fuse.FOPEN_KEEP_CACHE
-	if isGit(dir) {
-		cached = 0 // commits change .git beside the mount; see uncachedEntry
+	if isGit(dir) && !gitFanout(dir) {
+		// Commits change .git beside the mount; see uncachedEntry. The
+		// object fan-out folders are the exception: they are most of
+		// .git, and the invalidator drops their listings after every
+		// commit and HEAD move (gitListings).
+		cached = 0
 	}
 	if names := synthNames[dir]; names != nil {
 		fh, _, errno := n.LoopbackNode.OpendirHandle(ctx, flags)

@@ -87,6 +87,13 @@ func gitImmutable(rel string) bool {
 	return len(dir) == 2 && isHex(dir) && len(name) >= 38 && isHex(name)
 }
 
+// gitFanout reports whether rel is one of the loose-object folders
+// .git/objects/00 … ff.
+func gitFanout(rel string) bool {
+	dir, ok := strings.CutPrefix(rel, ".git/objects/")
+	return ok && len(dir) == 2 && isHex(dir)
+}
+
 // gitStable reports whether the kernel may trust the entry and attributes
 // of rel for long: object files, and the object folders that hold them
 // (.git/objects, its fan-out folders and pack/), which are only ever added
@@ -95,8 +102,7 @@ func gitStable(rel string) bool {
 	if gitImmutable(rel) || rel == ".git/objects" || rel == ".git/objects/pack" {
 		return true
 	}
-	dir, ok := strings.CutPrefix(rel, ".git/objects/")
-	return ok && len(dir) == 2 && isHex(dir)
+	return gitFanout(rel)
 }
 
 func isHex(s string) bool {

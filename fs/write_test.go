@@ -3,7 +3,9 @@ package fs
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -263,4 +265,55 @@ func TestGitLogSeesNewCommits(t *testing.T) {
 	if out := git(t, tm.mnt, "show", "--name-only", "--format=", "HEAD"); out != "user_memory/tea.md" {
 		t.Errorf("git show HEAD in the mount: %q", out)
 	}
+}
+
+// TestGitObjectListingsAfterCommit: the kernel may cache the listings of the
+// loose-object folders (they are most of .git), so the invalidator must
+// drop them after a commit: git resolves an abbreviated hash by listing
+// .git/objects/xx.
+func TestGitObjectListingsAfterCommit(t *testing.T) {
+	dir := newRepo(t, nil)
+	// Objects in (nearly) every fan-out folder, so the new commit's folder
+	// is one whose listing the kernel has cached below.
+	tmp := t.TempDir()
+	var paths strings.Builder
+	for i := range 3000 {
+		p := filepath.Join(tmp, strconv.Itoa(i))
+		if err := os.WriteFile(p, []byte("blob "+strconv.Itoa(i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths.WriteString(p + "\n")
+	}
+	cmd := exec.Command("git", "-C", dir, "hash-object", "-w", "--stdin-paths")
+	cmd.Stdin = strings.NewReader(paths.String())
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("hash-object: %v\n%s", err, out)
+	}
+	tm := mountRepo(t, dir, Options{})
+	fanouts, err := os.ReadDir(tm.p(".git/objects"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range fanouts {
+		os.ReadDir(tm.p(".git/objects/" + e.Name())) // cache every listing
+	}
+	tm.write("user_memory/tea.md", memoryFile("Tea", "Likes green tea", "You like green tea."))
+	tm.settle()
+	head := git(t, tm.dir, "rev-parse", "HEAD")
+	if _, err := os.Stat(filepath.Join(tm.dir, ".git", "objects", head[:2])); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the new commit object in its folder's listing", func() bool {
+		ents, _ := os.ReadDir(tm.p(".git/objects/" + head[:2]))
+		for _, e := range ents {
+			if e.Name() == head[2:] {
+				return true
+			}
+		}
+		return false
+	})
+	eventually(t, "git show of the abbreviated new commit inside the mount", func() bool {
+		out, err := inDir(tm.mnt, "git", "show", "-s", "--format=%H", head[:7]).CombinedOutput()
+		return err == nil && strings.TrimSpace(string(out)) == head
+	})
 }
