@@ -22,6 +22,7 @@ type invalidator struct {
 
 	mu      sync.Mutex
 	paths   map[string]bool
+	git     bool // drop the object fan-out listings too (after commits)
 	wake    chan struct{}
 	done    chan struct{}
 	stopped sync.WaitGroup
@@ -39,6 +40,16 @@ func (v *invalidator) start() {
 func (v *invalidator) stop() {
 	close(v.done)
 	v.stopped.Wait()
+}
+
+// committedLater queues paths that a commit or a moved HEAD changed: their
+// caches are dropped, and so are the listings of git's object folders,
+// which the commit added to.
+func (v *invalidator) committedLater(paths []string) {
+	v.mu.Lock()
+	v.git = true
+	v.mu.Unlock()
+	v.pathsLater(paths)
 }
 
 // pathsLater queues backing paths whose cached entries, attributes and
@@ -68,8 +79,8 @@ func (v *invalidator) loop() {
 		case <-v.wake:
 		}
 		v.mu.Lock()
-		paths := v.paths
-		v.paths = map[string]bool{}
+		paths, git := v.paths, v.git
+		v.paths, v.git = map[string]bool{}, false
 		v.mu.Unlock()
 		if v.m.closed.Load() {
 			continue
@@ -77,7 +88,9 @@ func (v *invalidator) loop() {
 		for p := range paths {
 			v.path(p)
 		}
-		v.gitListings()
+		if git {
+			v.gitListings()
+		}
 	}
 }
 
@@ -108,9 +121,9 @@ func (v *invalidator) path(rel string) {
 }
 
 // gitListings drops the kernel's cached listings of the loose-object
-// folders, the only .git folders whose listings it may cache. Every batch
-// follows a commit or a change beside the mount, which may have added
-// objects; git reads these listings to resolve abbreviated hashes
+// folders, the only .git folders whose listings it may cache, after a
+// commit or a moved HEAD, which may have added objects; git reads these
+// listings to resolve abbreviated hashes
 // ("git show 1a2b3c4" inside the mount).
 func (v *invalidator) gitListings() {
 	objects := v.m.lookupKnown(".git/objects")

@@ -160,3 +160,23 @@ func TestGitImmutable(t *testing.T) {
 		}
 	}
 }
+
+func TestOwnWrites(t *testing.T) {
+	var o ownWrites
+	if o.recent("a.md") {
+		t.Fatal("empty set reports a path")
+	}
+	o.mark("a.md")
+	if !o.recent("a.md") || o.recent("b.md") {
+		t.Fatalf("recent(a)=%v recent(b)=%v", o.recent("a.md"), o.recent("b.md"))
+	}
+	o.at["a.md"] = time.Now().Add(-2 * ownWindow) // an old change is not ours any more
+	if o.recent("a.md") {
+		t.Fatal("a change older than the window still counts as ours")
+	}
+	o.sweep = time.Time{}
+	o.mark("b.md") // sweeps the expired entry
+	if _, ok := o.at["a.md"]; ok {
+		t.Fatal("expired entry not swept")
+	}
+}

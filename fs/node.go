@@ -163,6 +163,7 @@ func (n *node) Open(ctx context.Context, flags uint32) (fusefs.FileHandle, uint3
 	writer := ""
 	if write { // only writers are named in commits: spare readers the /proc lookup
 		writer = n.m.callers.of(ctx)
+		n.m.own.mark(rel)
 	}
 	h := n.m.wrapHandle(n, fh, write, writer)
 	if write || (isGit(rel) && !gitImmutable(rel)) {

@@ -26,6 +26,9 @@ func (n *node) checkNew(name string) (string, syscall.Errno) {
 	case isSynth(rel):
 		err = fs.ErrExist
 	}
+	if err == nil {
+		n.m.own.mark(rel)
+	}
 	return rel, toErrno(n.m.log, "new "+rel, err)
 }
 
@@ -42,6 +45,9 @@ func (n *node) checkChange(rel string) syscall.Errno {
 		err = errReadOnlyMemory
 	case rel == memgraph.StateDir:
 		err = errStateDir
+	}
+	if err == nil {
+		n.m.own.mark(rel)
 	}
 	return toErrno(n.m.log, "change "+rel, err)
 }

@@ -110,12 +110,16 @@ func mount(mountpoint string, d deps, opt Options) (*fuse.Server, *mountState, e
 		return nil, nil, explainMountError(mnt, err)
 	}
 	m.inval.start()
-	d.tracker.Subscribe(m.inval.pathsLater)
+	d.tracker.Subscribe(m.inval.committedLater)
 	// An edit beside the mount is dropped from the kernel's caches as soon
 	// as fsnotify reports it, not a debounce later when it is committed.
-	// Our own writes are reported too; invalidating them costs an async
-	// notification and no correctness.
-	d.tracker.Observe(func(rel string) { m.inval.pathsLater([]string{rel}) })
+	// Our own writes are reported too: the kernel already knows them, so
+	// they are skipped (see ownWrites).
+	d.tracker.Observe(func(rel string) {
+		if !m.own.recent(rel) {
+			m.inval.pathsLater([]string{rel})
+		}
+	})
 	go func() {
 		srv.Wait()
 		m.closed.Store(true)

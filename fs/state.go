@@ -25,6 +25,7 @@ type mountState struct {
 	dir     string // backing working tree, absolute
 	callers *callerNames
 	inval   *invalidator
+	own     ownWrites
 	started time.Time
 	owner   fuse.Owner // of the backing root, for virtual files
 
