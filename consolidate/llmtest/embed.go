@@ -1,8 +1,11 @@
 package llmtest
 
 import (
+	"encoding/json"
 	"hash/fnv"
+	"io"
 	"math"
+	"net/http"
 	"strings"
 )
 
@@ -29,4 +32,29 @@ func HashEmbed(text string) []float32 {
 		}
 	}
 	return v
+}
+
+// embedRequest reads an embedding request, the same shape for Ollama's
+// /api/embed and OpenAI's /v1/embeddings: a model and an input that is one
+// string or a list of them.
+func embedRequest(r *http.Request) (model string, texts []string, err error) {
+	body, _ := io.ReadAll(r.Body)
+	var req struct {
+		Model string `json:"model"`
+		Input any    `json:"input"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		return "", nil, err
+	}
+	switch in := req.Input.(type) {
+	case string:
+		texts = []string{in}
+	case []any:
+		for _, x := range in {
+			if t, ok := x.(string); ok {
+				texts = append(texts, t)
+			}
+		}
+	}
+	return req.Model, texts, nil
 }

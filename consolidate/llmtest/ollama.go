@@ -107,28 +107,13 @@ func pieces(s string, n int) []string {
 }
 
 func (s *Server) ollamaEmbed(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	var req struct {
-		Model string `json:"model"`
-		Input any    `json:"input"`
-	}
-	if err := json.Unmarshal(body, &req); err != nil {
+	model, texts, err := embedRequest(r)
+	if err != nil {
 		writeJSON(w, 400, map[string]any{"error": "invalid request"})
 		return
 	}
-	var texts []string
-	switch in := req.Input.(type) {
-	case string:
-		texts = []string{in}
-	case []any:
-		for _, x := range in {
-			if t, ok := x.(string); ok {
-				texts = append(texts, t)
-			}
-		}
-	}
 	vecs := s.embed(texts)
-	writeJSON(w, 200, map[string]any{"model": req.Model, "embeddings": vecs, "total_duration": 100, "prompt_eval_count": len(texts)})
+	writeJSON(w, 200, map[string]any{"model": model, "embeddings": vecs, "total_duration": 100, "prompt_eval_count": len(texts)})
 }
 
 func (s *Server) embed(texts []string) [][]float32 {

@@ -62,31 +62,16 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) openaiEmbed(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	var req struct {
-		Model string `json:"model"`
-		Input any    `json:"input"`
-	}
-	if err := json.Unmarshal(body, &req); err != nil {
+	model, texts, err := embedRequest(r)
+	if err != nil {
 		writeJSON(w, 400, map[string]any{"error": map[string]any{"message": "invalid request"}})
 		return
-	}
-	var texts []string
-	switch in := req.Input.(type) {
-	case string:
-		texts = []string{in}
-	case []any:
-		for _, x := range in {
-			if t, ok := x.(string); ok {
-				texts = append(texts, t)
-			}
-		}
 	}
 	vecs := s.embed(texts)
 	data := make([]any, len(vecs))
 	for i, v := range vecs {
 		data[i] = map[string]any{"object": "embedding", "index": i, "embedding": v}
 	}
-	writeJSON(w, 200, map[string]any{"object": "list", "data": data, "model": req.Model,
+	writeJSON(w, 200, map[string]any{"object": "list", "data": data, "model": model,
 		"usage": map[string]any{"prompt_tokens": len(texts), "total_tokens": len(texts)}})
 }
