@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/engram-dev/engram/consolidate/llmtest"
@@ -37,29 +34,8 @@ func TestMountConsolidatesWhenIdle(t *testing.T) {
 	repo := filepath.Join(t.TempDir(), "memory")
 	runCmd(t, "init", repo)
 	mnt := t.TempDir()
-	cmd := exec.Command(watchBinary(t), "mount", repo, mnt, "--debounce", "100ms", "--idle", "500ms")
-	cmd.Env = append(os.Environ(), "ENGRAM_LLM=ollama", "OLLAMA_HOST="+srv.OllamaURL(), "ENGRAM_MODEL=fake")
-	var logs bytes.Buffer
-	cmd.Stderr = &logs
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			cmd.Wait()
-		}
-		if mounted(mnt) {
-			syscall.Unmount(mnt, syscall.MNT_DETACH)
-		}
-	})
-	if line, _ := bufio.NewReader(out).ReadString('\n'); !strings.HasPrefix(line, "engram: mounted ") {
-		t.Fatalf("readiness line %q\nlogs:\n%s", line, logs.String())
-	}
+	cmd, logs := startEngram(t, []string{"ENGRAM_LLM=ollama", "OLLAMA_HOST=" + srv.OllamaURL(), "ENGRAM_MODEL=fake"},
+		"engram: mounted "+repo+" at "+mnt, "mount", repo, mnt, "--debounce", "100ms", "--idle", "500ms")
 
 	transcript := `{"role":"system","content":"You are helpful."}
 {"role":"user","content":"Can you help me plan a weekend trip? My grey cat Miso needs a sitter."}
@@ -73,12 +49,7 @@ func TestMountConsolidatesWhenIdle(t *testing.T) {
 		return strings.Contains(string(b), "user_memory/has-cat-miso.md")
 	}, "consolidated memory in the mount's user_memory.md")
 
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("mount: %v\n%s", err, logs.String())
-	}
+	stopEngram(t, cmd, logs)
 	authors := gitOut(t, repo, "log", "--format=%an")
 	if n := strings.Count(authors, "consolidator"); n != 1 {
 		t.Fatalf("%d consolidation commits, want 1; authors:\n%s\nlogs:\n%s", n, authors, logs.String())

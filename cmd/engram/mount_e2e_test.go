@@ -1,17 +1,13 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 )
 
 // TestMountEndToEnd runs the built engram binary: mount, readiness line,
@@ -25,60 +21,12 @@ func TestMountEndToEnd(t *testing.T) {
 			t.Skip("not root and no fusermount3")
 		}
 	}
-	bin := filepath.Join(t.TempDir(), "engram")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	repo := filepath.Join(t.TempDir(), "memory")
-	if out, err := exec.Command(bin, "init", repo).CombinedOutput(); err != nil {
-		t.Fatalf("engram init: %v\n%s", err, out)
-	}
+	runCmd(t, "init", repo)
 	mnt := t.TempDir()
-
-	cmd := exec.Command(bin, "mount", repo, mnt, "--debounce", "100ms")
-	cmd.Env = append(os.Environ(), "ENGRAM_LLM=openai", "OPENAI_BASE_URL=http://127.0.0.1:9/v1", "ENGRAM_MODEL=none")
-	var logs bytes.Buffer
-	cmd.Stderr = &logs
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			<-exited
-		}
-		if mounted(mnt) {
-			syscall.Unmount(mnt, syscall.MNT_DETACH)
-		}
-	})
-
 	// The readiness handshake: the line is printed once the mount is usable.
-	ready := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if strings.HasPrefix(sc.Text(), "engram: mounted") {
-				ready <- sc.Text()
-			}
-		}
-		io.Copy(io.Discard, stdout)
-	}()
-	go func() { exited <- cmd.Wait() }()
-	select {
-	case line := <-ready:
-		if want := fmt.Sprintf("engram: mounted %s at %s", repo, mnt); line != want {
-			t.Errorf("readiness line %q, want %q", line, want)
-		}
-	case err := <-exited:
-		t.Fatalf("engram mount exited before ready: %v\n%s", err, logs.String())
-	case <-time.After(60 * time.Second):
-		t.Fatalf("no readiness line\n%s", logs.String())
-	}
+	cmd, logs := startEngram(t, noModel, fmt.Sprintf("engram: mounted %s at %s", repo, mnt),
+		"mount", repo, mnt, "--debounce", "100ms")
 
 	mem := "---\ndescription: Has a dog called Pixel\n---\n# Has Dog Pixel\n\n## Fact\nYou have a dog called Pixel.\n"
 	if err := os.WriteFile(filepath.Join(mnt, "user_memory", "has-dog-pixel.md"), []byte(mem), 0o644); err != nil {
@@ -90,17 +38,7 @@ func TestMountEndToEnd(t *testing.T) {
 	}
 
 	// SIGTERM at once: the pending write must still be committed.
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Fatalf("engram mount exit: %v\n%s", err, logs.String())
-		}
-	case <-time.After(60 * time.Second):
-		t.Fatalf("engram mount did not exit after SIGTERM\n%s", logs.String())
-	}
+	stopEngram(t, cmd, logs)
 	if mounted(mnt) {
 		t.Errorf("%s still in /proc/mounts", mnt)
 	}

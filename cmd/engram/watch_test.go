@@ -1,90 +1,22 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/engram-dev/engram/consolidate/llmtest"
 )
 
-var (
-	watchBinOnce sync.Once
-	watchBin     string
-	watchBinErr  error
-)
-
-// watchBinary builds the engram binary once for the watch tests (with the
-// race detector when the tests run with it).
-func watchBinary(t *testing.T) string {
-	t.Helper()
-	watchBinOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "engram-watch-bin")
-		if err != nil {
-			watchBinErr = err
-			return
-		}
-		watchBin = filepath.Join(dir, "engram")
-		args := []string{"build", "-o", watchBin}
-		if raceEnabled {
-			args = append(args, "-race")
-		}
-		out, err := exec.Command("go", append(args, ".")...).CombinedOutput()
-		if err != nil {
-			watchBinErr = err
-			t.Logf("go build: %s", out)
-		}
-	})
-	if watchBinErr != nil {
-		t.Fatalf("build engram: %v", watchBinErr)
-	}
-	return watchBin
-}
-
 // startWatch runs "engram watch DIR args..." and returns once it printed
 // its readiness line.
 func startWatch(t *testing.T, dir string, args ...string) (*exec.Cmd, *bytes.Buffer) {
 	t.Helper()
-	cmd := exec.Command(watchBinary(t), append([]string{"watch", dir}, args...)...)
-	var logs bytes.Buffer
-	cmd.Stderr = &logs
-	cmd.Env = append(os.Environ(), "ENGRAM_LLM=openai", "OPENAI_BASE_URL=http://127.0.0.1:9/v1", "ENGRAM_MODEL=none")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			cmd.Wait()
-		}
-	})
-	ready := make(chan string, 1)
-	go func() {
-		line, _ := bufio.NewReader(out).ReadString('\n')
-		ready <- line
-		io.Copy(io.Discard, out)
-	}()
-	select {
-	case line := <-ready:
-		if want := "engram: watching " + dir + "\n"; line != want {
-			t.Fatalf("readiness line %q, want %q\nlogs:\n%s", line, want, logs.String())
-		}
-	case <-time.After(60 * time.Second):
-		t.Fatalf("no readiness line after 60s\nlogs:\n%s", logs.String())
-	}
-	return cmd, &logs
+	return startEngram(t, noModel, "engram: watching "+dir, append([]string{"watch", dir}, args...)...)
 }
 
 func TestWatchCommandEndToEnd(t *testing.T) {
@@ -107,12 +39,7 @@ func TestWatchCommandEndToEnd(t *testing.T) {
 		waitFor(t, func() bool { _, err := os.Stat(filepath.Join(dir, f)); return err == nil }, f+" written")
 	}
 	writeWatchFile(t, dir, "user_memory/likes-jazz.md", strings.ReplaceAll(mem, "tea", "jazz"))
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("watch exited with %v\nlogs:\n%s", err, logs.String())
-	}
+	stopEngram(t, cmd, logs)
 	if s := gitOut(t, dir, "log", "-1", "--format=%s"); s != "editor: add user_memory/likes-jazz.md" {
 		t.Errorf("last commit %q\nlogs:\n%s", s, logs.String())
 	}
@@ -195,26 +122,8 @@ func TestWatchConsolidatesOnRequest(t *testing.T) {
 	srv.Queue(llmtest.KindDecide, llmtest.Reply{Content: `{"decisions":[{"fact":0,"action":"ADD","target":"","description":"","text":""}]}`})
 	dir := filepath.Join(t.TempDir(), "memory")
 	runCmd(t, "init", dir)
-	cmd := exec.Command(watchBinary(t), "watch", dir, "--debounce", "50ms", "--idle", "1h")
-	var logs bytes.Buffer
-	cmd.Stderr = &logs
-	cmd.Env = append(os.Environ(), "ENGRAM_LLM=ollama", "OLLAMA_HOST="+srv.OllamaURL(), "ENGRAM_MODEL=fake")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			cmd.Wait()
-		}
-	}()
-	if line, _ := bufio.NewReader(out).ReadString('\n'); !strings.HasPrefix(line, "engram: watching ") {
-		t.Fatalf("readiness line %q\nlogs:\n%s", line, logs.String())
-	}
+	cmd, logs := startEngram(t, []string{"ENGRAM_LLM=ollama", "OLLAMA_HOST=" + srv.OllamaURL(), "ENGRAM_MODEL=fake"},
+		"engram: watching "+dir, "watch", dir, "--debounce", "50ms", "--idle", "1h")
 	writeWatchFile(t, dir, "transcripts/s1.jsonl", `{"role":"user","content":"I speak Italian."}`+"\n")
 	waitFor(t, func() bool {
 		o, _ := exec.Command("git", "-C", dir, "ls-files", "transcripts/s1.jsonl").Output()
@@ -225,12 +134,7 @@ func TestWatchConsolidatesOnRequest(t *testing.T) {
 		b, _ := os.ReadFile(filepath.Join(dir, "user_memory.md"))
 		return strings.Contains(string(b), "user_memory/speaks-italian.md")
 	}, "consolidated memory in user_memory.md")
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("watch: %v\n%s", err, logs.String())
-	}
+	stopEngram(t, cmd, logs)
 	if s := gitOut(t, dir, "log", "-1", "--format=%an|%s"); !strings.HasPrefix(s, "consolidator|consolidate transcripts/s1.jsonl") {
 		t.Errorf("last commit %q", s)
 	}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var (
+	engramBinOnce sync.Once
+	engramBin     string
+	engramBinErr  error
+)
+
+// engramBinary builds the engram binary once for the tests that run it as a
+// subprocess (with the race detector when the tests run with it).
+func engramBinary(t *testing.T) string {
+	t.Helper()
+	engramBinOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "engram-test-bin")
+		if err != nil {
+			engramBinErr = err
+			return
+		}
+		engramBin = filepath.Join(dir, "engram")
+		args := []string{"build", "-o", engramBin}
+		if raceEnabled {
+			args = append(args, "-race")
+		}
+		out, err := exec.Command("go", append(args, ".")...).CombinedOutput()
+		if err != nil {
+			engramBinErr = err
+			t.Logf("go build: %s", out)
+		}
+	})
+	if engramBinErr != nil {
+		t.Fatalf("build engram: %v", engramBinErr)
+	}
+	return engramBin
+}
+
+// noModel points consolidation at a port where nothing listens.
+var noModel = []string{"ENGRAM_LLM=openai", "OPENAI_BASE_URL=http://127.0.0.1:9/v1", "ENGRAM_MODEL=none"}
+
+// startEngram runs the built binary with args (env added to the test's
+// environment) and returns once it printed its readiness line, which must
+// be ready: the handshake, never a sleep. A process still running at the
+// end of the test is killed; a mountpoint still mounted is detached.
+func startEngram(t *testing.T, env []string, ready string, args ...string) (*exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(engramBinary(t), args...)
+	var logs bytes.Buffer
+	cmd.Stderr = &logs
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+		if len(args) > 2 && args[0] == "mount" && mounted(args[2]) {
+			syscall.Unmount(args[2], syscall.MNT_DETACH)
+		}
+	})
+	lines := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(out).ReadString('\n')
+		lines <- strings.TrimSuffix(line, "\n")
+		io.Copy(io.Discard, out)
+	}()
+	select {
+	case line := <-lines:
+		if line != ready {
+			t.Fatalf("readiness line %q, want %q\nlogs:\n%s", line, ready, logs.String())
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatalf("no readiness line after 60s\nlogs:\n%s", logs.String())
+	}
+	return cmd, &logs
+}
+
+// stopEngram sends SIGTERM and requires a clean exit.
+func stopEngram(t *testing.T, cmd *exec.Cmd, logs *bytes.Buffer) {
+	t.Helper()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("engram %s: %v\n%s", cmd.Args[1], err, logs.String())
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatalf("engram %s did not exit after SIGTERM\n%s", cmd.Args[1], logs.String())
+	}
+}
