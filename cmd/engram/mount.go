@@ -12,14 +12,12 @@ import (
 	"time"
 
 	enfs "github.com/engram-dev/engram/fs"
-	"github.com/engram-dev/engram/memgraph/tracker"
 )
 
 func init() {
 	var (
-		debounce, maxWait, rescan, idle  time.Duration
-		every                            int
-		allowOther, debug, consolidation bool
+		daemon            daemonFlags
+		allowOther, debug bool
 	)
 	register(&command{
 		name:    "mount",
@@ -60,14 +58,9 @@ Example:
     mkdir -p /mnt/memory
     engram mount ~/memory /mnt/memory`,
 		flags: func(fl *flag.FlagSet) {
-			fl.DurationVar(&debounce, "debounce", time.Second, "quiet time before a burst of changes is committed")
-			fl.DurationVar(&maxWait, "max-wait", 10*time.Second, "longest a change waits while writes keep coming")
-			fl.DurationVar(&rescan, "rescan", 30*time.Second, "interval of the safety-net rescan for changes made beside the mount (0 = off)")
+			daemon.register(fl)
 			fl.BoolVar(&allowOther, "allow-other", false, "let other users (and containers) use the mount")
 			fl.BoolVar(&debug, "debug", false, "log every FUSE request")
-			fl.BoolVar(&consolidation, "consolidate", true, "consolidate transcripts into memories (needs a model)")
-			fl.DurationVar(&idle, "idle", 10*time.Minute, "consolidate when transcripts were quiet this long")
-			fl.IntVar(&every, "every", 30, "consolidate when this many new user messages arrived")
 		},
 		run: func(fl *flag.FlagSet, args []string) error {
 			if len(args) != 2 {
@@ -84,28 +77,19 @@ Example:
 					}
 				}
 			}
-			r, g, err := openEngramRepo(dir)
+			log := slog.Default()
+			r, g, tr, dr, err := daemon.start(dir, false, log)
 			if err != nil {
 				return err
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-
-			log := slog.Default()
-			tr := tracker.New(g, r, tracker.Config{
-				Debounce: debounce,
-				MaxWait:  maxWait,
-				Rescan:   rescan,
-				Logger:   log,
-			})
 			if err := tr.Recover(ctx); err != nil {
 				return err
 			}
 
 			var onConsolidate func()
-			var dr *dreamer
-			if consolidation {
-				dr = newDreamer(g, r, tr, idle, every, log)
+			if dr != nil {
 				onConsolidate = dr.request
 				dr.start(ctx)
 			}

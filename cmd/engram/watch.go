@@ -14,14 +14,11 @@ import (
 
 	"github.com/engram-dev/engram/memgraph"
 	"github.com/engram-dev/engram/memgraph/gitrepo"
-	"github.com/engram-dev/engram/memgraph/tracker"
 )
 
 func init() {
 	var (
-		debounce, maxWait, rescan, idle time.Duration
-		every                           int
-		consolidation                   bool
+		daemon daemonFlags
 	)
 	register(&command{
 		name:    "watch",
@@ -64,12 +61,7 @@ Example:
     engram init ~/memory
     engram watch ~/memory --debounce 500ms`,
 		flags: func(fl *flag.FlagSet) {
-			fl.DurationVar(&debounce, "debounce", time.Second, "quiet time before a burst of changes is committed")
-			fl.DurationVar(&maxWait, "max-wait", 10*time.Second, "longest a change waits while writes keep coming")
-			fl.DurationVar(&rescan, "rescan", 30*time.Second, "interval of the safety-net rescan for missed changes (0 = off)")
-			fl.BoolVar(&consolidation, "consolidate", true, "consolidate transcripts into memories (needs a model)")
-			fl.DurationVar(&idle, "idle", 10*time.Minute, "consolidate when transcripts were quiet this long")
-			fl.IntVar(&every, "every", 30, "consolidate when this many new user messages arrived")
+			daemon.register(fl)
 		},
 		run: func(fl *flag.FlagSet, args []string) error {
 			if len(args) != 1 {
@@ -77,27 +69,16 @@ Example:
 				return exitError{2}
 			}
 			dir := args[0]
-			r, g, err := openEngramRepo(dir)
+			log := slog.Default()
+			_, _, tr, dr, err := daemon.start(dir, true, log)
 			if err != nil {
 				return err
 			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-
-			log := slog.Default()
-			tr := tracker.New(g, r, tracker.Config{
-				Debounce:         debounce,
-				MaxWait:          maxWait,
-				Rescan:           rescan,
-				WriteSynthesized: true,
-				Logger:           log,
-			})
-
-			var dr *dreamer
-			if consolidation {
-				dr = newDreamer(g, r, tr, idle, every, log)
+			if dr != nil {
 				tr.OnControl(dr.request)
 			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
 
 			runErr := make(chan error, 1)
 			go func() { runErr <- tr.Run(ctx) }()
