@@ -112,6 +112,21 @@ func plural(n int, one, many string) string {
 	return many
 }
 
+// scanForOutput reads the memories of dir for a command that prints from
+// them (index, context, recall), warning on stderr that invalid files are
+// left out.
+func scanForOutput(dir string) (*memgraph.Graph, error) {
+	if err := requireDir(dir); err != nil {
+		return nil, err
+	}
+	g, err := memgraph.Scan(dir)
+	if err != nil {
+		return nil, err
+	}
+	warnInvalid(g, dir)
+	return g, nil
+}
+
 // warnInvalid tells the user that the output skips invalid files.
 func warnInvalid(g *memgraph.Graph, dir string) {
 	if probs := g.Problems(); len(probs) > 0 {

@@ -44,14 +44,10 @@ Example:
 				fl.Usage()
 				return exitError{2}
 			}
-			if err := requireDir(args[0]); err != nil {
-				return err
-			}
-			g, err := memgraph.Scan(args[0])
+			g, err := scanForOutput(args[0])
 			if err != nil {
 				return err
 			}
-			warnInvalid(g, args[0])
 			if maxBytes < 0 || maxTokens < 0 || maxBytes > 0 && maxTokens > 0 {
 				return fmt.Errorf("give one positive limit: --max-bytes or --max-tokens")
 			}

@@ -39,14 +39,10 @@ Example:
 					return fmt.Errorf("unknown index %q: want user or character", args[1])
 				}
 			}
-			if err := requireDir(args[0]); err != nil {
-				return err
-			}
-			g, err := memgraph.Scan(args[0])
+			g, err := scanForOutput(args[0])
 			if err != nil {
 				return err
 			}
-			warnInvalid(g, args[0])
 			_, err = stdout.Write(g.Index(kind))
 			return err
 		},

@@ -61,7 +61,7 @@ REPO), description, score, kind, status and snippet, best first.`,
 			if k <= 0 {
 				return fmt.Errorf("-k %d: want a positive number", k)
 			}
-			g, err := memgraph.Scan(args[0])
+			g, err := scanForOutput(args[0])
 			if err != nil {
 				return err
 			}

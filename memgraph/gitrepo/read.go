@@ -30,12 +30,8 @@ func (r *Repo) Head() (string, error) {
 func (r *Repo) ReadHead(rel string) (data []byte, ok bool, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	h, err := r.readHeadRef()
-	if err != nil {
-		return nil, false, err
-	}
-	e, ok, err := r.lookup(h.tree, rel)
-	if err != nil || !ok || e.isTree() || e.mode == modeGitlink {
+	e, ok, err := r.headFile(rel)
+	if err != nil || !ok {
 		return nil, false, err
 	}
 	b, err := r.readObject(plumbing.BlobObject, e.hash)
@@ -43,6 +39,33 @@ func (r *Repo) ReadHead(rel string) (data []byte, ok bool, err error) {
 		return nil, false, err
 	}
 	return b, true, nil
+}
+
+// HeadExec reports whether HEAD has a regular file at rel and whether it is
+// executable (mode 100755). The change tracker uses it to commit a chmod
+// that left the content alone.
+func (r *Repo) HeadExec(rel string) (exec, ok bool, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	e, ok, err := r.headFile(rel)
+	if err != nil || !ok {
+		return false, false, err
+	}
+	return e.mode == modeExec, true, nil
+}
+
+// headFile looks up the file (not folder or submodule) at rel in HEAD's
+// tree. Call with r.mu held.
+func (r *Repo) headFile(rel string) (treeEntry, bool, error) {
+	h, err := r.readHeadRef()
+	if err != nil {
+		return treeEntry{}, false, err
+	}
+	e, ok, err := r.lookup(h.tree, rel)
+	if err != nil || !ok || e.isTree() || e.mode == modeGitlink {
+		return treeEntry{}, false, err
+	}
+	return e, true, nil
 }
 
 // LastCommit describes the commit HEAD points to; ErrNoCommits before the
