@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/engram-dev/engram/consolidate/llm"
 	"github.com/engram-dev/engram/consolidate/llmtest"
 	"github.com/engram-dev/engram/memgraph"
 	"github.com/engram-dev/engram/memgraph/gitrepo"
@@ -128,7 +129,7 @@ func BenchmarkApply100Decisions(b *testing.B) {
 // fakeProvider answers nothing; the apply benchmark never calls it.
 type fakeProvider struct{}
 
-func (fakeProvider) Chat(context.Context, ChatRequest) (string, error) { return "{}", nil }
+func (fakeProvider) Chat(context.Context, llm.ChatRequest) (string, error) { return "{}", nil }
 func (fakeProvider) Embed(context.Context, []string) ([][]float32, error) {
 	return nil, nil
 }
@@ -158,7 +159,7 @@ func BenchmarkRun30Messages(b *testing.B) {
 			{Fact: 2, Action: ActionNone, Target: fmt.Sprintf("user_memory/m-%05d", (k+499)%1000)},
 		}})}
 	})
-	c := New(g, r, NewOllama(srv.OllamaURL(), "fake"), Config{Logger: quietLogger(), Now: func() time.Time { return testNow }})
+	c := New(g, r, llm.NewOllama(srv.OllamaURL(), "fake"), Config{Logger: quietLogger(), Now: func() time.Time { return testNow }})
 	var msgs []string
 	for i := 0; i < 30; i++ {
 		msgs = append(msgs, fmt.Sprintf("Message %d: I spend my weekends on the allotment growing tomatoes and beans.", i))

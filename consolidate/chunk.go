@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
+	"github.com/engram-dev/engram/consolidate/llm"
 	"github.com/engram-dev/engram/memgraph"
 	"github.com/engram-dev/engram/memgraph/recall"
+	"github.com/engram-dev/engram/memgraph/secret"
 )
 
 // ErrConflict means memories kept changing under a run faster than it could
@@ -27,12 +30,17 @@ type chunkRun struct {
 	now  time.Time
 	snap map[string][]byte // rel -> bytes read; nil value: read and absent
 	head map[string][]byte // rel -> last committed bytes (cache)
+	prov string            // Engram-Transcript trailer: path, lines, content hash
+
+	topics     map[string][]string // kind+topic -> active memories (built on first use)
+	redactions int                 // secrets removed from the model's answers
 }
 
 // runChunk extracts, decides, applies and commits one chunk of messages
 // together with the cursor advance next.
 func (c *Consolidator) runChunk(ctx context.Context, t *Transcript, ch chunk, next *Cursor, rep *Report) error {
-	s := &chunkRun{c: c, src: source(t.Path, ch.lo, ch.hi), now: c.cfg.Now(), snap: map[string][]byte{}, head: map[string][]byte{}}
+	s := &chunkRun{c: c, src: source(t.Path, ch.lo, ch.hi), now: c.cfg.Now(), snap: map[string][]byte{}, head: map[string][]byte{},
+		prov: t.Provenance(ch.lo, ch.hi)}
 	facts, err := s.extract(ctx, renderMessages(t, ch.lo, ch.hi), rep)
 	if err != nil {
 		return err
@@ -61,6 +69,7 @@ func (c *Consolidator) runChunk(ctx context.Context, t *Transcript, ch chunk, ne
 	rep.Contradicted += out.contradicted
 	rep.Unchanged += out.unchanged
 	rep.Skipped += out.skipped
+	rep.Redactions += s.redactions
 	c.log.Info("consolidated", "source", s.src, "commit", short(hash),
 		"outcome", counts(out.added, out.updated, out.contradicted, out.unchanged, out.skipped))
 	return nil
@@ -74,16 +83,13 @@ func short(h string) string {
 }
 
 // extract redacts secrets, then asks the model for facts, in parts when
-// the text exceeds the budget (one huge message).
+// the text exceeds the budget (one huge message). What the model returns
+// is redacted too: it never saw a secret, but it must not invent one.
 func (s *chunkRun) extract(ctx context.Context, text string, rep *Report) ([]Fact, error) {
-	clean, found := Redact(text)
-	if found != nil {
-		n := 0
-		for _, k := range found {
-			n += k
-		}
-		rep.Redactions += n
-		s.c.log.Info("redacted secrets before sending the transcript to the model", "source", s.src, "removed", describeRedactions(found))
+	clean, found := secret.Redact(text)
+	if len(found) > 0 {
+		rep.Redactions += len(found)
+		s.c.log.Info("redacted secrets before sending the transcript to the model", "source", s.src, "removed", secret.Count(found))
 	}
 	if strings.TrimSpace(clean) == "" {
 		return nil, nil
@@ -91,29 +97,27 @@ func (s *chunkRun) extract(ctx context.Context, text string, rep *Report) ([]Fac
 	parts := splitText(clean, s.c.cfg.ChunkChars)
 	var facts []Fact
 	for i, part := range parts {
-		ans, err := s.c.p.Chat(ctx, ChatRequest{System: extractSystem, Prompt: extractPrompt(s.src, s.now, part, i+1, len(parts)),
+		ans, err := s.c.p.Chat(ctx, llm.ChatRequest{System: extractSystem, Prompt: extractPrompt(s.src, s.now, part, i+1, len(parts)),
 			SchemaName: SchemaExtract, Schema: extractSchema})
 		if err != nil {
 			return nil, fmt.Errorf("extracting facts from %s: %w", s.src, err)
 		}
 		fs, probs, err := ParseFacts(ans)
 		if err != nil {
-			return nil, fmt.Errorf("extracting facts from %s: unusable answer from %s/%s: %w", s.src, s.c.p.Name(), s.c.p.Model(), err)
+			return nil, fmt.Errorf("extracting facts from %s: unusable answer from %s/%s: %s", s.src, s.c.p.Name(), s.c.p.Model(), redacted(err.Error()))
 		}
 		for _, p := range probs {
+			p = redacted(p)
 			rep.problem("%s: %s", s.src, p)
 			s.c.log.Warn("model output refused", "source", s.src, "problem", p)
 		}
 		facts = append(facts, fs...)
 	}
-	// The model never saw a secret, but it must not invent one either.
+	var r redactor
 	for i := range facts {
-		f := &facts[i]
-		f.Slug, _ = Redact(f.Slug)
-		f.Description, _ = Redact(f.Description)
-		f.Fact, _ = Redact(f.Fact)
-		f.Episode, _ = Redact(f.Episode)
+		r.fact(&facts[i])
 	}
+	s.redactions += r.n
 	return facts, nil
 }
 
@@ -138,43 +142,127 @@ func (s *chunkRun) load(rel string) *memgraph.Memory {
 	return m
 }
 
-// candidates finds the existing active memories most related to f through
-// the graph's recall, across both memory folders, skipping read_only
-// files, invalid files and anything outside the memory folders.
+// candidates finds the existing memories a fact may touch: the union of
+// recall over its description, text and search terms, and every active
+// memory of the same kind with the same topic (most used first), so that
+// "moved to Lisbon" meets "lives in Porto" although they share no word.
+// Read_only, invalid and inactive memories and anything outside the
+// memory folders are never offered. Each candidate says why it was.
 func (s *chunkRun) candidates(ctx context.Context, f Fact) []candidate {
 	want := s.c.cfg.Candidates
-	hits := s.c.g.RecallContext(ctx, f.Description+"\n"+f.Fact, recall.Options{K: want * 3})
 	var out []candidate
-	for _, h := range hits {
-		if len(out) == want {
+	at := map[string]int{} // path -> index in out
+	offer := func(rel, why string) bool {
+		if i, ok := at[rel]; ok {
+			if !strings.Contains(out[i].Why, why) {
+				out[i].Why += ", " + why
+			}
+			return true
+		}
+		if !allowedMemoryPath(rel) || s.c.g.ReadOnly(rel) {
+			return false
+		}
+		m := s.load(rel)
+		if m == nil || !m.Active() || m.Front.ReadOnly {
+			return false
+		}
+		at[rel] = len(out)
+		out = append(out, candidate{Path: rel, Mem: m, Why: why})
+		return true
+	}
+	if f.Topic != "" {
+		n := 0
+		for _, rel := range s.sameTopic(f.Kind, f.Topic) {
+			if n == s.c.cfg.TopicCandidates {
+				break
+			}
+			if offer(rel, whyTopic+" "+f.Topic) {
+				n++
+			}
+		}
+	}
+	q := f.Description + "\n" + f.Fact
+	if len(f.Search) > 0 {
+		q += "\n" + strings.Join(f.Search, "\n")
+	}
+	n := 0
+	for _, h := range s.c.g.RecallContext(ctx, q, recall.Options{K: want * 3}) {
+		if n == want {
 			break
 		}
-		if !allowedMemoryPath(h.Path) || s.c.g.ReadOnly(h.Path) {
+		if _, dup := at[h.Path]; dup {
+			offer(h.Path, whySearch)
+			n++
 			continue
 		}
-		m := s.load(h.Path)
-		if m == nil || !m.Active() || m.Front.ReadOnly {
-			continue
+		if offer(h.Path, whySearch) {
+			n++
 		}
-		out = append(out, candidate{Path: h.Path, Mem: m})
 	}
 	return out
 }
 
+// Why a candidate was offered, as the decision prompt shows it.
+const (
+	whyTopic  = "same topic"
+	whySearch = "search match"
+)
+
+// sameTopic lists the active memories of kind (folder) with topic, most
+// used first, from an index built once per chunk.
+func (s *chunkRun) sameTopic(kind, topic string) []string {
+	if s.topics == nil {
+		s.topics = topicIndex(s.c.g)
+	}
+	return s.topics[kind+"\x00"+topic]
+}
+
+// topicIndex maps "kind\x00topic" to the active memories carrying it,
+// most used first, then by path.
+func topicIndex(g *memgraph.Graph) map[string][]string {
+	idx := map[string][]string{}
+	uses := map[string]int{}
+	for _, kind := range []memgraph.Kind{memgraph.KindUser, memgraph.KindCharacter} {
+		for _, m := range g.Memories(kind) {
+			if m.Front.Topic == "" || !m.Active() {
+				continue
+			}
+			k := string(kind) + "\x00" + m.Front.Topic
+			idx[k] = append(idx[k], m.Path)
+			uses[m.Path] = m.Uses
+		}
+	}
+	for _, paths := range idx {
+		sort.SliceStable(paths, func(i, j int) bool {
+			if uses[paths[i]] != uses[paths[j]] {
+				return uses[paths[i]] > uses[paths[j]]
+			}
+			return paths[i] < paths[j]
+		})
+	}
+	return idx
+}
+
 // decide asks for one decision per fact; the result is indexed by fact.
 func (s *chunkRun) decide(ctx context.Context, facts []Fact, cands [][]candidate) ([]*Decision, []string, error) {
-	ans, err := s.c.p.Chat(ctx, ChatRequest{System: decideSystem, Prompt: decidePrompt(facts, cands),
+	ans, err := s.c.p.Chat(ctx, llm.ChatRequest{System: decideSystem, Prompt: decidePrompt(facts, cands),
 		SchemaName: SchemaDecide, Schema: decideSchema})
 	if err != nil {
 		return nil, nil, fmt.Errorf("deciding on the facts of %s: %w", s.src, err)
 	}
 	ds, probs, err := ParseDecisions(ans, len(facts))
 	if err != nil {
-		return nil, nil, fmt.Errorf("deciding on the facts of %s: unusable answer from %s/%s: %w", s.src, s.c.p.Name(), s.c.p.Model(), err)
+		return nil, nil, fmt.Errorf("deciding on the facts of %s: unusable answer from %s/%s: %s", s.src, s.c.p.Name(), s.c.p.Model(), redacted(err.Error()))
 	}
+	var r redactor
 	out := make([]*Decision, len(facts))
 	for i := range ds {
+		r.decision(&ds[i])
 		out[ds[i].Fact] = &ds[i]
+	}
+	s.redactions += r.n
+	for i := range probs {
+		probs[i] = redacted(probs[i])
 	}
 	return out, probs, nil
 }

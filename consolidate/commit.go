@@ -46,12 +46,15 @@ func (s *chunkRun) message(subject string, rels []string, out *outcome) string {
 	if len(out.problems) > 0 {
 		b.WriteString("\nskipped:\n")
 		for _, p := range out.problems {
-			b.WriteString("  " + oneLineText(p, 200) + "\n")
+			b.WriteString("  " + oneLineText(redacted(p), 200) + "\n")
 		}
 	}
 	if len(rels) > 0 || len(out.problems) > 0 {
 		b.WriteString("\n")
 	}
 	fmt.Fprintf(&b, "Engram-Model: %s/%s\nEngram-Source: %s\n", s.c.p.Name(), s.c.p.Model(), s.src)
+	if s.prov != "" {
+		fmt.Fprintf(&b, "Engram-Transcript: %s\n", s.prov)
+	}
 	return b.String()
 }

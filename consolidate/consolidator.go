@@ -15,8 +15,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/engram-dev/engram/consolidate/llm"
 	"github.com/engram-dev/engram/memgraph"
 	"github.com/engram-dev/engram/memgraph/gitrepo"
+	"github.com/engram-dev/engram/memgraph/tracker"
 )
 
 // Author is who consolidation commits are by.
@@ -27,7 +29,14 @@ type Config struct {
 	Idle       time.Duration // run when transcripts were quiet this long [10m]
 	Every      int           // run when this many new user messages arrived [30]
 	ChunkChars int           // transcript text per extraction call [12000]
-	Candidates int           // existing memories offered per fact [5]
+	Candidates int           // existing memories offered per fact by recall [5]
+	// TopicCandidates bounds the active memories of the same kind and
+	// topic offered per fact, most used first [5].
+	TopicCandidates int
+	// Retention is how long a fully consolidated transcript stays in the
+	// transcripts/ inbox after its last change [30 days]; negative keeps
+	// transcripts forever (see inbox.go).
+	Retention  time.Duration
 	Retries    int           // re-decisions of a fact whose target changed under us [2]
 	MinBackoff time.Duration // first wait after a failed run [30s]
 	MaxBackoff time.Duration // longest wait between failed runs [30m]
@@ -47,6 +56,12 @@ func (c *Config) defaults() {
 	}
 	if c.Candidates <= 0 {
 		c.Candidates = 5
+	}
+	if c.TopicCandidates <= 0 {
+		c.TopicCandidates = 5
+	}
+	if c.Retention == 0 {
+		c.Retention = DefaultRetention
 	}
 	if c.Retries <= 0 {
 		c.Retries = 2
@@ -72,7 +87,7 @@ func (c *Config) defaults() {
 type Consolidator struct {
 	g   *memgraph.Graph
 	r   *gitrepo.Repo
-	p   Provider
+	p   llm.Provider
 	cfg Config
 	log *slog.Logger
 
@@ -87,7 +102,11 @@ type Consolidator struct {
 	running    bool
 	last       string // last outcome for Status
 	waiting    string // "waiting for a model at …" while unreachable
-	wake       chan struct{}
+
+	conflicts      int    // memgraph.TopicConflicts at conflictsAt, for Status
+	conflictsAt    uint64 // graph version
+	conflictsKnown bool
+	wake           chan struct{}
 }
 
 // repoLocks makes "one run at a time per repository" hold even for two
@@ -96,7 +115,7 @@ var repoLocks sync.Map // dir -> *sync.Mutex
 
 // New returns a Consolidator. p may be nil: runs then fail with a clear
 // message and the status says no model is configured.
-func New(g *memgraph.Graph, r *gitrepo.Repo, p Provider, cfg Config) *Consolidator {
+func New(g *memgraph.Graph, r *gitrepo.Repo, p llm.Provider, cfg Config) *Consolidator {
 	cfg.defaults()
 	return &Consolidator{g: g, r: r, p: p, cfg: cfg, log: cfg.Logger,
 		pending: map[string]int{}, dirty: map[string]bool{}, done: map[string]fileStamp{}, wake: make(chan struct{}, 1)}
@@ -112,7 +131,7 @@ type Report struct {
 	Contradicted int
 	Unchanged    int
 	Skipped      int      // decisions or facts refused
-	Redactions   int      // secrets removed before the model saw them
+	Redactions   int      // secrets removed: before the model saw the transcript, and from its answers
 	Problems     []string // malformed lines, refused model output, …
 }
 
@@ -137,7 +156,7 @@ func counts(add, upd, con, none, skip int) string {
 }
 
 func (r *Report) problem(format string, args ...any) {
-	r.Problems = append(r.Problems, fmt.Sprintf(format, args...))
+	r.Problems = append(r.Problems, redacted(fmt.Sprintf(format, args...)))
 }
 
 // Run consolidates everything new since the cursor, once, in the
@@ -216,6 +235,7 @@ func (c *Consolidator) Run(ctx context.Context) (Report, error) {
 			cur = next
 		}
 	}
+	c.expire(paths, cur)
 	return rep, nil
 }
 
@@ -254,11 +274,11 @@ func (c *Consolidator) headCursor() (*Cursor, error) {
 	if !ok {
 		data = nil
 	}
-	return ParseCursor(data)
+	return loadCursor(c.r, data)
 }
 
 // transcripts lists transcript files: everything under transcripts/ that is
-// not hidden, a temp file or git-ignored.
+// not hidden or an editor temp file (the tracker's one rule).
 func (c *Consolidator) transcripts() ([]string, error) {
 	root := filepath.Join(c.r.Dir(), memgraph.TranscriptsDir)
 	var out []string
@@ -276,29 +296,20 @@ func (c *Consolidator) transcripts() ([]string, error) {
 			}
 			return nil
 		}
-		if d.IsDir() || !d.Type().IsRegular() || isTempName(name) {
+		if d.IsDir() || !d.Type().IsRegular() || tracker.IsTemp(name) {
 			return nil
 		}
 		rel, err := filepath.Rel(c.r.Dir(), p)
 		if err != nil {
 			return nil
 		}
-		rel = filepath.ToSlash(rel)
-		if c.r.Ignored(rel) {
-			return nil
-		}
-		out = append(out, rel)
+		// git-ignored or not: transcripts/ is a local inbox that git
+		// ignores by design (inbox.go).
+		out = append(out, filepath.ToSlash(rel))
 		return nil
 	})
 	sort.Strings(out)
 	return out, err
-}
-
-// isTempName recognises editor and tool temp files, which are never
-// transcripts (the tracker's list, kept small here to avoid importing it).
-func isTempName(name string) bool {
-	return name == "4913" || strings.HasSuffix(name, "~") || strings.HasSuffix(name, ".swp") ||
-		strings.HasSuffix(name, ".swx") || strings.HasSuffix(name, ".tmp") || strings.HasPrefix(name, "sed")
 }
 
 // source names a message range: "transcripts/s1.jsonl#1-5".

@@ -20,6 +20,11 @@ type Cursor struct {
 	// changed and its commit message. Recovery uses it to finish a run whose
 	// files reached the worktree but whose commit did not happen.
 	Last *LastRun `json:"last,omitempty"`
+
+	// floor holds positions earlier commits' cursors reached (merge.go):
+	// a "git revert" of the latest consolidation puts the old cursor file
+	// back, and Start must not replay what that consolidation consumed.
+	floor map[string][]CursorEntry
 }
 
 // CursorEntry is one transcript's position.
@@ -76,22 +81,54 @@ func (c *Cursor) Clone() *Cursor {
 		l.Files = append([]string(nil), c.Last.Files...)
 		n.Last = &l
 	}
+	n.floor = c.floor // never changed after loading: shared
 	return n
 }
 
-// Start returns the index of the first message not yet consolidated in t.
-// When the consumed prefix no longer matches its hash, the transcript was
-// rewritten: it is consolidated again from the start (the decision step
-// recognises facts already remembered), and rewritten is true.
-func (c *Cursor) Start(t *Transcript) (start int, rewritten bool) {
-	e, ok := c.Transcripts[t.Path]
-	if !ok || e.Messages == 0 {
-		return 0, false
+// Merge takes o's position for every transcript where it is further than
+// c's: positions only move forward. This is the rule of the cursor merge
+// driver (hooks.MergeCursors) and of the floor. c keeps its Last, or takes
+// o's when it has none. When both stopped at the same count with different
+// hashes (the transcript was rewritten on one side), c's wins.
+func (c *Cursor) Merge(o *Cursor) {
+	for rel, te := range o.Transcripts {
+		if ce, ok := c.Transcripts[rel]; !ok || te.Messages > ce.Messages {
+			c.Transcripts[rel] = te
+		}
 	}
-	if e.Messages > len(t.Messages) || PrefixHash(t.Messages, e.Messages) != e.Hash {
+	if c.Last == nil {
+		c.Last = o.Last
+	}
+}
+
+// Start returns the index of the first message not yet consolidated in t:
+// the furthest position, of the cursor's own and the floor's, whose hash
+// still matches t's prefix. When no recorded position matches, the
+// transcript was rewritten: it is consolidated again from the start (the
+// decision step recognises facts already remembered), and rewritten is
+// true.
+func (c *Cursor) Start(t *Transcript) (start int, rewritten bool) {
+	cands := c.floor[t.Path]
+	if e, ok := c.Transcripts[t.Path]; ok {
+		cands = append([]CursorEntry{e}, cands...)
+	}
+	best, seen := -1, false
+	for _, e := range cands {
+		if e.Messages == 0 {
+			continue
+		}
+		seen = true
+		if e.Messages > best && e.Messages <= len(t.Messages) && PrefixHash(t.Messages, e.Messages) == e.Hash {
+			best = e.Messages
+		}
+	}
+	switch {
+	case best >= 0:
+		return best, false
+	case seen:
 		return 0, true
 	}
-	return e.Messages, false
+	return 0, false
 }
 
 // Advance records that t's first n messages are consolidated.

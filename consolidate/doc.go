@@ -6,8 +6,15 @@
 // advance in one git commit.
 //
 // Model output is untrusted input: it is parsed leniently (code fences,
-// leading prose) but validated strictly (schema, sizes, counts, paths), and
-// every file is validated with memgraph.Validate before it is committed.
+// leading prose) but validated strictly (schema, sizes, counts, paths),
+// redacted (package secret) before anything is built from it, and every
+// file is validated with memgraph.Validate, and refused if it would add a
+// secret, before it is committed.
+//
+// Transcripts stay local: transcripts/ is an inbox git ignores, commits
+// name their source by path, lines and hash (inbox.go). Candidates for a
+// fact are recall matches plus the active memories of its topic (chunk.go),
+// so a contradiction is found even when it shares no word.
 //
 // The package knows nothing of FUSE; the mount, the watch mode and the CLI
 // drive it the same way:

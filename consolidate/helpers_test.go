@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/engram-dev/engram/consolidate/llm"
 	"github.com/engram-dev/engram/consolidate/llmtest"
 	"github.com/engram-dev/engram/memgraph"
 	"github.com/engram-dev/engram/memgraph/gitrepo"
@@ -28,7 +29,7 @@ type env struct {
 	g   *memgraph.Graph
 	r   *gitrepo.Repo
 	srv *llmtest.Server
-	p   Provider
+	p   llm.Provider
 	c   *Consolidator
 	cfg Config
 }
@@ -50,7 +51,7 @@ func newEnv(t *testing.T, provider string, files map[string]string) *env {
 	base := map[string]string{
 		"user.md":             "---\ndescription: Who the user is\n---\n# User\n",
 		"transcripts/.keep":   "",
-		".gitignore":          "*.swp\n.engram/cache/\n",
+		".gitignore":          "*.swp\n.engram/cache/\n/transcripts/*\n!/transcripts/.keep\n",
 		"user_memory/.keep":   "",
 		"character_memory/.k": "",
 	}
@@ -78,12 +79,12 @@ func newEnv(t *testing.T, provider string, files map[string]string) *env {
 	return e
 }
 
-func (e *env) provider(name string) Provider {
+func (e *env) provider(name string) llm.Provider {
 	switch name {
 	case "openai":
-		return NewOpenAI(e.srv.OpenAIURL(), "sk-test-key-abcdefghijklmnop", "fake-model")
+		return llm.NewOpenAI(e.srv.OpenAIURL(), "sk-test-key-abcdefghijklmnop", "fake-model")
 	default:
-		return NewOllama(e.srv.OllamaURL(), "fake-model")
+		return llm.NewOllama(e.srv.OllamaURL(), "fake-model")
 	}
 }
 
@@ -113,8 +114,15 @@ func (e *env) write(rel, data string) {
 	}
 }
 
-// addTranscript writes and commits a transcript, as the tracker would.
+// addTranscript drops a transcript into the inbox. Like the tracker, it
+// commits nothing: transcripts never reach git (inbox.go).
 func (e *env) addTranscript(rel, data string) {
+	e.t.Helper()
+	e.write(rel, data)
+}
+
+// commitFile writes and commits a file, as the tracker would.
+func (e *env) commitFile(rel, data string) {
 	e.t.Helper()
 	e.write(rel, data)
 	if _, err := e.r.Commit([]gitrepo.Change{{Path: rel, Data: []byte(data)}}, "add "+rel, gitrepo.Author{Name: "agent", Email: "agent@engram.local"}, testNow); err != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/engram-dev/engram/consolidate/llm"
 	"github.com/engram-dev/engram/memgraph"
 )
 
@@ -109,7 +110,7 @@ func (c *Consolidator) Loop(ctx context.Context) {
 		}
 	}
 	c.recount() // Notify calls that came before the loop
-	if e, ok := c.p.(Endpoint); ok {
+	if e, ok := c.p.(llm.Endpoint); ok {
 		if err := e.Ping(ctx); err != nil {
 			c.mu.Lock()
 			c.waiting = "waiting for a model at " + e.Endpoint()
@@ -121,6 +122,9 @@ func (c *Consolidator) Loop(ctx context.Context) {
 		wait, run := c.due()
 		if run {
 			c.runOnce(ctx)
+			if ctx.Err() != nil {
+				return // a cancelled run must not start the next one
+			}
 			continue
 		}
 		var timer <-chan time.Time
@@ -181,9 +185,12 @@ func (c *Consolidator) runOnce(ctx context.Context) {
 	rep, err := c.Run(ctx)
 	now := c.cfg.Now()
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.running = false
 	if err != nil {
 		if ctx.Err() != nil {
+			// Shutting down: not a failure to back off from. (Returning
+			// here with c.mu held once deadlocked SIGTERM: issue 14.1.)
 			return
 		}
 		c.failures++
@@ -193,12 +200,14 @@ func (c *Consolidator) runOnce(ctx context.Context) {
 		}
 		c.nextTry = now.Add(back)
 		c.waiting = ""
-		if errors.Is(err, ErrNoModel) {
+		if errors.Is(err, llm.ErrNoModel) {
 			c.waiting = "waiting for a model at " + c.endpoint()
 		}
-		c.last = fmt.Sprintf("last run %s failed: %v; next try in %s", now.Format("2006-01-02 15:04:05"), err, back.Round(time.Second))
-		c.mu.Unlock()
-		c.log.Warn("consolidation failed", "err", err, "retry_in", back)
+		// The error may quote a model's answer: redacted before it
+		// reaches the status file and the log.
+		msg := redacted(err.Error())
+		c.last = fmt.Sprintf("last run %s failed: %s; next try in %s", now.Format("2006-01-02 15:04:05"), msg, back.Round(time.Second))
+		c.log.Warn("consolidation failed", "err", msg, "retry_in", back)
 		return
 	}
 	c.failures, c.waiting = 0, ""
@@ -208,11 +217,10 @@ func (c *Consolidator) runOnce(ctx context.Context) {
 	for rel := range c.pending {
 		c.dirty[rel] = true
 	}
-	c.mu.Unlock()
 }
 
 func (c *Consolidator) endpoint() string {
-	if e, ok := c.p.(Endpoint); ok {
+	if e, ok := c.p.(llm.Endpoint); ok {
 		return e.Endpoint()
 	}
 	if c.p != nil {
@@ -246,5 +254,27 @@ func (c *Consolidator) Status() string {
 	if c.last != "" {
 		parts = append(parts, c.last)
 	}
+	if n := c.topicConflicts(); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s two active memories after a retirement (likely missed contradictions; see engram check)", n, plural(n, "topic holds", "topics hold")))
+	}
 	return strings.Join(parts, "; ")
+}
+
+// topicConflicts counts memgraph.TopicConflicts, cached per graph version:
+// Status is rendered on every read of the status file. c.mu is held.
+func (c *Consolidator) topicConflicts() int {
+	if c.g == nil {
+		return 0
+	}
+	if v := c.g.Version(); v != c.conflictsAt || !c.conflictsKnown {
+		c.conflicts, c.conflictsAt, c.conflictsKnown = len(c.g.TopicConflicts()), v, true
+	}
+	return c.conflicts
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/engram-dev/engram/memgraph"
+	"github.com/engram-dev/engram/memgraph/secret"
 )
 
 // outcome is a planned set of file contents plus counts.
@@ -96,6 +97,9 @@ func (s *chunkRun) plan(facts []Fact, cands [][]candidate, decs []*Decision) *ou
 				m.SetDescription(d.Description)
 			}
 			m.SetFact(firstNonEmpty(d.Text, f.Fact))
+			if f.Topic != "" && m.Front.Topic == "" {
+				m.SetTopic(f.Topic) // a topic someone set stays
+			}
 			if ep := strings.TrimSpace(f.Episode); ep != "" && !strings.Contains(m.Episode, ep) {
 				m.SetEpisode(strings.TrimSpace(m.Episode + "\n" + ep))
 			}
@@ -189,6 +193,9 @@ func (s *chunkRun) newMemory(f Fact, desc, text string, out *outcome, pending ma
 	}
 	m := memgraph.NewMemory(rel, titleOf(slug), firstNonEmpty(desc, f.Description), firstNonEmpty(text, f.Fact), episode, s.now)
 	m.SetSource("consolidate " + s.src)
+	if f.Topic != "" {
+		m.SetTopic(f.Topic)
+	}
 	s.snap[rel] = nil // new: must still be absent on disk at commit time
 	pending[rel] = m
 	return rel
@@ -220,8 +227,14 @@ func (s *chunkRun) validate(files map[string]*memgraph.Memory) string {
 		if err != nil {
 			return err.Error()
 		}
-		if probs := memgraph.Validate(rel, m.Render(), prev); len(probs) > 0 {
-			return "the result would be invalid: " + probs[0].String()
+		data := m.Render()
+		if probs := memgraph.Validate(rel, data, prev); len(probs) > 0 {
+			return "the result would be invalid: " + redacted(probs[0].String())
+		}
+		if rule := newSecret(prev, data); rule != "" {
+			// Everything the model returned was redacted; this is the
+			// last gate, for whatever path a secret might still take.
+			return fmt.Sprintf("the result would hold a secret (rule %s)", rule)
 		}
 	}
 	return ""
@@ -277,4 +290,14 @@ func (s *chunkRun) conflicts(out *outcome) []int {
 	}
 	sort.Ints(list)
 	return list
+}
+
+// newSecret returns the rule of a secret that data adds to prev (the
+// committed version), or "". A secret a person committed on purpose does
+// not block consolidation from touching the file; a new one does.
+func newSecret(prev, data []byte) string {
+	if added := secret.Added(string(prev), string(data)); len(added) > 0 {
+		return added[0].Rule
+	}
+	return ""
 }

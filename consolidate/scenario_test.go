@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/engram-dev/engram/consolidate/llm"
 	"github.com/engram-dev/engram/consolidate/llmtest"
 	"github.com/engram-dev/engram/memgraph"
 )
@@ -261,9 +262,9 @@ func TestScenarioFailuresChangeNothing(t *testing.T) {
 		}, "out of memory"},
 		{"timeout", func(e *env) {
 			switch p := e.p.(type) {
-			case *Ollama:
+			case *llm.Ollama:
 				p.Timeout = 100 * time.Millisecond
-			case *OpenAI:
+			case *llm.OpenAI:
 				p.Timeout = 100 * time.Millisecond
 			}
 			e.srv.Queue(llmtest.KindExtract, llmtest.Reply{Hang: true})
@@ -342,7 +343,7 @@ func TestScenarioSecretNeverLeaves(t *testing.T) {
 				t.Errorf("secret %q in the memory", s)
 			}
 		}
-		if !strings.Contains(bodies, "I live in Lyon") || !strings.Contains(bodies, "[REDACTED]") {
+		if !strings.Contains(bodies, "I live in Lyon") || !strings.Contains(bodies, "[REDACTED:") {
 			t.Fatal("the rest of the message should still be sent")
 		}
 	})
@@ -558,7 +559,7 @@ func TestRevertKeepsCursor(t *testing.T) {
 	e.git("config", "merge.engram-cursor.driver", "ENGRAM_TEST_MERGE_DRIVER=1 "+exe+" %O %A %B")
 	e.git("config", "user.name", "person")
 	e.git("config", "user.email", "person@example.com")
-	e.addTranscript(".gitattributes", ".engram/cursor.json merge=engram-cursor\n")
+	e.commitFile(".gitattributes", ".engram/cursor.json merge=engram-cursor\n")
 	e.addTranscript("transcripts/a.jsonl", jsonl("I collect vinyl records."))
 	e.script([]Fact{{Kind: "user", Slug: "collects-vinyl", Description: "Collects vinyl records", Fact: "You collect vinyl records."}}, []Decision{{Fact: 0, Action: ActionAdd}})
 	e.run()

@@ -44,9 +44,11 @@ var extractSchema = json.RawMessage(`{
           "slug": {"type": "string"},
           "description": {"type": "string"},
           "fact": {"type": "string"},
-          "episode": {"type": "string"}
+          "episode": {"type": "string"},
+          "topic": {"type": "string"},
+          "search": {"type": "array", "maxItems": 5, "items": {"type": "string"}}
         },
-        "required": ["kind", "slug", "description", "fact", "episode"],
+        "required": ["kind", "slug", "description", "fact", "episode", "topic", "search"],
         "additionalProperties": false
       }
     }
@@ -87,6 +89,11 @@ type Fact struct {
 	Description string `json:"description"`
 	Fact        string `json:"fact"`
 	Episode     string `json:"episode"`
+	// Topic names what the fact is about, not its value ("home-city");
+	// Search are a few words to find related memories by. Both optional:
+	// an answer without them behaves as before topics existed.
+	Topic  string   `json:"topic,omitempty"`
+	Search []string `json:"search,omitempty"`
 }
 
 // Action is what the decision says to do with a fact.
@@ -245,10 +252,18 @@ func parseFact(raw json.RawMessage) (Fact, error) {
 	if f.Episode, err = stringField(m, "episode", false); err != nil {
 		return f, err
 	}
+	if f.Topic, err = stringField(m, "topic", false); err != nil {
+		return f, err
+	}
+	if f.Search, err = stringsField(m, "search"); err != nil {
+		return f, err
+	}
 	f.Slug = truncateRunes(strings.TrimSpace(f.Slug), MaxSlugFromModel)
 	f.Description = cleanDescription(f.Description)
 	f.Fact = cleanBody(f.Fact, MaxFactText)
 	f.Episode = cleanBody(f.Episode, MaxEpisode)
+	f.Topic = cleanTopic(f.Topic)
+	f.Search = cleanSearch(f.Search)
 	if f.Description == "" && f.Fact == "" {
 		return f, fmt.Errorf("empty description and fact")
 	}

@@ -62,6 +62,8 @@ type Transcript struct {
 	// does not parse yet: a writer is still appending, so the line is left
 	// for the next run instead of being reported as malformed.
 	Partial bool
+
+	data []byte // the file as parsed, for Provenance
 }
 
 // ParseTranscript reads a transcript in whichever format it is written:
@@ -69,7 +71,7 @@ type Transcript struct {
 // turns, or any other text as one document. It never panics and never
 // fails: unreadable parts are reported in Problems.
 func ParseTranscript(rel string, data []byte) *Transcript {
-	t := &Transcript{Path: rel}
+	t := &Transcript{Path: rel, data: data}
 	if bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data) {
 		t.Format = "document"
 		t.Problems = append(t.Problems, LineProblem{Path: rel, Msg: "not UTF-8 text; skipped"})

@@ -22,6 +22,9 @@ type callerNames struct {
 	mu    sync.Mutex
 	names map[uint32]callerName
 	now   func() time.Time
+	// writer, when set, hears of every writing process (the multi-user
+	// mount notes its sandbox for the commit: users_sandbox.go).
+	writer func(pid uint32)
 }
 
 type callerName struct {
@@ -39,6 +42,9 @@ func (c *callerNames) of(ctx context.Context) string {
 	caller, ok := fuse.FromContext(ctx)
 	if !ok || caller == nil || caller.Pid == 0 {
 		return ""
+	}
+	if c.writer != nil {
+		c.writer(caller.Pid)
 	}
 	return c.pid(caller.Pid)
 }

@@ -201,7 +201,9 @@ func TestConcurrentWriters(t *testing.T) {
 // privileges allow it; otherwise it falls back silently and this is the
 // default mode again).
 func TestPassthroughMode(t *testing.T) {
-	tm := mountRepo(t, newRepo(t, nil), Options{Passthrough: true})
+	tm := mountRepo(t, newRepo(t, map[string]string{
+		"user_memory/likes-tea.md": memoryFile("Likes Tea", "Drinks green tea every morning", "You drink green tea every morning.") + "\n## Access log\n",
+	}), Options{Passthrough: true})
 	const rel = "user_memory/likes-jazz.md"
 	r, err := os.Open(tm.p("user_memory/likes-tea.md")) // a reader stays open meanwhile
 	if err != nil {

@@ -3,6 +3,7 @@ package fs
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"syscall"
@@ -23,6 +24,18 @@ var (
 	errHardLink = errors.New("engram: hard links are not supported")
 	// errStateDir: .engram itself holds the daemon's virtual files.
 	errStateDir = errors.New("engram: .engram cannot be removed or renamed")
+	// errBadName: a name with a control character (memgraph.CheckName).
+	errBadName = errors.New("engram: file name not allowed")
+	// errSpecialFile: devices and fifos, which git cannot store.
+	errSpecialFile = errors.New("engram: special files are not supported")
+	// errTmpfile: O_TMPFILE, whose only way to a name is a hard link.
+	errTmpfile = errors.New("engram: O_TMPFILE is not supported")
+	// errGone: the node was unlinked while the kernel still held it.
+	errGone = fmt.Errorf("engram: file was removed: %w", fs.ErrNotExist)
+	// errVirtualDir: a rename into one of the daemon's virtual folders.
+	errVirtualDir = errors.New("engram: cannot move into a virtual folder")
+	// errXattr: extended attributes of a file that may not change.
+	errXattr = errors.New("engram: extended attributes cannot change here")
 )
 
 // toErrno maps any error to the errno a FUSE operation returns. Unknown
@@ -38,8 +51,15 @@ func toErrno(log *slog.Logger, op string, err error) syscall.Errno {
 		return errno
 	case errors.Is(err, errGitReadOnly):
 		return syscall.EROFS
-	case errors.Is(err, errReadOnlyMemory), errors.Is(err, errHardLink):
+	case errors.Is(err, errReadOnlyMemory), errors.Is(err, errHardLink),
+		errors.Is(err, errSpecialFile), errors.Is(err, errXattr):
 		return syscall.EPERM
+	case errors.Is(err, errBadName):
+		return syscall.EINVAL
+	case errors.Is(err, errVirtualDir):
+		return syscall.EXDEV
+	case errors.Is(err, errTmpfile):
+		return syscall.EOPNOTSUPP
 	case errors.Is(err, errSynthesized):
 		return syscall.EACCES
 	case errors.Is(err, errStateDir):

@@ -56,6 +56,12 @@ func TestToErrno(t *testing.T) {
 		{errHardLink, syscall.EPERM},
 		{errSynthesized, syscall.EACCES},
 		{errStateDir, syscall.EBUSY},
+		{fmt.Errorf("%w: x", errBadName), syscall.EINVAL},
+		{errGone, syscall.ENOENT},
+		{errVirtualDir, syscall.EXDEV},
+		{errSpecialFile, syscall.EPERM},
+		{errXattr, syscall.EPERM},
+		{errTmpfile, syscall.EOPNOTSUPP},
 		{&fs.PathError{Op: "open", Path: "x", Err: syscall.ENOSPC}, syscall.ENOSPC},
 		{fs.ErrNotExist, syscall.ENOENT},
 		{fs.ErrExist, syscall.EEXIST},
@@ -162,21 +168,37 @@ func TestGitImmutable(t *testing.T) {
 }
 
 func TestOwnWrites(t *testing.T) {
+	dir := t.TempDir()
+	a, b := dir+"/a.md", dir+"/b.md"
+	os.WriteFile(a, []byte("one\n"), 0o644)
 	var o ownWrites
-	if o.recent("a.md") {
+	if o.ours(a, "a.md") {
 		t.Fatal("empty set reports a path")
 	}
-	o.mark("a.md")
-	if !o.recent("a.md") || o.recent("b.md") {
-		t.Fatalf("recent(a)=%v recent(b)=%v", o.recent("a.md"), o.recent("b.md"))
+	o.mark(a, "a.md")
+	if !o.ours(a, "a.md") || o.ours(b, "b.md") {
+		t.Fatalf("ours(a)=%v ours(b)=%v", o.ours(a, "a.md"), o.ours(b, "b.md"))
 	}
-	o.at["a.md"] = time.Now().Add(-2 * ownWindow) // an old change is not ours any more
-	if o.recent("a.md") {
+	// An append beside the mount after ours: not ours any more.
+	f, _ := os.OpenFile(a, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("two\n")
+	f.Close()
+	if o.ours(a, "a.md") {
+		t.Fatal("a file changed after our write still counts as ours")
+	}
+	o.mark(a, "a.md")
+	m := o.at["a.md"]
+	m.at = time.Now().Add(-2 * ownWindow) // an old change is not ours any more
+	o.at["a.md"] = m
+	if o.ours(a, "a.md") {
 		t.Fatal("a change older than the window still counts as ours")
 	}
 	o.sweep = time.Time{}
-	o.mark("b.md") // sweeps the expired entry
+	o.mark(b, "b.md") // sweeps the expired entry
 	if _, ok := o.at["a.md"]; ok {
 		t.Fatal("expired entry not swept")
+	}
+	if !o.ours(b, "b.md") {
+		t.Fatal("a removal through the mount (no file) is not ours")
 	}
 }

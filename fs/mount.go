@@ -17,7 +17,8 @@ import (
 // ErrMountpointBusy when something is mounted there already or the
 // directory is not empty.
 func Mount(mountpoint string, g *memgraph.Graph, t *tracker.Tracker, r *gitrepo.Repo, opt Options) (*fuse.Server, error) {
-	_ = r // every commit goes through the tracker, the repository's one writer
-	srv, _, err := mount(mountpoint, deps{graph: g, tracker: t, search: searchFunc(g)}, opt)
+	// Every commit goes through the tracker, the repository's one writer;
+	// the mount only reads the last commit (is a memory read_only there?).
+	srv, _, err := mount(mountpoint, deps{graph: g, tracker: t, search: searchFunc(g), head: r.ReadHead}, opt)
 	return srv, err
 }

@@ -2,6 +2,8 @@ package fs
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"path"
 	"syscall"
 	"time"
@@ -60,8 +62,21 @@ func (n *node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fu
 			}
 			return in, errno
 		}
+		in, errno := n.LoopbackNode.Lookup(ctx, name, out)
+		if errno == 0 {
+			n.m.fixMode(path.Join(dir, name), &out.Attr)
+		}
+		return in, errno
 	}
 	return n.LoopbackNode.Lookup(ctx, name, out)
+}
+
+// fixMode reports a read_only memory as mode 0444, so careful tools
+// (vim, install, test -w as another user) refuse before they try.
+func (m *mountState) fixMode(rel string, a *fuse.Attr) {
+	if a.Mode&syscall.S_IFMT == syscall.S_IFREG && a.Mode&0o222 != 0 && m.readOnly(rel) {
+		a.Mode &^= 0o222
+	}
 }
 
 var _ = (fusefs.NodeGetattrer)((*node)(nil))
@@ -70,8 +85,11 @@ var _ = (fusefs.NodeGetattrer)((*node)(nil))
 // see uncachedEntry.
 func (n *node) Getattr(ctx context.Context, f fusefs.FileHandle, out *fuse.AttrOut) syscall.Errno {
 	errno := n.LoopbackNode.Getattr(ctx, f, out)
-	if rel, ok := n.rel(); ok && isGit(rel) && !gitStable(rel) {
-		out.SetTimeout(time.Nanosecond)
+	if rel, ok := n.rel(); ok {
+		if isGit(rel) && !gitStable(rel) {
+			out.SetTimeout(time.Nanosecond)
+		}
+		n.m.fixMode(rel, &out.Attr)
 	}
 	return errno
 }
@@ -130,40 +148,41 @@ const writeFlags = syscall.O_WRONLY | syscall.O_RDWR | syscall.O_TRUNC | syscall
 
 var _ = (fusefs.NodeOpener)((*node)(nil))
 
-// Open passes the file through. Read-only opens keep the kernel's page cache
-// (FOPEN_KEEP_CACHE; pages are dropped by the invalidator when the backing
-// file changes beside the mount) and skip the flush round trip on close
-// (FOPEN_NOFLUSH); with Options.Passthrough the kernel hands I/O straight to
-// the backing file instead.
-// Opens for writing are refused under .git (EROFS) and on read_only memories
-// (EACCES) before the backing file is touched.
+// Open answers ENOSYS by default: the kernel then never sends OPEN again on
+// this mount and serves reads from its page cache (see node_io.go), and
+// the refusals happen where data changes (Write, Setattr, …).
+//
+// With Options.OpenEachFile (or Passthrough) the file is passed through
+// with a handle: read-only opens keep the kernel's page cache
+// (FOPEN_KEEP_CACHE; the invalidator drops pages when the backing file
+// changes beside the mount) and skip the flush on close (FOPEN_NOFLUSH);
+// opens for writing are refused under .git (EROFS) and on read_only
+// memories (EACCES, what open(2) says for a file the caller may not
+// write) before the backing file is touched.
 func (n *node) Open(ctx context.Context, flags uint32) (fusefs.FileHandle, uint32, syscall.Errno) {
+	if n.m.noOpen() {
+		return nil, 0, syscall.ENOSYS
+	}
 	rel, ok := n.rel()
 	if !ok {
 		return nil, 0, syscall.ENOENT
 	}
 	write := flags&writeFlags != 0
 	if write {
-		if isGit(rel) {
-			return nil, 0, toErrno(n.m.log, "open", errGitReadOnly)
-		}
-		if n.m.graph.ReadOnly(rel) {
-			// EACCES rather than EPERM: what open(2) says for a file the
-			// caller may not write.
-			return nil, 0, syscall.EACCES
+		if err := n.m.writable(rel); err != nil {
+			if errors.Is(err, errReadOnlyMemory) {
+				err = fs.ErrPermission
+			}
+			return nil, 0, toErrno(n.m.log, "open", err)
 		}
 	}
 	fh, errno := n.m.openBeneath(rel, flags)
-	if errno == syscall.ENOSYS {
-		fh, _, errno = n.LoopbackNode.Open(ctx, flags)
-	}
 	if errno != 0 {
 		return nil, 0, errno
 	}
 	writer := ""
 	if write { // only writers are named in commits: spare readers the /proc lookup
 		writer = n.m.callers.of(ctx)
-		n.m.own.mark(rel)
 	}
 	h := n.m.wrapHandle(n, fh, write, writer)
 	if write || (isGit(rel) && !gitImmutable(rel)) {

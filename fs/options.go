@@ -35,6 +35,12 @@ type Options struct {
 	// cost with it (ENGRAM_PASSTHROUGH=1 to compare). Every open of a
 	// mount uses the same mode, as the kernel requires per inode.
 	Passthrough bool
+	// OpenEachFile restores the read path that answers an OPEN per file
+	// (with a handle, refusals at open, and a flush on close). Off by
+	// default: the mount answers OPEN with ENOSYS once and the kernel
+	// serves warm reads from its page cache without asking (see
+	// node_io.go; scripts/bench-mount.sh compares). Passthrough implies it.
+	OpenEachFile bool
 }
 
 // model is what the mount needs of *memgraph.Graph. An interface so the FUSE
@@ -64,4 +70,7 @@ type deps struct {
 	tracker changes
 	// search renders .engram/search/<query>; nil renders a notice.
 	search func(query string) []byte
+	// head reads a file as the last commit has it; nil trusts the graph
+	// alone for read_only.
+	head func(rel string) (data []byte, ok bool, err error)
 }

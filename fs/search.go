@@ -3,8 +3,7 @@ package fs
 import (
 	"bytes"
 	"fmt"
-	"strings"
-
+	"github.com/engram-dev/engram/memgraph"
 	"github.com/engram-dev/engram/memgraph/recall"
 )
 
@@ -28,13 +27,13 @@ func searchFunc(g any) func(string) []byte {
 // mount), description and the matching sentence.
 func renderHits(q string, hits []recall.Hit) []byte {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "# Recall: %s\n\n", q)
+	fmt.Fprintf(&b, "# Recall: %s\n\n", oneLine(q))
 	if len(hits) == 0 {
 		b.WriteString("No memory matches.\n")
 		return b.Bytes()
 	}
 	for i, h := range hits {
-		fmt.Fprintf(&b, "%d. %s — %s (score %.3f)\n", i+1, h.Path, oneLine(h.Description), h.Score)
+		fmt.Fprintf(&b, "%d. %s — %s (score %.3f)\n", i+1, oneLine(h.Path), oneLine(h.Description), h.Score)
 		if s := oneLine(h.Snippet); s != "" && s != oneLine(h.Description) {
 			fmt.Fprintf(&b, "   > %s\n", s)
 		}
@@ -42,7 +41,9 @@ func renderHits(q string, hits []recall.Hit) []byte {
 	return b.Bytes()
 }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// oneLine keeps whatever a query, path or description holds on its line
+// (the one rule: memgraph.SafeLine).
+func oneLine(s string) string { return memgraph.SafeLine(s) }
 
 // renderSearch renders .engram/search/<query>.
 func (m *mountState) renderSearch(q string) []byte {

@@ -40,35 +40,10 @@ func mount(mountpoint string, d deps, opt Options) (*fuse.Server, *mountState, e
 	if err := preflight(dir, mnt); err != nil {
 		return nil, nil, err
 	}
-	// .engram holds the daemon's virtual files; it may not exist yet in a
-	// fresh repository (an empty directory is invisible to git).
-	if err := os.MkdirAll(filepath.Join(dir, memgraph.StateDir), 0o755); err != nil {
-		return nil, nil, fmt.Errorf("create %s: %w", memgraph.StateDir, err)
-	}
-
-	var st syscall.Stat_t
-	if err := syscall.Stat(dir, &st); err != nil {
+	m, err := newMountState(dir, d, opt, log)
+	if err != nil {
 		return nil, nil, err
 	}
-	m := &mountState{
-		deps:    d,
-		opt:     opt,
-		log:     log,
-		dir:     dir,
-		callers: newCallerNames(),
-		started: time.Now(),
-		owner:   backingOwner(dir),
-		synth:   map[string]*fusefs.Inode{},
-	}
-	m.inval = newInvalidator(m)
-	m.rootFd = -1
-	if fd, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err == nil {
-		m.rootFd = fd
-	}
-	lr := &fusefs.LoopbackRoot{Path: dir, Dev: uint64(st.Dev)}
-	m.root = &node{LoopbackNode: &fusefs.LoopbackNode{RootData: lr}, m: m}
-	lr.RootNode = m.root
-
 	timeout := opt.CacheTimeout
 	if timeout <= 0 {
 		timeout = time.Hour
@@ -102,24 +77,14 @@ func mount(mountpoint string, d deps, opt Options) (*fuse.Server, *mountState, e
 	if opt.Debug {
 		fopts.MountOptions.Logger = slog.NewLogLogger(log.Handler(), slog.LevelInfo)
 	}
-	srv, err := fusefs.Mount(mnt, m.root, fopts)
+	srv, err := serve(mnt, &rawFS{RawFileSystem: fusefs.NewNodeFS(m.root, fopts), appends: &m.appends}, &fopts.MountOptions)
 	if err != nil {
 		if m.rootFd >= 0 {
 			unix.Close(m.rootFd)
 		}
 		return nil, nil, explainMountError(mnt, err)
 	}
-	m.inval.start()
-	d.tracker.Subscribe(m.inval.committedLater)
-	// An edit beside the mount is dropped from the kernel's caches as soon
-	// as fsnotify reports it, not a debounce later when it is committed.
-	// Our own writes are reported too: the kernel already knows them, so
-	// they are skipped (see ownWrites).
-	d.tracker.Observe(func(rel string) {
-		if !m.own.recent(rel) {
-			m.inval.pathsLater([]string{rel})
-		}
-	})
+	m.attach()
 	go func() {
 		srv.Wait()
 		m.closed.Store(true)
@@ -129,6 +94,72 @@ func mount(mountpoint string, d deps, opt Options) (*fuse.Server, *mountState, e
 		}
 	}()
 	return srv, m, nil
+}
+
+// serve mounts raw at mnt and serves it (fusefs.Mount, with our rawFS in
+// front of go-fuse's bridge).
+func serve(mnt string, raw fuse.RawFileSystem, opts *fuse.MountOptions) (*fuse.Server, error) {
+	srv, err := fuse.NewServer(raw, mnt, opts)
+	if err != nil {
+		return nil, err
+	}
+	go srv.Serve()
+	if err := srv.WaitMount(); err != nil {
+		return nil, err
+	}
+	return srv, nil
+}
+
+// newMountState builds the state and root node of a mount of the backing
+// tree dir (absolute) without mounting it: mount puts it at the root of a
+// FUSE server, the multi-user mount (users.go) one level down. attach
+// starts it.
+func newMountState(dir string, d deps, opt Options, log *slog.Logger) (*mountState, error) {
+	// .engram holds the daemon's virtual files; it may not exist yet in a
+	// fresh repository (an empty directory is invisible to git).
+	if err := os.MkdirAll(filepath.Join(dir, memgraph.StateDir), 0o755); err != nil {
+		return nil, fmt.Errorf("create %s: %w", memgraph.StateDir, err)
+	}
+
+	var st syscall.Stat_t
+	if err := syscall.Stat(dir, &st); err != nil {
+		return nil, err
+	}
+	m := &mountState{
+		deps:    d,
+		opt:     opt,
+		log:     log,
+		dir:     dir,
+		callers: newCallerNames(),
+		started: time.Now(),
+		owner:   backingOwner(dir),
+		synth:   map[string]*fusefs.Inode{},
+	}
+	m.inval = newInvalidator(m)
+	m.rootFd = -1
+	if fd, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err == nil {
+		m.rootFd = fd
+	}
+	lr := &fusefs.LoopbackRoot{Path: dir, Dev: uint64(st.Dev)}
+	m.root = &node{LoopbackNode: &fusefs.LoopbackNode{RootData: lr}, m: m}
+	lr.RootNode = m.root
+
+	return m, nil
+}
+
+// attach starts the invalidator and subscribes it to the tracker.
+func (m *mountState) attach() {
+	m.inval.start()
+	m.tracker.Subscribe(m.inval.committedLater)
+	// An edit beside the mount is dropped from the kernel's caches as soon
+	// as fsnotify reports it, not a debounce later when it is committed.
+	// Our own writes are reported too: the kernel already knows them, so
+	// they are skipped (see ownWrites).
+	m.tracker.Observe(func(rel string) {
+		if !m.own.ours(m.abs(rel), rel) {
+			m.inval.pathsLater([]string{rel})
+		}
+	})
 }
 
 // preflight turns the usual reasons a mount fails into clear errors before

@@ -28,6 +28,9 @@ type mountState struct {
 	own     ownWrites
 	started time.Time
 	owner   fuse.Owner // of the backing root, for virtual files
+	// inoSalt keeps the virtual inodes of each user of a multi-user
+	// mount apart (users.go); 0 for a single-repository mount.
+	inoSalt uint64
 
 	root   *node // set once before the mount starts
 	rootFd int   // O_PATH descriptor of the backing root, -1 if none
@@ -38,6 +41,80 @@ type mountState struct {
 	synth   map[string]*fusefs.Inode
 
 	closed atomic.Bool
+
+	appends   appendRequests // in-flight WRITEs from O_APPEND descriptors
+	noOpenat2 atomic.Bool    // openat2 is missing or refused: open by path
+
+	// dirty holds paths written since the graph last read them: a WRITE
+	// or SETATTR marks them, and they are folded into the graph before
+	// the next read of a synthesized file (foldDirty), so the indexes and
+	// CONTEXT.md read right after a write reflect it.
+	dirtyMu sync.Mutex
+	dirty   map[string]bool
+}
+
+// readOnly reports whether rel is a read_only memory as the last commit
+// has it. The graph answers first (one map lookup on every write); only
+// a memory the graph holds read_only is checked against HEAD, so a new
+// file written with read_only: true, which is never committed, can still
+// be fixed or removed through the mount.
+func (m *mountState) readOnly(rel string) bool {
+	if !m.graph.ReadOnly(rel) {
+		return false
+	}
+	if m.head == nil {
+		return true
+	}
+	data, ok, err := m.head(rel)
+	if err != nil {
+		return true // cannot tell: keep the protection
+	}
+	if !ok {
+		return false
+	}
+	mem, _ := memgraph.Parse(rel, data)
+	return mem.Front.ReadOnly
+}
+
+// writable says why the content of rel may not change, or nil.
+func (m *mountState) writable(rel string) error {
+	switch {
+	case isGit(rel):
+		return errGitReadOnly
+	case isSynth(rel):
+		return errSynthesized
+	case m.readOnly(rel):
+		return errReadOnlyMemory
+	}
+	return nil
+}
+
+// wrote notes a change of rel's content through the mount: the graph
+// reads it before the next synthesized read, the tracker commits it, and
+// fsnotify's echo of it is known for ours.
+func (m *mountState) wrote(rel, writer string) {
+	m.own.mark(m.abs(rel), rel)
+	if memgraph.IsMemoryPath(rel) {
+		m.dirtyMu.Lock()
+		if m.dirty == nil {
+			m.dirty = map[string]bool{}
+		}
+		m.dirty[rel] = true
+		m.dirtyMu.Unlock()
+	}
+	m.tracker.Touch(rel, writer)
+}
+
+// foldDirty brings the graph in step with every path written since the
+// last fold.
+func (m *mountState) foldDirty() {
+	m.dirtyMu.Lock()
+	d := m.dirty
+	m.dirty = nil
+	m.dirtyMu.Unlock()
+	for rel := range d {
+		m.refresh(rel)
+	}
 }
 
 func (m *mountState) rootInode() *fusefs.Inode { return m.root.EmbeddedInode() }
@@ -119,7 +196,8 @@ func isHex(s string) bool {
 // synthNames lists the virtual files of each directory that has some.
 var synthNames = map[string][]string{
 	"":                {memgraph.UserIndexFile, memgraph.CharIndexFile, memgraph.ContextFile},
-	memgraph.StateDir: {"status", "search", "consolidate"},
+	memgraph.StateDir: {"status", "search", "consolidate", "index"},
+	memgraph.IndexDir: {memgraph.UserIndexFile, memgraph.CharIndexFile},
 }
 
 // isSynth reports whether rel is made up by the daemon (an index, the

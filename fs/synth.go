@@ -1,6 +1,7 @@
 package fs
 
 import (
+	"bytes"
 	"context"
 	"hash/fnv"
 	"os"
@@ -21,51 +22,117 @@ const (
 )
 
 // synthFile is a read-only file the daemon makes up: an index, CONTEXT.md,
-// the status report or one search result. Its bytes are generated on open
-// and stay stable for that open handle; Getattr reports the size of what an
-// open would return now, so stat, wc and cat agree.
+// the status report or one search result.
 //
-// The kernel caches neither its pages (direct I/O) nor its size (attributes
-// expire at once). That costs a round trip per open and stat of a handful of
-// small files, and buys read-after-write without invalidating anything from
-// a write's close path: NotifyContent there can deadlock against a read of
-// the same file waiting for a free request reader (libfuse documents the
-// same rule for fuse_lowlevel_notify_inval_inode).
+// Without OPEN (the default) its bytes are generated on GETATTR and READ
+// (cached by the graph per version), and its mtime moves whenever they
+// change. The kernel trusts its attributes for a nanosecond only and was
+// told to invalidate cached pages when a file's mtime or size changes
+// (FUSE_AUTO_INVAL_DATA, go-fuse's default): every read asks for the
+// attributes first, so `echo >> f; cat user_memory.md` sees the change
+// without the daemon invalidating anything from a request handler, where
+// NotifyContent can deadlock against a read of the same file waiting for
+// a free request reader (libfuse documents the same rule for
+// fuse_lowlevel_notify_inval_inode). Before generating, paths written
+// since the last read are folded into the graph (foldDirty).
+//
+// With Options.OpenEachFile, an open snapshots the bytes for its handle
+// and reads bypass the page cache (direct I/O).
 type synthFile struct {
 	fusefs.Inode
 	m   *mountState
 	gen func() []byte
+
+	mu    sync.Mutex
+	last  []byte
+	mtime time.Time
+}
+
+// current returns the file's bytes now and the time they last changed.
+func (f *synthFile) current() ([]byte, time.Time) {
+	f.m.foldDirty()
+	b := f.gen()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.mtime.IsZero() || !sameBytes(b, f.last) {
+		now := time.Now()
+		if !now.After(f.mtime) {
+			now = f.mtime.Add(time.Nanosecond)
+		}
+		f.last, f.mtime = b, now
+	}
+	return f.last, f.mtime
+}
+
+// sameBytes is bytes.Equal with a shortcut for the graph's cached slices.
+func sameBytes(a, b []byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) == 0 || &a[0] == &b[0] {
+		return true
+	}
+	return bytes.Equal(a, b)
 }
 
 var _ = (fusefs.NodeGetattrer)((*synthFile)(nil))
 
 func (f *synthFile) Getattr(ctx context.Context, fh fusefs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	size := 0
 	if h, ok := fh.(*synthHandle); ok {
-		size = len(h.data)
+		f.m.fillSynthAttr(&out.Attr, uint64(len(h.data)), 0o444)
 	} else {
-		size = len(f.gen())
+		b, mtime := f.current()
+		f.m.fillSynthAttr(&out.Attr, uint64(len(b)), 0o444)
+		out.SetTimes(nil, &mtime, &mtime)
 	}
-	f.m.fillSynthAttr(&out.Attr, uint64(size), 0o444)
 	out.SetTimeout(time.Nanosecond) // zero would mean "the mount default"
 	return 0
 }
 
 var _ = (fusefs.NodeOpener)((*synthFile)(nil))
 
-// Open snapshots the content for this handle.
+// Open snapshots the content for this handle (OpenEachFile only).
 func (f *synthFile) Open(ctx context.Context, flags uint32) (fusefs.FileHandle, uint32, syscall.Errno) {
+	if f.m.noOpen() {
+		return nil, 0, syscall.ENOSYS
+	}
 	if flags&writeFlags != 0 {
-		return nil, 0, syscall.EACCES
+		return nil, 0, toErrno(f.m.log, "open", errSynthesized)
 	}
 	return &synthHandle{data: f.gen()}, fuse.FOPEN_DIRECT_IO | fuse.FOPEN_NOFLUSH, 0
+}
+
+var _ = (fusefs.NodeReader)((*synthFile)(nil))
+
+func (f *synthFile) Read(ctx context.Context, fh fusefs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	if h, ok := fh.(*synthHandle); ok {
+		return h.Read(ctx, dest, off)
+	}
+	b, _ := f.current()
+	return readAt(b, dest, off), 0
+}
+
+var _ = (fusefs.NodeWriter)((*synthFile)(nil))
+
+// Write refuses: the content is the daemon's (EACCES).
+func (f *synthFile) Write(ctx context.Context, fh fusefs.FileHandle, data []byte, off int64) (uint32, syscall.Errno) {
+	return 0, toErrno(f.m.log, "write", errSynthesized)
+}
+
+var _ = (fusefs.NodeFlusher)((*synthFile)(nil))
+
+func (f *synthFile) Flush(ctx context.Context, fh fusefs.FileHandle) syscall.Errno {
+	if fh == nil {
+		return syscall.ENOSYS // see node.Flush
+	}
+	return 0
 }
 
 var _ = (fusefs.NodeSetattrer)((*synthFile)(nil))
 
 // Setattr refuses: the content is the daemon's.
 func (f *synthFile) Setattr(ctx context.Context, fh fusefs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
-	return syscall.EPERM
+	return toErrno(f.m.log, "setattr", errReadOnlyMemory)
 }
 
 // synthHandle is one open of a synthesized file: the bytes as of open.
@@ -74,14 +141,19 @@ type synthHandle struct{ data []byte }
 var _ = (fusefs.FileReader)((*synthHandle)(nil))
 
 func (h *synthHandle) Read(ctx context.Context, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
-	if off >= int64(len(h.data)) {
-		return fuse.ReadResultData(nil), 0
+	return readAt(h.data, dest, off), 0
+}
+
+// readAt serves a read of data at off.
+func readAt(data, dest []byte, off int64) fuse.ReadResult {
+	if off >= int64(len(data)) {
+		return fuse.ReadResultData(nil)
 	}
 	end := off + int64(len(dest))
-	if end > int64(len(h.data)) {
-		end = int64(len(h.data))
+	if end > int64(len(data)) {
+		end = int64(len(data))
 	}
-	return fuse.ReadResultData(h.data[off:end]), 0
+	return fuse.ReadResultData(data[off:end])
 }
 
 var _ = (fusefs.FileGetattrer)((*synthHandle)(nil))
@@ -112,8 +184,13 @@ func (d *searchDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut)
 	f := &synthFile{m: d.m, gen: func() []byte { return d.m.renderSearch(q) }}
 	h := fnv.New64a()
 	h.Write([]byte(name))
-	in := d.NewInode(ctx, f, fusefs.StableAttr{Mode: syscall.S_IFREG, Ino: searchInoBase | h.Sum64()>>3})
-	d.m.fillSynthAttr(&out.Attr, uint64(len(f.gen())), 0o444)
+	in := d.NewInode(ctx, f, fusefs.StableAttr{Mode: syscall.S_IFREG, Ino: searchInoBase | (h.Sum64()^d.m.inoSalt)>>3})
+	if known, ok := in.Operations().(*synthFile); ok {
+		f = known // the same query looked up before
+	}
+	b, mtime := f.current()
+	d.m.fillSynthAttr(&out.Attr, uint64(len(b)), 0o444)
+	out.Attr.SetTimes(nil, &mtime, &mtime)
 	// Every look is a new query: never cache the entry or its size.
 	out.SetEntryTimeout(time.Nanosecond)
 	out.SetAttrTimeout(time.Nanosecond)
@@ -137,6 +214,9 @@ func (d *searchDir) Create(ctx context.Context, name string, flags uint32, mode 
 type controlFile struct {
 	fusefs.Inode
 	m *mountState
+
+	mu    sync.Mutex
+	asked time.Time // last request made without a handle
 }
 
 const controlHint = "write anything to this file to request a consolidation run\n"
@@ -160,25 +240,60 @@ func (c *controlFile) Setattr(ctx context.Context, fh fusefs.FileHandle, in *fus
 var _ = (fusefs.NodeOpener)((*controlFile)(nil))
 
 func (c *controlFile) Open(ctx context.Context, flags uint32) (fusefs.FileHandle, uint32, syscall.Errno) {
-	return &controlHandle{m: c.m, synthHandle: synthHandle{data: []byte(controlHint)}}, fuse.FOPEN_DIRECT_IO, 0
+	if c.m.noOpen() {
+		return nil, 0, syscall.ENOSYS
+	}
+	return &controlHandle{c: c, synthHandle: synthHandle{data: []byte(controlHint)}}, fuse.FOPEN_DIRECT_IO, 0
+}
+
+var _ = (fusefs.NodeReader)((*controlFile)(nil))
+
+func (c *controlFile) Read(ctx context.Context, fh fusefs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	return readAt([]byte(controlHint), dest, off), 0
+}
+
+var _ = (fusefs.NodeWriter)((*controlFile)(nil))
+
+// Write asks for a consolidation run. A burst of writes (one echo may be
+// several WRITEs) asks once.
+func (c *controlFile) Write(ctx context.Context, fh fusefs.FileHandle, data []byte, off int64) (uint32, syscall.Errno) {
+	if h, ok := fh.(*controlHandle); ok {
+		h.once.Do(c.request)
+		return uint32(len(data)), 0
+	}
+	c.mu.Lock()
+	now := time.Now()
+	ask := now.Sub(c.asked) > time.Second
+	if ask {
+		c.asked = now
+	}
+	c.mu.Unlock()
+	if ask {
+		c.request()
+	}
+	return uint32(len(data)), 0
+}
+
+func (c *controlFile) request() {
+	c.m.log.Info("consolidation requested through the mount")
+	if c.m.opt.OnConsolidate != nil {
+		go c.m.opt.OnConsolidate() // never block the writer on a model
+	}
+}
+
+var _ = (fusefs.NodeFlusher)((*controlFile)(nil))
+
+func (c *controlFile) Flush(ctx context.Context, fh fusefs.FileHandle) syscall.Errno {
+	if fh == nil {
+		return syscall.ENOSYS // see node.Flush
+	}
+	return 0
 }
 
 type controlHandle struct {
 	synthHandle
-	m    *mountState
+	c    *controlFile
 	once sync.Once
-}
-
-var _ = (fusefs.FileWriter)((*controlHandle)(nil))
-
-func (h *controlHandle) Write(ctx context.Context, data []byte, off int64) (uint32, syscall.Errno) {
-	h.once.Do(func() {
-		h.m.log.Info("consolidation requested through the mount")
-		if h.m.opt.OnConsolidate != nil {
-			go h.m.opt.OnConsolidate() // never block the writer on a model
-		}
-	})
-	return uint32(len(data)), 0
 }
 
 // fillSynthAttr gives a virtual file the owner of the backing tree, so the
@@ -218,7 +333,7 @@ func (m *mountState) synthChild(ctx context.Context, parent *fusefs.Inode, dir, 
 		in := m.synth[rel]
 		if in == nil {
 			ops, mode := m.newSynth(rel)
-			ino := uint64(synthInoBase) | uint64(len(dir))<<8 | uint64(i)
+			ino := uint64(synthInoBase) | m.inoSalt | uint64(len(dir))<<8 | uint64(i)
 			in = parent.NewPersistentInode(ctx, ops, fusefs.StableAttr{Mode: mode, Ino: ino})
 			m.synth[rel] = in
 		}
@@ -248,6 +363,12 @@ func (m *mountState) newSynth(rel string) (fusefs.InodeEmbedder, uint32) {
 		return &synthFile{m: m, gen: m.tracker.Status}, syscall.S_IFREG
 	case memgraph.StateDir + "/search":
 		return &searchDir{m: m}, syscall.S_IFDIR
+	case memgraph.IndexDir:
+		return &indexDir{m: m}, syscall.S_IFDIR
+	case memgraph.FullIndexPath(memgraph.KindUser):
+		return &synthFile{m: m, gen: func() []byte { return m.fullIndex(memgraph.KindUser) }}, syscall.S_IFREG
+	case memgraph.FullIndexPath(memgraph.KindCharacter):
+		return &synthFile{m: m, gen: func() []byte { return m.fullIndex(memgraph.KindCharacter) }}, syscall.S_IFREG
 	default: // .engram/consolidate
 		return &controlFile{m: m}, syscall.S_IFREG
 	}
@@ -273,10 +394,10 @@ func (m *mountState) mergeSynth(ds fusefs.DirStream, dir string, names []string)
 	}
 	for i, n := range names {
 		mode := uint32(syscall.S_IFREG)
-		if n == "search" {
+		if n == "search" || n == "index" {
 			mode = syscall.S_IFDIR
 		}
-		list = append(list, fuse.DirEntry{Name: n, Mode: mode, Ino: uint64(synthInoBase) | uint64(len(dir))<<8 | uint64(i)})
+		list = append(list, fuse.DirEntry{Name: n, Mode: mode, Ino: uint64(synthInoBase) | m.inoSalt | uint64(len(dir))<<8 | uint64(i)})
 	}
 	return fusefs.NewListDirStream(list).(fusefs.FileHandle)
 }
@@ -288,4 +409,51 @@ func backingOwner(dir string) fuse.Owner {
 		return fuse.Owner{Uid: uint32(os.Getuid()), Gid: uint32(os.Getgid())}
 	}
 	return fuse.Owner{Uid: st.Uid, Gid: st.Gid}
+}
+
+// indexDir is .engram/index: the indexes with every memory, whatever the
+// budget of user_memory.md and character_memory.md.
+type indexDir struct {
+	fusefs.Inode
+	m *mountState
+}
+
+var _ = (fusefs.NodeGetattrer)((*indexDir)(nil))
+
+func (d *indexDir) Getattr(ctx context.Context, fh fusefs.FileHandle, out *fuse.AttrOut) syscall.Errno {
+	d.m.fillSynthAttr(&out.Attr, 0, 0o555|syscall.S_IFDIR)
+	return 0
+}
+
+var _ = (fusefs.NodeLookuper)((*indexDir)(nil))
+
+func (d *indexDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fusefs.Inode, syscall.Errno) {
+	if in := d.m.synthChild(ctx, d.EmbeddedInode(), memgraph.IndexDir, name, out); in != nil {
+		return in, 0
+	}
+	return nil, syscall.ENOENT
+}
+
+var _ = (fusefs.NodeReaddirer)((*indexDir)(nil))
+
+func (d *indexDir) Readdir(ctx context.Context) (fusefs.DirStream, syscall.Errno) {
+	var list []fuse.DirEntry
+	for _, n := range synthNames[memgraph.IndexDir] {
+		list = append(list, fuse.DirEntry{Name: n, Mode: syscall.S_IFREG})
+	}
+	return fusefs.NewListDirStream(list), 0
+}
+
+// fullIndexer is the part of *memgraph.Graph that renders the full indexes
+// (not part of model, which other mounts' proxies implement).
+type fullIndexer interface {
+	FullIndex(kind memgraph.Kind) []byte
+}
+
+// fullIndex renders .engram/index/<index>: every memory of kind.
+func (m *mountState) fullIndex(kind memgraph.Kind) []byte {
+	if fi, ok := m.graph.(fullIndexer); ok {
+		return fi.FullIndex(kind)
+	}
+	return m.graph.Index(kind)
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 func TestOneCommitPerBurst(t *testing.T) {
@@ -105,8 +106,33 @@ func wantErrno(t *testing.T, what string, err error, want ...syscall.Errno) {
 	t.Errorf("%s: err = %v, want %v", what, err, want)
 }
 
+// writeThrough opens p with flags, writes a line and closes it, and
+// returns the first error. Without OPEN (the default read path) an open
+// for writing succeeds and the refusal comes at the write; with O_TRUNC it
+// comes at the open, from the truncating SETATTR.
+func writeThrough(p string, flags int) error {
+	f, err := os.OpenFile(p, flags, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString("x\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
 func TestReadOnlyRefusals(t *testing.T) {
-	tm := mountRepo(t, newRepo(t, nil), Options{})
+	for _, mode := range []struct {
+		name string
+		opt  Options
+	}{{"no-open", Options{}}, {"open-each-file", Options{OpenEachFile: true}}} {
+		t.Run(mode.name, func(t *testing.T) { testReadOnlyRefusals(t, mode.opt) })
+	}
+}
+
+func testReadOnlyRefusals(t *testing.T, opt Options) {
+	tm := mountRepo(t, newRepo(t, nil), opt)
 	const ro = "character.md"
 	orig, err := os.ReadFile(tm.b(ro))
 	if err != nil {
@@ -116,14 +142,18 @@ func TestReadOnlyRefusals(t *testing.T) {
 	p := tm.p(ro)
 	eperm := []syscall.Errno{syscall.EACCES, syscall.EPERM}
 
-	_, err = os.OpenFile(p, os.O_WRONLY, 0)
-	wantErrno(t, "open for write", err, eperm...)
-	_, err = os.OpenFile(p, os.O_RDWR|os.O_APPEND, 0)
-	wantErrno(t, "open for append", err, eperm...)
+	if fi, err := os.Stat(p); err != nil || fi.Mode().Perm()&0o222 != 0 {
+		t.Errorf("read_only memory reported as %v (%v), want no write bits", fi.Mode(), err)
+	}
+	wantErrno(t, "write", writeThrough(p, os.O_WRONLY), eperm...)
+	wantErrno(t, "append", writeThrough(p, os.O_WRONLY|os.O_APPEND), eperm...)
+	wantErrno(t, "append (rdwr)", writeThrough(p, os.O_RDWR|os.O_APPEND), eperm...)
 	err = os.WriteFile(p, []byte("x"), 0o644)
-	wantErrno(t, "write file", err, eperm...)
+	wantErrno(t, "write file (O_TRUNC)", err, eperm...)
 	wantErrno(t, "truncate", os.Truncate(p, 0), eperm...)
 	wantErrno(t, "chmod", os.Chmod(p, 0o600), eperm...)
+	future := time.Now().Add(time.Hour)
+	wantErrno(t, "touch", os.Chtimes(p, future, future), eperm...)
 	wantErrno(t, "unlink", os.Remove(p), eperm...)
 	wantErrno(t, "rename from", os.Rename(p, tm.p("moved.md")), eperm...)
 	tm.write("other.md", memoryFile("Other", "Other file", "x"))
@@ -133,14 +163,42 @@ func TestReadOnlyRefusals(t *testing.T) {
 	if got, _ := os.ReadFile(tm.b(ro)); string(got) != string(orig) {
 		t.Errorf("backing read_only file changed: %q", got)
 	}
-	if fi, _ := os.Stat(tm.b(ro)); fi.Mode() != origInfo.Mode() {
-		t.Errorf("backing mode changed: %v -> %v", origInfo.Mode(), fi.Mode())
+	if fi, _ := os.Stat(tm.b(ro)); fi.Mode() != origInfo.Mode() || !fi.ModTime().Equal(origInfo.ModTime()) {
+		t.Errorf("backing mode or mtime changed: %v %v -> %v %v", origInfo.Mode(), origInfo.ModTime(), fi.Mode(), fi.ModTime())
 	}
 	// A directory holding a read_only memory cannot move either.
-	tm2 := mountRepo(t, newRepo(t, map[string]string{"system/rules.md": "---\ndescription: Rules\nread_only: true\n---\n# Rules\n\nBe kind.\n"}), Options{})
+	tm2 := mountRepo(t, newRepo(t, map[string]string{"system/rules.md": "---\ndescription: Rules\nread_only: true\n---\n# Rules\n\nBe kind.\n"}), opt)
 	wantErrno(t, "rename dir with read_only memory", os.Rename(tm2.p("system"), tm2.p("sys2")), eperm...)
 	if got := tm.read(ro); got != string(orig) {
 		t.Errorf("read through mount = %q", got)
+	}
+	tm.settle()
+	tm.clean()
+}
+
+// A new file written with read_only: true is invalid (never committed), so
+// it is not protected either: it can be fixed or removed through the
+// mount (issue 14, defect 10).
+func TestNewReadOnlyFileCanBeFixed(t *testing.T) {
+	tm := mountRepo(t, newRepo(t, nil), Options{})
+	const rel = "user_memory/locked.md"
+	locked := "---\ndescription: Locked at birth\nread_only: true\n---\n# Locked\n\n## Fact\nx\n"
+	tm.write(rel, locked)
+	tm.settle()
+	if out := tm.git("ls-files", rel); out != "" {
+		t.Fatalf("a new read_only file was committed")
+	}
+	if fi, err := os.Stat(tm.p(rel)); err != nil || fi.Mode().Perm()&0o200 == 0 {
+		t.Errorf("uncommitted read_only file reported as %v (%v), want writable", fi.Mode(), err)
+	}
+	tm.write(rel, memoryFile("Locked", "Not locked any more", "x"))
+	tm.settle()
+	if out := tm.git("ls-files", rel); out == "" {
+		t.Errorf("the fixed file was not committed")
+	}
+	tm.write("user_memory/locked2.md", locked)
+	if err := os.Remove(tm.p("user_memory/locked2.md")); err != nil {
+		t.Errorf("remove an uncommitted read_only file: %v", err)
 	}
 	tm.settle()
 	tm.clean()
@@ -154,10 +212,10 @@ func TestGitReadOnly(t *testing.T) {
 		t.Fatalf("read .git/HEAD: %q %v", head, err)
 	}
 	erofs := syscall.EROFS
-	_, err = os.OpenFile(filepath.Join(g, "HEAD"), os.O_WRONLY, 0)
-	wantErrno(t, "open HEAD for write", err, erofs)
-	_, err = os.OpenFile(filepath.Join(g, "HEAD"), os.O_RDWR|os.O_TRUNC, 0)
-	wantErrno(t, "open HEAD with O_TRUNC", err, erofs)
+	wantErrno(t, "write HEAD", writeThrough(filepath.Join(g, "HEAD"), os.O_WRONLY), erofs)
+	wantErrno(t, "append to HEAD", writeThrough(filepath.Join(g, "HEAD"), os.O_WRONLY|os.O_APPEND), erofs)
+	wantErrno(t, "open HEAD with O_TRUNC", writeThrough(filepath.Join(g, "HEAD"), os.O_RDWR|os.O_TRUNC), erofs)
+	wantErrno(t, "touch HEAD", os.Chtimes(filepath.Join(g, "HEAD"), time.Now(), time.Now()), erofs)
 	wantErrno(t, "create", os.WriteFile(filepath.Join(g, "new"), nil, 0o644), erofs)
 	wantErrno(t, "mkdir", os.Mkdir(filepath.Join(g, "d"), 0o755), erofs)
 	wantErrno(t, "unlink", os.Remove(filepath.Join(g, "HEAD")), erofs)
@@ -186,8 +244,9 @@ func TestGitReadOnly(t *testing.T) {
 func TestSynthesizedFilesRefuseWrites(t *testing.T) {
 	tm := mountRepo(t, newRepo(t, nil), Options{})
 	for _, rel := range []string{"user_memory.md", "CONTEXT.md", ".engram/status"} {
-		_, err := os.OpenFile(tm.p(rel), os.O_WRONLY, 0)
-		wantErrno(t, "open "+rel+" for write", err, syscall.EACCES, syscall.EPERM)
+		wantErrno(t, "write "+rel, writeThrough(tm.p(rel), os.O_WRONLY), syscall.EACCES, syscall.EPERM)
+		wantErrno(t, "append to "+rel, writeThrough(tm.p(rel), os.O_WRONLY|os.O_APPEND), syscall.EACCES, syscall.EPERM)
+		wantErrno(t, "truncate "+rel, writeThrough(tm.p(rel), os.O_WRONLY|os.O_TRUNC), syscall.EACCES, syscall.EPERM)
 		wantErrno(t, "unlink "+rel, os.Remove(tm.p(rel)), syscall.EACCES, syscall.EPERM)
 	}
 	if _, err := os.Stat(tm.b("user_memory.md")); !os.IsNotExist(err) {

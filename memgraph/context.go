@@ -79,7 +79,7 @@ func (g *Graph) buildContext(max int) []byte {
 	var sysBlocks, sysNames []string
 	for _, rel := range g.system {
 		if t := g.blockText(rel); t != "" {
-			sysBlocks = append(sysBlocks, "<!-- "+rel+" -->\n"+t)
+			sysBlocks = append(sysBlocks, "<!-- "+SafeLine(rel)+" -->\n"+t)
 			sysNames = append(sysNames, rel)
 		}
 	}
@@ -88,8 +88,8 @@ func (g *Graph) buildContext(max int) []byte {
 	extHead := "\n## External memory\n\nOther files in this memory; read one when it is relevant:\n\n"
 
 	lists := []*ctxList{
-		g.rankedList(KindCharacter, "character memories", CharIndexFile),
-		g.rankedList(KindUser, "user memories", UserIndexFile),
+		g.rankedList(KindCharacter, "character memories", FullIndexPath(KindCharacter)),
+		g.rankedList(KindUser, "user memories", FullIndexPath(KindUser)),
 		g.externalList(),
 	}
 	heads := []string{charHead, userHead, extHead}
@@ -288,10 +288,10 @@ func extSize(rel string, it *item) int { return len(rel) + len(it.desc) + 8 }
 
 // describe is the line shown for a file in the external memory tree.
 func describe(m *Memory) string {
-	if d := oneLine(m.Front.Description); d != "" {
+	if d := SafeLine(m.Front.Description); d != "" {
 		return d
 	}
-	if d := oneLine(m.Title); d != "" {
+	if d := SafeLine(m.Title); d != "" {
 		return d
 	}
 	return "(no description)"
@@ -322,10 +322,10 @@ func (g *Graph) externalList() *ctxList {
 				common++
 			}
 			for d := common; d < len(dirs); d++ {
-				queue = append(queue, []byte(strings.Repeat("  ", d)+"- "+strings.Join(dirs[:d+1], "/")+"/\n"))
+				queue = append(queue, []byte(strings.Repeat("  ", d)+"- "+SafeLine(strings.Join(dirs[:d+1], "/"))+"/\n"))
 			}
 			prev = dirs
-			queue = append(queue, []byte(strings.Repeat("  ", len(dirs))+"- "+rel+" — "+g.files[rel].valid.desc+"\n"))
+			queue = append(queue, []byte(strings.Repeat("  ", len(dirs))+"- "+SafeLine(rel)+" — "+g.files[rel].valid.desc+"\n"))
 		}
 		line := queue[0]
 		queue = queue[1:]

@@ -57,7 +57,7 @@ func (p Problem) String() string {
 // could be understood and still renders back to data.
 func Parse(path string, data []byte) (*Memory, []Problem) {
 	m := &Memory{Path: path}
-	var probs []Problem
+	probs := nameProblems(path) // one name rule for the graph, check and hooks
 	add := func(line int, format string, args ...any) {
 		probs = append(probs, Problem{Path: path, Line: line, Msg: fmt.Sprintf(format, args...)})
 	}
@@ -181,6 +181,15 @@ func (m *Memory) parseBody() []Problem {
 		}
 	}
 	seen := map[string]bool{}
+	hasLog := false
+	for _, s := range m.raw.secs[1:] {
+		hasLog = hasLog || s.name == secAccessLog
+	}
+	if !hasLog {
+		for _, s := range m.raw.secs {
+			probs = append(probs, strayUses(m.Path, s)...)
+		}
+	}
 	for _, s := range m.raw.secs[1:] {
 		if seen[s.name] {
 			continue // a repeated section is kept verbatim but only the first one counts
@@ -211,6 +220,26 @@ func (m *Memory) parseBody() []Problem {
 				}
 			}
 		}
+	}
+	return probs
+}
+
+// strayUses reports "used, DD.MM.YY" lines of a file that has no Access
+// log: such a stamp (typically "echo used, ... >>" on a file without the
+// heading) is not counted, and saying so beats ignoring it silently. With
+// an Access log present, a stamp-like line elsewhere is ordinary text.
+func strayUses(path string, s section) []Problem {
+	var probs []Problem
+	for i, l := range strings.Split(s.raw, "\n") {
+		t := strings.TrimSpace(l)
+		if !strings.HasPrefix(t, "used,") {
+			continue
+		}
+		if _, err := time.Parse(DateLayout, strings.TrimSpace(t[len("used,"):])); err != nil {
+			continue
+		}
+		probs = append(probs, Problem{Path: path, Line: s.line + i,
+			Msg: fmt.Sprintf("use stamp %q is outside the '## Access log' section and is not counted; put it under a '## Access log' heading", t)})
 	}
 	return probs
 }

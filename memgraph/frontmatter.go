@@ -12,7 +12,7 @@ import (
 
 // knownKeys are the frontmatter keys engram understands; any other key makes
 // a file invalid, so that a typo ("descripton") never silently drops data.
-var knownKeys = []string{"description", "status", "supersedes", "superseded_by", "read_only", "created", "source", "tags"}
+var knownKeys = []string{"description", "status", "supersedes", "superseded_by", "read_only", "created", "source", "tags", "topic"}
 
 var allowedKeysText = strings.Join(knownKeys, ", ")
 
@@ -139,6 +139,13 @@ func (m *Memory) parseFrontmatter() (probs []Problem) {
 				continue
 			}
 			m.Front.ReadOnly = b
+		case "topic":
+			s, ok := scalarText(v)
+			if !ok || !ValidTopic(s) {
+				add(v.Line+1, "topic must be a short lower-case slug naming what the memory is about, like home-city or diet (at most %d characters of a-z, 0-9 and -); got %q", MaxTopicLen, v.Value)
+				continue
+			}
+			m.Front.Topic = s
 		case "tags":
 			switch v.Kind {
 			case yaml.SequenceNode:
@@ -216,7 +223,7 @@ var noFastPath = false
 func (m *Memory) fastFrontmatter(lines []string) bool {
 	var f Frontmatter
 	var keys []fmKey
-	var seen [8]bool
+	var seen [16]bool // one per knownKeys entry
 	for i, l := range lines {
 		l = strings.TrimSuffix(strings.TrimSuffix(l, "\n"), "\r")
 		colon := strings.IndexByte(l, ':')
@@ -265,6 +272,11 @@ func (m *Memory) fastFrontmatter(lines []string) bool {
 			f.Created = v
 		case "source":
 			f.Source = v
+		case "topic":
+			if !ValidTopic(v) {
+				return false
+			}
+			f.Topic = v
 		case "read_only":
 			switch v {
 			case "true":

@@ -44,9 +44,15 @@ type Graph struct {
 	recall *recall.Index // kept current by the change paths (recall.go)
 
 	cmu      sync.Mutex // guards the caches below
-	idxCache [2]cached
+	idxCache map[idxKey]cached
 	ctxCache map[int]cached
+
+	settings      settingsCache // SettingsFile, re-read when it changes
+	indexOverride atomic.Int64  // SetIndexTokens
 }
+
+// idxKey names one cached index: its kind slot and byte budget (0: all).
+type idxKey struct{ slot, max int }
 
 // entry is what the graph knows about one memory path.
 type entry struct {
@@ -76,7 +82,7 @@ func rankSlot(k Kind) int {
 }
 
 func newGraph(root string) *Graph {
-	return &Graph{root: root, files: map[string]*entry{}, dirs: map[string]int{}, bad: map[string]bool{}, ctxCache: map[int]cached{}, seed: maphash.MakeSeed(), recall: recall.New()}
+	return &Graph{root: root, files: map[string]*entry{}, dirs: map[string]int{}, bad: map[string]bool{}, ctxCache: map[int]cached{}, idxCache: map[idxKey]cached{}, seed: maphash.MakeSeed(), recall: recall.New()}
 }
 
 // scanReaders is how many files Scan reads at once.
@@ -538,6 +544,8 @@ func (g *Graph) Problems() []Problem {
 		out = append(out, g.files[rel].probs...)
 	}
 	g.mu.RUnlock()
+	_, sp := g.Settings() // a bad settings file is reported like a bad memory
+	out = append(out, sp...)
 	slices.SortStableFunc(out, func(a, b Problem) int {
 		if c := strings.Compare(a.Path, b.Path); c != 0 {
 			return c
@@ -556,33 +564,48 @@ func (g *Graph) ReadOnly(rel string) bool {
 }
 
 // Index returns the rendered index of kind (KindUser or KindCharacter;
-// nil for other kinds). The bytes are shared: do not modify them.
+// nil for other kinds) within the repository's index budget
+// (IndexTokens): the top of the ranking, then a footer saying how many
+// memories are not shown and how to reach them. The bytes are shared: do
+// not modify them.
 func (g *Graph) Index(kind Kind) []byte {
+	return g.IndexWithin(kind, g.IndexTokens()*BytesPerToken)
+}
+
+// FullIndex returns the index of kind with every active memory (the mount
+// shows it as .engram/index/<index file>).
+func (g *Graph) FullIndex(kind Kind) []byte { return g.IndexWithin(kind, 0) }
+
+// IndexWithin returns the index of kind within maxBytes (0: no limit).
+func (g *Graph) IndexWithin(kind Kind, maxBytes int) []byte {
 	if kind != KindUser && kind != KindCharacter {
 		return nil
 	}
-	s := rankSlot(kind)
+	key := idxKey{rankSlot(kind), maxBytes}
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	g.cmu.Lock()
-	c := g.idxCache[s]
+	c, ok := g.idxCache[key]
 	g.cmu.Unlock()
-	if c.b != nil && c.version == g.version {
+	if ok && c.version == g.version {
 		return c.b
 	}
-	items := g.ranked[s]
-	head := indexHeader(kind, len(items))
-	n := len(head)
-	for _, it := range items {
-		n += len(it.line)
-	}
-	b := make([]byte, 0, n)
-	b = append(b, head...)
-	for _, it := range items {
-		b = append(b, it.line...)
-	}
+	items := g.ranked[key.slot]
+	i := 0
+	b := renderIndexWithin(kind, len(items), g.listSize[key.slot], maxBytes, func() []byte {
+		if i >= len(items) {
+			return nil
+		}
+		i++
+		return items[i-1].line
+	})
 	g.cmu.Lock()
-	g.idxCache[s] = cached{version: g.version, b: b}
+	for k, v := range g.idxCache {
+		if v.version != g.version {
+			delete(g.idxCache, k)
+		}
+	}
+	g.idxCache[key] = cached{version: g.version, b: b}
 	g.cmu.Unlock()
 	return b
 }

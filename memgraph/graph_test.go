@@ -242,7 +242,7 @@ func TestContextBudget(t *testing.T) {
 		if !strings.Contains(ctx, "<!-- engram: context truncated at ") {
 			t.Errorf("budget %d: no truncation marker:\n%s", max, ctx)
 		}
-		for _, w := range []string{"Ada.", "## User memory", "## Character memory", "## External memory", "more user memories not shown in user_memory.md", "more character memories not shown"} {
+		for _, w := range []string{"Ada.", "## User memory", "## Character memory", "## External memory", "more user memories not shown in .engram/index/user_memory.md", "more character memories not shown"} {
 			if !strings.Contains(ctx, w) {
 				t.Errorf("budget %d: context lacks %q:\n%s", max, w, ctx)
 			}

@@ -3,6 +3,7 @@ package memgraph
 import (
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // RenderIndex renders user_memory.md / character_memory.md: a title, a short
@@ -20,17 +21,80 @@ func RenderIndex(kind Kind, ranked []*Memory) []byte {
 }
 
 func renderIndex(kind Kind, lines [][]byte) []byte {
-	head := indexHeader(kind, len(lines))
-	n := len(head)
+	size := 0
 	for _, l := range lines {
-		n += len(l)
+		size += len(l)
 	}
-	b := make([]byte, 0, n)
+	i := 0
+	return renderIndexWithin(kind, len(lines), size, 0, func() []byte {
+		if i >= len(lines) {
+			return nil
+		}
+		i++
+		return lines[i-1]
+	})
+}
+
+// FullIndexPath is where the mount shows the index of kind with every
+// memory, whatever the budget: .engram/index/user_memory.md.
+func FullIndexPath(kind Kind) string {
+	if kind == KindCharacter {
+		return IndexDir + "/" + CharIndexFile
+	}
+	return IndexDir + "/" + UserIndexFile
+}
+
+// IndexDir holds the full indexes in the mount (synthesized).
+const IndexDir = StateDir + "/index"
+
+// renderIndexWithin renders an index of n entries (size bytes of lines in
+// all, handed out by next in rank order) within maxBytes (0: no limit).
+// When they do not all fit, the index ends with a footer line saying how
+// many are not shown and how to reach them; lines are given back until
+// the footer fits too.
+func renderIndexWithin(kind Kind, n, size, maxBytes int, next func() []byte) []byte {
+	head := indexHeader(kind, n)
+	if maxBytes <= 0 || len(head)+size <= maxBytes {
+		b := make([]byte, 0, len(head)+size)
+		b = append(b, head...)
+		for l := next(); l != nil; l = next() {
+			b = append(b, l...)
+		}
+		return b
+	}
+	b := make([]byte, 0, maxBytes)
 	b = append(b, head...)
-	for _, l := range lines {
+	var ends []int
+	for l := next(); l != nil && len(b)+len(l) <= maxBytes; l = next() {
 		b = append(b, l...)
+		ends = append(ends, len(b))
 	}
-	return b
+	for {
+		f := indexFooter(kind, n-len(ends), maxBytes)
+		if len(b)+len(f) <= maxBytes || len(ends) == 0 {
+			return append(b, f...)
+		}
+		ends = ends[:len(ends)-1]
+		if len(ends) > 0 {
+			b = b[:ends[len(ends)-1]]
+		} else {
+			b = b[:len(head)]
+		}
+	}
+}
+
+// indexFooter is the last line of a cut index.
+func indexFooter(kind Kind, missing, maxBytes int) string {
+	dir, name := UserDir, "user memories"
+	if kind == KindCharacter {
+		dir, name = CharacterDir, "character memories"
+	}
+	if missing == 1 {
+		name = strings.TrimSuffix(name, "ies") + "y"
+	}
+	return "\n<!-- engram: index cut at its budget of " + strconv.Itoa(maxBytes/BytesPerToken) + " tokens -->\n" +
+		"… " + strconv.Itoa(missing) + " more " + name + " not shown. All of them: " + FullIndexPath(kind) +
+		"; the files: ls " + dir + "/; search: cat .engram/search/<words>\n"
 }
 
 func indexHeader(kind Kind, n int) string {
@@ -55,12 +119,48 @@ func indexHeader(kind Kind, n int) string {
 
 // indexLine is one index entry: "- path — description (uses: N)".
 func indexLine(m *Memory) []byte {
-	desc := oneLine(m.Front.Description)
+	desc := SafeLine(m.Front.Description)
 	if desc == "" {
-		desc = oneLine(m.Title)
+		desc = SafeLine(m.Title)
 	}
 	if desc == "" {
 		desc = "(no description)"
 	}
-	return []byte("- " + m.Path + " — " + desc + " (uses: " + strconv.Itoa(m.Uses) + ")\n")
+	return []byte("- " + SafeLine(m.Path) + " — " + desc + " (uses: " + strconv.Itoa(m.Uses) + ")\n")
+}
+
+// SafeLine makes s safe to render inside one line of an index, CONTEXT.md
+// or a search result: runs of white space (newlines, carriage returns,
+// Unicode line separators) become one space, and any other control
+// character is written as a visible escape (\x1b, \u0085), so nothing a
+// file name, description or query holds can start a line of its own.
+func SafeLine(s string) string {
+	clean := true
+	for _, r := range s {
+		if r == ' ' {
+			continue
+		}
+		if isControl(r) || unicode.IsSpace(r) {
+			clean = false
+			break
+		}
+	}
+	if clean && !strings.HasPrefix(s, " ") && !strings.HasSuffix(s, " ") && !strings.Contains(s, "  ") {
+		return s
+	}
+	var b strings.Builder
+	for i, f := range strings.FieldsFunc(s, unicode.IsSpace) {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		for _, r := range f {
+			if isControl(r) {
+				q := strconv.QuoteRune(r) // '\x1b', '\u0085', '\ufffd'
+				b.WriteString(q[1 : len(q)-1])
+				continue
+			}
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }

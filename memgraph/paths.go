@@ -1,8 +1,10 @@
 package memgraph
 
 import (
+	"fmt"
 	"path"
 	"strings"
+	"unicode/utf8"
 )
 
 // IsMemoryPath reports whether rel is a markdown file that engram validates
@@ -59,8 +61,64 @@ func IsSynthesized(rel string) bool {
 	case UserIndexFile, CharIndexFile, ContextFile, StatusFile, SearchDir:
 		return true
 	}
-	return strings.HasPrefix(rel, SearchDir+"/")
+	return strings.HasPrefix(rel, SearchDir+"/") || strings.HasPrefix(rel, IndexDir+"/")
 }
 
 // SearchDir is where recall is exposed as files (.engram/search/<query>).
 const SearchDir = StateDir + "/search"
+
+// CheckName is the one rule for a name anyone writes into a repository,
+// the mount, watch mode, consolidation and the git hooks alike: no control
+// character anywhere in the path (C0, DEL, C1, and the Unicode line and
+// paragraph separators), so that no file name can start a line of its own
+// in an index, CONTEXT.md or a commit message. Memory folders add the
+// slug rule (SlugProblem).
+func CheckName(rel string) error {
+	for i, r := range rel {
+		if isControl(r) {
+			return fmt.Errorf("name has a control character (%U at byte %d); use letters, digits and dashes", r, i)
+		}
+	}
+	return nil
+}
+
+func isControl(r rune) bool {
+	return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '\u2028' || r == '\u2029' || r == utf8.RuneError
+}
+
+// SlugProblem says why rel breaks the slug rule, or "". Files in
+// user_memory/ and character_memory/ are named <slug>.md (as are any
+// folders between): lower-case a-z, digits and single dashes (ValidSlug),
+// the name engram itself gives a memory (Slug). Hidden names (editor
+// locks, ".likes-tea.md.swp") are not memories and are not checked.
+func SlugProblem(rel string) string {
+	k := KindOf(rel)
+	if k != KindUser && k != KindCharacter {
+		return ""
+	}
+	els := strings.Split(rel, "/")[1:]
+	for i, el := range els {
+		if strings.HasPrefix(el, ".") {
+			return ""
+		}
+		name := el
+		if i == len(els)-1 {
+			name = strings.TrimSuffix(el, ".md")
+		}
+		if !ValidSlug(name) {
+			return fmt.Sprintf("file name %q is not a slug: memory files are named <slug>.md with lower-case a-z, digits and single dashes (rename it to %s.md)", el, Slug(name))
+		}
+	}
+	return ""
+}
+
+// nameProblems returns the naming problems of rel (CheckName, SlugProblem).
+func nameProblems(rel string) []Problem {
+	if err := CheckName(rel); err != nil {
+		return []Problem{{Path: rel, Msg: err.Error()}}
+	}
+	if msg := SlugProblem(rel); msg != "" {
+		return []Problem{{Path: rel, Msg: msg}}
+	}
+	return nil
+}

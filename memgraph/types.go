@@ -71,6 +71,7 @@ type Frontmatter struct {
 	Created      string   // DD.MM.YY or RFC 3339 date, free text kept as is
 	Source       string   // provenance, e.g. "consolidate transcripts/s1.jsonl#1-5"
 	Tags         []string // a YAML list, or one comma-separated line
+	Topic        string   // what the memory is about, not its value: "home-city" (topic.go)
 }
 
 // Memory is one parsed markdown file. It keeps enough of the original bytes

@@ -11,6 +11,10 @@ import "fmt"
 // file (prev nil) may not be created with read_only: true. A person who
 // means such a change commits it with git directly.
 func Validate(path string, data, prev []byte) []Problem {
+	if path == SettingsFile {
+		_, probs := ParseSettings(data)
+		return probs
+	}
 	m, probs := Parse(path, data)
 	if prev == nil {
 		if m.Front.ReadOnly {

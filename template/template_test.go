@@ -96,7 +96,7 @@ func TestWriteNeverOverwrites(t *testing.T) {
 func TestGitignore(t *testing.T) {
 	b, _ := Render(".gitignore", "")
 	s := string(b)
-	for _, want := range []string{"*.swp", "4913", "*~", ".#*", "sed??????", "*.tmp", "/CONTEXT.md", "/user_memory.md", "/character_memory.md", "/.engram/cache/", "/.engram/status"} {
+	for _, want := range []string{"*.swp", "4913", "*~", ".#*", "sed??????", "*.tmp", "/CONTEXT.md", "/user_memory.md", "/character_memory.md", "/.engram/cache/", "/.engram/status", "/transcripts/*", "!/transcripts/.gitkeep"} {
 		if !strings.Contains(s, "\n"+want+"\n") {
 			t.Errorf(".gitignore lacks %q", want)
 		}
@@ -123,7 +123,9 @@ func TestGitignoreWithGit(t *testing.T) {
 		".engram/search/coffee":    true,
 		"user_memory/likes-tea.md": false, "user_memory/sed-preferences.md": false, "user_memory/sedative.md": false,
 		"user_memory/sedan-owner.md": false, "notes/CONTEXT.md": false, ".engram/cursor.json": false,
-		"user_memory/4913.md": false, "transcripts/s1.jsonl": false,
+		"user_memory/4913.md": false,
+		// transcripts/ is a local inbox, never committed (the transcripts rule)
+		"transcripts/s1.jsonl": true, "transcripts/http/2026-12-01-a.jsonl": true, "transcripts/.gitkeep": false,
 	} {
 		err := exec.Command("git", "-C", dir, "check-ignore", "-q", "--no-index", p).Run()
 		if got := err == nil; got != ignored {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/engram-dev/engram/memgraph"
 	"github.com/engram-dev/engram/memgraph/gitrepo"
@@ -14,11 +15,11 @@ import (
 func init() {
 	register(&command{
 		name:    "check",
-		usage:   "check DIR",
+		usage:   "check PATH",
 		summary: "validate every memory file and print what is wrong",
-		help: `Validates every memory file of the engram repository DIR (every *.md file
-except hidden folders, transcripts/ and the synthesized indexes) and prints
-each problem as
+		help: `Validates every memory file of the engram repository at PATH (every *.md
+file except hidden folders, transcripts/ and the synthesized indexes) and
+prints each problem as
 
     path:line: message
 
@@ -26,12 +27,15 @@ for example
 
     user_memory/likes-tea.md:3: unknown frontmatter key "colour"; allowed keys are ...
 
-Exits with status 1 when any file is invalid, 0 when all are valid.
+PATH may also be a folder or a single file inside a repository: then only
+the files under it are checked, with exactly the rules (and the same
+messages) a check of the whole repository gives them. Exits with status 1
+when any file is invalid, 0 when all are valid.
 
 What is checked: files are UTF-8 text without NUL bytes and at most 64 KiB;
 frontmatter (the block between two '---' lines at the top) is closed, is
 valid YAML and uses only the keys description, status, supersedes,
-superseded_by, read_only, created, source and tags; memories under
+superseded_by, read_only, created, source, tags and topic; memories under
 user_memory/ and character_memory/ have a non-empty description; status is
 active, superseded, retracted or contradicted; access log lines read
 "used, DD.MM.YY". When DIR is a git repository, a file whose read_only flag
@@ -42,11 +46,7 @@ was edited at all) is reported too, because engram will not commit it.`,
 				fl.Usage()
 				return exitError{2}
 			}
-			dir := args[0]
-			if err := requireDir(dir); err != nil {
-				return err
-			}
-			rels, err := memgraph.MemoryFiles(dir)
+			dir, rels, err := checkTargets(args[0])
 			if err != nil {
 				return err
 			}
@@ -80,6 +80,7 @@ was edited at all) is reported too, because engram will not commit it.`,
 					bad++
 				}
 			}
+			warnTopicConflicts(dir)
 			if bad > 0 {
 				fmt.Fprintf(stderr, "%d %s in %d of %d files\n", total, plural(total, "problem", "problems"), bad, len(rels))
 				return exitError{1}
@@ -90,19 +91,31 @@ was edited at all) is reported too, because engram will not commit it.`,
 	})
 }
 
-// requireDir turns a missing or non-directory DIR into a clear error.
-func requireDir(dir string) error {
-	st, err := os.Stat(dir)
+// checkTargets resolves check's PATH to its repository root and the memory
+// files under PATH, relative to that root.
+func checkTargets(path string) (root string, rels []string, err error) {
+	root, sub, err := repoOf(path)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("%s does not exist (create a memory repository with: engram init %s)", dir, dir)
+		return "", nil, err
+	}
+	all, err := memgraph.MemoryFiles(root)
+	if err != nil {
+		return "", nil, err
+	}
+	if sub == "" {
+		return root, all, nil
+	}
+	for _, rel := range all {
+		if rel == sub || strings.HasPrefix(rel, sub+"/") {
+			rels = append(rels, rel)
 		}
-		return err
 	}
-	if !st.IsDir() {
-		return fmt.Errorf("%s is not a directory", dir)
+	if len(rels) == 0 {
+		if st, err := os.Stat(path); err == nil && !st.IsDir() {
+			return "", nil, fmt.Errorf("%s is not a memory file (engram checks *.md files outside hidden folders and transcripts/)", path)
+		}
 	}
-	return nil
+	return root, rels, nil
 }
 
 func plural(n int, one, many string) string {
@@ -116,7 +129,7 @@ func plural(n int, one, many string) string {
 // them (index, context, recall), warning on stderr that invalid files are
 // left out.
 func scanForOutput(dir string) (*memgraph.Graph, error) {
-	if err := requireDir(dir); err != nil {
+	if err := requireEngramRepo(dir); err != nil {
 		return nil, err
 	}
 	g, err := memgraph.Scan(dir)

@@ -9,8 +9,25 @@ import (
 	"testing"
 )
 
-// mgRepo writes a small memory repository for the check/index/context tests.
+// mgRepo writes a small memory repository for the check/index/context
+// tests and commits it with the git CLI, as "engram init" would have.
 func mgRepo(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := mgFolder(t, files)
+	for _, args := range [][]string{
+		{"init", "-q"},
+		{"add", "-A"},
+		{"-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "--allow-empty", "-m", "seed"},
+	} {
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	return dir
+}
+
+// mgFolder writes files into a new folder that is not a repository.
+func mgFolder(t *testing.T, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for rel, data := range files {
@@ -56,7 +73,7 @@ func TestCheckCommand(t *testing.T) {
 	}
 	dir = mgRepo(t, bad)
 	out, errs, code := mgRun("check", dir)
-	want := "user_memory/bad.md:3: unknown frontmatter key \"colour\"; allowed keys are description, status, supersedes, superseded_by, read_only, created, source, tags\n" +
+	want := "user_memory/bad.md:3: unknown frontmatter key \"colour\"; allowed keys are description, status, supersedes, superseded_by, read_only, created, source, tags, topic\n" +
 		"user_memory/none.md:1: missing frontmatter"
 	if code != 1 || !strings.HasPrefix(out, want) || !strings.Contains(errs, "2 problems in 2 of 9 files") {
 		t.Errorf("invalid repo: exit %d\nstdout %q\nstderr %q", code, out, errs)

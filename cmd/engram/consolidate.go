@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/engram-dev/engram/consolidate"
+	"github.com/engram-dev/engram/consolidate/llm"
+	"github.com/engram-dev/engram/hooks"
 	"github.com/engram-dev/engram/memgraph"
 	"github.com/engram-dev/engram/memgraph/gitrepo"
 )
@@ -19,12 +21,12 @@ import (
 func init() {
 	var (
 		model   string
-		llm     string
+		llmName string
 		timeout time.Duration
 	)
 	register(&command{
 		name:    "consolidate",
-		usage:   "consolidate REPO [--model M] [--llm ollama|openai] [--timeout D]",
+		usage:   "consolidate REPO [--model M] [--llm ollama|openai|anthropic] [--timeout D]",
 		summary: "turn new transcripts into memories once, now",
 		help: `Reads what is new in REPO/transcripts/ since the last consolidation (JSONL
 chat messages, markdown or plain text with "User:" / "Assistant:" turns, or
@@ -40,15 +42,13 @@ nothing and moves no cursor (chunks committed before it stay); run the
 command again to retry. Passwords, API keys and card numbers are removed
 before the model sees the transcript.
 
-The model is reached through Ollama (default; OLLAMA_HOST, or
-http://127.0.0.1:11434) or any OpenAI-compatible server (--llm openai, with
-OPENAI_BASE_URL and OPENAI_API_KEY). ENGRAM_LLM and ENGRAM_MODEL set the
-defaults for --llm and --model.
+` + providerEnvHelp + `
+--llm and --model override ENGRAM_LLM and ENGRAM_MODEL.
 
 Exits non-zero when the run fails, for instance when no model answers.`,
 		flags: func(fl *flag.FlagSet) {
-			fl.StringVar(&model, "model", "", "chat model (default $ENGRAM_MODEL, else llama3.2 / gpt-4o-mini)")
-			fl.StringVar(&llm, "llm", "", "provider: `ollama` or openai (default $ENGRAM_LLM, else ollama)")
+			fl.StringVar(&model, "model", "", "chat model (default $ENGRAM_MODEL, else llama3.2 / gpt-4o-mini / claude-haiku-4-5)")
+			fl.StringVar(&llmName, "llm", "", "provider: `ollama`, openai or anthropic (default $ENGRAM_LLM, else ollama)")
 			fl.DurationVar(&timeout, "timeout", 0, "limit for each model call (default $ENGRAM_LLM_TIMEOUT, else 5m)")
 		},
 		run: func(fl *flag.FlagSet, args []string) error {
@@ -56,7 +56,7 @@ Exits non-zero when the run fails, for instance when no model answers.`,
 				fl.Usage()
 				return exitError{2}
 			}
-			return runConsolidate(args[0], consolidate.ProviderOptions{LLM: llm, Model: model, Timeout: timeout})
+			return runConsolidate(args[0], providerOptions{LLM: llmName, Model: model, Timeout: timeout})
 		},
 	})
 }
@@ -89,7 +89,7 @@ Install it in a repository with:
 			if err != nil {
 				return err
 			}
-			out, err := consolidate.MergeCursors(base, ours, theirs)
+			out, err := hooks.MergeCursors(base, ours, theirs)
 			if err != nil {
 				return err
 			}
@@ -98,7 +98,7 @@ Install it in a repository with:
 	})
 }
 
-func runConsolidate(dir string, opt consolidate.ProviderOptions) error {
+func runConsolidate(dir string, opt providerOptions) error {
 	r, err := gitrepo.Open(dir)
 	if errors.Is(err, gitrepo.ErrNotRepo) {
 		return fmt.Errorf("%s is not a git repository; create one with: engram init %s", dir, dir)
@@ -106,7 +106,7 @@ func runConsolidate(dir string, opt consolidate.ProviderOptions) error {
 	if err != nil {
 		return err
 	}
-	p, err := consolidate.FromEnvWith(opt)
+	p, err := newProvider(opt)
 	if err != nil {
 		return err
 	}
@@ -126,12 +126,12 @@ func runConsolidate(dir string, opt consolidate.ProviderOptions) error {
 		if len(rep.Commits) > 0 {
 			fmt.Fprintf(stdout, "partly done: %s\n", rep)
 		}
-		if errors.Is(err, consolidate.ErrNoModel) {
+		if errors.Is(err, llm.ErrNoModel) {
 			where := p.Name()
-			if e, ok := p.(consolidate.Endpoint); ok {
+			if e, ok := p.(llm.Endpoint); ok {
 				where = e.Endpoint()
 			}
-			return fmt.Errorf("no model answers at %s (is the server running? set OLLAMA_HOST, or --llm openai with OPENAI_BASE_URL): %w", where, err)
+			return fmt.Errorf("no model answers at %s (%s): %w", where, noModelHint(p), err)
 		}
 		return fmt.Errorf("consolidation failed, nothing was changed for the remaining messages: %w", err)
 	}

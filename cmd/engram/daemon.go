@@ -1,64 +1,16 @@
 package main
 
 import (
-	"context"
 	"flag"
+	"fmt"
 	"log/slog"
 	"time"
 
-	"github.com/engram-dev/engram/consolidate"
-	"github.com/engram-dev/engram/memgraph"
-	"github.com/engram-dev/engram/memgraph/gitrepo"
-	"github.com/engram-dev/engram/memgraph/tracker"
+	"github.com/engram-dev/engram/cmd/engram/host"
 )
 
-// dreamer is the consolidator of a running daemon (mount or watch): it hears
-// of transcript changes through the tracker, reports through .engram/status,
-// and runs its triggers (idle, count, request) from start until ctx ends.
-type dreamer struct {
-	c    *consolidate.Consolidator
-	done chan struct{}
-}
-
-// newDreamer wires a consolidator into tr. Without a model it still runs:
-// the status file then says consolidation is waiting for one.
-func newDreamer(g *memgraph.Graph, r *gitrepo.Repo, tr *tracker.Tracker, idle time.Duration, every int, log *slog.Logger) *dreamer {
-	p, err := consolidate.FromEnv()
-	if err != nil {
-		log.Warn("consolidation has no model; running without it", "err", err)
-		p = nil
-	}
-	c := consolidate.New(g, r, p, consolidate.Config{Idle: idle, Every: every, Logger: log})
-	tr.SetExtraStatus(c.Status)
-	tr.Subscribe(func(paths []string) {
-		for _, p := range paths {
-			c.Notify(p)
-		}
-	})
-	return &dreamer{c: c}
-}
-
-// request asks for a run now (the .engram/consolidate control file).
-func (d *dreamer) request() { d.c.Request() }
-
-func (d *dreamer) start(ctx context.Context) {
-	d.done = make(chan struct{})
-	go func() {
-		defer close(d.done)
-		d.c.Loop(ctx)
-	}()
-}
-
-// wait returns once the loop started by start has ended; at once when it
-// never started or d is nil (consolidation turned off).
-func (d *dreamer) wait() {
-	if d != nil && d.done != nil {
-		<-d.done
-	}
-}
-
-// daemonFlags are the flags mount and watch share: the tracker's timing and
-// consolidation's triggers.
+// daemonFlags are the flags mount, watch and serve share: the tracker's
+// timing and consolidation's triggers.
 type daemonFlags struct {
 	debounce, maxWait, rescan, idle time.Duration
 	every                           int
@@ -74,24 +26,48 @@ func (d *daemonFlags) register(fl *flag.FlagSet) {
 	fl.IntVar(&d.every, "every", 30, "consolidate when this many new user messages arrived")
 }
 
-// start opens the engram repository at dir and builds its tracker and, when
-// asked for, its consolidator (not yet running). writeSynthesized is watch
+// runtimeConfig is the configuration of one served repository. The model
+// comes from the environment; without one consolidation still runs and the
+// status file says it is waiting for a model. writeSynthesized is watch
 // mode: the indexes, context and status are written as real files.
-func (d *daemonFlags) start(dir string, writeSynthesized bool, log *slog.Logger) (*gitrepo.Repo, *memgraph.Graph, *tracker.Tracker, *dreamer, error) {
-	r, g, err := openEngramRepo(dir)
-	if err != nil {
-		return nil, nil, nil, nil, err
-	}
-	tr := tracker.New(g, r, tracker.Config{
+func (d *daemonFlags) runtimeConfig(writeSynthesized bool, log *slog.Logger) host.RuntimeConfig {
+	cfg := host.RuntimeConfig{
 		Debounce:         d.debounce,
 		MaxWait:          d.maxWait,
 		Rescan:           d.rescan,
 		WriteSynthesized: writeSynthesized,
+		Consolidate:      d.consolidate,
+		Idle:             d.idle,
+		Every:            d.every,
 		Logger:           log,
-	})
-	var dr *dreamer
-	if d.consolidate {
-		dr = newDreamer(g, r, tr, d.idle, d.every, log)
+		Services:         []host.Service{syncService}, // sync.go: push after commits, fetch periodically
 	}
-	return r, g, tr, dr, nil
+	if d.consolidate {
+		p, err := providerFromEnv()
+		if err != nil {
+			log.Warn("consolidation has no model; running without it", "err", err)
+		} else {
+			cfg.Provider = p
+		}
+	}
+	return cfg
+}
+
+// unmountedOutside returns a channel closed when the FUSE server stops
+// serving: after our own unmount, or when someone ran fusermount3 -u (or
+// umount) on the mountpoint. A daemon that selects on it before unmounting
+// itself learns of the second case instead of running on silently.
+func unmountedOutside(srv interface{ Wait() }) <-chan struct{} {
+	gone := make(chan struct{})
+	go func() {
+		srv.Wait()
+		close(gone)
+	}()
+	return gone
+}
+
+// errUnmountedOutside is the daemon's exit error when its mount was taken
+// away: non-zero, so systemd's Restart=on-failure brings it back.
+func errUnmountedOutside(mnt string) error {
+	return fmt.Errorf("%s was unmounted from outside the daemon (fusermount3 -u?); pending changes were committed; start the daemon again to serve it", mnt)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io/fs"
@@ -69,7 +70,12 @@ prints the quality of the fused keyword+vector ranking.`,
 			}
 			r := golden.Run(s, cfg)
 			r.WriteText(stdout, verbose)
-			if ok, why := r.Pass(); !ok {
+			cok, cwhy, err := evalConsolidation(context.Background(), stdout)
+			if err != nil {
+				return err
+			}
+			if ok, why := r.Pass(); !ok || !cok {
+				why = append(why, cwhy...)
 				for _, w := range why {
 					fmt.Fprintf(stderr, "engram eval: %s\n", w)
 				}

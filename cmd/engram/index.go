@@ -8,9 +8,11 @@ import (
 )
 
 func init() {
+	var maxTokens int
+	var all bool
 	register(&command{
 		name:    "index",
-		usage:   "index DIR [user|character]",
+		usage:   "index DIR [user|character] [--max-tokens N | --all]",
 		summary: "print the ranked index of user or character memories",
 		help: `Prints the index that the mount shows as user_memory.md (default) or
 character_memory.md: one line per active memory of user_memory/ or
@@ -21,9 +23,19 @@ Retired memories (status superseded, retracted or contradicted) are left
 out, and so are invalid files; run "engram check DIR" to see why a file is
 invalid.
 
+The index keeps within a budget, as the mount's does: index_tokens in
+DIR/.engram/settings (default 2000 tokens, about 8 KB), or --max-tokens.
+A cut index ends with a line saying how many memories are not shown and
+how to reach them; --all prints every one (the mount's
+.engram/index/user_memory.md).
+
 Example:
 
     engram index ~/memory character`,
+		flags: func(fl *flag.FlagSet) {
+			fl.IntVar(&maxTokens, "max-tokens", 0, "budget in estimated `tokens` (4 bytes each) instead of index_tokens in .engram/settings")
+			fl.BoolVar(&all, "all", false, "print every memory, whatever the budget")
+		},
 		run: func(fl *flag.FlagSet, args []string) error {
 			if len(args) < 1 || len(args) > 2 {
 				fl.Usage()
@@ -43,7 +55,17 @@ Example:
 			if err != nil {
 				return err
 			}
-			_, err = stdout.Write(g.Index(kind))
+			if maxTokens < 0 || maxTokens > 0 && all {
+				return fmt.Errorf("give one of --max-tokens N (a positive number) or --all")
+			}
+			out := g.Index(kind)
+			switch {
+			case all:
+				out = g.FullIndex(kind)
+			case maxTokens > 0:
+				out = g.IndexWithin(kind, maxTokens*memgraph.BytesPerToken)
+			}
+			_, err = stdout.Write(out)
 			return err
 		},
 	})

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -22,7 +23,10 @@ import (
 var engramAuthor = gitrepo.Author{Name: "engram", Email: "engram@localhost"}
 
 func init() {
-	var user string
+	var (
+		user   string
+		shared bool
+	)
 	register(&command{
 		name:    "init",
 		usage:   "init DIR [--user NAME]",
@@ -37,6 +41,11 @@ authored "engram <engram@localhost>".
 
 --user NAME puts the user's name into user.md.
 
+Memories are private: a new repository is created readable by its owner
+only (directories 0700, files 0600), and git's core.sharedRepository=0600
+tells git and engram to keep creating files that way. --shared creates it
+the usual way instead (0755/0644, as the umask allows).
+
 Running init on a directory that already is a repository (engram or plain
 git) only adds the files that are missing and commits just those; it never
 overwrites an existing file, so your memories and edits are safe. It says
@@ -47,20 +56,21 @@ Example:
   cd ~/memory && git log --stat`,
 		flags: func(fl *flag.FlagSet) {
 			fl.StringVar(&user, "user", "", "the user's `NAME`, written into user.md")
+			fl.BoolVar(&shared, "shared", false, "create a new repository readable by others (0755/0644) instead of private (0700/0600)")
 		},
 		run: func(fl *flag.FlagSet, args []string) error {
 			if len(args) != 1 {
 				fl.Usage()
 				return exitError{2}
 			}
-			return initRepo(args[0], user)
+			return initRepo(args[0], user, !shared)
 		},
 	})
 }
 
 // initRepo creates or completes the repository at dir and commits the
 // template files it added.
-func initRepo(dir, user string) error {
+func initRepo(dir, user string, private bool) error {
 	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
 		return fmt.Errorf("%s exists and is not a directory", dir)
 	}
@@ -73,14 +83,19 @@ func initRepo(dir, user string) error {
 	if err != nil {
 		return err
 	}
+	if fresh && private {
+		if err := r.SetPrivate(true); err != nil {
+			return err
+		}
+	}
 	created, err := template.Write(r.Dir(), user, false)
 	if err != nil {
 		return err
 	}
-	if err := installMergeDriver(r.Dir()); err != nil {
-		// The repository works without it; only a revert of a
+	if err := initGitHooks(r.Dir()); err != nil { // githooks.go: pre-commit hook and merge drivers
+		// The repository works without them; only a revert of a
 		// consolidation then replays the reverted messages.
-		slog.Warn("could not configure the cursor merge driver", "err", err)
+		slog.Warn("could not install engram's git hooks", "err", err)
 	}
 	if len(created) == 0 {
 		fmt.Fprintf(stdout, "%s: already initialised, nothing to add\n", dir)
@@ -101,6 +116,12 @@ func initRepo(dir, user string) error {
 	hash, err := r.Commit(changes, msg, engramAuthor, time.Now())
 	if err != nil {
 		return fmt.Errorf("commit the template: %w", err)
+	}
+	if fresh && private {
+		// Last, so that what git and the hooks created is narrowed too.
+		if err := makePrivate(r.Dir()); err != nil {
+			return err
+		}
 	}
 	if fresh {
 		fmt.Fprintf(stdout, "Created engram repository %s\n", dir)
@@ -184,4 +205,27 @@ func installMergeDriver(dir string) error {
 	sec.SetOption("name", "engram consolidation cursor")
 	sec.SetOption("driver", bin+" merge-cursor %O %A %B")
 	return repo.SetConfig(cfg)
+}
+
+// makePrivate narrows a new repository to its owner: directories 0700,
+// files 0600 (0700 when executable), .git included. Memories are private;
+// the root's 0700 alone already keeps other users out.
+func makePrivate(dir string) error {
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			return nil
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		mode := fi.Mode().Perm() &^ 0o077
+		if d.IsDir() {
+			mode |= 0o700
+		}
+		return os.Chmod(p, mode)
+	})
 }

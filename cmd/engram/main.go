@@ -49,6 +49,8 @@ func run(args []string, out, errOut io.Writer) int {
 	}
 	name := args[0]
 	switch name {
+	case "--version", "-version", "-V":
+		name, args = "version", []string{"version"}
 	case "help", "-h", "-help", "--help":
 		if len(args) > 1 {
 			if c, ok := commands[args[1]]; ok {
@@ -61,15 +63,29 @@ func run(args []string, out, errOut io.Writer) int {
 	}
 	c, ok := commands[name]
 	if !ok {
-		fmt.Fprintf(stderr, "engram: unknown command %q\n\n", name)
-		usage(stderr)
+		fmt.Fprintf(stderr, "engram: unknown command %q\nRun \"engram help\" for the list of commands.\n", name)
 		return 2
 	}
 	fl := newFlagSet(c, stderr)
-	if err := fl.Parse(interleave(fl, args[1:])); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
+	if wantsHelp(args[1:]) {
+		// Asked-for help is output, not an error: stdout, exit 0, the same
+		// text as "engram help NAME".
+		commandUsage(c, newFlagSet(c, stdout), stdout)
+		return 0
+	}
+	ordered, err := interleave(fl, args[1:])
+	if err != nil {
+		fmt.Fprintf(stderr, "engram %s: %v\n", name, err)
+		shortUsage(c, stderr)
+		return 2
+	}
+	if err := fl.Parse(ordered); err != nil {
+		// The flag package has printed the error and the short usage.
+		return 2
+	}
+	if missing := missingArgs(c.usage, fl.Args()); missing != "" {
+		fmt.Fprintf(stderr, "engram %s: missing %s\n", name, missing)
+		shortUsage(c, stderr)
 		return 2
 	}
 	if err := c.run(fl, fl.Args()); err != nil {
@@ -89,13 +105,54 @@ func newFlagSet(c *command, out io.Writer) *flag.FlagSet {
 	if c.flags != nil {
 		c.flags(fl)
 	}
-	fl.Usage = func() { commandUsage(c, fl, fl.Output()) }
+	// Usage is what a mistake prints (a bad flag, a wrong argument count):
+	// two lines, not the whole help.
+	fl.Usage = func() { shortUsage(c, fl.Output()) }
 	return fl
+}
+
+// shortUsage is the reminder printed after a usage mistake.
+func shortUsage(c *command, w io.Writer) {
+	fmt.Fprintf(w, "usage: engram %s\nRun \"engram %s --help\" for details.\n", c.usage, c.name)
+}
+
+// wantsHelp reports whether args ask for help before any "--".
+func wantsHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "-help", "--help":
+			return true
+		}
+	}
+	return false
+}
+
+// missingArgs names the required positional arguments of usage (the
+// upper-case placeholders and "a|b" choices before the first optional
+// part, "[", or flag) that args lacks,
+// so every command says "missing MOUNTPOINT" the same way.
+func missingArgs(usage string, args []string) string {
+	var req []string
+	for _, w := range strings.Fields(usage)[1:] {
+		if strings.HasPrefix(w, "[") || strings.HasPrefix(w, "-") {
+			break
+		}
+		upper := w == strings.ToUpper(w) && strings.Trim(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_.") == ""
+		if upper || strings.Contains(w, "|") { // a placeholder or a choice ("add|list")
+			req = append(req, strings.TrimSuffix(w, "..."))
+		}
+	}
+	if len(args) >= len(req) {
+		return ""
+	}
+	return strings.Join(req[len(args):], " and ")
 }
 
 // interleave lets flags follow positional arguments ("engram init DIR
 // --user ada"), which the standard flag package does not allow by itself.
-func interleave(fl *flag.FlagSet, args []string) []string {
+func interleave(fl *flag.FlagSet, args []string) ([]string, error) {
 	var flags, pos []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -116,13 +173,17 @@ func interleave(fl *flag.FlagSet, args []string) []string {
 			if bf, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && bf.IsBoolFlag() {
 				continue
 			}
-			if i+1 < len(args) {
-				flags = append(flags, args[i+1])
-				i++
+			// A value flag at the very end has no value: say so rather
+			// than let the flag take a positional argument as its value
+			// ("init DIR --user" must not name the user DIR).
+			if i+1 >= len(args) {
+				return nil, fmt.Errorf("flag --%s needs a value", name)
 			}
+			flags = append(flags, args[i+1])
+			i++
 		}
 	}
-	return append(flags, pos...)
+	return append(flags, pos...), nil
 }
 
 func commandUsage(c *command, fl *flag.FlagSet, w io.Writer) {
@@ -131,8 +192,26 @@ func commandUsage(c *command, fl *flag.FlagSet, w io.Writer) {
 	fl.VisitAll(func(*flag.Flag) { hasFlags = true })
 	if hasFlags {
 		fmt.Fprintf(w, "\nflags:\n")
-		fl.PrintDefaults()
+		printFlags(fl, w)
 	}
+}
+
+// printFlags lists flags the way usage lines write them: "--name VALUE",
+// with the value's placeholder in capitals ("--kind KIND"), the default
+// when it is not the zero value.
+func printFlags(fl *flag.FlagSet, w io.Writer) {
+	fl.VisitAll(func(f *flag.Flag) {
+		name, text := flag.UnquoteUsage(f)
+		line := "  --" + f.Name
+		if name != "" {
+			line += " " + strings.ToUpper(name)
+		}
+		fmt.Fprintf(w, "%s\n    \t%s", line, text)
+		if f.DefValue != "" && f.DefValue != "0" && f.DefValue != "false" && f.DefValue != "0s" {
+			fmt.Fprintf(w, " (default %s)", f.DefValue)
+		}
+		fmt.Fprintln(w)
+	})
 }
 
 func usage(w io.Writer) {
@@ -153,7 +232,8 @@ commands:
 		fmt.Fprintf(w, "  %-12s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprint(w, `
-Run "engram help COMMAND" or "engram COMMAND --help" for details.
+Run "engram help COMMAND" or "engram COMMAND --help" for details, and
+"engram --version" for the version.
 Set ENGRAM_DEBUG=1 for debug logs.
 `)
 }

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/engram-dev/engram/cmd/engram/host"
 	enfs "github.com/engram-dev/engram/fs"
 )
 
@@ -78,67 +79,72 @@ Example:
 				}
 			}
 			log := slog.Default()
-			r, g, tr, dr, err := daemon.start(dir, false, log)
-			if err != nil {
-				return err
-			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			if err := tr.Recover(ctx); err != nil {
-				return err
-			}
-
-			var onConsolidate func()
-			if dr != nil {
-				onConsolidate = dr.request
-				dr.start(ctx)
-			}
-
-			srv, err := enfs.Mount(mnt, g, tr, r, enfs.Options{
-				AllowOther:    allowOther,
-				Debug:         debug,
-				OnConsolidate: onConsolidate,
-				Logger:        log,
+			return runMount(dir, mnt, daemon.runtimeConfig(false, log), enfs.Options{
+				AllowOther: allowOther,
+				Debug:      debug,
+				Logger:     log,
 				// For benchmarks: let the kernel do file I/O on the backing
 				// files (see fs.Options.Passthrough).
 				Passthrough: os.Getenv("ENGRAM_PASSTHROUGH") != "",
 			})
-			if err != nil {
-				stop()
-				dr.wait()
-				return err
-			}
-			runErr := make(chan error, 1)
-			go func() { runErr <- tr.Run(ctx) }()
-			select {
-			case <-tr.Ready():
-				fmt.Fprintf(stdout, "engram: mounted %s at %s\n", dir, mnt)
-			case err = <-runErr:
-				stop()
-			}
-			if err == nil {
-				err = <-runErr // until SIGINT/SIGTERM
-			}
-			dr.wait()
-
-			// Unmount first so nothing new arrives, then commit everything
-			// left, including writes whose events were still queued.
-			uerr := enfs.Unmount(srv, mnt)
-			if uerr != nil {
-				log.Warn("unmount", "err", uerr)
-			}
-			fctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			if ferr := tr.Sweep(fctx); ferr != nil && err == nil {
-				err = fmt.Errorf("commit pending changes: %w", ferr)
-			}
-			if err == nil && uerr != nil {
-				err = uerr
-			}
-			if err == nil {
-				log.Info("unmounted; pending changes committed", "repo", dir, "mountpoint", mnt)
-			}
-			return err
 		},
 	})
+}
+
+// runMount serves the repository dir at mnt until SIGINT or SIGTERM (exit
+// 0, pending changes committed) or until the mount disappears from outside
+// (fusermount3 -u: an error, so a supervisor notices).
+func runMount(dir, mnt string, cfg host.RuntimeConfig, opt enfs.Options) error {
+	log := opt.Logger
+	rt, err := host.OpenRuntime(dir, cfg)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := rt.Start(ctx); err != nil {
+		return err
+	}
+	opt.OnConsolidate = rt.RequestConsolidation
+	srv, err := enfs.Mount(mnt, rt.Graph, rt.Tracker, rt.Repo, opt)
+	if err != nil {
+		closeRuntime(rt)
+		return err
+	}
+	gone := unmountedOutside(srv)
+	fmt.Fprintf(stdout, "engram: mounted %s at %s\n", dir, mnt)
+	outside := false
+	select {
+	case <-ctx.Done(): // SIGINT/SIGTERM
+	case <-rt.Done():
+		err = rt.Err()
+	case <-gone:
+		outside = true
+		err = errUnmountedOutside(mnt)
+	}
+	// Unmount first so nothing new arrives, then commit everything left,
+	// including writes whose events were still queued.
+	var uerr error
+	if !outside {
+		if uerr = enfs.Unmount(srv, mnt); uerr != nil {
+			log.Warn("unmount", "err", uerr)
+		}
+	}
+	if cerr := closeRuntime(rt); cerr != nil && err == nil {
+		err = cerr
+	}
+	if err == nil && uerr != nil {
+		err = uerr
+	}
+	if err == nil {
+		log.Info("unmounted; pending changes committed", "repo", dir, "mountpoint", mnt)
+	}
+	return err
+}
+
+// closeRuntime stops rt and commits what is pending, within 30 seconds.
+func closeRuntime(rt *host.Runtime) error {
+	fctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return rt.Close(fctx)
 }

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/engram-dev/engram/consolidate"
+	"github.com/engram-dev/engram/cmd/engram/httpapi"
 	"github.com/engram-dev/engram/memgraph"
 	"github.com/engram-dev/engram/memgraph/recall"
 )
@@ -85,7 +85,7 @@ func useCachedVectors(g *memgraph.Graph) {
 	if _, err := os.Stat(dir); err != nil {
 		return
 	}
-	p, err := consolidate.FromEnv()
+	p, err := providerFromEnv()
 	if err != nil {
 		return
 	}
@@ -98,35 +98,10 @@ func useCachedVectors(g *memgraph.Graph) {
 	}
 }
 
-// embedModel names the embedding model for the vector cache key: vectors
-// of different models must never mix.
-func embedModel(p consolidate.Provider) string {
-	switch p := p.(type) {
-	case *consolidate.Ollama:
-		return "ollama/" + p.EmbedModel
-	case *consolidate.OpenAI:
-		return "openai/" + p.EmbedModel
-	}
-	return p.Name() + "/" + p.Model()
-}
-
-type jsonHit struct {
-	Path        string  `json:"path"`
-	Description string  `json:"description"`
-	Score       float64 `json:"score"`
-	Kind        string  `json:"kind"`
-	Status      string  `json:"status"`
-	Snippet     string  `json:"snippet"`
-}
-
 func writeHitsJSON(hits []recall.Hit) error {
-	out := make([]jsonHit, 0, len(hits))
-	for _, h := range hits {
-		out = append(out, jsonHit{h.Path, h.Description, h.Score, h.Kind, h.Status, h.Snippet})
-	}
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	return enc.Encode(httpapi.Hits(hits))
 }
 
 func writeHits(q string, hits []recall.Hit) {

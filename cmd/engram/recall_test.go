@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/engram-dev/engram/cmd/engram/httpapi"
 	"github.com/engram-dev/engram/consolidate/llmtest"
 )
 
@@ -46,13 +47,13 @@ func runEngram(t *testing.T, args ...string) (string, string, int) {
 	return out.String(), errb.String(), code
 }
 
-func recallJSON(t *testing.T, args ...string) []jsonHit {
+func recallJSON(t *testing.T, args ...string) []httpapi.Hit {
 	t.Helper()
 	out, errs, code := runEngram(t, append([]string{"recall"}, args...)...)
 	if code != 0 {
 		t.Fatalf("recall %v: exit %d: %s", args, code, errs)
 	}
-	var hits []jsonHit
+	var hits []httpapi.Hit
 	if err := json.Unmarshal([]byte(out), &hits); err != nil {
 		t.Fatalf("recall --json output is not JSON: %v\n%s", err, out)
 	}

@@ -14,7 +14,6 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/engram-dev/engram/consolidate"
 	"github.com/engram-dev/engram/memgraph"
 	"github.com/engram-dev/engram/memgraph/recall"
 )
@@ -22,7 +21,7 @@ import (
 // newEmbedder builds the embedding model from the environment. A variable
 // so tests can swap in a fake.
 var newEmbedder = func() (recall.Embedder, string, error) {
-	p, err := consolidate.FromEnv()
+	p, err := providerFromEnv()
 	if err != nil {
 		return nil, "", err
 	}

@@ -3,15 +3,21 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
 
+	"github.com/engram-dev/engram/cmd/engram/host"
+	"github.com/engram-dev/engram/memgraph"
 	"github.com/engram-dev/engram/memgraph/tracker"
 )
 
 func init() {
+	var root string
 	register(&command{
 		name:    "status",
-		usage:   "status REPO",
+		usage:   "status REPO | status --root ROOT",
 		summary: "show invalid files, uncommitted changes and the last commit",
 		help: `Prints the report that a running "engram mount" or "engram watch" serves as
 .engram/status, without needing one: the memory files that are invalid and
@@ -19,12 +25,29 @@ why (path:line: message), the changes in the working tree that are not
 committed yet (a running daemon commits them after its debounce; otherwise
 the next mount or watch commits them at start), and the last commit.
 
+With --root ROOT it summarizes an engram serve ROOT instead: whether a
+daemon serves it, and per user its state, last commit, consolidation and
+invalid files. When the daemon runs with a mount and you are root, this is
+the daemon's live MNT/.engram/status (users loaded, model queue);
+otherwise each user is read from disk.
+
 Example:
 
-    engram status ~/memory`,
+    engram status ~/memory
+    engram status --root /srv/engram`,
+		flags: func(fl *flag.FlagSet) {
+			fl.StringVar(&root, "root", "", "summarize the engram serve `ROOT` instead of one repository")
+		},
 		run: func(fl *flag.FlagSet, args []string) error {
+			if root != "" {
+				if len(args) != 0 {
+					fmt.Fprintln(stderr, "engram status: give either REPO or --root ROOT")
+					return exitError{2}
+				}
+				return statusRoot(root)
+			}
 			if len(args) != 1 {
-				fl.Usage()
+				fmt.Fprintln(stderr, "engram status: missing REPO (or --root ROOT)")
 				return exitError{2}
 			}
 			r, g, err := openEngramRepo(args[0])
@@ -33,6 +56,7 @@ Example:
 			}
 			// The report says everything; log lines would repeat it.
 			tr := tracker.New(g, r, tracker.Config{Logger: slog.New(slog.DiscardHandler)})
+			addSyncStatus(tr, r) // sync.go: remote, ahead/behind, last push/fetch/failure
 			if err := tr.Inspect(context.Background()); err != nil {
 				return err
 			}
@@ -40,4 +64,31 @@ Example:
 			return err
 		},
 	})
+}
+
+// statusRoot prints the summary of a serve ROOT: the live one from a
+// running daemon's mount when we may read it, else one read from disk.
+func statusRoot(root string) error {
+	if err := requireDir(root); err != nil {
+		return err
+	}
+	running, pid, mnt := host.Running(root)
+	if running && mnt != "" {
+		if b, err := os.ReadFile(filepath.Join(mnt, memgraph.StatusFile)); err == nil {
+			fmt.Fprintf(stdout, "daemon: running (pid %s), mounted at %s\n", pid, mnt)
+			_, err = stdout.Write(b)
+			return err
+		}
+	}
+	if running {
+		fmt.Fprintf(stdout, "daemon: running (pid %s); its live state is in MNT/.engram/status (root only)\n", pid)
+	} else {
+		fmt.Fprintln(stdout, "daemon: not running")
+	}
+	b, err := host.StatusOf(root)
+	if err != nil {
+		return err
+	}
+	_, err = stdout.Write(b)
+	return err
 }

@@ -2,24 +2,20 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
-	"time"
 
+	"github.com/engram-dev/engram/cmd/engram/host"
 	"github.com/engram-dev/engram/memgraph"
 	"github.com/engram-dev/engram/memgraph/gitrepo"
 )
 
 func init() {
-	var (
-		daemon daemonFlags
-	)
+	var daemon daemonFlags
 	register(&command{
 		name:    "watch",
 		usage:   "watch REPO [--debounce 1s] [--rescan 30s]",
@@ -69,78 +65,45 @@ Example:
 				return exitError{2}
 			}
 			dir := args[0]
-			log := slog.Default()
-			_, _, tr, dr, err := daemon.start(dir, true, log)
-			if err != nil {
-				return err
-			}
-			if dr != nil {
-				tr.OnControl(dr.request)
-			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-
-			runErr := make(chan error, 1)
-			go func() { runErr <- tr.Run(ctx) }()
-			select {
-			case <-tr.Ready():
-			case err := <-runErr:
-				return err
-			}
-			// Recover once the watches are live, so that nothing written
-			// between the scan and the watch can slip through.
-			if err := tr.Recover(ctx); err != nil {
-				stop()
-				<-runErr
-				return err
-			}
-			if dr != nil {
-				dr.start(ctx)
-			}
-			fmt.Fprintf(stdout, "engram: watching %s\n", dir)
-			err = <-runErr
-			dr.wait()
-			fctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			// Sweep, not just Flush: a write whose event was still in the
-			// kernel's queue when the watcher closed is committed too.
-			if ferr := tr.Sweep(fctx); ferr != nil && err == nil {
-				err = fmt.Errorf("commit pending changes: %w", ferr)
-			}
-			if err == nil {
-				log.Info("stopped; pending changes committed", "repo", dir)
-			}
-			return err
+			return runWatch(dir, daemon.runtimeConfig(true, slog.Default()))
 		},
 	})
 }
 
-// openEngramRepo opens dir as an engram repository: a git work tree with
-// character.md or user.md at its top. Anything else gets an error that
-// says how to make one.
+// runWatch watches the repository dir until SIGINT or SIGTERM, then commits
+// what is pending.
+func runWatch(dir string, cfg host.RuntimeConfig) error {
+	log := cfg.Logger
+	rt, err := host.OpenRuntime(dir, cfg)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := rt.Start(ctx); err != nil {
+		closeRuntime(rt)
+		return err
+	}
+	fmt.Fprintf(stdout, "engram: watching %s\n", dir)
+	select {
+	case <-ctx.Done():
+	case <-rt.Done():
+		err = rt.Err()
+	}
+	if cerr := closeRuntime(rt); cerr != nil && err == nil {
+		err = cerr
+	}
+	if err == nil {
+		log.Info("stopped; pending changes committed", "repo", dir)
+	}
+	return err
+}
+
+// openEngramRepo opens dir as an engram repository (see host.OpenRepo),
+// with the CLI's error for a missing directory.
 func openEngramRepo(dir string) (*gitrepo.Repo, *memgraph.Graph, error) {
 	if err := requireDir(dir); err != nil {
 		return nil, nil, err
 	}
-	notEngram := fmt.Errorf("%s is not an engram repository: run engram init %s", dir, dir)
-	if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
-		return nil, nil, notEngram
-	}
-	_, cerr := os.Stat(filepath.Join(dir, memgraph.CharacterFile))
-	_, uerr := os.Stat(filepath.Join(dir, memgraph.UserFile))
-	if cerr != nil && uerr != nil {
-		return nil, nil, notEngram
-	}
-	r, err := gitrepo.Open(dir)
-	if errors.Is(err, gitrepo.ErrNotRepo) {
-		return nil, nil, notEngram
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	g, err := memgraph.Scan(dir)
-	if err != nil {
-		return nil, nil, err
-	}
-	return r, g, nil
+	return host.OpenRepo(dir)
 }

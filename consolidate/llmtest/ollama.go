@@ -57,16 +57,12 @@ func (s *Server) ollamaChat(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.WriteHeader(200)
-	fl, _ := w.(http.Flusher)
 	enc := json.NewEncoder(w)
-	for _, piece := range pieces(rep.Content, 12) {
+	ok := s.streamPieces(w, r, rep, func(piece string) {
 		enc.Encode(map[string]any{"model": req.Model, "created_at": now,
 			"message": map[string]any{"role": "assistant", "content": piece}, "done": false})
-		if fl != nil {
-			fl.Flush()
-		}
-	}
-	if rep.Truncate {
+	})
+	if !ok || rep.Truncate {
 		return
 	}
 	enc.Encode(final)

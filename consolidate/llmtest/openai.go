@@ -49,8 +49,13 @@ func (s *Server) openaiChat(w http.ResponseWriter, r *http.Request) {
 	if finish == "" {
 		finish = "stop"
 	}
+	id := fmt.Sprintf("chatcmpl-%d", len(s.Calls()))
+	if req.Stream {
+		s.openaiStream(w, r, req.Model, id, finish, rep)
+		return
+	}
 	writeJSON(w, 200, map[string]any{
-		"id": fmt.Sprintf("chatcmpl-%d", len(s.Calls())), "object": "chat.completion",
+		"id": id, "object": "chat.completion",
 		"created": time.Now().Unix(), "model": req.Model,
 		"choices": []any{map[string]any{
 			"index":         0,
@@ -74,4 +79,25 @@ func (s *Server) openaiEmbed(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, 200, map[string]any{"object": "list", "data": data, "model": model,
 		"usage": map[string]any{"prompt_tokens": len(texts), "total_tokens": len(texts)}})
+}
+
+// openaiStream answers as OpenAI streams: "data: <chunk>" events whose
+// choices carry a delta, a last chunk with finish_reason, then
+// "data: [DONE]".
+func (s *Server) openaiStream(w http.ResponseWriter, r *http.Request, model, id, finish string, rep Reply) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(200)
+	chunk := func(delta map[string]any, finish any) {
+		b, _ := json.Marshal(map[string]any{"id": id, "object": "chat.completion.chunk", "created": time.Now().Unix(), "model": model,
+			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}})
+		fmt.Fprintf(w, "data: %s\n\n", b)
+	}
+	chunk(map[string]any{"role": "assistant", "content": ""}, nil)
+	ok := s.streamPieces(w, r, rep, func(piece string) { chunk(map[string]any{"content": piece}, nil) })
+	if !ok || rep.Truncate {
+		return
+	}
+	chunk(map[string]any{}, finish)
+	io.WriteString(w, "data: [DONE]\n\n")
 }

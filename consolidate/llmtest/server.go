@@ -1,8 +1,11 @@
 // Package llmtest is a fake language-model server for tests. It speaks the
 // wire protocols the production clients use — Ollama's /api/chat (streaming
-// NDJSON or a single object), /api/embed, /api/tags and /api/version, and
-// OpenAI's /v1/chat/completions and /v1/embeddings — so tests exercise the
-// real clients end to end. Replies are scripted per test and every request
+// NDJSON or a single object), /api/embed, /api/tags and /api/version;
+// OpenAI's /v1/chat/completions (one object, or server-sent chunks ending
+// with "data: [DONE]") and /v1/embeddings; Anthropic's /v1/messages (one
+// message, or its server-sent events message_start, content_block_start,
+// ping, content_block_delta, content_block_stop, message_delta,
+// message_stop) — so tests exercise the real clients end to end. Replies are scripted per test and every request
 // is recorded.
 package llmtest
 
@@ -26,7 +29,7 @@ const (
 
 // Call is one recorded chat request.
 type Call struct {
-	API    string // "ollama" or "openai"
+	API    string // "ollama", "openai" or "anthropic"
 	Path   string
 	Kind   string // KindExtract, KindDecide or KindOther
 	Model  string
@@ -50,6 +53,10 @@ type Reply struct {
 	Truncate bool
 	// DoneReason overrides the final chunk's done_reason ("stop").
 	DoneReason string
+	// Hold, when set, pauses a streamed answer after its first piece until
+	// the channel is closed (or the client leaves): a test can see that the
+	// first piece arrived while the model is still "thinking".
+	Hold <-chan struct{}
 }
 
 // Server is an httptest server with a script.
@@ -78,6 +85,7 @@ func New(t interface{ Cleanup(func()) }) *Server {
 	})
 	mux.HandleFunc("POST /v1/chat/completions", s.openaiChat)
 	mux.HandleFunc("POST /v1/embeddings", s.openaiEmbed)
+	mux.HandleFunc("POST /v1/messages", s.anthropicMessages)
 	mux.HandleFunc("GET /v1/models", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 200, map[string]any{"object": "list", "data": []any{map[string]any{"id": "fake", "object": "model"}}})
 	})
@@ -86,10 +94,13 @@ func New(t interface{ Cleanup(func()) }) *Server {
 	return s
 }
 
-// OllamaURL is the base for consolidate.NewOllama; OpenAIURL the base (with
-// /v1) for consolidate.NewOpenAI.
+// OllamaURL is the base for llm.NewOllama; OpenAIURL the base (with
+// /v1) for llm.NewOpenAI.
 func (s *Server) OllamaURL() string { return s.URL }
 func (s *Server) OpenAIURL() string { return s.URL + "/v1" }
+
+// AnthropicURL is the base for llm.NewAnthropic (the SDK adds /v1/messages).
+func (s *Server) AnthropicURL() string { return s.URL }
 
 // Close stops the server: later calls get "connection refused". Hanging
 // handlers are released first so Close does not wait for them.
@@ -218,6 +229,29 @@ func (s *Server) wait(r *http.Request, rep Reply) bool {
 	case <-s.closed:
 	}
 	return false
+}
+
+// streamPieces writes the pieces of rep.Content with write, flushing after
+// each, and honours rep.Hold after the first piece. It returns false when
+// the client left or the server is closing.
+func (s *Server) streamPieces(w http.ResponseWriter, r *http.Request, rep Reply, write func(piece string)) bool {
+	fl, _ := w.(http.Flusher)
+	for i, piece := range pieces(rep.Content, 12) {
+		write(piece)
+		if fl != nil {
+			fl.Flush()
+		}
+		if i == 0 && rep.Hold != nil {
+			select {
+			case <-rep.Hold:
+			case <-r.Context().Done():
+				return false
+			case <-s.closed:
+				return false
+			}
+		}
+	}
+	return r.Context().Err() == nil
 }
 
 // special writes a status error or raw bytes; true when it answered.

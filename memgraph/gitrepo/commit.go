@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/engram-dev/engram/memgraph/failpoint"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 )
@@ -28,12 +29,17 @@ var ErrRefMoved = errors.New("branch moved during commit")
 func (r *Repo) Commit(changes []Change, msg string, who Author, when time.Time) (string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.commitLocked(changes, msg, who, when)
+	return r.commitLocked(changes, msg, who, when, r.syncObjects)
 }
 
-// Apply writes the changes to the work tree (each file through a temporary
-// file, fsync and rename; deletions remove the file) and then commits them,
-// all under the commit lock, so no other commit interleaves.
+// Apply writes the changes to the work tree and then commits them, all
+// under the commit lock, so no other commit interleaves. Every write is
+// symlink-safe (see WriteFile): a memory folder replaced by a link makes
+// Apply fail with ErrUnsafePath before anything is committed. Durability
+// costs one flush per commit, not one per file: the files and the new
+// objects are written without fsync, then flushed all at once (parallel
+// fdatasync, about one journal commit) before the branch moves, so HEAD
+// never names content a power loss could take back.
 func (r *Repo) Apply(changes []Change, msg string, who Author, when time.Time) (string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -41,79 +47,34 @@ func (r *Repo) Apply(changes []Change, msg string, who Author, when time.Time) (
 	if err != nil {
 		return "", err
 	}
+	b, err := r.beneath()
+	if err != nil {
+		return "", err
+	}
+	defer b.close()
 	// Deletions first: they may empty a directory that a new file of the
 	// same name replaces.
 	for _, c := range changes {
 		if c.Delete {
-			if err := r.writeWorktree(c); err != nil {
-				return "", err
+			if err := b.remove(c.Path); err != nil {
+				return "", fmt.Errorf("remove %s: %w", c.Path, err)
 			}
 		}
 	}
 	for _, c := range changes {
 		if !c.Delete {
-			if err := r.writeWorktree(c); err != nil {
-				return "", err
+			if err := b.write(c.Path, c.Data, r.filePerm(c.Exec), false); err != nil {
+				return "", fmt.Errorf("write %s: %w", c.Path, err)
 			}
 		}
 	}
+	failpoint.Inject(failpoint.WorktreeWritten)
 	if r.BeforeCommit != nil {
 		if err := r.BeforeCommit(); err != nil {
 			return "", err
 		}
 	}
-	return r.commitLocked(changes, msg, who, when)
-}
-
-// writeWorktree puts one change into the work tree atomically.
-func (r *Repo) writeWorktree(c Change) error {
-	abs := filepath.Join(r.dir, filepath.FromSlash(c.Path))
-	if c.Delete {
-		if err := os.Remove(abs); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return err
-		}
-		// Like git, drop directories the deletion left empty (the
-		// removal of a non-empty one fails and ends the climb).
-		for d := filepath.Dir(abs); d != r.dir && strings.HasPrefix(d, r.dir); d = filepath.Dir(d) {
-			if os.Remove(d) != nil {
-				break
-			}
-		}
-		return nil
-	}
-	dir := filepath.Dir(abs)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	// The ".tmp" suffix is git-ignored in engram repositories, so a crash
-	// between create and rename leaves nothing a tracker would commit.
-	f, err := os.CreateTemp(dir, "."+filepath.Base(abs)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	perm := os.FileMode(0o644)
-	if c.Exec {
-		perm = 0o755
-	}
-	_, err = f.Write(c.Data)
-	if err == nil {
-		err = f.Chmod(perm)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, abs)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", c.Path, err)
-	}
-	return nil
+	return r.commitLocked(changes, msg, who, when, func() error { return b.flush(r.unsynced) })
 }
 
 // normalize checks every path and keeps the last change per path, sorted.
@@ -146,19 +107,45 @@ func normalize(changes []Change) ([]Change, error) {
 	return out, nil
 }
 
-// cleanPath validates a repo-relative path and returns its clean form.
-func cleanPath(p string) (string, error) {
-	if p == "" || strings.HasPrefix(p, "/") || strings.Contains(p, "\\") || strings.ContainsRune(p, 0) {
-		return "", fmt.Errorf("invalid path %q", p)
+// ErrBadPath is wrapped by CheckPath's errors: git cannot hold the path,
+// or engram will not commit it.
+var ErrBadPath = errors.New("path cannot be committed")
+
+// CheckPath is the one rule for which repo-relative paths ('/'-separated)
+// engram commits: not empty or absolute, no "", "." or ".." component, no
+// backslash (git for Windows and go-git read it as a separator), no
+// control character (a newline in a name would start a line of its own in
+// a commit message, an index or the context), and no component that is
+// ".git" in any letter case (git refuses such trees; "git fsck" flags
+// them). The error says which rule was broken and wraps ErrBadPath.
+func CheckPath(p string) error {
+	if p == "" || strings.HasPrefix(p, "/") {
+		return fmt.Errorf("%w: %q is not a relative path", ErrBadPath, p)
+	}
+	if strings.Contains(p, "\\") {
+		return fmt.Errorf("%w: %q holds a backslash", ErrBadPath, p)
+	}
+	for _, c := range p {
+		if c < 0x20 || c == 0x7f {
+			return fmt.Errorf("%w: %q holds a control character", ErrBadPath, p)
+		}
 	}
 	for _, part := range strings.Split(p, "/") {
 		switch part {
 		case "", ".", "..":
-			return "", fmt.Errorf("invalid path %q", p)
+			return fmt.Errorf("%w: %q has an empty, . or .. component", ErrBadPath, p)
 		}
 		if strings.EqualFold(part, ".git") {
-			return "", fmt.Errorf("invalid path %q: inside .git", p)
+			return fmt.Errorf("%w: %q is inside a folder named .git (in any letter case), which git refuses to store", ErrBadPath, p)
 		}
+	}
+	return nil
+}
+
+// cleanPath validates a repo-relative path and returns it.
+func cleanPath(p string) (string, error) {
+	if err := CheckPath(p); err != nil {
+		return "", err
 	}
 	return p, nil
 }
@@ -206,7 +193,9 @@ func (r *Repo) readHeadRef() (head, error) {
 	return h, nil
 }
 
-func (r *Repo) commitLocked(changes []Change, msg string, who Author, when time.Time) (string, error) {
+// commitLocked makes the commit. flush runs once after the objects are
+// written and before the branch moves: the one flush of the commit.
+func (r *Repo) commitLocked(changes []Change, msg string, who Author, when time.Time, flush func() error) (string, error) {
 	changes, err := normalize(changes)
 	if err != nil {
 		return "", err
@@ -214,6 +203,7 @@ func (r *Repo) commitLocked(changes []Change, msg string, who Author, when time.
 	if len(changes) == 0 {
 		return "", nil
 	}
+	r.unsynced = r.unsynced[:0]
 	lock, err := r.lockIndex()
 	if err != nil {
 		return "", err
@@ -273,8 +263,15 @@ func (r *Repo) commitLocked(changes []Change, msg string, who Author, when time.
 		if err != nil {
 			return "", err
 		}
+		failpoint.Inject(failpoint.ObjectsWritten)
+		if flush != nil {
+			if err := flush(); err != nil {
+				return "", fmt.Errorf("flush before moving %s: %w", h.name, err)
+			}
+		}
 		err = r.casRef(h.name, h.commit, id, who, when, subject(msg))
 		if err == nil {
+			failpoint.Inject(failpoint.RefUpdated)
 			break
 		}
 		if !errors.Is(err, errRefChanged) {

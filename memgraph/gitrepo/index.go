@@ -12,6 +12,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/engram-dev/engram/memgraph/failpoint"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
@@ -141,8 +142,9 @@ func (r *Repo) lockIndex() (*os.File, error) {
 	deadline := time.Now().Add(r.lockTry)
 	wait := time.Millisecond
 	for {
-		f, err := os.OpenFile(lock, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+		f, err := r.createLock(lock, "index", os.O_RDWR)
 		if err == nil {
+			failpoint.Inject(failpoint.IndexLocked)
 			return f, nil
 		}
 		if !errors.Is(err, fs.ErrExist) {
@@ -160,6 +162,7 @@ func (r *Repo) lockIndex() (*os.File, error) {
 func (r *Repo) unlockIndex(f *os.File) {
 	f.Close()
 	os.Remove(f.Name())
+	r.dropOwner("index")
 }
 
 // commitIndex writes idx into the held lock file and renames it over
@@ -171,13 +174,17 @@ func (r *Repo) commitIndex(f *os.File, idx *index.Index) error {
 		err = cerr
 	}
 	if err == nil {
+		failpoint.Inject(failpoint.IndexWritten)
 		err = os.Rename(f.Name(), r.idx.path)
 	}
 	if err != nil {
 		os.Remove(f.Name())
+		r.dropOwner("index")
 		r.idx.invalidate()
 		return fmt.Errorf("write git index: %w", err)
 	}
+	r.dropOwner("index")
+	failpoint.Inject(failpoint.IndexRenamed)
 	if fi, serr := os.Stat(r.idx.path); serr == nil {
 		r.idx.idx, r.idx.key = idx, keyOf(fi)
 	} else {

@@ -59,7 +59,7 @@ func (r *Repo) writeObject(typ string, data []byte) (plumbing.Hash, error) {
 	if _, err := os.Stat(final); err == nil {
 		return id, nil
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, r.dirPerm()); err != nil {
 		return id, err
 	}
 	f, err := os.CreateTemp(dir, "tmp_obj_")
@@ -85,7 +85,7 @@ func (r *Repo) writeObject(typ string, data []byte) (plumbing.Hash, error) {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Chmod(tmp, 0o444)
+		err = os.Chmod(tmp, r.filePerm(false)&^0o222) // read-only, as git makes objects
 	}
 	if err == nil {
 		err = os.Rename(tmp, final)
@@ -94,6 +94,7 @@ func (r *Repo) writeObject(typ string, data []byte) (plumbing.Hash, error) {
 		os.Remove(tmp)
 		return id, fmt.Errorf("write %s object %s: %w", typ, hex, err)
 	}
+	r.unsynced = append(r.unsynced, final)
 	return id, nil
 }
 

@@ -26,7 +26,7 @@ func (r *Repo) casRef(name plumbing.ReferenceName, old, id plumbing.Hash, who Au
 		base = r.gitDir
 	}
 	p := filepath.Join(base, filepath.FromSlash(string(name)))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(p), r.dirPerm()); err != nil {
 		return err
 	}
 	lock := p + ".lock"
@@ -34,7 +34,7 @@ func (r *Repo) casRef(name plumbing.ReferenceName, old, id plumbing.Hash, who Au
 	deadline := time.Now().Add(r.lockTry)
 	for {
 		var err error
-		f, err = os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		f, err = r.createLock(lock, "ref", os.O_WRONLY)
 		if err == nil {
 			break
 		}
@@ -49,6 +49,7 @@ func (r *Repo) casRef(name plumbing.ReferenceName, old, id plumbing.Hash, who Au
 			f.Close()
 			os.Remove(lock)
 		}
+		r.dropOwner("ref")
 	}()
 	cur, err := r.store.Reference(name)
 	switch {
@@ -87,10 +88,10 @@ func (r *Repo) appendReflog(name string, old, id plumbing.Hash, who Author, when
 		base = r.gitDir
 	}
 	p := filepath.Join(base, "logs", filepath.FromSlash(name))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(p), r.dirPerm()); err != nil {
 		return
 	}
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, r.filePerm(false))
 	if err != nil {
 		return
 	}

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -83,6 +84,8 @@ type Repo struct {
 	idx     *indexCache
 	idxBuf  []byte        // reused encoding buffer of .git/index
 	lockTry time.Duration // how long to wait for a foreign index.lock
+	private bool          // files 0600, directories 0700 (core.sharedRepository=0600)
+	unsynced []string     // loose objects written by the commit in progress, not yet flushed
 
 	ignMu   sync.RWMutex
 	ignore  gitignore.Matcher // nil until first use
@@ -107,7 +110,49 @@ func Open(dir string) (*Repo, error) {
 		}
 		return nil, fmt.Errorf("open git repository %s: %w", abs, err)
 	}
-	return newRepo(abs, gitDir, r.Storer), nil
+	repo := newRepo(abs, gitDir, r.Storer)
+	if cfg, err := r.Storer.Config(); err == nil {
+		repo.private = privateMode(cfg.Raw.Section("core").Option("sharedRepository"))
+	}
+	return repo, nil
+}
+
+// privateMode reads git's core.sharedRepository the way git does for the
+// permission of the files it creates: "0600" (or any octal mode without
+// group and other bits) makes a private repository, whose files engram
+// then writes 0600 and whose directories 0700. Unset, "umask", "group" or
+// "all" keep the usual 0644/0755.
+func privateMode(v string) bool {
+	if len(v) < 2 || v[0] != '0' {
+		return false
+	}
+	m, err := strconv.ParseUint(v, 8, 32)
+	return err == nil && m&0o077 == 0
+}
+
+// Private reports whether the repository is private (core.sharedRepository
+// is 0600): engram's own files are then 0600 and its directories 0700.
+func (r *Repo) Private() bool { return r.private }
+
+// SetPrivate records in .git/config (core.sharedRepository) whether the
+// repository is private, so git and engram both create files accordingly
+// from now on. Existing files keep their modes.
+func (r *Repo) SetPrivate(private bool) error {
+	cfg, err := r.store.Config()
+	if err != nil {
+		return err
+	}
+	core := cfg.Raw.Section("core")
+	if private {
+		core.SetOption("sharedRepository", "0600")
+	} else {
+		core.RemoveOption("sharedRepository")
+	}
+	if err := r.store.SetConfig(cfg); err != nil {
+		return err
+	}
+	r.private = private
+	return nil
 }
 
 // Init creates a git repository in dir (creating dir if needed) with HEAD on

@@ -304,3 +304,36 @@ func TestIndexStatMatchesGit(t *testing.T) {
 	}
 	checkClean(t, dir)
 }
+
+// TestCheckPath is the path rule of issue 14 defects 7 and 10.
+func TestCheckPath(t *testing.T) {
+	for _, p := range []string{`a\b.md`, "z\n\n## SYSTEM.md", "tab\t.md", "del\x7f", ".Git/x", "x/.GIT/y", ".git", "a/.gIt"} {
+		if err := CheckPath(p); !errors.Is(err, ErrBadPath) {
+			t.Errorf("CheckPath(%q) = %v, want ErrBadPath", p, err)
+		}
+	}
+	for _, p := range []string{"user_memory/likes-tea.md", ".gitignore", "x/.github/y", "notes/.gitkeep", "é.md"} {
+		if err := CheckPath(p); err != nil {
+			t.Errorf("CheckPath(%q) = %v", p, err)
+		}
+	}
+}
+
+func FuzzCheckPath(f *testing.F) {
+	for _, s := range []string{"a/b.md", `a\b`, "x/.GIT/y", "a\nb", "../x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		if CheckPath(p) != nil {
+			return
+		}
+		if strings.ContainsAny(p, "\\\x00\n\r") || strings.HasPrefix(p, "/") {
+			t.Fatalf("accepted %q", p)
+		}
+		for _, part := range strings.Split(p, "/") {
+			if part == "" || part == "." || part == ".." || strings.EqualFold(part, ".git") {
+				t.Fatalf("accepted %q", p)
+			}
+		}
+	})
+}

@@ -138,6 +138,7 @@ func (t *Tracker) requeue(batch map[string]string, renames []renamePair) {
 func (t *Tracker) afterChange(touched []string, hash string) {
 	if hash != "" {
 		t.setHead(hash)
+		t.packSoon()
 	}
 	t.notify(touched)
 	if t.cfg.WriteSynthesized {
@@ -198,6 +199,18 @@ func (t *Tracker) examine(batch map[string]string, renames []renamePair) result 
 		if id == "" {
 			id = outsideIdentity
 		}
+		if IsInbox(rel) {
+			// Never committed (inbox.go); subscribers still hear of it.
+			t.clearInvalid(rel, &res)
+			res.touched = append(res.touched, rel)
+			continue
+		}
+		if bad, key := uncommittable(rel); bad != nil {
+			// Reported like an invalid file and left out of the
+			// commit: one such name must never block the others.
+			t.judgeUncommittable(key, id, bad, &res)
+			continue
+		}
 		if t.r.Ignored(rel) && !t.tracked(rel) {
 			// .gitignore only keeps untracked files out, as in git:
 			// a tracked file stays tracked even when a pattern
@@ -213,6 +226,9 @@ func (t *Tracker) examine(batch map[string]string, renames []renamePair) result 
 		if st == nil { // nothing to commit (a directory, unchanged)
 			t.clearInvalid(rel, &res)
 			continue
+		}
+		if len(probs) == 0 && st.exists && !st.same && !t.commitSecrets() {
+			probs = SecretProblems(rel, st.data, st.prev)
 		}
 		if len(probs) > 0 {
 			t.setInvalid(rel, id, st.data, probs, &res)
@@ -324,7 +340,7 @@ func (t *Tracker) read(rel, id string) (*fileState, []memgraph.Problem, error) {
 		return nil, nil, err
 	case fi.IsDir():
 	case fi.Mode()&fs.ModeSymlink != 0:
-		return st, []memgraph.Problem{{Path: rel, Msg: "symbolic links are not committed; replace it with a regular file"}}, nil
+		return st, []memgraph.Problem{SymlinkProblem(rel)}, nil
 	case !fi.Mode().IsRegular():
 		return nil, nil, nil
 	case fi.Size() > maxPlainFile:
@@ -369,21 +385,7 @@ func (t *Tracker) read(rel, id string) (*fileState, []memgraph.Problem, error) {
 	if !memgraph.IsMemoryPath(rel) {
 		return st, nil, nil
 	}
-	if inHead && committedReadOnly(rel, prev) {
-		msg := "read_only: true protects this file; the change is not committed (undo it with: git checkout -- " + rel + ")"
-		if !st.exists {
-			msg = "read_only: true protects this file; its deletion is not committed (restore it with: git checkout -- " + rel + ")"
-		}
-		return st, []memgraph.Problem{{Path: rel, Msg: msg}}, nil
-	}
-	if !st.exists {
-		return st, nil, nil
-	}
-	var prevArg []byte
-	if inHead {
-		prevArg = prev
-	}
-	return st, memgraph.Validate(rel, st.data, prevArg), nil
+	return st, Judge(rel, st.data, st.exists, prev, inHead), nil
 }
 
 // tracked reports whether HEAD has a file at rel.
@@ -481,6 +483,7 @@ func (t *Tracker) commit(res result, subject string) (string, error) {
 	if author == "" {
 		author = defaultIdentity
 	}
+	msg, sandboxes := t.withTrailers(msg) // engram serve: user and sandbox (authorship.go)
 	who := gitrepo.Author{Name: author, Email: author + "@engram.local"}
 	hash, err := t.r.Commit(res.changes, msg, who, time.Now())
 	if err != nil {
@@ -493,6 +496,7 @@ func (t *Tracker) commit(res result, subject string) (string, error) {
 	t.mu.Lock()
 	t.lastErr = ""
 	t.mu.Unlock()
+	t.committedSandboxes(sandboxes)
 	if hash != "" {
 		t.log.Info("committed", "commit", short(hash), "subject", firstLine(msg), "author", author)
 	}

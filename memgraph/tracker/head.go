@@ -31,6 +31,7 @@ func (t *Tracker) syncHeadLocked() {
 	}
 	old := t.head
 	t.setHead(h)
+	t.packSoon() // consolidation and git commands write objects too
 	changed, err := t.r.Changed(old, h)
 	if err != nil {
 		t.log.Warn("HEAD moved but its changes cannot be listed", "from", short(old), "to", short(h), "err", err)

@@ -10,6 +10,9 @@ import (
 // "engram: recover N uncommitted changes" authored by engram. Invalid files
 // are reported and left alone. Call it once at start, before Run.
 func (t *Tracker) Recover(ctx context.Context) error {
+	if err := t.claim(); err != nil {
+		return err
+	}
 	batch, err := t.dirty(ctx)
 	if err != nil {
 		return err
@@ -19,6 +22,14 @@ func (t *Tracker) Recover(ctx context.Context) error {
 		if t.cfg.WriteSynthesized {
 			t.writeSynthesized()
 		}
+		return nil
+	}
+	if why := t.gitBusy(); why != "" {
+		// A git command holds the repository: starting must not fail
+		// (nor wait on it); the changes stay pending and are committed
+		// once it is done.
+		t.log.Warn("uncommitted changes wait: "+why, "pending", len(batch))
+		t.requeue(batch, nil)
 		return nil
 	}
 	res := t.examine(batch, nil)

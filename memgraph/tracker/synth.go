@@ -3,7 +3,6 @@ package tracker
 import (
 	"bytes"
 	"os"
-	"path"
 	"path/filepath"
 
 	"github.com/engram-dev/engram/memgraph"
@@ -34,10 +33,9 @@ func (t *Tracker) writeSynthesized() {
 		case memgraph.StatusFile:
 			data = t.Status()
 		}
-		abs := filepath.Join(t.root, filepath.FromSlash(rel))
 		old, ok := t.synth[rel]
 		if !ok {
-			old, _ = os.ReadFile(abs)
+			old, _ = os.ReadFile(filepath.Join(t.root, filepath.FromSlash(rel)))
 		}
 		if old != nil && bytes.Equal(old, data) {
 			t.synth[rel] = data
@@ -47,38 +45,12 @@ func (t *Tracker) writeSynthesized() {
 			t.warnedIgn[rel] = true
 			t.log.Warn("synthesized file is not git-ignored; add it to .gitignore (it is never committed)", "path", rel)
 		}
-		if err := writeAtomic(abs, data); err != nil {
+		// Symlink-safe: a .engram/ replaced by a link is refused, never
+		// followed out of the repository.
+		if err := t.r.WriteDerived(rel, data); err != nil {
 			t.log.Warn("cannot write synthesized file", "path", rel, "err", err)
 			continue
 		}
 		t.synth[rel] = data
 	}
-}
-
-// writeAtomic replaces abs through a temp file (matched by IsTemp, so the
-// watcher ignores it) and a rename, so a reader never sees half a file.
-func writeAtomic(abs string, data []byte) error {
-	dir := filepath.Dir(abs)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+path.Base(filepath.ToSlash(abs))+".*.tmp")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp, abs)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
 }

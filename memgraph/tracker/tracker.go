@@ -48,9 +48,17 @@ type Config struct {
 	// CONTEXT.md and .engram/status as real (git-ignored) files after every
 	// change. Watch mode sets it; the mount synthesizes them on read.
 	WriteSynthesized bool
+	// PackThreshold is the number of loose objects above which Run packs
+	// the repository in the background (gitrepo.Pack; default 512,
+	// negative turns packing off).
+	PackThreshold int
 	// Rescan is the interval of a safety-net scan for uncommitted changes
 	// that fsnotify missed (queue overflow, watch limits). 0 turns it off.
 	Rescan time.Duration
+	// CommitSecrets commits files in which package secret finds a secret;
+	// by default they are kept out of git and reported (secrets.go). The
+	// repository's settings file can say so too: commit_secrets: true.
+	CommitSecrets bool
 }
 
 // DefaultIdentities maps common editors to "editor"; everything else (shell
@@ -102,9 +110,15 @@ type Tracker struct {
 	barriers    map[string]chan struct{}
 	barrierN    int
 
-	kick  chan struct{} // Touch -> Run: recompute the debounce deadline
-	ready chan struct{} // closed once Run's watches are live
-	once  sync.Once
+	claimMu sync.Mutex
+	unlock  func() // releases the daemon lock; nil until claim
+
+	who authorship // engram serve's user and sandboxes (authorship.go)
+
+	kick     chan struct{} // Touch -> Run: recompute the debounce deadline
+	packKick chan struct{} // a commit was made: packLoop checks the loose objects
+	ready    chan struct{} // closed once Run's watches are live
+	once     sync.Once
 
 	// work serialises flushes, recovery and HEAD reloads: each reads HEAD,
 	// changes the graph and commits, and must see the others' results.
@@ -146,6 +160,7 @@ func New(g *memgraph.Graph, r *gitrepo.Repo, cfg Config) *Tracker {
 		invalid:   map[string]invalidFile{},
 		barriers:  map[string]chan struct{}{},
 		kick:      make(chan struct{}, 1),
+		packKick:  make(chan struct{}, 1),
 		ready:     make(chan struct{}),
 		synth:     map[string][]byte{},
 		warnedIgn: map[string]bool{},
@@ -193,13 +208,11 @@ func cleanRel(rel string) (string, bool) {
 	if rel == "." || rel == "" || rel == ".." || strings.HasPrefix(rel, "../") {
 		return "", false
 	}
-	for _, el := range strings.Split(rel, "/") {
-		// git refuses a tree entry named .git at any depth (a nested
-		// clone); git fsck would flag the commit.
-		if strings.EqualFold(el, ".git") {
-			return "", false
-		}
+	if rel == ".git" || strings.HasPrefix(rel, ".git/") {
+		return "", false // the repository's own git directory
 	}
+	// Other paths git cannot hold (a ".GIT" folder, a backslash, a control
+	// character) are kept: examine reports them as not committable.
 	if rel == ".engram/cache" || strings.HasPrefix(rel, ".engram/cache/") {
 		return "", false
 	}
@@ -231,10 +244,10 @@ func (t *Tracker) control() {
 		return
 	}
 	abs := filepath.Join(t.root, filepath.FromSlash(ControlFile))
-	if _, err := os.Stat(abs); err != nil {
+	if _, err := os.Lstat(abs); err != nil {
 		return // our own removal, or already handled
 	}
-	if err := os.Remove(abs); err != nil {
+	if err := t.r.RemoveFile(ControlFile); err != nil {
 		t.log.Warn("cannot remove control file", "path", ControlFile, "err", err)
 	}
 	t.log.Info("consolidation requested through " + ControlFile)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/engram-dev/engram/memgraph"
+	"github.com/engram-dev/engram/memgraph/failpoint"
 	"github.com/engram-dev/engram/memgraph/gitrepo"
 	"github.com/engram-dev/engram/memgraph/tracker"
 	"github.com/engram-dev/engram/memgraph/tracker/conformance"
@@ -594,5 +595,42 @@ func TestSettleWithoutRun(t *testing.T) {
 	if s := conformance.Subject(t, dir); s != "editor: add user_memory/quiet.md" {
 		t.Errorf("subject %q", s)
 	}
+	conformance.CheckRepo(t, dir)
+}
+
+// TestSlowCommitDoesNotDelayTheNextBurst is issue 14 defect 10 ("a burst
+// committed 14-17 s after its first write although --max-wait is 10 s"):
+// while one commit is slow, the changes of the next burst must still be
+// noticed at once, so their MaxWait counts from their first write and not
+// from the end of the slow commit.
+func TestSlowCommitDoesNotDelayTheNextBurst(t *testing.T) {
+	dir := conformance.NewRepo(t)
+	tr, _ := watch(t, dir, tracker.Config{Debounce: 20 * time.Millisecond})
+	release := make(chan struct{})
+	entered := make(chan struct{}, 1)
+	off := failpoint.Enable(failpoint.ObjectsWritten, func() {
+		entered <- struct{}{}
+		<-release
+	})
+	defer off()
+	conformance.WriteFile(t, dir, "user_memory/first.md", conformance.Memory("First", "First", "One."))
+	select {
+	case <-entered:
+	case <-time.After(20 * time.Second):
+		t.Fatal("first commit never started")
+	}
+	// The first commit is stuck in the middle; the next write must show
+	// as pending now.
+	conformance.WriteFile(t, dir, "user_memory/second.md", conformance.Memory("Second", "Second", "Two."))
+	deadline := time.Now().Add(20 * time.Second)
+	for !slices.Contains(tr.Pending(), "user_memory/second.md") {
+		if time.Now().After(deadline) {
+			close(release)
+			t.Fatal("a write made during a slow commit was not noticed until the commit ended")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	close(release)
+	settle(t, tr)
 	conformance.CheckRepo(t, dir)
 }

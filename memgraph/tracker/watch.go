@@ -19,6 +19,9 @@ import (
 // mount claimed them); a HEAD moved by someone else reloads the changed
 // paths into the graph.
 func (t *Tracker) Run(ctx context.Context) error {
+	if err := t.claim(); err != nil {
+		return err
+	}
 	w, err := fsnotify.NewBufferedWatcher(4096)
 	if err != nil {
 		return fmt.Errorf("start file watcher: %w", err)
@@ -45,33 +48,36 @@ func (t *Tracker) Run(ctx context.Context) error {
 	}()
 	t.once.Do(func() { close(t.ready) })
 
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
 	var rescan <-chan time.Time
 	if t.cfg.Rescan > 0 {
 		tk := time.NewTicker(t.cfg.Rescan)
 		defer tk.Stop()
 		rescan = tk.C
 	}
+	// Commits run on their own goroutine: a slow commit must not hold up
+	// the events of the next burst, or that burst's first write would be
+	// noticed late and committed up to one commit later than MaxWait.
+	cctx, stopCommits := context.WithCancel(ctx)
+	committed := make(chan struct{})
+	go func() {
+		defer close(committed)
+		t.commitLoop(cctx)
+	}()
+	packed := make(chan struct{})
+	go func() {
+		defer close(packed)
+		t.packLoop(cctx)
+	}()
+	defer func() {
+		stopCommits()
+		<-committed
+		<-packed
+	}()
 	t.poke() // changes touched before Run get their timer
 	for {
 		select {
 		case <-ctx.Done():
-			timer.Stop()
 			return nil
-		case <-t.kick:
-			if d, ok := t.due(); ok {
-				timer.Reset(d)
-			}
-		case <-timer.C:
-			if d, ok := t.due(); ok && d > 0 {
-				timer.Reset(d)
-				continue
-			}
-			if err := t.Flush(ctx); err != nil && ctx.Err() == nil {
-				// requeue poked us: the retry waits one debounce.
-				t.log.Debug("flush failed", "err", err)
-			}
 		case ev, ok := <-w.Events:
 			if !ok {
 				return errors.New("file watcher closed")
@@ -89,6 +95,32 @@ func (t *Tracker) Run(ctx context.Context) error {
 			t.rescan()
 		case <-rescan:
 			t.rescan()
+		}
+	}
+}
+
+// commitLoop flushes each burst when it is due (see due) until ctx ends.
+func (t *Tracker) commitLoop(ctx context.Context) {
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.kick:
+			if d, ok := t.due(); ok {
+				timer.Reset(d)
+			}
+		case <-timer.C:
+			if d, ok := t.due(); ok && d > 0 {
+				timer.Reset(d)
+				continue
+			}
+			if err := t.Flush(ctx); err != nil && ctx.Err() == nil {
+				// requeue poked us: the retry waits one debounce.
+				t.log.Debug("flush failed", "err", err)
+			}
 		}
 	}
 }

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestMissingArgs(t *testing.T) {
+	for _, tc := range []struct {
+		usage string
+		args  []string
+		want  string
+	}{
+		{"mount REPO MOUNTPOINT [--debounce 1s]", nil, "REPO and MOUNTPOINT"},
+		{"mount REPO MOUNTPOINT [--debounce 1s]", []string{"r"}, "MOUNTPOINT"},
+		{"mount REPO MOUNTPOINT [--debounce 1s]", []string{"r", "m"}, ""},
+		{"index DIR [user|character]", nil, "DIR"},
+		{"index DIR [user|character]", []string{"d", "user"}, ""},
+		{"version", nil, ""},
+		{"hooks install|uninstall [--harness NAME] REPO_OR_MOUNT", nil, "install|uninstall"},
+		{"users add|list|remove ROOT [ID]", nil, "add|list|remove and ROOT"},
+		{"users add|list|remove ROOT [ID]", []string{"list", "r"}, ""},
+		{"serve --root ROOT [--mount MNT]", nil, ""},
+		{"hook EVENT", nil, "EVENT"},
+	} {
+		if got := missingArgs(tc.usage, tc.args); got != tc.want {
+			t.Errorf("missingArgs(%q, %q) = %q, want %q", tc.usage, tc.args, got, tc.want)
+		}
+	}
+}
+
+// A missing argument is one line that says what is missing plus a pointer
+// to --help, never the whole help text.
+func TestMissingArgumentIsShort(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := run([]string{"check"}, &out, &errOut)
+	if code != 2 {
+		t.Fatalf("exit %d, want 2", code)
+	}
+	lines := strings.Split(strings.TrimSpace(errOut.String()), "\n")
+	if len(lines) > 3 || !strings.Contains(lines[0], "missing PATH") {
+		t.Fatalf("stderr:\n%s", errOut.String())
+	}
+	if !strings.Contains(errOut.String(), "engram check --help") {
+		t.Fatalf("no pointer to --help:\n%s", errOut.String())
+	}
+}
+
+func TestHelpGoesToStdout(t *testing.T) {
+	for _, args := range [][]string{{"check", "--help"}, {"check", "-h"}, {"help", "check"}} {
+		var out, errOut bytes.Buffer
+		if code := run(args, &out, &errOut); code != 0 {
+			t.Fatalf("%q: exit %d", args, code)
+		}
+		if !strings.Contains(out.String(), "usage: engram check") || errOut.Len() != 0 {
+			t.Fatalf("%q: stdout %q stderr %q", args, out.String(), errOut.String())
+		}
+	}
+}
+
+func TestFlagsPrintedWithDoubleDash(t *testing.T) {
+	var out, errOut bytes.Buffer
+	run([]string{"help", "init"}, &out, &errOut)
+	if !strings.Contains(out.String(), "--user NAME") || strings.Contains(out.String(), "\n  -user") {
+		t.Fatalf("help:\n%s", out.String())
+	}
+}
+
+func TestVersionFlag(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := run([]string{"--version"}, &out, &errOut); code != 0 || !strings.HasPrefix(out.String(), "engram ") {
+		t.Fatalf("exit %d, out %q, err %q", code, out.String(), errOut.String())
+	}
+}
+
+// "init DIR --user" must not take DIR as the user's name.
+func TestValueFlagWithoutValue(t *testing.T) {
+	dir := t.TempDir() + "/mem"
+	var out, errOut bytes.Buffer
+	code := run([]string{"init", dir, "--user"}, &out, &errOut)
+	if code != 2 || !strings.Contains(errOut.String(), "--user needs a value") {
+		t.Fatalf("exit %d, stderr %q", code, errOut.String())
+	}
+}

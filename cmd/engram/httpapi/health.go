@@ -1,0 +1,49 @@
+package httpapi
+
+import (
+	"net/http"
+	"time"
+)
+
+type modelHealth struct {
+	Provider   string     `json:"provider"`
+	Model      string     `json:"model"`
+	LastCallOK *bool      `json:"lastCallOk"` // null before the first call
+	LastCall   *time.Time `json:"lastCall,omitempty"`
+	Running    int        `json:"running"`
+	Queued     int        `json:"queued"`
+}
+
+// health answers without auth: status, uptime, users and the model. 503
+// while the daemon shuts down, so a load balancer stops sending.
+func (s *Server) health(w http.ResponseWriter, r *http.Request) {
+	users := s.cfg.Users.Users()
+	loaded := 0
+	for _, u := range users {
+		if u.Loaded {
+			loaded++
+		}
+	}
+	up := s.cfg.Now().Sub(s.started)
+	body := map[string]any{
+		"status": "ok", "uptime": up.Round(time.Second).String(), "uptimeSeconds": int64(up.Seconds()),
+		"users": len(users), "usersLoaded": loaded,
+	}
+	if pl := s.cfg.Pool; pl != nil {
+		st := pl.Stats()
+		m := modelHealth{Provider: pl.Provider().Name(), Model: pl.Provider().Model(), Running: st.Running, Queued: st.Queued}
+		if !st.LastCall.IsZero() {
+			ok, at := st.LastOK, st.LastCall
+			m.LastCallOK, m.LastCall = &ok, &at
+		}
+		body["model"] = m
+	} else {
+		body["model"] = nil
+	}
+	status := http.StatusOK
+	if s.closing.Load() {
+		status = http.StatusServiceUnavailable
+		body["status"] = "shutting down"
+	}
+	writeJSON(w, status, body)
+}

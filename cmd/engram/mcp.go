@@ -1,0 +1,100 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/engram-dev/engram/cmd/engram/host"
+	"github.com/engram-dev/engram/cmd/engram/mcpserver"
+)
+
+func init() {
+	var daemon daemonFlags
+	register(&command{
+		name:    "mcp",
+		usage:   "mcp REPO [--debounce 1s] [--consolidate=false]",
+		summary: "serve a memory repository to an MCP client over stdio",
+		help: `Serves the engram repository REPO over the Model Context Protocol on
+standard input and output, for agents without a shell or a mount (desktop
+assistants, IDE agents). Add it to the client's configuration as a command:
+
+    {"mcpServers": {"engram": {"command": "engram", "args": ["mcp", "/home/ada/memory"]}}}
+
+Tools: view, create, str_replace, insert, delete, rename (paths relative to
+REPO, or under /memories/), recall, context and use. Resources:
+user_memory.md, character_memory.md and CONTEXT.md, with change
+notifications for subscribers.
+
+Every write is validated before it touches the disk: an invalid result or a
+change to a read_only file is refused with the validator's
+"path:line: message" and nothing is written. Paths stay inside REPO (no
+"..", no .git, no symbolic links). Each tool call that changes something is
+one commit, authored "mcp (<client name>)". Changes made beside it (an
+editor, git pull) are picked up as in "engram watch", and transcripts are
+consolidated as there.
+
+It runs until the client closes the connection, or SIGINT/SIGTERM, then
+commits what is pending. Logs go to standard error. A second daemon on the
+same repository (a mount, a watch) is refused: serve MCP from that daemon
+instead (engram serve --http, at /mcp).`,
+		flags: func(fl *flag.FlagSet) {
+			daemon.register(fl)
+		},
+		run: func(fl *flag.FlagSet, args []string) error {
+			if len(args) != 1 {
+				fl.Usage()
+				return exitError{2}
+			}
+			if err := requireEngramRepo(args[0]); err != nil {
+				return err
+			}
+			return runMCP(args[0], daemon.runtimeConfig(false, slog.Default()), &mcp.StdioTransport{})
+		},
+	})
+}
+
+// runMCP serves the repository dir over transport until the client leaves
+// or a signal arrives, then commits what is pending.
+func runMCP(dir string, cfg host.RuntimeConfig, transport mcp.Transport) error {
+	rt, err := host.OpenRuntime(dir, cfg)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := rt.Start(ctx); err != nil {
+		closeRuntime(rt)
+		return err
+	}
+	srv := mcpserver.New(rt, mcpserver.Options{Logger: cfg.Logger, Version: version})
+	served := make(chan error, 1)
+	go func() { served <- srv.Run(ctx, transport) }()
+	select {
+	case err = <-served:
+		// The client closed the connection: the normal end.
+		if errors.Is(err, context.Canceled) || isClosed(err) {
+			err = nil
+		}
+	case <-rt.Done():
+		err = rt.Err()
+		stop()
+		<-served
+	}
+	if cerr := closeRuntime(rt); cerr != nil && err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// isClosed reports whether err only says the connection ended.
+func isClosed(err error) bool {
+	return err == nil || errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, os.ErrClosed) || errors.Is(err, io.EOF)
+}

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/engram-dev/engram/hooks/remote"
+	"github.com/engram-dev/engram/memgraph/gitrepo"
+)
+
+func init() {
+	var tokenEnv, name, api string
+	register(&command{
+		name:    "remote",
+		usage:   "remote set REPO URL | remote show REPO | remote github REPO --token-env VAR [--name NAME] [--api URL]",
+		summary: "choose where the memory repository syncs to",
+		help: `set: makes URL (https://, ssh://, git@host:path, file://, or a local path)
+the repository's sync remote. A URL with a password or token in it is
+refused: the token goes into $ENGRAM_GIT_TOKEN or the credentials file.
+
+show: prints the remote and the sync state (ahead/behind, last push and
+fetch, last failure).
+
+github: checks the token in the environment variable VAR (GET /user),
+creates a private GitHub repository NAME (default engram-memory) unless it
+exists, sets it as the remote, saves the token in the credentials file, and
+pushes. --api points at GitHub Enterprise (https://HOST/api/v3).
+
+Credentials file: $ENGRAM_CREDENTIALS, else
+$XDG_CONFIG_HOME/engram/credentials, else ~/.config/engram/credentials;
+mode 0600, one "URL-PREFIX TOKEN" per line.`,
+		flags: func(fl *flag.FlagSet) {
+			fl.StringVar(&tokenEnv, "token-env", "", "environment `VAR` holding the GitHub token (github)")
+			fl.StringVar(&name, "name", remote.DefaultRepoName, "GitHub repository `NAME` (github)")
+			fl.StringVar(&api, "api", remote.DefaultGitHubAPI, "GitHub API base `URL` (github)")
+		},
+		run: func(fl *flag.FlagSet, args []string) error {
+			if len(args) < 2 {
+				fl.Usage()
+				return exitError{2}
+			}
+			r, err := gitrepo.Open(args[1])
+			if err != nil {
+				return err
+			}
+			switch {
+			case args[0] == "set" && len(args) == 3:
+				if err := remote.SetURL(r.Dir(), args[2]); err != nil {
+					return err
+				}
+				fmt.Fprintf(stdout, "Remote of %s: %s\nRun \"engram sync %s\" to push now; a running daemon syncs by itself.\n", args[1], args[2], args[1])
+				return nil
+			case args[0] == "show" && len(args) == 2:
+				text := remote.StatusText(r)
+				if text == "" {
+					text = "No remote; set one with \"engram remote set REPO URL\" or \"engram remote github REPO --token-env VAR\".\n"
+				}
+				_, err := fmt.Fprint(stdout, text)
+				return err
+			case args[0] == "github" && len(args) == 2:
+				return runRemoteGitHub(r, tokenEnv, name, api)
+			}
+			fl.Usage()
+			return exitError{2}
+		},
+	})
+}
+
+func runRemoteGitHub(r *gitrepo.Repo, tokenEnv, name, api string) error {
+	if tokenEnv == "" {
+		return fmt.Errorf("--token-env VAR is required: the name of the environment variable holding the token")
+	}
+	token := os.Getenv(tokenEnv)
+	if token == "" {
+		return fmt.Errorf("$%s is empty: put a GitHub token (with the repo scope) in it", tokenEnv)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	creds := remote.FromEnv()
+	creds.Token = ""
+	res, err := remote.SetupGitHub(ctx, r, remote.GitHub{API: api, Token: token}, name, remote.Options{Credentials: creds})
+	if res.Username != "" && res.Repo.CloneURL != "" {
+		verb := "Using the existing"
+		if res.Repo.Created {
+			verb = "Created the private"
+		}
+		fmt.Fprintf(stdout, "%s repository %s for %s\n", verb, res.Repo.CloneURL, res.Username)
+		if !res.Repo.Private {
+			fmt.Fprintf(stdout, "warning: %s is public; make it private on GitHub, memories are personal\n", res.Repo.CloneURL)
+		}
+		if creds.Path != "" {
+			fmt.Fprintf(stdout, "Token saved in %s (mode 0600)\n", creds.Path)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "Synced: %s\n", res.Sync)
+	return nil
+}

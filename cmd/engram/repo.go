@@ -1,0 +1,79 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/engram-dev/engram/memgraph"
+)
+
+// requireDir turns a missing or non-directory DIR into a clear error.
+func requireDir(dir string) error {
+	st, err := os.Stat(dir)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("%s does not exist (create a memory repository with: engram init %s)", dir, dir)
+		}
+		return err
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	return nil
+}
+
+// requireEngramRepo is the one test every command applies to a repository
+// argument: a directory holding a git work tree (.git) and character.md or
+// user.md at its top. A plain folder or a plain git repository gets the
+// same error everywhere, saying how to make one.
+func requireEngramRepo(dir string) error {
+	if err := requireDir(dir); err != nil {
+		return err
+	}
+	if !isEngramRepo(dir) {
+		return fmt.Errorf("%s is not an engram repository: run engram init %s", dir, dir)
+	}
+	return nil
+}
+
+func isEngramRepo(dir string) bool {
+	if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
+		return false
+	}
+	_, cerr := os.Stat(filepath.Join(dir, memgraph.CharacterFile))
+	_, uerr := os.Stat(filepath.Join(dir, memgraph.UserFile))
+	return cerr == nil || uerr == nil
+}
+
+// repoOf finds the engram repository holding path (a file or folder inside
+// it, or the repository itself) and returns its root and path relative to
+// that root in slash form ("" for the root itself).
+func repoOf(path string) (root, rel string, err error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", "", err
+	}
+	if _, err := os.Stat(abs); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return "", "", fmt.Errorf("%s does not exist", path)
+		}
+		return "", "", err
+	}
+	for dir := abs; ; dir = filepath.Dir(dir) {
+		if isEngramRepo(dir) {
+			r, err := filepath.Rel(dir, abs)
+			if err != nil {
+				return "", "", err
+			}
+			if r == "." {
+				r = ""
+			}
+			return dir, filepath.ToSlash(r), nil
+		}
+		if filepath.Dir(dir) == dir {
+			return "", "", fmt.Errorf("%s is not inside an engram repository: run engram init DIR to make one", path)
+		}
+	}
+}

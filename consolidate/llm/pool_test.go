@@ -1,0 +1,173 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"testing"
+)
+
+// gateModel is a provider whose calls block until the test lets each one
+// finish, and which records the order calls started in.
+type gateModel struct {
+	mu      sync.Mutex
+	started []string
+	startc  chan string
+	gate    chan struct{}
+	fail    error
+}
+
+func newGateModel() *gateModel {
+	return &gateModel{startc: make(chan string, 100), gate: make(chan struct{})}
+}
+
+func (g *gateModel) Name() string  { return "gate" }
+func (g *gateModel) Model() string { return "gate" }
+func (g *gateModel) Chat(ctx context.Context, req ChatRequest) (string, error) {
+	g.mu.Lock()
+	g.started = append(g.started, req.Prompt)
+	g.mu.Unlock()
+	g.startc <- req.Prompt
+	select {
+	case <-g.gate:
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+	return "ok", g.fail
+}
+func (g *gateModel) Embed(context.Context, []string) ([][]float32, error) { return nil, nil }
+func (g *gateModel) Stream(ctx context.Context, _ []Message, on func(string) error) error {
+	_, err := g.Chat(ctx, ChatRequest{Prompt: "stream"})
+	if err != nil {
+		return err
+	}
+	return on("ok")
+}
+
+// waitQueued spins until the pool holds n waiting calls (no sleeps: the
+// queue's length is the handshake).
+func waitQueued(pl *Pool, n int) {
+	for pl.Stats().Queued != n {
+		runtime.Gosched()
+	}
+}
+
+// TestPoolFairness: with one slot, alice queues a backlog of six calls,
+// then bob queues one. Bob's call must run right after alice's next one,
+// not after her whole backlog.
+func TestPoolFairness(t *testing.T) {
+	g := newGateModel()
+	pl := NewPool(g, PoolConfig{Concurrency: 1})
+	var wg sync.WaitGroup
+	call := func(user, prompt string) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := pl.For(user).Chat(context.Background(), ChatRequest{Prompt: prompt}); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	call("carol", "carol-0")
+	<-g.startc // carol holds the only slot
+	for i := 1; i <= 6; i++ {
+		call("alice", fmt.Sprintf("alice-%d", i))
+		waitQueued(pl, i)
+	}
+	call("bob", "bob-1")
+	waitQueued(pl, 7)
+	for i := 0; i < 8; i++ {
+		g.gate <- struct{}{}
+		if i < 7 {
+			<-g.startc
+		}
+	}
+	wg.Wait()
+	order := fmt.Sprint(g.started)
+	want := "[carol-0 alice-1 bob-1 alice-2 alice-3 alice-4 alice-5 alice-6]"
+	if order != want {
+		t.Fatalf("order %s, want %s", order, want)
+	}
+	if s := pl.Stats(); s.Running != 0 || s.Queued != 0 || !s.LastOK {
+		t.Fatalf("stats after %+v", s)
+	}
+}
+
+// TestPoolLimits: a full queue says ErrBusy at once; one user's backlog
+// limit does not stop another user; a waiter that gives up leaves the
+// queue and frees nothing it did not hold.
+func TestPoolLimits(t *testing.T) {
+	g := newGateModel()
+	pl := NewPool(g, PoolConfig{Concurrency: 1, MaxQueue: 3, MaxPerUser: 2})
+	errs := make(chan error, 10)
+	call := func(ctx context.Context, user string) {
+		go func() {
+			_, err := pl.For(user).Chat(ctx, ChatRequest{Prompt: user})
+			errs <- err
+		}()
+	}
+	call(context.Background(), "alice")
+	<-g.startc
+	call(context.Background(), "alice")
+	call(context.Background(), "alice")
+	waitQueued(pl, 2)
+	if _, err := pl.For("alice").Chat(context.Background(), ChatRequest{}); !errors.Is(err, ErrBusy) {
+		t.Fatalf("alice's third waiting call: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	call(ctx, "bob") // bob still gets in: the per-user limit is alice's
+	waitQueued(pl, 3)
+	if _, err := pl.For("dave").Chat(context.Background(), ChatRequest{}); !errors.Is(err, ErrBusy) {
+		t.Fatalf("full queue: %v", err)
+	}
+	cancel() // bob gives up
+	if err := <-errs; !errors.Is(err, context.Canceled) {
+		t.Fatalf("bob: %v", err)
+	}
+	if s := pl.Stats(); s.Queued != 2 || s.Running != 1 {
+		t.Fatalf("after bob left: %+v", s)
+	}
+	for i := 0; i < 3; i++ {
+		g.gate <- struct{}{}
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+		if i < 2 {
+			<-g.startc
+		}
+	}
+	if s := pl.Stats(); s.Queued != 0 || s.Running != 0 {
+		t.Fatalf("at rest: %+v", s)
+	}
+}
+
+// TestPoolHealth: the last call's outcome is the model's health, but a
+// reader that leaves a stream says nothing about the model.
+func TestPoolHealth(t *testing.T) {
+	g := newGateModel()
+	close(g.gate)
+	pl := NewPool(g, PoolConfig{})
+	g.fail = errors.New("model down")
+	if _, err := pl.For("a").Chat(context.Background(), ChatRequest{}); err == nil {
+		t.Fatal("no error")
+	}
+	if pl.Stats().LastOK {
+		t.Fatal("a failed call counts as ok")
+	}
+	g.fail = nil
+	if err := pl.For("a").Stream(context.Background(), nil, func(string) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if !pl.Stats().LastOK {
+		t.Fatal("a good call counts as failed")
+	}
+	gone := errors.New("gone")
+	if err := pl.For("a").Stream(context.Background(), nil, func(string) error { return gone }); !errors.Is(err, gone) {
+		t.Fatal(err)
+	}
+	if !pl.Stats().LastOK {
+		t.Fatal("a reader leaving marked the model down")
+	}
+}

@@ -1,0 +1,109 @@
+package fs
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// sandboxes names the sandbox a writing process runs in, for the commit's
+// Engram-Sandbox trailer: the nearest bubblewrap ancestor ("bwrap[PID]"),
+// else a container's cgroup ("cgroup:/system.slice/docker-….scope"), else
+// nothing. Answers are cached per pid for callerTTL, as process names are.
+type sandboxes struct {
+	mu    sync.Mutex
+	cache map[uint32]sandboxEntry
+	self  string // the daemon's own cgroup: a writer in it is not sandboxed
+}
+
+type sandboxEntry struct {
+	name string
+	at   time.Time
+}
+
+// containerMarks are the cgroup path parts container runtimes create.
+var containerMarks = []string{"docker", "libpod", "containerd", "kubepods", "lxc", "machine.slice", "crio", "podman"}
+
+func newSandboxes() *sandboxes {
+	return &sandboxes{cache: map[uint32]sandboxEntry{}, self: cgroupOf("self")}
+}
+
+// of returns the sandbox of pid, or "".
+func (s *sandboxes) of(pid uint32) string {
+	now := time.Now()
+	s.mu.Lock()
+	if e, ok := s.cache[pid]; ok && now.Sub(e.at) < callerTTL {
+		s.mu.Unlock()
+		return e.name
+	}
+	s.mu.Unlock()
+	name := s.find(pid)
+	s.mu.Lock()
+	if len(s.cache) > 1024 {
+		s.cache = map[uint32]sandboxEntry{}
+	}
+	s.cache[pid] = sandboxEntry{name: name, at: now}
+	s.mu.Unlock()
+	return name
+}
+
+func (s *sandboxes) find(pid uint32) string {
+	// The process tree first: bubblewrap leaves itself as the sandboxed
+	// program's parent (or grand-parent with --die-with-parent helpers).
+	p := strconv.FormatUint(uint64(pid), 10)
+	for range 32 {
+		if p == "0" || p == "1" || p == "" {
+			break
+		}
+		comm, ppid := procStat(p)
+		if comm == "bwrap" {
+			return "bwrap[" + p + "]"
+		}
+		p = ppid
+	}
+	cg := cgroupOf(strconv.FormatUint(uint64(pid), 10))
+	if cg == "" || cg == s.self {
+		return ""
+	}
+	for _, m := range containerMarks {
+		if strings.Contains(cg, m) {
+			return "cgroup:" + cg
+		}
+	}
+	return ""
+}
+
+// procStat returns the command name and parent pid of /proc/<pid>.
+func procStat(pid string) (comm, ppid string) {
+	b, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return "", ""
+	}
+	// pid (comm) state ppid ...; comm may hold spaces and parentheses.
+	open, end := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+	if open < 0 || end < open {
+		return "", ""
+	}
+	f := strings.Fields(string(b[end+1:]))
+	if len(f) < 2 {
+		return "", ""
+	}
+	return string(b[open+1 : end]), f[1]
+}
+
+// cgroupOf returns the cgroup v2 path of /proc/<pid> ("" when unknown).
+func cgroupOf(pid string) string {
+	b, err := os.ReadFile("/proc/" + pid + "/cgroup")
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "0::"); ok {
+			return rest
+		}
+	}
+	return ""
+}

@@ -1,0 +1,286 @@
+package harness
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/engram-dev/engram/memgraph"
+)
+
+// StateDir holds the copy state of each session, inside the memory but
+// outside git and outside the tracker's view (.engram/cache is both).
+const StateDir = memgraph.StateDir + "/cache/hooks"
+
+// MaxTranscript bounds how much of a harness transcript one call reads: the
+// new part of a JSONL transcript, or the whole of a JSON document.
+const MaxTranscript = 256 << 20
+
+// tailLen is how many bytes before the copied offset are fingerprinted to
+// notice a transcript that was rewritten rather than appended to.
+const tailLen = 64
+
+// copyState is what a session's previous calls copied.
+type copyState struct {
+	Source  string `json:"source"`
+	Offset  int64  `json:"offset"`  // JSONL: bytes of the source consumed (whole lines)
+	Tail    string `json:"tail"`    // JSONL: sha256 of the tailLen bytes before Offset
+	Records int    `json:"records"` // whole-file JSON: records consumed
+}
+
+// CopyOptions says what to copy where.
+type CopyOptions struct {
+	Memory    string // the memory: a repository or a mount of one
+	Harness   string // a name from Harnesses
+	SessionID string // from the payload; confined by SessionName
+	Source    string // the harness's transcript_path
+	// Redact cleans a message before it is written (the transcript rule:
+	// secrets never reach the memory). Nil writes the text as is.
+	Redact func(string) string
+}
+
+// Copy appends the turns of the harness transcript added since the last
+// call for the same session to transcripts/<harness>-<session>.jsonl of
+// the memory, as chat JSONL, and returns how many messages it appended.
+// Calls for one session are serialized by a lock on the session's state
+// file, so two hooks firing at once copy each line once. A transcript that
+// shrank or changed under the copied part is read again from the start,
+// skipping every message the destination already holds.
+func Copy(o CopyOptions) (int, error) {
+	if !KnownHarness(o.Harness) {
+		return 0, fmt.Errorf("unknown harness %q", o.Harness)
+	}
+	if o.SessionID == "" {
+		return 0, errors.New("payload has no session_id")
+	}
+	if o.Source == "" {
+		return 0, errors.New("payload has no transcript_path")
+	}
+	rel := TranscriptRel(o.Harness, o.SessionID)
+	stateRel := path.Join(StateDir, strings.TrimSuffix(path.Base(rel), ".jsonl")+".state")
+
+	lock, err := openBeneath(o.Memory, stateRel+".lock", os.O_RDWR|os.O_CREATE, 0o600, true)
+	if err != nil {
+		return 0, err
+	}
+	defer lock.Close()
+	if err := unix.Flock(int(lock.Fd()), unix.LOCK_EX); err != nil {
+		return 0, fmt.Errorf("lock %s: %w", stateRel, err)
+	}
+	defer unix.Flock(int(lock.Fd()), unix.LOCK_UN)
+
+	st := readState(o.Memory, stateRel)
+	src, err := os.Open(o.Source)
+	if err != nil {
+		return 0, fmt.Errorf("transcript: %w", err)
+	}
+	defer src.Close()
+	fi, err := src.Stat()
+	if err != nil {
+		return 0, fmt.Errorf("transcript: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return 0, fmt.Errorf("transcript %s is not a regular file", o.Source)
+	}
+	if st.Source != o.Source {
+		st = copyState{Source: o.Source}
+	}
+
+	// A session with no state (the first call, or a cleared cache) may
+	// still have a destination from earlier calls: check it like a reread.
+	fresh := st.Offset == 0 && st.Records == 0
+	msgs, next, reread, err := newMessages(src, fi.Size(), st)
+	if err != nil {
+		return 0, err
+	}
+	out := encode(msgs, o.Redact)
+	if (reread || fresh) && len(out) > 0 {
+		out = dropPresent(o.Memory, rel, out)
+	}
+	n := bytes.Count(out, []byte("\n"))
+	if len(out) > 0 {
+		if err := appendBeneath(o.Memory, rel, out); err != nil {
+			return 0, err
+		}
+	}
+	// The state moves only after the lines are written: a crash between
+	// the two re-reads them next time, and the tail check plus dropPresent
+	// keep that from duplicating anything.
+	if err := writeState(o.Memory, stateRel, next); err != nil {
+		return n, err
+	}
+	return n, nil
+}
+
+// newMessages reads what is new in src since st and returns the messages,
+// the state after them, and whether src had to be read from the start.
+func newMessages(src *os.File, size int64, st copyState) ([]Message, copyState, bool, error) {
+	if looksLikeDocument(src, size) {
+		// One JSON document (Gemini CLI's session file), rewritten whole.
+		if size > MaxTranscript {
+			return nil, st, false, fmt.Errorf("transcript larger than %d MiB", MaxTranscript>>20)
+		}
+		data, err := io.ReadAll(io.NewSectionReader(src, 0, size))
+		if err != nil {
+			return nil, st, false, err
+		}
+		if recs, ok := ParseDocument(data); ok {
+			reread := false
+			if st.Records > len(recs) || st.Offset != 0 {
+				st, reread = copyState{Source: st.Source}, true
+			}
+			var msgs []Message
+			for _, r := range recs[st.Records:] {
+				if m, ok := ConvertLine(r); ok {
+					msgs = append(msgs, m)
+				}
+			}
+			st.Records = len(recs)
+			return msgs, st, reread, nil
+		}
+	}
+	reread := false
+	if st.Records != 0 || st.Offset > size || (st.Offset > 0 && tailOf(src, st.Offset) != st.Tail) {
+		st, reread = copyState{Source: st.Source}, true
+	}
+	// At most MaxTranscript bytes a call; the next call goes on from there.
+	data, err := io.ReadAll(io.NewSectionReader(src, st.Offset, min(size-st.Offset, MaxTranscript)))
+	if err != nil {
+		return nil, st, false, err
+	}
+	// Only whole lines: the harness may be mid-write on the last one.
+	end := bytes.LastIndexByte(data, '\n') + 1
+	var msgs []Message
+	sc := bufio.NewScanner(bytes.NewReader(data[:end]))
+	sc.Buffer(make([]byte, 64<<10), MaxTranscript)
+	for sc.Scan() {
+		if m, ok := ConvertLine(sc.Bytes()); ok {
+			msgs = append(msgs, m)
+		}
+	}
+	st.Offset += int64(end)
+	st.Tail = tailOf(src, st.Offset)
+	return msgs, st, reread, nil
+}
+
+// looksLikeDocument tells a whole-file JSON transcript from JSONL by its
+// first line: in JSONL it is a JSON value by itself and not a document; a
+// pretty-printed document's first line is a lone "{". Only the first line
+// is read (at most 1 MiB), so a long JSONL transcript is not read whole.
+func looksLikeDocument(src *os.File, size int64) bool {
+	r := bufio.NewReader(io.NewSectionReader(src, 0, min(size, 1<<20)))
+	first, err := r.ReadBytes('\n')
+	first = bytes.TrimSpace(first)
+	if len(first) == 0 || first[0] != '{' {
+		return false
+	}
+	if json.Valid(first) {
+		_, doc := ParseDocument(first)
+		return doc
+	}
+	return err == nil || size <= 1<<20 // a cut line of a huge JSONL file is not a document
+}
+
+func tailOf(f *os.File, off int64) string {
+	start := max(off-tailLen, 0)
+	b := make([]byte, off-start)
+	if _, err := f.ReadAt(b, start); err != nil && !errors.Is(err, io.EOF) {
+		return ""
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// encode writes msgs as chat JSONL, redacted.
+func encode(msgs []Message, redact func(string) string) []byte {
+	var buf bytes.Buffer
+	for _, m := range msgs {
+		if redact != nil {
+			m.Content = redact(m.Content)
+		}
+		b, err := json.Marshal(m)
+		if err != nil {
+			continue
+		}
+		buf.Write(b)
+		buf.WriteByte('\n')
+	}
+	return buf.Bytes()
+}
+
+// dropPresent removes from out the lines the destination already holds.
+func dropPresent(mem, rel string, out []byte) []byte {
+	f, err := openBeneath(mem, rel, os.O_RDONLY, 0, false)
+	if err != nil {
+		return out
+	}
+	defer f.Close()
+	have := map[string]bool{}
+	sc := bufio.NewScanner(io.LimitReader(f, MaxTranscript))
+	sc.Buffer(make([]byte, 64<<10), MaxTranscript)
+	for sc.Scan() {
+		have[sc.Text()] = true
+	}
+	var kept bytes.Buffer
+	for _, l := range strings.SplitAfter(string(out), "\n") {
+		if l != "" && !have[strings.TrimSuffix(l, "\n")] {
+			kept.WriteString(l)
+		}
+	}
+	return kept.Bytes()
+}
+
+// appendBeneath appends data to rel in one write: O_APPEND keeps a
+// concurrent writer's lines whole.
+func appendBeneath(mem, rel string, data []byte) error {
+	f, err := openBeneath(mem, rel, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644, true)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func readState(mem, rel string) copyState {
+	var st copyState
+	f, err := openBeneath(mem, rel, os.O_RDONLY, 0, false)
+	if err != nil {
+		return st
+	}
+	defer f.Close()
+	b, _ := io.ReadAll(io.LimitReader(f, 4096))
+	if json.Unmarshal(b, &st) != nil {
+		return copyState{}
+	}
+	return st
+}
+
+func writeState(mem, rel string, st copyState) error {
+	b, _ := json.Marshal(st)
+	f, err := openBeneath(mem, rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600, true)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

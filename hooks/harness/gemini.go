@@ -1,0 +1,37 @@
+package harness
+
+import "path/filepath"
+
+// Gemini CLI (geminicli.com/docs/hooks/reference, /docs/tools/mcp-server):
+// settings.json (~/.gemini/settings.json, or .gemini/settings.json in a
+// project) holds "hooks" in the same event → groups → handlers shape as
+// Claude Code, with timeouts in milliseconds, and "mcpServers". GEMINI.md
+// is its instruction file. AfterAgent ends every turn: the transcript is
+// copied then, as Claude Code's Stop does.
+func geminiEdits(o InstallOptions, uninstall bool) []edit {
+	settings := filepath.Join(o.Home, ".gemini", "settings.json")
+	instr := filepath.Join(o.Home, ".gemini", "GEMINI.md")
+	if o.Scope == "project" {
+		settings = filepath.Join(o.Project, ".gemini", "settings.json")
+		instr = filepath.Join(o.Project, "GEMINI.md")
+	}
+	specs := []hookSpec{
+		{event: "SessionStart", command: hookCommand(o, EventSessionStart), timeout: 30000, name: "engram-session-start"},
+		{event: "AfterAgent", command: hookCommand(o, EventStop), timeout: 30000, name: "engram-stop"},
+		{event: "PreCompress", command: hookCommand(o, EventPreCompact), timeout: 30000, name: "engram-pre-compact"},
+		{event: "SessionEnd", command: hookCommand(o, EventSessionEnd), timeout: 30000, name: "engram-session-end"},
+	}
+	return []edit{
+		jsonEdit(settings, "hooks SessionStart, AfterAgent, PreCompress, SessionEnd and MCP server "+MCPName, uninstall,
+			func(root *object) error { removeMCP(root, "mcpServers"); return removeHooks(root) },
+			func(root *object) error {
+				if o.MCP {
+					if err := setMCP(root, "mcpServers", stdioServer(o, false)); err != nil {
+						return err
+					}
+				}
+				return addHooks(root, specs)
+			}),
+		blockEdit(instr, "memory instructions", Instructions(o.Memory, o.MCP), uninstall),
+	}
+}

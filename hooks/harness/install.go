@@ -1,0 +1,237 @@
+package harness
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// InstallOptions says which harness to wire to which memory, and where.
+type InstallOptions struct {
+	Harness string // ClaudeCode, Codex, GeminiCLI or OpenCode
+	Scope   string // "user" (the harness's files under Home) or "project" (under Project)
+	Home    string // the user's home directory
+	Project string // the project directory, for Scope "project"
+	Memory  string // absolute path of the memory (repository or mount)
+	Engram  string // absolute path of the engram binary the harness will run
+	MCP     bool   // also register "engram mcp MEMORY" as an MCP server
+	// Env is the environment for harness-specific locations (CODEX_HOME,
+	// XDG_CONFIG_HOME); nil means none are set.
+	Env func(string) string
+	Now func() time.Time // names backups; nil is time.Now
+}
+
+// Change is one settings file install or uninstall changed.
+type Change struct {
+	Path    string
+	Backup  string // the copy taken first; "" when the file did not exist
+	Note    string // what changed, for the user
+	Removed bool   // the file held only engram's entries and was deleted
+}
+
+// edit computes a settings file's new content from its current content
+// (nil when the file does not exist). A nil result with no error removes
+// the file: only ever one that our own entries alone made up.
+type edit struct {
+	path   string
+	note   string
+	change func(old []byte) ([]byte, error)
+}
+
+// Install adds engram's entries to the harness's settings; running it
+// again replaces them. Every file is backed up before it is changed.
+func Install(o InstallOptions) ([]Change, error) { return apply(o, false) }
+
+// Uninstall removes exactly the entries Install adds; the user's own
+// entries, and the rest of each file, stay as they are.
+func Uninstall(o InstallOptions) ([]Change, error) { return apply(o, true) }
+
+func apply(o InstallOptions, uninstall bool) ([]Change, error) {
+	if o.Env == nil {
+		o.Env = func(string) string { return "" }
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	switch o.Scope {
+	case "user":
+		if o.Home == "" {
+			return nil, errors.New("no home directory")
+		}
+	case "project":
+		if o.Project == "" {
+			return nil, errors.New("no project directory")
+		}
+	default:
+		return nil, fmt.Errorf("scope %q: want user or project", o.Scope)
+	}
+	if !filepath.IsAbs(o.Memory) || !filepath.IsAbs(o.Engram) {
+		return nil, errors.New("memory and engram paths must be absolute")
+	}
+	var edits []edit
+	switch o.Harness {
+	case ClaudeCode:
+		edits = claudeEdits(o, uninstall)
+	case GeminiCLI:
+		edits = geminiEdits(o, uninstall)
+	case Codex:
+		edits = codexEdits(o, uninstall)
+	case OpenCode:
+		edits = opencodeEdits(o, uninstall)
+	default:
+		return nil, fmt.Errorf("unknown harness %q (want %s, %s, %s or %s)", o.Harness, ClaudeCode, Codex, GeminiCLI, OpenCode)
+	}
+	// Compute every file first: a file we cannot parse stops the whole
+	// install before anything is written.
+	type result struct {
+		e       edit
+		path    string
+		old     []byte
+		existed bool
+		next    []byte
+	}
+	var results []result
+	for _, e := range edits {
+		p := e.path
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			p = real // a dotfile manager's symlink stays a symlink
+		}
+		old, err := os.ReadFile(p)
+		existed := err == nil
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		next, err := e.change(old)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", e.path, err)
+		}
+		if (next == nil && !existed) || (existed && next != nil && bytes.Equal(next, old)) {
+			continue
+		}
+		results = append(results, result{e, p, old, existed, next})
+	}
+	var changes []Change
+	for _, r := range results {
+		c := Change{Path: r.e.path, Note: r.e.note}
+		if r.existed {
+			c.Backup = r.path + ".engram-backup-" + o.Now().UTC().Format("20060102-150405")
+			if err := writeFileAtomic(c.Backup, r.old, 0o600); err != nil {
+				return changes, err
+			}
+		}
+		if r.next == nil {
+			if err := os.Remove(r.path); err != nil {
+				return changes, err
+			}
+			c.Removed = true
+		} else if err := writeFileAtomic(r.path, r.next, fileMode(r.path)); err != nil {
+			return changes, err
+		}
+		changes = append(changes, c)
+	}
+	return changes, nil
+}
+
+func fileMode(p string) os.FileMode {
+	if fi, err := os.Stat(p); err == nil {
+		return fi.Mode().Perm()
+	}
+	return 0o644
+}
+
+// writeFileAtomic replaces p by a complete new file: a crash leaves the
+// old settings or the new ones, never half of them.
+func writeFileAtomic(p string, data []byte, mode os.FileMode) error {
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".engram-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(mode); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), p)
+}
+
+// shellQuote quotes s for a POSIX shell, which is how the harnesses run a
+// hook's command string.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@%+,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// hookCommand is the command line a harness runs for event.
+func hookCommand(o InstallOptions, event string) string {
+	return shellQuote(o.Engram) + " hook " + event + " --harness " + o.Harness + " --repo " + shellQuote(o.Memory)
+}
+
+// isOurCommand reports whether a hook command is one engram installed:
+// "ENGRAM hook EVENT --harness NAME --repo DIR", whatever the binary is
+// called. The user's own hooks do not have that shape.
+func isOurCommand(cmd string) bool {
+	f := shellFields(cmd)
+	if len(f) < 7 || f[1] != "hook" {
+		return false
+	}
+	return f[3] == "--harness" && KnownHarness(f[4]) && f[5] == "--repo"
+}
+
+// shellFields splits a command line the way shellQuote writes one: words
+// separated by blanks, single-quoted parts taken literally.
+func shellFields(s string) []string {
+	var out []string
+	var cur strings.Builder
+	in, quoted := false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quoted:
+			if c == '\'' {
+				quoted = false
+			} else {
+				cur.WriteByte(c)
+			}
+		case c == '\'':
+			quoted, in = true, true
+		case c == '\\' && i+1 < len(s):
+			i++
+			cur.WriteByte(s[i])
+			in = true
+		case c == ' ' || c == '\t' || c == '\n':
+			if in {
+				out = append(out, cur.String())
+				cur.Reset()
+				in = false
+			}
+		default:
+			cur.WriteByte(c)
+			in = true
+		}
+	}
+	if in {
+		out = append(out, cur.String())
+	}
+	return out
+}

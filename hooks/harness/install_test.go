@@ -1,0 +1,297 @@
+package harness
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+// fixture is one pre-existing settings file of a harness, in the format
+// its documentation gives, placed where the harness keeps it.
+type fixture struct{ from, to string }
+
+type harnessCase struct {
+	harness  string
+	fixtures []fixture
+	// check looks at the installed files: our entries are there.
+	check func(t *testing.T, home, mem string)
+}
+
+var installCases = []harnessCase{
+	{ClaudeCode, []fixture{
+		{"testdata/claude-code/settings.json", ".claude/settings.json"},
+		{"testdata/claude-code/claude.json", ".claude.json"},
+	}, func(t *testing.T, home, mem string) {
+		s := readJSON(t, filepath.Join(home, ".claude/settings.json"))
+		for _, ev := range []string{"SessionStart", "Stop", "PreCompact", "SessionEnd"} {
+			if n := countOurs(s, ev); n != 1 {
+				t.Errorf("%s: %d engram hooks, want 1", ev, n)
+			}
+		}
+		mcp := readJSON(t, filepath.Join(home, ".claude.json"))["mcpServers"].(map[string]any)["engram"].(map[string]any)
+		if mcp["command"] != "/opt/engram/bin/engram-1.2" || !reflect.DeepEqual(mcp["args"], []any{"mcp", mem}) {
+			t.Errorf("MCP entry %v", mcp)
+		}
+	}},
+	{GeminiCLI, []fixture{
+		{"testdata/gemini-cli/settings.json", ".gemini/settings.json"},
+		{"testdata/gemini-cli/GEMINI.md", ".gemini/GEMINI.md"},
+	}, func(t *testing.T, home, mem string) {
+		s := readJSON(t, filepath.Join(home, ".gemini/settings.json"))
+		for _, ev := range []string{"SessionStart", "AfterAgent", "PreCompress", "SessionEnd"} {
+			if n := countOurs(s, ev); n != 1 {
+				t.Errorf("%s: %d engram hooks, want 1", ev, n)
+			}
+		}
+		if _, ok := s["mcpServers"].(map[string]any)["engram"]; !ok {
+			t.Error("no MCP entry")
+		}
+		md := string(mustRead(t, filepath.Join(home, ".gemini/GEMINI.md")))
+		if !strings.Contains(md, mem+"/CONTEXT.md") || !strings.HasPrefix(md, "# My rules") {
+			t.Errorf("GEMINI.md:\n%s", md)
+		}
+	}},
+	{Codex, []fixture{
+		{"testdata/codex/config.toml", ".codex/config.toml"},
+		{"testdata/codex/hooks.json", ".codex/hooks.json"},
+		{"testdata/codex/AGENTS.md", ".codex/AGENTS.md"},
+	}, func(t *testing.T, home, mem string) {
+		var cfg map[string]any
+		if err := toml.Unmarshal(mustRead(t, filepath.Join(home, ".codex/config.toml")), &cfg); err != nil {
+			t.Fatal(err)
+		}
+		e := cfg["mcp_servers"].(map[string]any)["engram"].(map[string]any)
+		if e["command"] != "/opt/engram/bin/engram-1.2" || !reflect.DeepEqual(e["args"], []any{"mcp", mem}) {
+			t.Errorf("MCP entry %v", e)
+		}
+		h := readJSON(t, filepath.Join(home, ".codex/hooks.json"))
+		if countOurs(h, "SessionStart") != 1 || countOurs(h, "Stop") != 1 || countOurs(h, "SessionEnd") != 1 {
+			t.Errorf("hooks.json: %v", h)
+		}
+		if md := string(mustRead(t, filepath.Join(home, ".codex/AGENTS.md"))); !strings.Contains(md, blockBegin) {
+			t.Errorf("AGENTS.md:\n%s", md)
+		}
+	}},
+	{OpenCode, []fixture{
+		{"testdata/opencode/opencode.json", ".config/opencode/opencode.json"},
+		{"testdata/opencode/AGENTS.md", ".config/opencode/AGENTS.md"},
+	}, func(t *testing.T, home, mem string) {
+		c := readJSON(t, filepath.Join(home, ".config/opencode/opencode.json"))
+		if !reflect.DeepEqual(c["instructions"], []any{"CONTRIBUTING.md", "docs/guidelines.md", mem + "/CONTEXT.md"}) {
+			t.Errorf("instructions %v", c["instructions"])
+		}
+		e := c["mcp"].(map[string]any)["engram"].(map[string]any)
+		if e["type"] != "local" || !reflect.DeepEqual(e["command"], []any{"/opt/engram/bin/engram-1.2", "mcp", mem}) {
+			t.Errorf("MCP entry %v", e)
+		}
+	}},
+}
+
+func readJSON(t *testing.T, p string) map[string]any {
+	t.Helper()
+	var v map[string]any
+	if err := json.Unmarshal(mustRead(t, p), &v); err != nil {
+		t.Fatalf("%s: %v", p, err)
+	}
+	return v
+}
+
+// countOurs counts engram's handlers under hooks.<event>.
+func countOurs(settings map[string]any, event string) int {
+	hooks, _ := settings["hooks"].(map[string]any)
+	list, _ := hooks[event].([]any)
+	n := 0
+	for _, g := range list {
+		hs, _ := g.(map[string]any)["hooks"].([]any)
+		for _, h := range hs {
+			if c, _ := h.(map[string]any)["command"].(string); isOurCommand(c) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// sameContent compares two versions of a settings file: JSON by value
+// (layout may change), anything else byte for byte.
+func sameContent(t *testing.T, path string, a, b []byte) bool {
+	if strings.HasSuffix(path, ".json") {
+		var va, vb any
+		if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
+			return false
+		}
+		return reflect.DeepEqual(va, vb)
+	}
+	return string(a) == string(b)
+}
+
+// TestInstallUninstallKeepsUsersEntries installs each harness into a home
+// that already has that harness's settings with the user's own servers,
+// hooks and rules, installs again (no duplicates), then uninstalls: every
+// file is back to the user's content, and every change left a backup.
+func TestInstallUninstallKeepsUsersEntries(t *testing.T) {
+	for _, hc := range installCases {
+		t.Run(hc.harness, func(t *testing.T) {
+			home := t.TempDir()
+			mem := filepath.Join(t.TempDir(), "memory")
+			orig := map[string][]byte{}
+			for _, f := range hc.fixtures {
+				p := filepath.Join(home, f.to)
+				b := mustRead(t, f.from)
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				orig[p] = b
+			}
+			clock := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+			o := InstallOptions{Harness: hc.harness, Scope: "user", Home: home, Memory: mem, Engram: "/opt/engram/bin/engram-1.2", MCP: true,
+				Now: func() time.Time { clock = clock.Add(time.Second); return clock }}
+			changes, err := Install(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range changes {
+				if b, ok := orig[c.Path]; ok {
+					if got, err := os.ReadFile(c.Backup); err != nil || string(got) != string(b) {
+						t.Errorf("backup of %s: %v", c.Path, err)
+					}
+				}
+			}
+			if _, err := Install(o); err != nil { // idempotent
+				t.Fatal(err)
+			}
+			hc.check(t, home, mem)
+			// The user's own entries are all still there.
+			for p, b := range orig {
+				if !strings.HasSuffix(p, ".json") {
+					continue
+				}
+				var user map[string]any
+				json.Unmarshal(b, &user)
+				now := readJSON(t, p)
+				for k, v := range user {
+					if k == "hooks" || k == "mcpServers" || k == "mcp" || k == "instructions" {
+						continue // checked below, merged with ours
+					}
+					if !reflect.DeepEqual(now[k], v) {
+						t.Errorf("%s: %q changed: %v", p, k, now[k])
+					}
+				}
+			}
+			if _, err := Uninstall(o); err != nil {
+				t.Fatal(err)
+			}
+			for p, b := range orig {
+				got := mustRead(t, p)
+				if !sameContent(t, p, got, b) {
+					t.Errorf("%s after uninstall:\n%s\nwant:\n%s", p, got, b)
+				}
+			}
+			// Files engram created alone are gone again.
+			filepath.Walk(home, func(p string, fi os.FileInfo, err error) error {
+				if err == nil && !fi.IsDir() && !strings.Contains(p, ".engram-backup-") {
+					if _, ok := orig[p]; !ok {
+						t.Errorf("left behind: %s", p)
+					}
+				}
+				return nil
+			})
+		})
+	}
+}
+
+// TestInstallFreshHome: no settings at all; install creates them,
+// uninstall removes them.
+func TestInstallFreshHome(t *testing.T) {
+	for _, h := range []string{ClaudeCode, GeminiCLI, Codex, OpenCode} {
+		home := t.TempDir()
+		o := InstallOptions{Harness: h, Scope: "user", Home: home, Memory: "/mem", Engram: "/bin/engram", MCP: true}
+		ch, err := Install(o)
+		if err != nil || len(ch) == 0 {
+			t.Fatalf("%s: %v, %d changes", h, err, len(ch))
+		}
+		if _, err := Uninstall(o); err != nil {
+			t.Fatal(err)
+		}
+		filepath.Walk(home, func(p string, fi os.FileInfo, err error) error {
+			if err == nil && !fi.IsDir() && !strings.Contains(p, ".engram-backup-") {
+				t.Errorf("%s: left behind %s", h, p)
+			}
+			return nil
+		})
+	}
+}
+
+func TestInstallRefuses(t *testing.T) {
+	home := t.TempDir()
+	p := filepath.Join(home, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	bad := []byte("{\"hooks\": // a comment\n}")
+	os.WriteFile(p, bad, 0o644)
+	o := InstallOptions{Harness: ClaudeCode, Scope: "user", Home: home, Memory: "/mem", Engram: "/bin/engram"}
+	if _, err := Install(o); err == nil {
+		t.Error("installed into a file that is not JSON")
+	}
+	if got := mustRead(t, p); string(got) != string(bad) {
+		t.Error("changed a file it could not parse")
+	}
+	// A server named engram that the user made is not taken over.
+	os.WriteFile(p, []byte(`{}`), 0o644)
+	os.WriteFile(filepath.Join(home, ".claude.json"), []byte(`{"mcpServers":{"engram":{"command":"my-own"}}}`), 0o644)
+	o.MCP = true
+	if _, err := Install(o); err == nil {
+		t.Error("replaced the user's own engram MCP server")
+	}
+	if _, err := Install(InstallOptions{Harness: "vim", Scope: "user", Home: home, Memory: "/m", Engram: "/e"}); err == nil {
+		t.Error("unknown harness accepted")
+	}
+	if _, err := Install(InstallOptions{Harness: ClaudeCode, Scope: "global", Home: home, Memory: "/m", Engram: "/e"}); err == nil {
+		t.Error("unknown scope accepted")
+	}
+}
+
+// TestInstallProjectScope writes into the project, not the home.
+func TestInstallProjectScope(t *testing.T) {
+	home, proj := t.TempDir(), t.TempDir()
+	o := InstallOptions{Harness: ClaudeCode, Scope: "project", Home: home, Project: proj, Memory: "/mem", Engram: "/bin/engram", MCP: true}
+	if _, err := Install(o); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{".claude/settings.json", ".mcp.json"} {
+		if _, err := os.Stat(filepath.Join(proj, p)); err != nil {
+			t.Error(err)
+		}
+	}
+	if entries, _ := os.ReadDir(home); len(entries) != 0 {
+		t.Errorf("home touched: %v", entries)
+	}
+}
+
+func TestShellQuoteRoundTrip(t *testing.T) {
+	for _, s := range []string{"/usr/bin/engram", "/home/a b/engram", "/x/it's/engram", "", "$HOME;rm -rf /"} {
+		f := shellFields(shellQuote(s) + " hook stop")
+		if len(f) != 3 || f[0] != s {
+			t.Errorf("%q -> %q -> %q", s, shellQuote(s), f)
+		}
+	}
+	for cmd, ours := range map[string]bool{
+		"notify-send engram hook": false,
+		"engram hook stop":        false,
+		"'/a b/engram' hook stop --harness claude-code --repo /m":               true,
+		"/tmp/engram-dev hook session-start --harness gemini-cli --repo '/m n'": true,
+		"engram hook stop --harness vim --repo /m":                              false,
+	} {
+		if isOurCommand(cmd) != ours {
+			t.Errorf("isOurCommand(%q) = %v", cmd, !ours)
+		}
+	}
+}

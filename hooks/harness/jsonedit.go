@@ -1,0 +1,201 @@
+package harness
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// hookSpec is one lifecycle hook as Claude Code, Gemini CLI and Codex
+// declare them: hooks.<Event> is a list of groups {matcher?, hooks: [
+// {type: "command", command, timeout, name?}]}.
+type hookSpec struct {
+	event   string // the harness's event name (SessionStart, ...)
+	command string
+	timeout int // in the harness's unit
+	name    string
+}
+
+// jsonEdit returns an edit of a JSON settings file: drop whatever engram
+// added before, then (installing) let add put the current entries in.
+// A file left empty that we created is removed on uninstall.
+func jsonEdit(path, note string, uninstall bool, remove func(*object) error, add func(*object) error) edit {
+	return edit{path: path, note: note, change: func(old []byte) ([]byte, error) {
+		root, err := parseObject(old)
+		if err != nil {
+			return nil, fmt.Errorf("not valid JSON (%v); add engram's entries by hand (see the README)", err)
+		}
+		if err := remove(root); err != nil {
+			return nil, err
+		}
+		if !uninstall {
+			if err := add(root); err != nil {
+				return nil, err
+			}
+		} else if len(root.keys) == 0 {
+			return nil, nil
+		}
+		return root.marshal(), nil
+	}}
+}
+
+// addHooks appends one group per spec under root.hooks.
+func addHooks(root *object, specs []hookSpec) error {
+	hooks, err := root.child("hooks")
+	if err != nil {
+		return err
+	}
+	for _, s := range specs {
+		h := newObject()
+		if s.name != "" {
+			h.set("name", s.name)
+		}
+		h.set("type", "command")
+		h.set("command", s.command)
+		h.set("timeout", json.Number(fmt.Sprint(s.timeout)))
+		group := newObject()
+		group.set("hooks", []any{h})
+		var list []any
+		if v, ok := hooks.get(s.event); ok && v != nil {
+			l, ok := v.([]any)
+			if !ok {
+				return fmt.Errorf("hooks.%s is not a list", s.event)
+			}
+			list = l
+		}
+		hooks.set(s.event, append(list, group))
+	}
+	return nil
+}
+
+// removeHooks drops every hook handler engram installed, and the groups,
+// event lists and hooks object that only those handlers made up.
+func removeHooks(root *object) error {
+	v, ok := root.get("hooks")
+	if !ok {
+		return nil
+	}
+	hooks, ok := v.(*object)
+	if !ok {
+		return nil // not ours to interpret
+	}
+	for _, event := range append([]string(nil), hooks.keys...) {
+		list, ok := hooks.vals[event].([]any)
+		if !ok {
+			continue // e.g. Gemini CLI's "enabled": true
+		}
+		var kept []any
+		for _, g := range list {
+			group, ok := g.(*object)
+			if !ok {
+				kept = append(kept, g)
+				continue
+			}
+			handlers, ok := group.vals["hooks"].([]any)
+			if !ok {
+				kept = append(kept, g)
+				continue
+			}
+			var keptH []any
+			for _, h := range handlers {
+				if ho, ok := h.(*object); ok {
+					if c, ok := ho.vals["command"].(string); ok && isOurCommand(c) {
+						continue
+					}
+				}
+				keptH = append(keptH, h)
+			}
+			if len(keptH) == len(handlers) {
+				kept = append(kept, g)
+				continue
+			}
+			if len(keptH) > 0 {
+				group.set("hooks", keptH)
+				kept = append(kept, group)
+			}
+		}
+		if len(kept) == len(list) {
+			continue
+		}
+		if len(kept) == 0 {
+			hooks.del(event)
+		} else {
+			hooks.set(event, kept)
+		}
+	}
+	if len(hooks.keys) == 0 {
+		root.del("hooks")
+	}
+	return nil
+}
+
+// MCPName is the name engram's MCP server is registered under.
+const MCPName = "engram"
+
+// setMCP registers server under root[section][MCPName]. A server of that
+// name the user added themselves is left alone: installing fails.
+func setMCP(root *object, section string, server *object) error {
+	servers, err := root.child(section)
+	if err != nil {
+		return err
+	}
+	if v, ok := servers.get(MCPName); ok && !isOurMCP(v) {
+		return fmt.Errorf("%s.%s exists and is not engram's; rename it or remove it first", section, MCPName)
+	}
+	servers.set(MCPName, server)
+	return nil
+}
+
+// removeMCP drops root[section][MCPName] when engram added it.
+func removeMCP(root *object, section string) {
+	v, ok := root.get(section)
+	if !ok {
+		return
+	}
+	servers, ok := v.(*object)
+	if !ok {
+		return
+	}
+	if s, ok := servers.get(MCPName); ok && isOurMCP(s) {
+		servers.del(MCPName)
+		if len(servers.keys) == 0 {
+			root.del(section)
+		}
+	}
+}
+
+// isOurMCP recognizes {"command": ".../engram", "args": ["mcp", ...]} and
+// OpenCode's {"command": [".../engram", "mcp", ...]}: an engram binary
+// (any name containing "engram") serving MCP.
+func isOurMCP(v any) bool {
+	o, ok := v.(*object)
+	if !ok {
+		return false
+	}
+	var argv []any
+	switch c := o.vals["command"].(type) {
+	case string:
+		args, _ := o.vals["args"].([]any)
+		argv = append([]any{c}, args...)
+	case []any:
+		argv = c
+	}
+	if len(argv) < 2 {
+		return false
+	}
+	bin, _ := argv[0].(string)
+	sub, _ := argv[1].(string)
+	return strings.Contains(filepath.Base(bin), "engram") && sub == "mcp"
+}
+
+// stdioServer is the usual MCP server entry: {"command":..., "args":[...]}.
+func stdioServer(o InstallOptions, withType bool) *object {
+	s := newObject()
+	if withType {
+		s.set("type", "stdio")
+	}
+	s.set("command", o.Engram)
+	s.set("args", strList("mcp", o.Memory))
+	return s
+}

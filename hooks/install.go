@@ -1,0 +1,183 @@
+package hooks
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/engram-dev/engram/memgraph/gitrepo"
+	"github.com/go-git/go-git/v5"
+)
+
+// hookMarker identifies the pre-commit script engram wrote: install replaces
+// and uninstall removes only a script that carries it.
+const hookMarker = "# engram pre-commit hook"
+
+// preCommitScript calls the engram on PATH: a hook that named an absolute
+// path would break when engram moves or was run from a temporary build.
+const preCommitScript = `#!/bin/sh
+` + hookMarker + ` (installed by "engram hooks install"; "engram hooks uninstall" removes it).
+# It judges the staged memory files with the rules the engram daemon uses.
+if ! command -v engram >/dev/null 2>&1; then
+	echo "engram pre-commit: engram is not on PATH, so this commit is not checked" >&2
+	exit 0
+fi
+exec engram hook pre-commit "$@"
+`
+
+// Drivers are the merge drivers engram registers: the git config name,
+// its description and command, and the paths it applies to.
+var Drivers = []struct{ Name, Desc, Command, Pattern string }{
+	{"engram-cursor", "engram consolidation cursor", "engram merge-cursor %O %A %B", ".engram/cursor.json"},
+	{"engram-memory", "engram memory file", "engram merge-memory %O %A %B %P", "*.md"},
+}
+
+// attrMarker brackets the lines install adds to .git/info/attributes.
+const attrMarker = "# engram merge drivers"
+
+// Install puts engram into the git clone dir: the pre-commit hook, the
+// merge drivers in the clone's config, and their attributes in
+// .git/info/attributes (so they apply even where the committed
+// .gitattributes predates them). Running it again changes nothing. A
+// pre-commit hook that is not engram's is left alone and reported.
+func Install(dir string) error {
+	gitDir, err := gitDirOf(dir)
+	if err != nil {
+		return err
+	}
+	hook := filepath.Join(gitDir, "hooks", "pre-commit")
+	if b, err := os.ReadFile(hook); err == nil && !strings.Contains(string(b), hookMarker) {
+		return fmt.Errorf("%s already has a pre-commit hook that is not engram's; add the line \"engram hook pre-commit || exit 1\" to it", dir)
+	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(hook), 0o755); err != nil {
+		return err
+	}
+	if err := writeFile(hook, []byte(preCommitScript), 0o755); err != nil {
+		return err
+	}
+	if err := setDrivers(dir, false); err != nil {
+		return err
+	}
+	return setAttributes(gitDir, false)
+}
+
+// Uninstall removes what Install added (an edited hook without engram's
+// marker is left alone).
+func Uninstall(dir string) error {
+	gitDir, err := gitDirOf(dir)
+	if err != nil {
+		return err
+	}
+	hook := filepath.Join(gitDir, "hooks", "pre-commit")
+	if b, err := os.ReadFile(hook); err == nil && strings.Contains(string(b), hookMarker) {
+		if err := os.Remove(hook); err != nil {
+			return err
+		}
+	}
+	if err := setDrivers(dir, true); err != nil {
+		return err
+	}
+	return setAttributes(gitDir, true)
+}
+
+func gitDirOf(dir string) (string, error) {
+	r, err := gitrepo.Open(dir)
+	if err != nil {
+		return "", err
+	}
+	return r.GitDir(), nil
+}
+
+// setDrivers adds (or removes) the merge driver sections of the clone's
+// config. A driver the user configured differently is kept.
+func setDrivers(dir string, remove bool) error {
+	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{EnableDotGitCommonDir: true})
+	if err != nil {
+		return err
+	}
+	cfg, err := repo.Config()
+	if err != nil {
+		return err
+	}
+	merge := cfg.Raw.Section("merge")
+	for _, d := range Drivers {
+		if remove {
+			if merge.Subsection(d.Name).Option("driver") == d.Command {
+				merge.RemoveSubsection(d.Name)
+			}
+			continue
+		}
+		sec := merge.Subsection(d.Name)
+		if cur := sec.Option("driver"); cur != "" && !strings.HasPrefix(cur, "engram ") && !strings.Contains(cur, "/engram") {
+			continue
+		}
+		sec.SetOption("name", d.Desc)
+		sec.SetOption("driver", d.Command)
+	}
+	return repo.SetConfig(cfg)
+}
+
+// setAttributes rewrites engram's block of .git/info/attributes.
+func setAttributes(gitDir string, remove bool) error {
+	p := filepath.Join(gitDir, "info", "attributes")
+	old, err := os.ReadFile(p)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	var keep []string
+	in := false
+	for _, l := range strings.Split(strings.TrimRight(string(old), "\n"), "\n") {
+		switch {
+		case l == attrMarker:
+			in = true
+		case l == attrMarker+" end":
+			in = false
+		case !in && l != "":
+			keep = append(keep, l)
+		}
+	}
+	if !remove {
+		keep = append(keep, attrMarker)
+		for _, d := range Drivers {
+			keep = append(keep, d.Pattern+" merge="+d.Name)
+		}
+		keep = append(keep, attrMarker+" end")
+	}
+	text := strings.Join(keep, "\n")
+	if text != "" {
+		text += "\n"
+	}
+	if text == string(old) {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	return writeFile(p, []byte(text), 0o644)
+}
+
+// writeFile replaces p atomically.
+func writeFile(p string, data []byte, perm os.FileMode) error {
+	f, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(perm)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), p)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
+}

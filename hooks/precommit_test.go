@@ -1,0 +1,167 @@
+package hooks
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// git runs the git CLI in dir with a clean, fixed identity.
+func runGit(t *testing.T, dir string, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir,
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@x", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@x")
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+func mustGit(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	out, err := runGit(t, dir, args...)
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(out)
+}
+
+func write(t *testing.T, dir, rel, data string) {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// clone makes a repository with a memory and a read_only persona, with
+// engram's hooks installed.
+func clone(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	mustGit(t, dir, "init", "-q", "-b", "main")
+	write(t, dir, "character.md", "---\ndescription: persona\nread_only: true\n---\n# Persona\n")
+	write(t, dir, "user_memory/likes-coffee.md", baseMem)
+	mustGit(t, dir, "add", "-A")
+	mustGit(t, dir, "commit", "-q", "-m", "start")
+	if err := Install(dir); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func TestPreCommitWithGitCLI(t *testing.T) {
+	engramOnPath(t)
+	dir := clone(t)
+
+	hook, err := os.ReadFile(filepath.Join(dir, ".git", "hooks", "pre-commit"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(hook), "exec engram hook pre-commit") || strings.Contains(string(hook), os.TempDir()) {
+		t.Fatalf("hook does not call engram by name:\n%s", hook)
+	}
+
+	// Invalid: an unknown key. The message is the daemon's (memgraph.Validate).
+	write(t, dir, "user_memory/bad.md", "---\ndescription: x\ncolour: red\n---\n# Bad\n")
+	mustGit(t, dir, "add", "user_memory/bad.md")
+	out, err := runGit(t, dir, "commit", "-q", "-m", "bad")
+	if err == nil {
+		t.Fatalf("invalid memory committed:\n%s", out)
+	}
+	if !strings.Contains(out, "user_memory/bad.md:3: ") || !strings.Contains(out, "colour") {
+		t.Fatalf("refusal lacks path:line and the daemon's message:\n%s", out)
+	}
+	mustGit(t, dir, "rm", "-q", "--cached", "user_memory/bad.md")
+	os.Remove(filepath.Join(dir, "user_memory", "bad.md"))
+
+	// read_only: a change to the persona is refused.
+	write(t, dir, "character.md", "---\ndescription: persona\nread_only: true\n---\n# Persona, changed\n")
+	mustGit(t, dir, "add", "character.md")
+	if out, err := runGit(t, dir, "commit", "-q", "-m", "ro"); err == nil || !strings.Contains(out, "character.md: read_only: true protects this file") {
+		t.Fatalf("read_only change not refused (err %v):\n%s", err, out)
+	}
+	mustGit(t, dir, "reset", "-q", "HEAD", "character.md")
+	mustGit(t, dir, "checkout", "--", "character.md")
+
+	// Valid: accepted.
+	write(t, dir, "user_memory/likes-tea.md", strings.ReplaceAll(baseMem, "coffee", "tea"))
+	mustGit(t, dir, "add", "user_memory/likes-tea.md")
+	if out, err := runGit(t, dir, "commit", "-q", "-m", "tea"); err != nil {
+		t.Fatalf("valid commit refused: %v\n%s", err, out)
+	}
+	// A non-memory file is none of the hook's business.
+	write(t, dir, "transcripts/s1.md", "---\ncolour: red\n")
+	mustGit(t, dir, "add", "transcripts/s1.md")
+	if out, err := runGit(t, dir, "commit", "-q", "-m", "transcript"); err != nil {
+		t.Fatalf("transcript refused: %v\n%s", err, out)
+	}
+}
+
+func TestInstallIdempotentAndUninstall(t *testing.T) {
+	dir := clone(t)
+	if err := Install(dir); err != nil {
+		t.Fatal(err)
+	}
+	attrs, _ := os.ReadFile(filepath.Join(dir, ".git", "info", "attributes"))
+	if strings.Count(string(attrs), "merge=engram-memory") != 1 {
+		t.Fatalf("attributes:\n%s", attrs)
+	}
+	if got := mustGit(t, dir, "config", "merge.engram-memory.driver"); got != "engram merge-memory %O %A %B %P" {
+		t.Fatalf("driver %q", got)
+	}
+	if err := Uninstall(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".git", "hooks", "pre-commit")); !os.IsNotExist(err) {
+		t.Fatal("hook left behind")
+	}
+	if out, err := runGit(t, dir, "config", "merge.engram-memory.driver"); err == nil {
+		t.Fatalf("driver left behind: %s", out)
+	}
+	// A foreign hook is never replaced.
+	write(t, dir, ".git/hooks/pre-commit", "#!/bin/sh\nexit 0\n")
+	if err := Install(dir); err == nil {
+		t.Fatal("foreign hook replaced")
+	}
+}
+
+// TestMemoryDriverWithGitMerge runs the installed drivers through a real
+// "git merge": the access logs union, the conflicting fact leaves a
+// retired sibling, and no conflict marker reaches a file.
+func TestMemoryDriverWithGitMerge(t *testing.T) {
+	engramOnPath(t)
+	dir := clone(t)
+	const rel = "user_memory/likes-coffee.md"
+	mustGit(t, dir, "checkout", "-q", "-b", "laptop")
+	write(t, dir, rel, strings.Replace(strings.Replace(baseMem, "specialty coffee.", "espresso.", 1), "used, 31.08.26\n", "used, 31.08.26\nused, 02.09.26\n", 1))
+	mustGit(t, dir, "commit", "-q", "-am", "laptop")
+	mustGit(t, dir, "checkout", "-q", "main")
+	write(t, dir, rel, strings.Replace(strings.Replace(baseMem, "specialty coffee.", "filter coffee.", 1), "used, 31.08.26\n", "used, 31.08.26\nused, 01.09.26\n", 1))
+	mustGit(t, dir, "commit", "-q", "-am", "server")
+	out, err := runGit(t, dir, "merge", "--no-edit", "laptop")
+	if err != nil {
+		t.Fatalf("git merge: %v\n%s", err, out)
+	}
+	got, _ := os.ReadFile(filepath.Join(dir, rel))
+	if strings.Contains(string(got), "<<<<") || !strings.Contains(string(got), "filter coffee") {
+		t.Fatalf("merged file:\n%s", got)
+	}
+	for _, l := range []string{"used, 01.09.26", "used, 02.09.26"} {
+		if !strings.Contains(string(got), l) {
+			t.Fatalf("lost %q:\n%s", l, got)
+		}
+	}
+	sib, err := os.ReadFile(filepath.Join(dir, "user_memory", "likes-coffee-2.md"))
+	if err != nil || !strings.Contains(string(sib), "espresso") || !strings.Contains(string(sib), "superseded_by: user_memory/likes-coffee") {
+		t.Fatalf("sibling: %v\n%s\ngit said:\n%s", err, sib, out)
+	}
+	if parents := mustGit(t, dir, "rev-list", "--parents", "-n1", "HEAD"); len(strings.Fields(parents)) != 3 {
+		t.Fatalf("not a merge commit: %s", parents)
+	}
+}

@@ -1,0 +1,84 @@
+package remote
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/engram-dev/engram/memgraph/gitrepo"
+)
+
+// The HTTP API's git endpoints (POST /v1/git/setup, POST /v1/git/update,
+// GET /v1/git/status?userId=) in the reference system's shapes. The HTTP
+// front authenticates, resolves the user's repository and calls these.
+
+// SetupRequest is the body of POST /v1/git/setup.
+type SetupRequest struct {
+	UserID      string `json:"userId"`
+	GitHubToken string `json:"githubToken"`
+	RepoName    string `json:"repoName"`
+}
+
+// GitStatus is the reply of all three endpoints.
+type GitStatus struct {
+	UserID         string     `json:"userId"`
+	Connected      bool       `json:"connected"`
+	GitHubUsername string     `json:"github_username"`
+	RepoURL        string     `json:"repo_url"`
+	LastPush       *time.Time `json:"last_push"`
+}
+
+// API serves the git endpoints for one daemon.
+type API struct {
+	GitHubAPI string // "" is DefaultGitHubAPI
+	// Credentials returns where a user's token is kept: a file outside
+	// every repository (CredentialsFor).
+	Credentials func(userID string) Credentials
+	// Exclusive returns the user's tracker lock (tracker.Exclusive), nil
+	// when none runs.
+	Exclusive func(userID string) func(ctx context.Context, fn func() error) error
+}
+
+func (a API) options(userID string) Options {
+	var o Options
+	if a.Credentials != nil {
+		o.Credentials = a.Credentials(userID)
+	}
+	if a.Exclusive != nil {
+		o.Exclusive = a.Exclusive(userID)
+	}
+	return o
+}
+
+// Setup is POST /v1/git/setup for the user's repository r. The reply never
+// holds the token; errors are scrubbed of it.
+func (a API) Setup(ctx context.Context, r *gitrepo.Repo, req SetupRequest) (GitStatus, error) {
+	if req.GitHubToken == "" {
+		return GitStatus{}, errors.New("githubToken is required")
+	}
+	_, err := SetupGitHub(ctx, r, GitHub{API: a.GitHubAPI, Token: req.GitHubToken}, req.RepoName, a.options(req.UserID))
+	return a.Status(r, req.UserID), scrub(err, req.GitHubToken)
+}
+
+// Update is POST /v1/git/update: sync now.
+func (a API) Update(ctx context.Context, r *gitrepo.Repo, userID string) (GitStatus, error) {
+	_, err := New(r, a.options(userID)).Sync(ctx)
+	return a.Status(r, userID), err
+}
+
+// Status is GET /v1/git/status.
+func (a API) Status(r *gitrepo.Repo, userID string) GitStatus {
+	st := ReadState(r)
+	out := GitStatus{UserID: userID, Connected: st.Remote != "", GitHubUsername: st.Account, RepoURL: st.Remote}
+	if !st.LastPush.IsZero() {
+		t := st.LastPush
+		out.LastPush = &t
+	}
+	return out
+}
+
+// CredentialsFor is where a served user's token is kept:
+// ROOT/credentials/<id>, beside ROOT/users/ and outside every repository.
+func CredentialsFor(root, userID string) Credentials {
+	return Credentials{Path: root + "/credentials/" + userID}
+}

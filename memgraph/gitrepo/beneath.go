@@ -1,0 +1,118 @@
+package gitrepo
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+)
+
+// ErrUnsafePath is returned when a write engram makes itself would leave
+// the work tree or pass through a symbolic link (a memory folder replaced
+// by a link to /etc, say). Such a write is refused, never followed.
+var ErrUnsafePath = errors.New("refusing to write through a symbolic link or outside the repository")
+
+// WriteFile replaces the work tree file rel (repo-relative, '/') with data,
+// atomically (a temp file in the same directory, then a rename) and
+// symlink-safe: every directory on the way is resolved beneath the work
+// tree root without following a symbolic link (openat2 with
+// RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS), missing ones are created, and a
+// symbolic link at rel itself is replaced, not followed. Exec makes the
+// file executable. The data is on stable storage when WriteFile returns.
+//
+// It is the one way engram writes files of its own into a repository:
+// consolidation (through Apply), watch mode's synthesized files, recovery.
+// It does not commit; see Apply for write-and-commit.
+func (r *Repo) WriteFile(rel string, data []byte, exec bool) error {
+	rel, err := cleanPath(rel)
+	if err != nil {
+		return err
+	}
+	b, err := r.beneath()
+	if err != nil {
+		return err
+	}
+	defer b.close()
+	if err := b.write(rel, data, r.filePerm(exec), true); err != nil {
+		return fmt.Errorf("write %s: %w", rel, err)
+	}
+	return nil
+}
+
+// WriteDerived is WriteFile without the flush, for files engram derives
+// and can always write again (watch mode's indexes, CONTEXT.md, status):
+// symlink-safe and atomic, not durable.
+func (r *Repo) WriteDerived(rel string, data []byte) error {
+	rel, err := cleanPath(rel)
+	if err != nil {
+		return err
+	}
+	b, err := r.beneath()
+	if err != nil {
+		return err
+	}
+	defer b.close()
+	if err := b.write(rel, data, r.filePerm(false), false); err != nil {
+		return fmt.Errorf("write %s: %w", rel, err)
+	}
+	return nil
+}
+
+// RemoveFile removes the work tree file rel (symlink-safe like WriteFile)
+// and then the directories it left empty, as git does. A missing file is
+// not an error.
+func (r *Repo) RemoveFile(rel string) error {
+	rel, err := cleanPath(rel)
+	if err != nil {
+		return err
+	}
+	b, err := r.beneath()
+	if err != nil {
+		return err
+	}
+	defer b.close()
+	if err := b.remove(rel); err != nil {
+		return fmt.Errorf("remove %s: %w", rel, err)
+	}
+	return nil
+}
+
+// filePerm is the mode of a file engram writes: private (0600/0700) when
+// the repository is (see Private), else 0644/0755.
+func (r *Repo) filePerm(exec bool) fs.FileMode {
+	perm := fs.FileMode(0o644)
+	if exec {
+		perm = 0o755
+	}
+	if r.private {
+		perm &^= 0o077
+	}
+	return perm
+}
+
+// dirPerm is the mode of a directory engram creates.
+func (r *Repo) dirPerm() fs.FileMode {
+	if r.private {
+		return 0o700
+	}
+	return 0o755
+}
+
+// removeEmptyParents climbs from rel's directory towards the root removing
+// directories that are empty; the first one that is not ends the climb.
+func removeEmptyParents(rel string, rmdir func(dir string) error) {
+	for d := path.Dir(rel); d != "." && d != "/"; d = path.Dir(d) {
+		if rmdir(d) != nil {
+			return
+		}
+	}
+}
+
+// writeWorktree puts one change into the work tree (WriteFile or
+// RemoveFile): symlink-safe, atomic, durable.
+func (r *Repo) writeWorktree(c Change) error {
+	if c.Delete {
+		return r.RemoveFile(c.Path)
+	}
+	return r.WriteFile(c.Path, c.Data, c.Exec)
+}

@@ -1,0 +1,290 @@
+package gitrepo
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/index"
+)
+
+// A lock file engram creates in .git (index.lock, a ref's .lock) is
+// recorded, while it exists, in an owner file beside it naming the process
+// (pid and start time, so a reused pid is not mistaken for us) and the lock
+// file's inode. A crash leaves both behind; on start RecoverLocks finds an
+// owner whose process is gone and whose inode is still the lock's, and
+// knows that lock is engram's own and stale. A lock without such a record
+// belongs to a git command and is never touched.
+
+// lockOwner is the content of an owner file.
+type lockOwner struct {
+	pid   int
+	start uint64 // process start time, in clock ticks since boot (0: unknown)
+	ino   uint64 // inode of the lock file
+	lock  string // absolute path of the lock file
+}
+
+func (o lockOwner) String() string {
+	return fmt.Sprintf("%d %d %d %s\n", o.pid, o.start, o.ino, o.lock)
+}
+
+func parseOwner(b []byte) (lockOwner, bool) {
+	f := strings.SplitN(strings.TrimSuffix(string(b), "\n"), " ", 4)
+	if len(f) != 4 {
+		return lockOwner{}, false
+	}
+	pid, err1 := strconv.Atoi(f[0])
+	start, err2 := strconv.ParseUint(f[1], 10, 64)
+	ino, err3 := strconv.ParseUint(f[2], 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil || pid <= 0 || f[3] == "" {
+		return lockOwner{}, false
+	}
+	return lockOwner{pid: pid, start: start, ino: ino, lock: f[3]}, true
+}
+
+// ownerPath is where the owner record of a lock of this kind lives.
+func (r *Repo) ownerPath(kind string) string {
+	return filepath.Join(r.gitDir, "engram-"+kind+".owner")
+}
+
+// createLock creates lock exclusively and records us as its owner.
+func (r *Repo) createLock(lock, kind string, flag int) (*os.File, error) {
+	f, err := os.OpenFile(lock, flag|os.O_CREATE|os.O_EXCL, r.filePerm(false))
+	if err != nil {
+		return nil, err
+	}
+	o := lockOwner{pid: os.Getpid(), start: selfStart, lock: lock}
+	if fi, err := f.Stat(); err == nil {
+		o.ino = statOf(fi).ino
+	}
+	// Not synced: the record only matters after a process crash, when the
+	// page cache holds it; after a power loss nobody is alive either way
+	// and the lock is recognised by its dead owner all the same.
+	if err := os.WriteFile(r.ownerPath(kind), []byte(o.String()), r.filePerm(false)); err != nil {
+		f.Close()
+		os.Remove(lock)
+		return nil, fmt.Errorf("record lock owner: %w", err)
+	}
+	return f, nil
+}
+
+// dropOwner forgets the record once the lock file is gone (renamed into
+// place or removed).
+func (r *Repo) dropOwner(kind string) { os.Remove(r.ownerPath(kind)) }
+
+// LockRepair says what RecoverLocks did.
+type LockRepair struct {
+	// Removed lists the stale lock files of a crashed engram process that
+	// were removed.
+	Removed []string
+	// Foreign lists lock files held by something else (a git command):
+	// left alone; commits wait for them.
+	Foreign []string
+	// IndexFixed lists the paths whose .git/index entry disagreed with
+	// HEAD and was reset to it (the work tree is never touched).
+	IndexFixed []string
+}
+
+// Empty reports whether nothing was found.
+func (lr LockRepair) Empty() bool {
+	return len(lr.Removed) == 0 && len(lr.Foreign) == 0 && len(lr.IndexFixed) == 0
+}
+
+// RecoverLocks repairs what a crash of engram in the middle of a commit
+// can leave in .git, with no manual step: it removes the lock files a dead
+// engram process owned (index.lock, the branch's .lock), and then brings
+// .git/index in line with HEAD — a crash after the branch moved and before
+// the new index was renamed into place leaves the old index, which makes
+// "git status" show the commit's files as phantom changes. Lock files that
+// are not engram's are reported in Foreign and left alone. Call it at
+// start, before the first commit, with no other engram writer alive on the
+// repository (LockDaemon).
+func (r *Repo) RecoverLocks() (LockRepair, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var lr LockRepair
+	for _, kind := range []string{"index", "ref"} {
+		b, err := os.ReadFile(r.ownerPath(kind))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return lr, err
+		}
+		o, ok := parseOwner(b)
+		if ok && processAlive(o.pid, o.start) {
+			continue // a live engram (engram consolidate) holds it now
+		}
+		if ok {
+			fi, err := os.Lstat(o.lock)
+			if err == nil && statOf(fi).ino == o.ino {
+				if err := os.Remove(o.lock); err != nil {
+					return lr, fmt.Errorf("remove stale %s: %w", o.lock, err)
+				}
+				lr.Removed = append(lr.Removed, o.lock)
+			}
+		}
+		r.dropOwner(kind)
+	}
+	if _, err := os.Lstat(r.idx.path + ".lock"); err == nil {
+		lr.Foreign = append(lr.Foreign, r.idx.path+".lock")
+		return lr, nil // the index is not ours to repair while git holds it
+	}
+	fixed, err := r.repairIndexLocked()
+	lr.IndexFixed = fixed
+	return lr, err
+}
+
+// repairIndexLocked resets the stage-0 entries of .git/index to HEAD's
+// tree where they differ (what "git reset" does, keeping the work tree),
+// keeping the stat data of entries that already match. It returns the
+// paths it changed. Call with r.mu held.
+func (r *Repo) repairIndexLocked() ([]string, error) {
+	h, err := r.readHeadRef()
+	if err != nil {
+		return nil, err
+	}
+	files, _, err := r.headFiles(h.tree)
+	if err != nil {
+		return nil, err
+	}
+	idx, err := r.idx.load()
+	if err != nil {
+		return nil, err
+	}
+	var fixed []string
+	keep := make(map[string]*index.Entry, len(files))
+	for _, e := range idx.Entries {
+		he, inHead := files[e.Name]
+		switch {
+		case !inHead || e.Stage != 0:
+			fixed = append(fixed, e.Name)
+		case e.Hash != he.hash || uint32(e.Mode) != he.mode:
+			fixed = append(fixed, e.Name)
+		default:
+			keep[e.Name] = e
+		}
+	}
+	for rel := range files {
+		if keep[rel] == nil && !contains(fixed, rel) {
+			fixed = append(fixed, rel)
+		}
+	}
+	if len(fixed) == 0 {
+		return nil, nil
+	}
+	lock, err := r.lockIndex()
+	if err != nil {
+		return nil, err
+	}
+	out := &index.Index{Version: idx.Version}
+	if out.Version == 0 || out.Version > 3 {
+		out.Version = 2
+	}
+	for rel, he := range files {
+		if e := keep[rel]; e != nil {
+			out.Entries = append(out.Entries, e)
+			continue
+		}
+		abs := filepath.Join(r.dir, filepath.FromSlash(rel))
+		var data []byte
+		if he.mode == modeFile || he.mode == modeExec {
+			data, _ = r.readObject(plumbing.BlobObject, he.hash) // stat data only when it reads
+		}
+		out.Entries = append(out.Entries, newEntry(rel, abs, he.hash, he.mode, data))
+	}
+	sort.SliceStable(out.Entries, func(i, j int) bool { return entryLess(out.Entries[i], out.Entries[j]) })
+	if err := r.commitIndex(lock, out); err != nil {
+		return nil, err
+	}
+	sort.Strings(fixed)
+	return fixed, nil
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// ErrDaemonRunning is returned by LockDaemon when another process serves
+// the repository already.
+var ErrDaemonRunning = errors.New("another engram process is already serving this repository")
+
+// daemonLocks are the repositories this process serves: a second Tracker
+// on the same repository inside one process (a test, a host that opened a
+// user twice) shares the lock instead of refusing itself.
+var (
+	daemonMu    sync.Mutex
+	daemonLocks = map[string]*daemonLock{}
+)
+
+type daemonLock struct {
+	n    int
+	f    *os.File
+	path string
+}
+
+// LockDaemon takes the repository's daemon lock, .git/engram-daemon.lock,
+// an flock the kernel releases when the process dies however it dies, so a
+// crash never leaves it behind. A second process (engram mount, watch,
+// serve or mcp on the same repository) gets ErrDaemonRunning with the
+// holder's pid. Call the returned function to release it.
+func (r *Repo) LockDaemon() (unlock func(), err error) {
+	p := filepath.Join(r.gitDir, "engram-daemon.lock")
+	daemonMu.Lock()
+	defer daemonMu.Unlock()
+	if l := daemonLocks[p]; l != nil {
+		l.n++
+		return r.daemonUnlock(p), nil
+	}
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("daemon lock: %w", err)
+	}
+	if err := flock(f); err != nil {
+		b := make([]byte, 32)
+		n, _ := f.ReadAt(b, 0)
+		f.Close()
+		holder := strings.TrimSpace(string(b[:n]))
+		if holder != "" {
+			holder = " (pid " + holder + ")"
+		}
+		if errors.Is(err, errWouldBlock) {
+			return nil, fmt.Errorf("%s: %w%s; stop it first, or use its mount", r.dir, ErrDaemonRunning, holder)
+		}
+		return nil, fmt.Errorf("daemon lock: %w", err)
+	}
+	f.Truncate(0)
+	f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	daemonLocks[p] = &daemonLock{n: 1, f: f, path: p}
+	return r.daemonUnlock(p), nil
+}
+
+func (r *Repo) daemonUnlock(p string) func() {
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			daemonMu.Lock()
+			defer daemonMu.Unlock()
+			l := daemonLocks[p]
+			if l == nil {
+				return
+			}
+			if l.n--; l.n == 0 {
+				delete(daemonLocks, p)
+				l.f.Close() // closing the descriptor drops the flock
+			}
+		})
+	}
+}

@@ -1,0 +1,161 @@
+package memgraph
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// SettingsFile holds the repository's own settings. It is kept in git (it
+// travels with the memories), is read by every front (mount, watch, CLI),
+// and is checked like a memory: an invalid file is reported and its
+// defaults apply.
+//
+// The format is the frontmatter's: one "key: value" per line, "#" starts a
+// comment.
+//
+//	# .engram/settings
+//	index_tokens: 3000
+const SettingsFile = StateDir + "/settings"
+
+// DefaultIndexTokens is the budget of user_memory.md and
+// character_memory.md when nothing sets one: a few thousand tokens, so an
+// agent that cats an index keeps most of its context window.
+const DefaultIndexTokens = 2000
+
+// Limits of index_tokens: an index smaller than a few lines is useless, a
+// larger one than a million tokens fits no context.
+const (
+	MinIndexTokens = 100
+	MaxIndexTokens = 1_000_000
+)
+
+// Settings are the per-repository settings. The zero value means "the
+// defaults".
+type Settings struct {
+	// IndexTokens is the budget of each synthesized index in estimated
+	// tokens (BytesPerToken bytes each); 0 means DefaultIndexTokens.
+	IndexTokens int
+	// CommitSecrets commits files in which a secret is found (the tracker
+	// keeps them out of git by default): "commit_secrets: true".
+	CommitSecrets bool
+	// TranscriptRetention is how long a consolidated transcript stays in
+	// the transcripts/ inbox ("transcript_retention: 720h"; 0: the
+	// consolidator's default; "forever" is -1).
+	TranscriptRetention time.Duration
+}
+
+// settingsKeys are the keys SettingsFile may hold.
+var settingsKeys = []string{"index_tokens", "commit_secrets", "transcript_retention"}
+
+// ParseSettings reads a settings file. Problems name the line; a bad value
+// leaves that setting at its default.
+func ParseSettings(data []byte) (Settings, []Problem) {
+	var s Settings
+	var probs []Problem
+	add := func(line int, format string, args ...any) {
+		probs = append(probs, Problem{Path: SettingsFile, Line: line, Msg: fmt.Sprintf(format, args...)})
+	}
+	if len(data) > MaxFileSize {
+		add(0, "file is %d bytes; a settings file holds a few lines", len(data))
+		return s, probs
+	}
+	seen := map[string]bool{}
+	for i, line := range strings.Split(string(data), "\n") {
+		n := i + 1
+		if j := strings.IndexByte(line, '#'); j >= 0 {
+			line = line[:j]
+		}
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		key, val, ok := strings.Cut(line, ":")
+		key, val = strings.TrimSpace(key), strings.TrimSpace(val)
+		if !ok || key == "" {
+			add(n, "want \"key: value\" (known keys: %s)", strings.Join(settingsKeys, ", "))
+			continue
+		}
+		if seen[key] {
+			add(n, "%s is set twice", SafeLine(key))
+			continue
+		}
+		seen[key] = true
+		switch key {
+		case "index_tokens":
+			v, err := strconv.Atoi(val)
+			if err != nil || v < MinIndexTokens || v > MaxIndexTokens {
+				add(n, "index_tokens must be a whole number of tokens from %d to %d, not %q", MinIndexTokens, MaxIndexTokens, SafeLine(val))
+				continue
+			}
+			s.IndexTokens = v
+		case "commit_secrets", "transcript_retention":
+			if msg := s.setPrivacy(key, val); msg != "" {
+				add(n, "%s", msg)
+			}
+		default:
+			add(n, "unknown key %q (known keys: %s)", SafeLine(key), strings.Join(settingsKeys, ", "))
+		}
+	}
+	return s, probs
+}
+
+// settingsCache re-reads SettingsFile when it changed on disk (one stat
+// per look), so every front sees an edit without being told.
+type settingsCache struct {
+	mu     sync.Mutex
+	loaded bool
+	stamp  [3]int64 // size, mtime (ns), inode; all 0 when the file is missing
+	s      Settings
+	probs  []Problem
+}
+
+func (c *settingsCache) get(root string) (Settings, []Problem) {
+	p := filepath.Join(root, filepath.FromSlash(SettingsFile))
+	var st syscall.Stat_t
+	var stamp [3]int64
+	if syscall.Stat(p, &st) == nil {
+		stamp = [3]int64{st.Size, st.Mtim.Nano(), int64(st.Ino)}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.loaded && stamp == c.stamp {
+		return c.s, c.probs
+	}
+	c.loaded, c.stamp = true, stamp
+	c.s, c.probs = Settings{}, nil
+	if stamp != ([3]int64{}) {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			c.probs = []Problem{{Path: SettingsFile, Msg: "cannot read: " + err.Error()}}
+		} else {
+			c.s, c.probs = ParseSettings(data)
+		}
+	}
+	return c.s, c.probs
+}
+
+// Settings returns the repository's settings as SettingsFile has them now
+// (defaults where it is missing or invalid) and its problems.
+func (g *Graph) Settings() (Settings, []Problem) { return g.settings.get(g.root) }
+
+// SetIndexTokens overrides the index budget of SettingsFile (a command-line
+// flag); 0 removes the override.
+func (g *Graph) SetIndexTokens(tokens int) { g.indexOverride.Store(int64(tokens)) }
+
+// IndexTokens returns the budget of each index in tokens: the override,
+// else SettingsFile, else DefaultIndexTokens.
+func (g *Graph) IndexTokens() int {
+	if v := g.indexOverride.Load(); v > 0 {
+		return int(v)
+	}
+	if s, _ := g.Settings(); s.IndexTokens > 0 {
+		return s.IndexTokens
+	}
+	return DefaultIndexTokens
+}

@@ -1,0 +1,128 @@
+package tracker_test
+
+import (
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/engram-dev/engram/memgraph/secret/secrettest"
+	"github.com/engram-dev/engram/memgraph/tracker"
+	"github.com/engram-dev/engram/memgraph/tracker/conformance"
+)
+
+// Planted secrets, split so no scanner mistakes this file for a leak.
+var (
+	stripeKey = "sk_live_" + "u8jzPde0IgxLd6GncfBAepfJ"
+	awsKey    = "AKIA" + "IOSFODNN7EXAMPLE"
+)
+
+// TestTranscriptsNeverCommitted is the transcripts rule (issue 14, defect
+// 3) through watch mode, on a repository whose .gitignore does not ignore
+// transcripts/ (made before the rule): the transcript is never committed,
+// subscribers (the consolidator) still hear of it, and none of its text —
+// secrets included — is in any git object.
+func TestTranscriptsNeverCommitted(t *testing.T) {
+	dir := conformance.NewRepo(t)
+	tr, _ := watch(t, dir, tracker.Config{Debounce: 100 * time.Millisecond})
+	var mu sync.Mutex
+	var heard []string
+	tr.Subscribe(func(paths []string) { mu.Lock(); heard = append(heard, paths...); mu.Unlock() })
+	chat := "User: my password is hunter2 and the key is " + stripeKey + "\nAssistant: please rotate it.\nUser: I live in Porto, by the river.\n"
+	conformance.WriteFile(t, dir, "transcripts/chat.md", chat)
+	conformance.WriteFile(t, dir, "transcripts/sub/day.jsonl", `{"role":"user","content":"`+awsKey+` is my key"}`+"\n")
+	conformance.WriteFile(t, dir, "user_memory/lives-by-river.md", conformance.Memory("Lives by a river", "Lives By River", "You live by a river."))
+	settle(t, tr)
+	if files := sh(t, dir, "git ls-files"); strings.Contains(files, "transcripts/chat.md") || strings.Contains(files, "day.jsonl") ||
+		!strings.Contains(files, "user_memory/lives-by-river.md") {
+		t.Fatalf("git ls-files:\n%s", files)
+	}
+	mu.Lock()
+	got := slices.Clone(heard)
+	mu.Unlock()
+	if !slices.Contains(got, "transcripts/chat.md") || !slices.Contains(got, "transcripts/sub/day.jsonl") {
+		t.Fatalf("subscribers heard %v", got)
+	}
+	if st := string(tr.Status()); strings.Contains(st, "transcripts/") {
+		t.Fatalf("a transcript is reported as pending or invalid:\n%s", st)
+	}
+	secrettest.ScanRepo(t, dir, []string{"hunter2", stripeKey, awsKey, "by the river"}, "transcripts")
+}
+
+// TestSecretInMemoryNotCommitted: a memory written with a secret is kept
+// out of git and reported in the status by file, line and rule, never by
+// value; once the secret is removed the file is committed.
+func TestSecretInMemoryNotCommitted(t *testing.T) {
+	dir := conformance.NewRepo(t)
+	tr, _ := watch(t, dir, tracker.Config{Debounce: 100 * time.Millisecond})
+	withKey := conformance.Memory("Shop setup", "Shop Setup", "Your shop uses the key "+stripeKey+".")
+	conformance.WriteFile(t, dir, "user_memory/shop-setup.md", withKey)
+	settle(t, tr)
+	if files := sh(t, dir, "git ls-files"); strings.Contains(files, "shop-setup") {
+		t.Fatal("a memory holding a secret was committed")
+	}
+	st := string(tr.Status())
+	if !strings.Contains(st, "user_memory/shop-setup.md:") || !strings.Contains(st, "secret found (rule ") || strings.Contains(st, stripeKey) {
+		t.Fatalf("status:\n%s", st)
+	}
+	secrettest.ScanRepo(t, dir, []string{stripeKey}, "user_memory")
+	conformance.WriteFile(t, dir, "user_memory/shop-setup.md", conformance.Memory("Shop setup", "Shop Setup", "Your shop uses Stripe."))
+	settle(t, tr)
+	if files := sh(t, dir, "git ls-files"); !strings.Contains(files, "shop-setup") {
+		t.Fatal("the fixed memory was not committed")
+	}
+	if st := string(tr.Status()); strings.Contains(st, "secret found") {
+		t.Fatalf("status still reports the secret:\n%s", st)
+	}
+}
+
+// TestCommitSecretsSetting: with the setting on, such a file is committed.
+func TestCommitSecretsSetting(t *testing.T) {
+	dir := conformance.NewRepo(t)
+	tr, _ := watch(t, dir, tracker.Config{Debounce: 100 * time.Millisecond, CommitSecrets: true})
+	conformance.WriteFile(t, dir, "notes/keys.md", "# Keys\n\n"+awsKey+"\n")
+	settle(t, tr)
+	if files := sh(t, dir, "git ls-files"); !strings.Contains(files, "notes/keys.md") {
+		t.Fatal("CommitSecrets: the file was not committed")
+	}
+}
+
+func TestSecretProblems(t *testing.T) {
+	probs := tracker.SecretProblems("notes/a.md", []byte("a\nkey "+stripeKey+"\n"), nil)
+	if len(probs) != 1 || probs[0].Line != 2 || !strings.Contains(probs[0].Msg, "stripe") || strings.Contains(probs[0].String(), stripeKey) {
+		t.Fatalf("problems %v", probs)
+	}
+	// A secret already committed does not block later edits of the file.
+	prev := []byte("key " + stripeKey + "\n")
+	if probs := tracker.SecretProblems("notes/a.md", append(prev, "more\n"...), prev); len(probs) != 0 {
+		t.Fatalf("old secret reported again: %v", probs)
+	}
+	if probs := tracker.SecretProblems("x.bin", []byte("\x00"+stripeKey), nil); len(probs) != 0 {
+		t.Fatal("binary files are not scanned")
+	}
+}
+
+func TestIsInbox(t *testing.T) {
+	for rel, want := range map[string]bool{
+		"transcripts/a.jsonl": true, "transcripts/sub/b.md": true, "transcripts/.gitkeep": false,
+		"user_memory/transcripts.md": false, "notes/transcripts/a.md": false, "transcriptsx/a": false,
+	} {
+		if got := tracker.IsInbox(rel); got != want {
+			t.Errorf("IsInbox(%q) = %v", rel, got)
+		}
+	}
+}
+
+// TestCommitSecretsFromSettingsFile: the repository setting does what the
+// Config field does.
+func TestCommitSecretsFromSettingsFile(t *testing.T) {
+	dir := conformance.NewRepo(t)
+	conformance.WriteFile(t, dir, ".engram/settings", "commit_secrets: true\n")
+	tr, _ := watch(t, dir, tracker.Config{Debounce: 100 * time.Millisecond})
+	conformance.WriteFile(t, dir, "notes/keys.md", "# Keys\n\n"+awsKey+"\n")
+	settle(t, tr)
+	if files := sh(t, dir, "git ls-files"); !strings.Contains(files, "notes/keys.md") {
+		t.Fatal("commit_secrets: true in the settings file: the file was not committed")
+	}
+}

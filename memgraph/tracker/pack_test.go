@@ -1,0 +1,38 @@
+package tracker_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/engram-dev/engram/memgraph/tracker"
+	"github.com/engram-dev/engram/memgraph/tracker/conformance"
+)
+
+// TestBackgroundPacking is issue 16.3 in the tracker: once commits leave
+// more loose objects than PackThreshold, Run packs them in the background
+// while writes and commits go on, and the repository stays sound.
+func TestBackgroundPacking(t *testing.T) {
+	dir := conformance.NewRepo(t)
+	tr, _ := watch(t, dir, tracker.Config{Debounce: 10 * time.Millisecond, PackThreshold: 1})
+	for i := 0; i < 40; i++ {
+		conformance.WriteFile(t, dir, fmt.Sprintf("user_memory/m-%02d.md", i), conformance.Memory(fmt.Sprintf("M %d", i), "M", "Yes."))
+		settle(t, tr)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		packs, _ := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "*.pack"))
+		if len(packs) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no pack written after 40 commits with PackThreshold 1")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// Commits after the pack still work and read objects moved into it.
+	conformance.WriteFile(t, dir, "user_memory/likes-tea.md", conformance.LikesTea+"\nMore.\n")
+	settle(t, tr)
+	conformance.CheckRepo(t, dir)
+}

@@ -1,0 +1,40 @@
+package tracker
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/engram-dev/engram/memgraph"
+	"github.com/engram-dev/engram/memgraph/secret"
+)
+
+// SecretProblems reports the secrets data would add to git over prev (the
+// committed version, nil when new), one problem per finding: file, line and
+// rule, never the value. A file with such problems is kept out of git like
+// an invalid one, unless Config.CommitSecrets says otherwise. Binary files
+// (a NUL byte) are not scanned.
+func SecretProblems(rel string, data, prev []byte) []memgraph.Problem {
+	if len(data) == 0 || bytes.IndexByte(data, 0) >= 0 {
+		return nil
+	}
+	var out []memgraph.Problem
+	for _, f := range secret.Added(string(prev), string(data)) {
+		out = append(out, memgraph.Problem{Path: rel, Line: f.Line,
+			Msg: fmt.Sprintf("%s (rule %s); the file is not committed until it is removed (or commit_secrets is set)", secretPrefix, f.Rule)})
+	}
+	return out
+}
+
+// secretPrefix opens every secret problem, so Status can count them.
+const secretPrefix = "secret found"
+
+// commitSecrets says whether files with secrets are committed anyway:
+// Config.CommitSecrets, or "commit_secrets: true" in the repository's
+// settings file.
+func (t *Tracker) commitSecrets() bool {
+	if t.cfg.CommitSecrets {
+		return true
+	}
+	s, _ := t.g.Settings()
+	return s.CommitSecrets
+}

@@ -1,0 +1,48 @@
+#!/bin/sh
+# bench-precommit.sh: what engram's pre-commit hook adds to "git commit" of
+# one memory file in a repository of 10,000 memories (the budget is 50 ms).
+# Prints the median of plain commits (--no-verify), the median with the
+# hook, the difference and the ratio.
+#
+#   scripts/bench-precommit.sh [N_MEMORIES] [ROUNDS]
+set -eu
+n=${1:-10000}
+rounds=${2:-15}
+here=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/bin"
+(cd "$here" && go build -o "$work/bin/engram" ./cmd/engram)
+# After the build: HOME also hides the user's git config from the timing.
+export HOME="$work" GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=b GIT_AUTHOR_EMAIL=b@x GIT_COMMITTER_NAME=b GIT_COMMITTER_EMAIL=b@x
+export PATH="$work/bin:$PATH"
+repo="$work/memory"
+engram init "$repo" >/dev/null
+cd "$repo"
+i=0
+while [ $i -lt "$n" ]; do
+	printf -- '---\ndescription: memory %d\nstatus: active\n---\n# Memory %d\n\n## Fact\nFact number %d.\n\n## Access log\nused, 01.09.26\n' $i $i $i >"user_memory/m$i.md"
+	i=$((i + 1))
+done
+git add -A && git commit -q --no-verify -m "$n memories"
+ms() { date +%s%N; }
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+run() { # $1: extra commit flag
+	r=0
+	while [ $r -lt "$rounds" ]; do
+		echo "used, 0$((r % 9 + 1)).09.26" >>user_memory/m7.md
+		git add user_memory/m7.md
+		t0=$(ms)
+		git commit -q $1 -m "use $r"
+		t1=$(ms)
+		echo $(((t1 - t0) / 1000))
+		r=$((r + 1))
+	done | median
+}
+plain=$(run --no-verify)
+hook=$(run "")
+echo "memories: $n, rounds: $rounds"
+echo "git commit, plain:     $((plain / 1000)) ms"
+echo "git commit, with hook: $((hook / 1000)) ms"
+echo "hook adds:             $(((hook - plain) / 1000)) ms (budget 50 ms)"
+awk -v h="$hook" -v p="$plain" 'BEGIN { printf "ratio:                 %.2f\n", h / p }'
