@@ -41,7 +41,11 @@ type Config struct {
 	MinBackoff time.Duration // first wait after a failed run [30s]
 	MaxBackoff time.Duration // longest wait between failed runs [30m]
 	Logger     *slog.Logger  // [slog.Default()]
-	Now        func() time.Time
+	// OnStatus is called, without locks held, whenever Status changed
+	// outside a commit: a run finished or failed. Watch mode passes the
+	// tracker's StatusChanged so the status file is rewritten.
+	OnStatus func()
+	Now      func() time.Time
 }
 
 func (c *Config) defaults() {

@@ -122,6 +122,9 @@ func (c *Consolidator) Loop(ctx context.Context) {
 		wait, run := c.due()
 		if run {
 			c.runOnce(ctx)
+			if c.cfg.OnStatus != nil {
+				c.cfg.OnStatus()
+			}
 			if ctx.Err() != nil {
 				return // a cancelled run must not start the next one
 			}

@@ -334,6 +334,11 @@ func (r *usersRoot) broken(ctx context.Context, u UserInfo, why error, out *fuse
 	return r.NewInode(ctx, d, fusefs.StableAttr{Mode: syscall.S_IFDIR, Ino: usersInoBase | n<<4 | userInoBrokenDir})
 }
 
+// noOpen is the users' subtrees' mode: without OPEN unless asked for (see
+// Options.OpenEachFile). The kernel stops sending OPEN for the whole mount
+// at the first ENOSYS, so every file of the mount must agree.
+func (r *usersRoot) noOpen() bool { return !r.opt.OpenEachFile && !r.opt.Passthrough }
+
 // changed drops the kernel's entry of MNT/<id> after the registry changed;
 // a removed user's subtree is detached from the root.
 func (r *usersRoot) changed(id string) {
@@ -390,8 +395,8 @@ func (d *usersStateDir) Lookup(ctx context.Context, name string, out *fuse.Entry
 	if name != "status" {
 		return nil, syscall.ENOENT
 	}
-	f := &textFile{fill: d.r.fill, gen: d.r.users.Status}
-	f.fill(&out.Attr, 0o400|syscall.S_IFREG, fuse.Owner{})
+	f := &textFile{fill: d.r.fill, gen: d.r.users.Status, noOpen: d.r.noOpen()}
+	f.attr(&out.Attr)
 	out.SetAttrTimeout(time.Nanosecond)
 	return d.NewPersistentInode(ctx, f, fusefs.StableAttr{Mode: syscall.S_IFREG, Ino: usersStatusIno}), 0
 }
@@ -409,30 +414,58 @@ func (d *usersStateDir) Getattr(ctx context.Context, fh fusefs.FileHandle, out *
 	return 0
 }
 
-// textFile is a read-only file whose bytes gen makes at each open.
+// textFile is a read-only file of the daemon's (MNT/.engram/status, the
+// status of a broken user) whose bytes gen makes. It works with and
+// without OPEN, as the single-repository mount's synthesized files do
+// (see synthFile): its size and mtime follow its bytes, and the kernel
+// trusts them a nanosecond only.
 type textFile struct {
 	fusefs.Inode
-	fill  func(a *fuse.Attr, mode uint32, owner fuse.Owner)
-	owner fuse.Owner
-	mode  uint32
-	gen   func() []byte
+	fill   func(a *fuse.Attr, mode uint32, owner fuse.Owner)
+	owner  fuse.Owner
+	mode   uint32
+	gen    func() []byte
+	noOpen bool
+
+	mu    sync.Mutex
+	last  []byte
+	mtime time.Time
+}
+
+func (f *textFile) current() ([]byte, time.Time) {
+	b := f.gen()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.mtime.IsZero() || !sameBytes(b, f.last) {
+		now := time.Now()
+		if !now.After(f.mtime) {
+			now = f.mtime.Add(time.Nanosecond)
+		}
+		f.last, f.mtime = b, now
+	}
+	return f.last, f.mtime
+}
+
+// attr fills the attributes of the file as it reads now.
+func (f *textFile) attr(a *fuse.Attr) {
+	b, mtime := f.current()
+	mode := f.mode
+	if mode == 0 {
+		mode = 0o400
+	}
+	f.fill(a, mode|syscall.S_IFREG, f.owner)
+	a.Size = uint64(len(b))
+	a.Blocks = (a.Size + 511) / 512
+	a.SetTimes(nil, &mtime, &mtime)
 }
 
 var _ = (fusefs.NodeGetattrer)((*textFile)(nil))
 
 func (f *textFile) Getattr(ctx context.Context, fh fusefs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	size := 0
+	f.attr(&out.Attr)
 	if h, ok := fh.(*synthHandle); ok {
-		size = len(h.data)
-	} else {
-		size = len(f.gen())
+		out.Size = uint64(len(h.data))
 	}
-	mode := f.mode
-	if mode == 0 {
-		mode = 0o400
-	}
-	f.fill(&out.Attr, mode|syscall.S_IFREG, f.owner)
-	out.Size = uint64(size)
 	out.SetTimeout(time.Nanosecond)
 	return 0
 }
@@ -443,7 +476,26 @@ func (f *textFile) Open(ctx context.Context, flags uint32) (fusefs.FileHandle, u
 	if flags&writeFlags != 0 {
 		return nil, 0, syscall.EACCES
 	}
+	if f.noOpen {
+		return nil, 0, syscall.ENOSYS
+	}
 	return &synthHandle{data: f.gen()}, fuse.FOPEN_DIRECT_IO | fuse.FOPEN_NOFLUSH, 0
+}
+
+var _ = (fusefs.NodeReader)((*textFile)(nil))
+
+func (f *textFile) Read(ctx context.Context, fh fusefs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	if h, ok := fh.(*synthHandle); ok {
+		return h.Read(ctx, dest, off)
+	}
+	b, _ := f.current()
+	return readAt(b, dest, off), 0
+}
+
+var _ = (fusefs.NodeSetattrer)((*textFile)(nil))
+
+func (f *textFile) Setattr(ctx context.Context, fh fusefs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
+	return syscall.EACCES
 }
 
 // brokenDir stands for a user whose repository cannot be served: it holds
@@ -510,8 +562,8 @@ func (s *brokenState) Lookup(ctx context.Context, name string, out *fuse.EntryOu
 	}
 	owner := fuse.Owner{Uid: s.d.u.UID, Gid: s.d.u.GID}
 	data := s.d.status
-	f := &textFile{fill: s.d.r.fill, owner: owner, mode: 0o444, gen: func() []byte { return data }}
-	s.d.r.fill(&out.Attr, 0o444|syscall.S_IFREG, owner)
-	out.Size = uint64(len(data))
+	f := &textFile{fill: s.d.r.fill, owner: owner, mode: 0o444, gen: func() []byte { return data }, noOpen: s.d.r.noOpen()}
+	f.attr(&out.Attr)
+	out.SetAttrTimeout(time.Nanosecond)
 	return s.NewInode(ctx, f, fusefs.StableAttr{Mode: syscall.S_IFREG, Ino: usersInoBase | s.d.n<<4 | userInoBrokenFile}), 0
 }

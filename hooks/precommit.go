@@ -65,7 +65,7 @@ func PreCommit(ctx context.Context, out io.Writer) error {
 			probs = append(probs, tracker.SymlinkProblem(c.path))
 			continue
 		}
-		inHead := false
+		inHead := c.status != 'A' && c.oldMode != "120000"
 		exists := c.status != 'D'
 		probs = append(probs, tracker.Judge(c.path, blobs[c.newID], exists, blobs[c.oldID], inHead)...)
 	}
@@ -81,12 +81,12 @@ func PreCommit(ctx context.Context, out io.Writer) error {
 
 // stagedMemories lists the staged changes of memory files against HEAD.
 func stagedMemories(ctx context.Context) ([]staged, error) {
-	base := "HEAD"
-	if err := exec.CommandContext(ctx, "git", "rev-parse", "-q", "--verify", "HEAD^{commit}").Run(); err != nil {
-		base = emptyTree
+	raw, err := exec.CommandContext(ctx, "git", "diff-index", "--cached", "-z", "--no-renames", "HEAD").Output()
+	if err != nil {
+		// No HEAD yet (the first commit): everything staged is new. Only
+		// then is a second process spent.
+		raw, err = exec.CommandContext(ctx, "git", "diff-index", "--cached", "-z", "--no-renames", emptyTree).Output()
 	}
-	cmd := exec.CommandContext(ctx, "git", "diff-index", "--cached", "-z", "--no-renames", base)
-	raw, err := cmd.Output()
 	if err != nil {
 		return nil, fmt.Errorf("git diff-index: %w", err)
 	}

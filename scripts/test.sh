@@ -40,8 +40,8 @@ if ! git config user.email >/dev/null 2>&1; then
 fi
 # The MCP test drives engram with the official TypeScript SDK client.
 if [ -f scripts/mcp-client/package.json ] && command -v npm >/dev/null; then
-  (cd scripts/mcp-client && npm install --no-audit --no-fund --silent >/dev/null) ||
-    echo "npm install in scripts/mcp-client failed: the TypeScript-client test will skip" >&2
+  (cd scripts/mcp-client && npm ci --no-audit --no-fund --silent >/dev/null) ||
+    echo "npm ci in scripts/mcp-client failed; the TypeScript-client test will try again and say why" >&2
 fi
 
 stage "gofmt"

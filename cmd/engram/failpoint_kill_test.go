@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/engram-dev/engram/consolidate/llmtest"
 	"github.com/engram-dev/engram/memgraph/failpoint"
 )
 
@@ -174,4 +175,32 @@ func TestSecondDaemonRefused(t *testing.T) {
 	// Once the first is gone, the repository can be served again.
 	cmd, logs = startEngram(t, noModel, "engram: watching "+dir, "watch", dir, "--consolidate=false")
 	stopEngram(t, cmd, logs)
+}
+
+// TestFailpointKillConsolidation kills the daemon inside consolidation's
+// Apply, after the memory files and the cursor reached the work tree and
+// before anything was committed; the restart commits them (the recovery
+// commit), with git sound and clean and no second run of the same
+// messages.
+func TestFailpointKillConsolidation(t *testing.T) {
+	requireGitCLI(t)
+	srv := llmtest.New(t)
+	srv.Queue(llmtest.KindExtract, llmtest.Reply{Content: `{"facts":[{"kind":"user","slug":"has-cat-miso","description":"Has a grey cat called Miso","fact":"You have a grey cat called Miso.","episode":"You mentioned Miso."}]}`})
+	srv.Queue(llmtest.KindDecide, llmtest.Reply{Content: `{"decisions":[{"fact":0,"action":"ADD","target":"","description":"","text":""}]}`})
+	env := []string{"ENGRAM_LLM=ollama", "OLLAMA_HOST=" + srv.OllamaURL(), "ENGRAM_MODEL=fake"}
+	dir := filepath.Join(t.TempDir(), "memory")
+	runCmd(t, "init", dir)
+	args := []string{"watch", dir, "--debounce", "50ms", "--rescan", "0", "--idle", "200ms"}
+	ready := "engram: watching " + dir
+	cmd, logs := startEngram(t, append(env, failpoint.EnvVar+"="+failpoint.WorktreeWritten), ready, args...)
+	writeWatchFile(t, dir, "transcripts/s1.jsonl", `{"role":"user","content":"My grey cat Miso needs a sitter."}`+"\n")
+	waitKilled(t, cmd, logs, failpoint.WorktreeWritten)
+
+	cmd, logs = startEngram(t, env, ready, args...)
+	checkRecovered(t, dir, logs, "user_memory/has-cat-miso.md")
+	stopEngram(t, cmd, logs)
+	checkRecovered(t, dir, logs, "user_memory/has-cat-miso.md")
+	if n := len(srv.CallsOf(llmtest.KindExtract)); n != 1 {
+		t.Errorf("%d extraction calls, want 1 (the cursor was recovered with the memory)\n%s", n, logs.String())
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestInitInstallsPreCommit: "engram init" installs the hook; the real git
@@ -53,6 +54,17 @@ func TestSyncCommandAsksTheDaemon(t *testing.T) {
 	runCmd(t, "remote", "set", dir, bare)
 	ready := "engram: watching " + dir
 	cmd, logs := startEngram(t, noModel, ready, "watch", dir, "--debounce", "50ms", "--rescan", "0", "--consolidate=false")
+	// The sync service starts beside the tracker, just after the
+	// readiness line: wait for its socket.
+	sock := filepath.Join(dir, ".git", "engram", "sync.sock")
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(sock); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no sync socket\n%s", logs.String())
+		}
+	}
 	out := runCmd(t, "sync", dir)
 	if !strings.Contains(out, "Synced by the running daemon.") || !strings.Contains(out, "Sync: "+bare) {
 		t.Fatalf("sync output:\n%s\nlogs:\n%s", out, logs.String())
@@ -60,7 +72,7 @@ func TestSyncCommandAsksTheDaemon(t *testing.T) {
 	if got, want := gitOut(t, bare, "rev-parse", "main"), gitOut(t, dir, "rev-parse", "HEAD"); got != want {
 		t.Fatalf("remote at %s, local at %s", got, want)
 	}
-	if st := runCmd(t, "status", dir); !strings.Contains(st, "0 ahead, 0 behind") {
+	if st := runCmd(t, "remote", "show", dir); !strings.Contains(st, "0 ahead, 0 behind") {
 		t.Fatalf("status:\n%s", st)
 	}
 	stopEngram(t, cmd, logs)

@@ -118,14 +118,21 @@ func TestHarnessClaudeCodeEndToEnd(t *testing.T) {
 		t.Fatalf("session-start output is not JSON: %v\n%s\nstderr: %s", err, stdout, stderr)
 	}
 	ctxText := out.HookSpecificOutput.AdditionalContext
-	character, _ := os.ReadFile(filepath.Join(repo, "character.md"))
-	firstLine := strings.SplitN(strings.TrimSpace(string(character)), "\n", 2)[0]
 	if out.HookSpecificOutput.HookEventName != "SessionStart" || !strings.Contains(ctxText, mnt) ||
 		!strings.Contains(ctxText, "user_memory/") || len(ctxText) > harness.DefaultBudget {
 		t.Errorf("session-start output (%d bytes):\n%s", len(ctxText), stdout)
 	}
-	if firstLine != "" && !strings.Contains(ctxText, strings.TrimLeft(firstLine, "# ")) && !strings.HasPrefix(firstLine, "---") {
-		t.Errorf("context lacks character.md's %q:\n%s", firstLine, ctxText)
+	// The persona's body (character.md without its frontmatter) is there.
+	character, err := os.ReadFile(filepath.Join(mnt, "character.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := string(character)
+	if i := strings.Index(body, "\n---\n"); strings.HasPrefix(body, "---\n") && i > 0 {
+		body = body[i+5:]
+	}
+	if para := strings.SplitN(strings.TrimSpace(body), "\n\n", 3); len(para) < 2 || !strings.Contains(ctxText, para[1]) {
+		t.Errorf("context lacks character.md's text %q:\n%s", para, ctxText)
 	}
 
 	// Stop: the session's transcript reaches the mount's inbox.

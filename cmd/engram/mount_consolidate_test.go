@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/engram-dev/engram/consolidate/llmtest"
+	"github.com/engram-dev/engram/memgraph/secret/secrettest"
 )
 
 // TestMountConsolidatesWhenIdle is the idle trigger end to end through a
@@ -70,4 +71,7 @@ func TestMountConsolidatesWhenIdle(t *testing.T) {
 	if st := gitOut(t, repo, "status", "--porcelain"); st != "" {
 		t.Errorf("status not clean:\n%s", st)
 	}
+	// The transcript written through the mount stays a local file: no word
+	// of it is in any git object (the transcripts rule).
+	secrettest.ScanRepo(t, repo, []string{"plan a weekend trip", "needs a sitter"}, "transcripts")
 }

@@ -15,16 +15,16 @@ func init() {
 	var tokenEnv, name, api string
 	register(&command{
 		name:    "remote",
-		usage:   "remote set REPO URL | remote show REPO | remote github REPO --token-env VAR [--name NAME] [--api URL]",
+		usage:   "remote set|show|github REPO [URL] [--token-env VAR] [--name NAME] [--api URL]",
 		summary: "choose where the memory repository syncs to",
-		help: `set: makes URL (https://, ssh://, git@host:path, file://, or a local path)
+		help: `engram remote set REPO URL: makes URL (https://, ssh://, git@host:path, file://, or a local path)
 the repository's sync remote. A URL with a password or token in it is
 refused: the token goes into $ENGRAM_GIT_TOKEN or the credentials file.
 
-show: prints the remote and the sync state (ahead/behind, last push and
+engram remote show REPO: prints the remote and the sync state (ahead/behind, last push and
 fetch, last failure).
 
-github: checks the token in the environment variable VAR (GET /user),
+engram remote github REPO --token-env VAR [--name NAME]: checks the token in the environment variable VAR (GET /user),
 creates a private GitHub repository NAME (default engram-memory) unless it
 exists, sets it as the remote, saves the token in the credentials file, and
 pushes. --api points at GitHub Enterprise (https://HOST/api/v3).

@@ -72,10 +72,16 @@ func (f *httpFront) start(ctx context.Context, h *host.Host) (func() error, erro
 		}, mcpserver.Options{Logger: log, Version: version}),
 		Logger: log,
 	})
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, ln) }()
+	done := make(chan struct{})
+	var serveErr error
+	go func() {
+		defer close(done)
+		serveErr = srv.Serve(ctx, ln)
+	}()
 	f.bound = ln.Addr().String()
-	return func() error { return <-done }, nil
+	// wait may be called more than once (serve watches it and waits for
+	// it at shutdown).
+	return func() error { <-done; return serveErr }, nil
 }
 
 // adminKey reads the admin key from file, else ENGRAM_API_KEY. The key is

@@ -75,8 +75,8 @@ func startServe(t *testing.T, root string, o serveOpts) *served {
 		o.unloadAfter = time.Hour
 	}
 	log := slog.New(slog.DiscardHandler)
-	if testing.Verbose() {
-		log = slog.Default()
+	if os.Getenv("ENGRAM_TEST_FUSE_DEBUG") != "" {
+		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	d := daemonFlags{debounce: o.debounce, maxWait: o.debounce}
 	h, err := host.New(host.Config{Root: root, Runtime: d.runtimeConfig(false, log), UnloadAfter: o.unloadAfter, Logger: log})
@@ -90,7 +90,7 @@ func startServe(t *testing.T, root string, o serveOpts) *served {
 		default:
 		}
 	})
-	s.us, err = serveMount(h, s.mnt, enfs.UsersOptions{NoKernelChecks: o.noKernelChecks, Options: enfs.Options{Logger: log}})
+	s.us, err = serveMount(h, s.mnt, enfs.UsersOptions{NoKernelChecks: o.noKernelChecks, Options: enfs.Options{Logger: log, Debug: os.Getenv("ENGRAM_TEST_FUSE_DEBUG") != ""}})
 	if err != nil {
 		h.Close(context.Background())
 		t.Fatal(err)
@@ -227,9 +227,20 @@ func TestServeForeignUIDRefused(t *testing.T) {
 				{"touch", alice + "/user_memory/evil.md"},
 			} {
 				out, err := as(bobUID, argv...)
-				if err == nil || !strings.Contains(out, "Permission denied") {
+				// Without OPEN (the mount's default) and without the
+				// kernel's checks, open(2) of a cached entry succeeds in
+				// the kernel and the daemon refuses the WRITE itself,
+				// which write(2) reports as EIO.
+				if err == nil || !strings.Contains(out, "Permission denied") && !strings.Contains(out, "I/O error") {
 					t.Errorf("bob: %v: err %v, output %q; want Permission denied", argv, err, out)
 				}
+			}
+			aliceDir := host.UserDir(root, "alice")
+			if b, _ := os.ReadFile(filepath.Join(aliceDir, "user.md")); strings.Contains(string(b), "x\n") && strings.HasSuffix(string(b), "x\n") {
+				t.Errorf("bob appended to alice's user.md:\n%s", b)
+			}
+			if _, err := os.Stat(filepath.Join(aliceDir, "user_memory/evil.md")); err == nil {
+				t.Error("bob created a file in alice's memory")
 			}
 			if out, err := as(aliceUID, "cat", alice+"/user.md"); err != nil {
 				t.Fatalf("alice reads her own: %v\n%s", err, out)
@@ -259,7 +270,7 @@ func TestServeForeignUIDRefused(t *testing.T) {
 				t.Errorf("unknown user: %v, want ENOENT", err)
 			}
 			if b, err := os.ReadFile(filepath.Join(s.mnt, ".engram/status")); err != nil || !strings.Contains(string(b), "alice") {
-				t.Errorf("root reads the daemon status: %v\n%s", err, b)
+				t.Errorf("root reads the daemon status: %v\n%q", err, b)
 			}
 		})
 	}

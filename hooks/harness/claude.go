@@ -2,16 +2,17 @@ package harness
 
 import "path/filepath"
 
-// Claude Code (code.claude.com/docs/en/hooks, /mcp): lifecycle hooks live
-// in settings.json (~/.claude/settings.json for the user,
-// .claude/settings.json in a project); MCP servers in ~/.claude.json
-// ("mcpServers", user scope) or .mcp.json in the project. Hook timeouts
-// are in seconds.
+// Claude Code (code.claude.com/docs/en/hooks, /settings, /mcp): lifecycle
+// hooks live in ~/.claude/settings.json for the user; for a project in
+// .claude/settings.local.json, the project file Claude Code keeps out of
+// git, because the hooks name this user's memory. MCP servers go in
+// ~/.claude.json ("mcpServers", user scope) or .mcp.json in the project.
+// Hook timeouts are in seconds.
 func claudeEdits(o InstallOptions, uninstall bool) []edit {
 	settings := filepath.Join(o.Home, ".claude", "settings.json")
 	mcp := filepath.Join(o.Home, ".claude.json")
 	if o.Scope == "project" {
-		settings = filepath.Join(o.Project, ".claude", "settings.json")
+		settings = filepath.Join(o.Project, ".claude", "settings.local.json")
 		mcp = filepath.Join(o.Project, ".mcp.json")
 	}
 	specs := []hookSpec{

@@ -266,7 +266,7 @@ func TestInstallProjectScope(t *testing.T) {
 	if _, err := Install(o); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{".claude/settings.json", ".mcp.json"} {
+	for _, p := range []string{".claude/settings.local.json", ".mcp.json"} {
 		if _, err := os.Stat(filepath.Join(proj, p)); err != nil {
 			t.Error(err)
 		}

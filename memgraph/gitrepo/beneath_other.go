@@ -48,7 +48,7 @@ func (b *beneathFS) dir(rel string, create bool) (string, error) {
 	return cur, nil
 }
 
-func (b *beneathFS) write(rel string, data []byte, perm fs.FileMode, fsync bool) error {
+func (b *beneathFS) write(rel string, data []byte, perm fs.FileMode, _ bool) error {
 	d, err := b.dir(path.Dir(rel), true)
 	if err != nil {
 		return err
@@ -61,8 +61,8 @@ func (b *beneathFS) write(rel string, data []byte, perm fs.FileMode, fsync bool)
 	if err == nil {
 		err = f.Chmod(perm)
 	}
-	if err == nil && fsync {
-		err = f.Sync()
+	if err == nil {
+		err = f.Sync() // no batched flush here: every file is synced
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr

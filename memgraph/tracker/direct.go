@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/engram-dev/engram/memgraph"
@@ -72,6 +73,7 @@ func (t *Tracker) Write(ctx context.Context, who gitrepo.Author, label string, f
 	var hash string
 	if len(res.changes) > 0 {
 		msg, _ := message(res.entries)
+		msg = t.userTrailer(msg)
 		hash, err = t.r.Commit(res.changes, msg, who, time.Now())
 		if err != nil {
 			t.log.Error("commit failed; will retry", "err", err, "changes", len(res.changes))
@@ -100,4 +102,17 @@ func (t *Tracker) Write(ctx context.Context, who gitrepo.Author, label string, f
 		return hash, fmt.Errorf("not committed: %s", held[0])
 	}
 	return hash, nil
+}
+
+// userTrailer adds the Engram-User trailer of a multi-user daemon
+// (authorship.go) to a Write's commit. Sandboxes noted since the last
+// commit are left for the commit of the mount writers who ran in them.
+func (t *Tracker) userTrailer(msg string) string {
+	t.who.mu.Lock()
+	user := t.who.user
+	t.who.mu.Unlock()
+	if user == "" {
+		return msg
+	}
+	return strings.TrimRight(msg, "\n") + "\n\nEngram-User: " + trailerValue(user) + "\n"
 }

@@ -25,6 +25,11 @@ var (
 // secrets included — is in any git object.
 func TestTranscriptsNeverCommitted(t *testing.T) {
 	dir := conformance.NewRepo(t)
+	old := strings.Replace(conformance.Ignore, "/transcripts/*\n!/transcripts/.gitkeep\n", "", 1)
+	if old == conformance.Ignore {
+		t.Fatal("the fixture .gitignore changed: update this test")
+	}
+	conformance.WriteFile(t, dir, ".gitignore", old) // committed by recovery at start
 	tr, _ := watch(t, dir, tracker.Config{Debounce: 100 * time.Millisecond})
 	var mu sync.Mutex
 	var heard []string

@@ -12,9 +12,10 @@ import (
 // committed version, nil when new), one problem per finding: file, line and
 // rule, never the value. A file with such problems is kept out of git like
 // an invalid one, unless Config.CommitSecrets says otherwise. Binary files
-// (a NUL byte) are not scanned.
+// (a NUL byte) and files over maxSecretScan are not scanned: a commit must
+// not wait minutes for regular expressions over an attachment.
 func SecretProblems(rel string, data, prev []byte) []memgraph.Problem {
-	if len(data) == 0 || bytes.IndexByte(data, 0) >= 0 {
+	if len(data) == 0 || len(data) > maxSecretScan || bytes.IndexByte(data, 0) >= 0 {
 		return nil
 	}
 	var out []memgraph.Problem
@@ -25,8 +26,12 @@ func SecretProblems(rel string, data, prev []byte) []memgraph.Problem {
 	return out
 }
 
-// secretPrefix opens every secret problem, so Status can count them.
+// secretPrefix opens every secret problem.
 const secretPrefix = "secret found"
+
+// maxSecretScan bounds the files scanned for secrets (memories are at most
+// 64 KiB; this covers any text a person or agent writes by hand).
+const maxSecretScan = 4 << 20
 
 // commitSecrets says whether files with secrets are committed anyway:
 // Config.CommitSecrets, or "commit_secrets: true" in the repository's

@@ -53,20 +53,28 @@ func main() {
 		log.Fatal(err)
 	}
 
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx := context.Background()
 	kick := make(chan struct{}, 1)
+	finished := make(chan struct{}) // closed after the last commit
 	done := make(chan struct{})
 	packs := 0
 	go func() {
 		defer close(done)
+		if !*pack {
+			return
+		}
 		for {
 			select {
-			case <-ctx.Done():
-				return
 			case <-kick:
+			case <-finished:
+				// The daemon would go on running: let the packing it
+				// owes the last commits finish before measuring.
+				if r.Loose() < *threshold {
+					return
+				}
 			}
 			if r.Loose() >= *threshold {
-				if err := r.Pack(ctx); err != nil && ctx.Err() == nil {
+				if err := r.Pack(ctx); err != nil {
 					log.Print(err)
 				}
 				packs++
@@ -89,7 +97,7 @@ func main() {
 		}
 	}
 	elapsed := time.Since(start)
-	cancel()
+	close(finished)
 	<-done
 	fmt.Printf("commits=%d elapsed=%s per-commit=%s background-packs=%d\n", *commits, elapsed.Round(time.Millisecond), (elapsed / time.Duration(*commits)).Round(time.Microsecond), packs)
 }

@@ -135,7 +135,8 @@ func OpenRuntime(dir string, cfg RuntimeConfig) (*Runtime, error) {
 		Logger:           log,
 	})
 	if cfg.Consolidate {
-		c := consolidate.New(g, r, cfg.Provider, consolidate.Config{Idle: cfg.Idle, Every: cfg.Every, Logger: log})
+		c := consolidate.New(g, r, cfg.Provider, consolidate.Config{Idle: cfg.Idle, Every: cfg.Every, Logger: log,
+			OnStatus: rt.Tracker.StatusChanged}) // watch mode's status file follows runs
 		rt.Tracker.SetExtraStatus(c.Status)
 		rt.Tracker.Subscribe(func(paths []string) {
 			for _, p := range paths {

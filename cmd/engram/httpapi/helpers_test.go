@@ -28,7 +28,7 @@ const adminKey = "admin-key-for-tests-0123456789"
 // model behind a real provider and the fair pool, and the API on an
 // httptest server.
 type env struct {
-	t     *testing.T
+	t     testing.TB
 	root  string
 	h     *host.Host
 	model *llmtest.Server
@@ -43,9 +43,14 @@ var logOut io.Writer = io.Discard
 
 func newEnv(t *testing.T, provider string, mod func(*Config)) *env {
 	t.Helper()
-	root := t.TempDir()
+	return newEnvWith(t, t.TempDir(), provider, 0, mod)
+}
+
+// newEnvWith is newEnv in root, with n extra memories for alice.
+func newEnvWith(t testing.TB, root, provider string, n int, mod func(*Config)) *env {
+	t.Helper()
 	for _, id := range []string{"alice", "bob"} {
-		newUser(t, root, id)
+		newUser(t, root, id, n)
 	}
 	model := llmtest.New(t)
 	var p llm.Provider
@@ -80,7 +85,7 @@ func newEnv(t *testing.T, provider string, mod func(*Config)) *env {
 
 // newUser makes ROOT/users/id an engram repository with one commit and
 // registers it.
-func newUser(t *testing.T, root, id string) {
+func newUser(t testing.TB, root, id string, n int) {
 	t.Helper()
 	dir := host.UserDir(root, id)
 	if _, err := gitrepo.Init(dir); err != nil {
@@ -89,6 +94,9 @@ func newUser(t *testing.T, root, id string) {
 	if _, err := template.Write(dir, strings.ToUpper(id[:1])+id[1:], false); err != nil {
 		t.Fatal(err)
 	}
+	if id == "alice" && n > 0 {
+		writeMemories(t, dir, n)
+	}
 	git(t, dir, "add", "-A")
 	git(t, dir, "commit", "-q", "-m", "init")
 	if err := host.AddUser(root, host.Entry{ID: id, UID: uint32(os.Getuid()), GID: uint32(os.Getgid())}); err != nil {
@@ -96,7 +104,7 @@ func newUser(t *testing.T, root, id string) {
 	}
 }
 
-func git(t *testing.T, dir string, args ...string) string {
+func git(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=test", "-c", "user.email=test@example.com"}, args...)...)
 	out, err := cmd.CombinedOutput()

@@ -198,6 +198,14 @@ func (s *server) delete(ctx context.Context, req *mcp.CallToolRequest, in delete
 		}
 		return done("removed "+shown(rel)+" (hard delete; git history still has it)", hash), nil, nil
 	}
+	if s.committedReadOnly(rel) {
+		return nil, nil, readOnlyError(rel)
+	}
+	if memgraph.KindOf(rel) == memgraph.KindBlock {
+		// character.md, user.md and system/ are always in context, status
+		// or not: retiring one would change nothing a model can see.
+		return nil, nil, fmt.Errorf("%s is a block that is always in the context, so it cannot be retired; edit it with str_replace, or remove it with hard: true", shown(rel))
+	}
 	already := false
 	hash, err := s.replaceFile(ctx, req, rel, func(old []byte) ([]byte, error) {
 		m, probs := memgraph.Parse(rel, old)

@@ -68,12 +68,12 @@ func testLogger() *slog.Logger {
 
 // startRuntime opens and starts the runtime of dir; it is closed in
 // t.Cleanup.
-func startRuntime(t *testing.T, dir string) *host.Runtime {
+func startRuntime(t testing.TB, dir string) *host.Runtime {
 	t.Helper()
 	return startRuntimeDebounce(t, dir, 20*time.Millisecond)
 }
 
-func startRuntimeDebounce(t *testing.T, dir string, debounce time.Duration) *host.Runtime {
+func startRuntimeDebounce(t testing.TB, dir string, debounce time.Duration) *host.Runtime {
 	t.Helper()
 	rt, err := host.OpenRuntime(dir, host.RuntimeConfig{Debounce: debounce, MaxWait: 10 * debounce, Logger: testLogger()})
 	if err != nil {

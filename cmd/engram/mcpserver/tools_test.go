@@ -253,6 +253,7 @@ func TestDeleteSoftAndHard(t *testing.T) {
 		t.Errorf("subject %q", got)
 	}
 	c.fails("delete", map[string]any{"path": "user_memory/likes-tea.md", "hard": true}, "does not exist")
+	c.fails("delete", map[string]any{"path": "user.md"}, "always in the context", "hard: true")
 }
 
 func TestRename(t *testing.T) {

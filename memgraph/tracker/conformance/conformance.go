@@ -24,6 +24,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/engram-dev/engram/memgraph/secret/secrettest"
 )
 
 // Env is one exposed repository.
@@ -53,7 +55,8 @@ var Suite = map[string]func(t *testing.T, env Env){
 	"RenameDirectory":            renameDirectory,
 	"DeleteListed":               deleteListed,
 	"ReadOnlyRefused":            readOnlyRefused,
-	"TranscriptCommitted":        transcriptCommitted,
+	"TranscriptStaysLocal":       transcriptStaysLocal,
+	"SecretNotCommitted":         secretNotCommitted,
 	"OtherFilesCommitted":        otherFilesCommitted,
 	"RetiredLeavesIndex":         retiredLeavesIndex,
 	"OutsideEditPickedUp":        outsideEditPickedUp,
@@ -79,7 +82,8 @@ var (
 	// Ignore mirrors the template's .gitignore: editor temporaries and the
 	// synthesized files.
 	Ignore = "# editor and tool temporaries\n.*.sw?\n*.swp\n4913\n*~\n.#*\n#*#\nsed??????\n*.tmp\n" +
-		"# synthesized by engram\n/user_memory.md\n/character_memory.md\n/CONTEXT.md\n/.engram/status\n/.engram/search/\n/.engram/cache/\n"
+		"# synthesized by engram\n/user_memory.md\n/character_memory.md\n/CONTEXT.md\n/.engram/status\n/.engram/search/\n/.engram/cache/\n" +
+		"# the transcripts inbox stays local\n/transcripts/*\n!/transcripts/.gitkeep\n"
 )
 
 // NewRepo creates a committed engram repository in a temp dir with the git
@@ -511,15 +515,50 @@ func readOnlyRefused(t *testing.T, env Env) {
 	CheckRepo(t, env.Repo)
 }
 
-func transcriptCommitted(t *testing.T, env Env) {
-	data := `{"role":"user","content":"I switched to decaf."}` + "\n" + "not json at all\n"
+// transcriptStaysLocal: transcripts/ is a local inbox, never committed (the
+// transcripts rule, issue 14 defect 3): the file stays on disk, and no
+// word of it reaches any git object.
+func transcriptStaysLocal(t *testing.T, env Env) {
+	data := `{"role":"user","content":"I switched to decaf. My password is hunter2."}` + "\n" + "not json at all\n"
 	WriteFile(t, env.Dir, "transcripts/s1.jsonl", data)
+	WriteFile(t, env.Dir, "notes/after.md", "# After\n\nWritten in the same burst.\n")
 	env.Settle(t)
-	if got, _ := HeadFile(t, env.Repo, "transcripts/s1.jsonl"); got != strings.TrimSpace(data) {
+	if got, ok := HeadFile(t, env.Repo, "transcripts/s1.jsonl"); ok {
 		t.Errorf("transcript committed as %q", got)
 	}
-	contains(t, "subject", Subject(t, env.Repo), "add transcripts/s1.jsonl")
+	if _, ok := HeadFile(t, env.Repo, "notes/after.md"); !ok {
+		t.Errorf("the burst with the transcript was not committed")
+	}
+	if b, err := os.ReadFile(filepath.Join(env.Repo, "transcripts", "s1.jsonl")); err != nil || string(b) != data {
+		t.Errorf("transcript not kept on disk: %v", err)
+	}
 	CheckRepo(t, env.Repo)
+	secrettest.ScanRepo(t, env.Repo, []string{"switched to decaf", "hunter2"}, "transcripts")
+}
+
+// secretNotCommitted: a memory written with a secret is kept out of git
+// and reported in .engram/status by file, line and rule — never the value
+// (issue 14 defect 4); removing the secret commits it.
+func secretNotCommitted(t *testing.T, env Env) {
+	key := "sk_live_" + "u8jzPde0IgxLd6GncfBAepfJ" // split: no scanner flags this file
+	WriteFile(t, env.Dir, "user_memory/shop-key.md", Memory("Shop key", "Shop Key", "Your shop key is "+key+"."))
+	env.Settle(t)
+	if _, ok := HeadFile(t, env.Repo, "user_memory/shop-key.md"); ok {
+		t.Errorf("a memory holding a secret was committed")
+	}
+	st := ReadFile(t, env.Dir, ".engram/status")
+	contains(t, ".engram/status", st, "user_memory/shop-key.md:")
+	contains(t, ".engram/status", st, "secret found (rule ")
+	if strings.Contains(st, key) {
+		t.Errorf(".engram/status shows the secret:\n%s", st)
+	}
+	WriteFile(t, env.Dir, "user_memory/shop-key.md", Memory("Shop key", "Shop Key", "Your shop key is in the password manager."))
+	env.Settle(t)
+	if _, ok := HeadFile(t, env.Repo, "user_memory/shop-key.md"); !ok {
+		t.Errorf("the fixed memory was not committed")
+	}
+	CheckRepo(t, env.Repo)
+	secrettest.ScanRepo(t, env.Repo, []string{key})
 }
 
 func otherFilesCommitted(t *testing.T, env Env) {
