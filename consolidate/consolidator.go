@@ -366,7 +366,11 @@ func (c *Consolidator) Recover() error {
 			return err
 		}
 		if probs := memgraph.Validate(rel, data, prev); len(probs) > 0 {
-			c.log.Warn("not recovering an invalid file", "file", rel, "problem", probs[0].String())
+			c.log.Warn("not recovering an invalid file", "file", rel, "problem", redacted(probs[0].String()))
+			continue
+		}
+		if rule := newSecret(prev, data); rule != "" {
+			c.log.Warn("not recovering a file that holds a secret", "file", rel, "rule", rule)
 			continue
 		}
 		changes = append(changes, gitrepo.Change{Path: rel, Data: data})

@@ -2,6 +2,7 @@ package consolidate
 
 import (
 	"crypto/sha256"
+	"fmt"
 	"encoding/hex"
 	"os"
 	"path/filepath"
@@ -89,4 +90,27 @@ func TestRetention(t *testing.T) {
 	if !e.exists("transcripts/pending.jsonl") {
 		t.Error("transcript_retention: forever did not keep the transcript")
 	}
+}
+
+// FuzzProvenance: any transcript gives a provenance for any message range
+// without panicking, with a line range inside the file.
+func FuzzProvenance(f *testing.F) {
+	f.Add("User: a\nAssistant: b\nUser: c", 1, 3)
+	f.Add(`{"role":"user","content":"a"}`+"\n"+`{"role":"user"`, 0, 1)
+	f.Fuzz(func(t *testing.T, data string, lo, hi int) {
+		tr := ParseTranscript("transcripts/f.md", []byte(data))
+		if lo < 0 || hi > len(tr.Messages) || lo >= hi {
+			lo, hi = 0, len(tr.Messages)
+		}
+		p := tr.Provenance(lo, hi)
+		if !strings.HasPrefix(p, "transcripts/f.md") {
+			t.Fatalf("provenance %q", p)
+		}
+		var first, last int
+		if n, _ := fmt.Sscanf(strings.TrimPrefix(p, "transcripts/f.md lines "), "%d-%d", &first, &last); n == 2 {
+			if first < 1 || last < first || last > strings.Count(data, "\n")+1 {
+				t.Fatalf("lines %d-%d of a %d-line file", first, last, strings.Count(data, "\n")+1)
+			}
+		}
+	})
 }

@@ -13,5 +13,11 @@
 // behind the kernel (an outside editor, git pull, a new index) is pushed out
 // of its caches explicitly with NotifyContent / NotifyEntry / NotifyDelete.
 //
+// The mount answers OPEN with ENOSYS, so the kernel serves warm reads from
+// its page cache without a request (node_io.go); refusals happen where data
+// changes (WRITE, SETATTR, CREATE, RENAME, UNLINK, LINK, MKNOD), and a
+// change is folded into the graph before the next read of a synthesized
+// file.
+//
 // go-fuse's own package fs is imported as fusefs throughout.
 package fs

@@ -340,24 +340,31 @@ func (r *usersRoot) broken(ctx context.Context, u UserInfo, why error, out *fuse
 func (r *usersRoot) noOpen() bool { return !r.opt.OpenEachFile && !r.opt.Passthrough }
 
 // changed drops the kernel's entry of MNT/<id> after the registry changed;
-// a removed user's subtree is detached from the root.
+// a removed user's subtree is detached from the root. The kernel is told
+// from a goroutine of its own: a change is often noticed inside a request
+// (a lookup re-reads the registry), and a notification sent from a
+// handler can wait forever for the directory lock that request holds.
 func (r *usersRoot) changed(id string) {
 	r.guard.refresh(id)
-	if _, ok := r.users.Lookup(id); !ok {
+	_, exists := r.users.Lookup(id)
+	var t *userTree
+	if !exists {
 		r.mu.Lock()
-		t := r.trees[id]
+		t = r.trees[id]
 		delete(r.trees, id)
 		r.mu.Unlock()
 		if t != nil {
 			t.m.closed.Store(true) // no more cache notifications for it
 		}
-		if ch := r.GetChild(id); ch != nil {
+	}
+	go func() {
+		if ch := r.GetChild(id); ch != nil && !exists {
 			r.NotifyDelete(id, ch)
 			r.RmChild(id)
 			return
 		}
-	}
-	r.NotifyEntry(id)
+		r.NotifyEntry(id)
+	}()
 }
 
 // loaded attaches the subtree of user id (when the kernel knows it) to the

@@ -48,7 +48,7 @@ func UnionAccessLog(ours, theirs string) string {
 			continue
 		}
 		emitted[t]++
-		e := entry{text: l, seq: len(es)}
+		e := entry{text: strings.TrimRight(l, " \t\r"), seq: len(es)}
 		if d, found := strings.CutPrefix(t, "used,"); found {
 			e.when, e.ok = parseDay(strings.TrimSpace(d))
 		}
@@ -94,13 +94,13 @@ func cutHeading(raw string) (head, body string) {
 func splitTrail(body string) (lines []string, trail string) {
 	trimmed := strings.TrimRight(body, " \t\r\n")
 	trail = body[len(trimmed):]
+	if trimmed == "" {
+		return nil, trail
+	}
 	if i := strings.IndexByte(trail, '\n'); i >= 0 {
 		trail = trail[i+1:] // the content's own line end is not trailing
 	} else {
 		trail = ""
-	}
-	if trimmed == "" {
-		return nil, trail
 	}
 	return strings.Split(trimmed, "\n"), trail
 }

@@ -165,3 +165,35 @@ func TestMemoryDriverWithGitMerge(t *testing.T) {
 		t.Fatalf("not a merge commit: %s", parents)
 	}
 }
+
+// TestPreCommitFirstCommit: with no HEAD yet, everything staged is new and
+// judged.
+func TestPreCommitFirstCommit(t *testing.T) {
+	engramOnPath(t)
+	dir := t.TempDir()
+	mustGit(t, dir, "init", "-q", "-b", "main")
+	if err := Install(dir); err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, "user_memory/bad.md", "---\nstatus: active\n---\n# No description\n")
+	mustGit(t, dir, "add", "-A")
+	if out, err := runGit(t, dir, "commit", "-q", "-m", "first"); err == nil || !strings.Contains(out, "user_memory/bad.md:1: missing description") {
+		t.Fatalf("first commit not judged (err %v):\n%s", err, out)
+	}
+}
+
+func FuzzParseDiffIndex(f *testing.F) {
+	f.Add([]byte(":100644 100644 " + strings.Repeat("a", 40) + " " + strings.Repeat("b", 40) + " M\x00user_memory/x.md\x00"))
+	f.Add([]byte(":000000 100644 0 1 A\x00a.md\x00:1 2 3 4\x00"))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		got, err := parseDiffIndex(raw)
+		if err != nil {
+			return
+		}
+		for _, s := range got {
+			if s.path == "" || s.newID == "" && s.status != 'D' && s.newID != "" {
+				t.Fatalf("bad entry %+v", s)
+			}
+		}
+	})
+}

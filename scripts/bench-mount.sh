@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Measures the mount against the same tree read directly, warm, in one run:
 # builds engram (the working tree, "after") and, for comparison, the
-# committed version BEFORE (default HEAD, "before"), creates repositories
+# committed version BEFORE ("before"), creates repositories
 # with 3,000 and 10,000 memory files, mounts one copy with each binary and
 # times common shell work on the mounts and on an identical plain copy.
 # grep -r and cat are timed in RUNS rounds (each the best of REPEAT) and
@@ -12,7 +12,8 @@
 # usage: scripts/bench-mount.sh [SIZES...]     (default: 3000 10000)
 # env:   REPEAT=3 (best of N timed runs per operation)
 #        RUNS=3 (rounds of the grep/cat comparison)
-#        BEFORE=HEAD (git revision to compare with; BEFORE= to skip)
+#        BEFORE=dae4c3a (git revision to compare with, by default the last
+#          one with an OPEN per file; BEFORE= to skip)
 #        ENGRAM_PASSTHROUGH=1 (compare with kernel passthrough of file I/O)
 #
 # Goals (issue 16.1): grep -r and cat of every file within 2x of the
@@ -25,7 +26,7 @@ sizes=("$@")
 ((${#sizes[@]})) || sizes=(3000 10000)
 REPEAT=${REPEAT:-3}
 RUNS=${RUNS:-3}
-BEFORE=${BEFORE-HEAD}
+BEFORE=${BEFORE-dae4c3a}
 
 work=$(mktemp -d /tmp/engram-bench.XXXXXX)
 pids=()

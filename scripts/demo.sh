@@ -1,8 +1,15 @@
 #!/usr/bin/env bash
-# The main job on embedded defaults: build engram, create a demo memory
-# repository, mount it, and play an agent's shell session against the mount.
-# Everything lives under a temporary directory that is removed at the end
-# (KEEP=1 keeps it and leaves the mount up for you to explore).
+# The main job on embedded defaults. Builds engram, creates a memory
+# repository with "engram init", mounts it, and plays an agent's session
+# against the mount: write a memory, stamp a use, read the index and a
+# search, see an invalid file reported. Then a conversation lands in
+# transcripts/ and consolidation turns it into a memory that retires the one
+# it contradicts, against a stand-in for the model (scripts/fakellm answers
+# from a script), so no model is needed. Last, "git revert" undoes it.
+#
+# Runs from a fresh HOME with no git identity and writes no global git
+# config. Everything lives under one temporary directory, removed at the
+# end; KEEP=1 keeps it and leaves the mount up for you to explore.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,98 +17,198 @@ if ! command -v fusermount3 >/dev/null && [ "$(id -u)" = 0 ]; then
   echo "== installing fuse3"
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq fuse3 >/dev/null
 fi
-git config --global user.name >/dev/null || git config --global user.name "engram demo"
-git config --global user.email >/dev/null || git config --global user.email "demo@engram.local"
 
-work=$(mktemp -d /tmp/engram-demo.XXXXXX)
-bin=$work/engram
+if [ -t 1 ]; then bold=$'\033[1m' dim=$'\033[2m' off=$'\033[0m'; else bold='' dim='' off=''; fi
+# step prints the command about to run, as a shell prompt would.
+step() { printf '\n%s$ %s%s\n' "$bold" "$*" "$off"; }
+# say prints a line of narration.
+say() { printf '%s# %s%s\n' "$dim" "$*" "$off"; }
+die() { echo "demo: $*" >&2; exit 1; }
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/engram-demo.XXXXXX")
 repo=$work/memory
 mnt=$work/mnt
-mkdir -p "$mnt"
-
-echo "== go build ./cmd/engram"
-go build -o "$bin" ./cmd/engram
-
-step() { printf '\n\033[1m$ %s\033[0m\n' "$*"; }
-
-step engram init "$repo" --user Ada
-"$bin" init "$repo" --user Ada
-
-step engram mount "$repo" "$mnt" --debounce 300ms '&'
-"$bin" mount "$repo" "$mnt" --debounce 300ms >"$work/mount.out" 2>"$work/mount.log" &
-pid=$!
+mkdir -p "$mnt" "$work/bin"
+pids=()
 cleanup() {
-  if [ -z "${KEEP:-}" ]; then
-    kill -TERM "$pid" 2>/dev/null && wait "$pid" 2>/dev/null || true
-    rm -rf "$work"
-  else
-    echo; echo "kept: repo $repo, mount $mnt (daemon pid $pid; kill -TERM $pid to unmount)"
+  local rc=$?
+  cd /
+  if [ -n "${KEEP:-}" ] && [ "$rc" = 0 ]; then
+    echo
+    echo "kept: repository $repo, mounted at $mnt"
+    echo "      the daemon is pid ${pids[1]:-?} (kill -TERM it to unmount), the fake model pid ${pids[0]:-?}"
+    echo "      PATH=$work/bin:\$PATH puts this engram first"
+    return
   fi
+  # Stop the daemon before the model it talks to; each commits and exits.
+  for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
+    kill -TERM "${pids[i]}" 2>/dev/null && wait "${pids[i]}" 2>/dev/null || true
+  done
+  if [ "$rc" != 0 ] && [ -s "$work/mount.log" ]; then
+    echo "--- daemon log" >&2
+    tail -n 30 "$work/mount.log" >&2
+  fi
+  rm -rf "$work"
 }
 trap cleanup EXIT
+
+# wait_for TEXT CMD...: poll CMD until its output contains TEXT (at most 30s).
+wait_for() {
+  local want=$1 i
+  shift
+  for i in $(seq 1 300); do
+    if "$@" 2>/dev/null | grep -qF -- "$want"; then return 0; fi
+    for p in "${pids[@]}"; do kill -0 "$p" 2>/dev/null || die "a background process (pid $p) exited"; done
+    sleep 0.1
+  done
+  die "waited 30s for \"$want\" from: $*"
+}
+
+echo "== go build -o $work/bin/engram ./cmd/engram"
+go build -o "$work/bin/engram" ./cmd/engram
+go build -o "$work/bin/fakellm" ./scripts/fakellm
+export PATH="$work/bin:$PATH"
+
+step engram init "$repo" --user Ada
+engram init "$repo" --user Ada
+
+# The stand-in model. Its answers are what a real model answers for the
+# conversation below: one fact about the user, on the topic home-city, and
+# the decision that it replaces the memory already on that topic.
+cat >"$work/model-script.json" <<'JSON'
+{
+  "extract": {"facts": [{"kind": "user", "slug": "lives-in-lisbon",
+    "description": "Lives in Lisbon, Portugal (moved from Porto)",
+    "fact": "You live in Lisbon, Portugal. You moved there from Porto.",
+    "episode": "You said you moved to Lisbon last month.",
+    "topic": "home-city", "search": ["lisbon", "porto", "moved", "city"]}]},
+  "decide": {"decisions": [{"fact": 0, "action": "DELETE",
+    "target": "user_memory/lives-in-porto", "description": "", "text": ""}]}
+}
+JSON
+fakellm -script "$work/model-script.json" >"$work/llm.url" 2>"$work/llm.log" &
+pids+=($!)
+wait_for http cat "$work/llm.url"
+llm_url=$(head -n 1 "$work/llm.url")
+
+step "ENGRAM_LLM=ollama OLLAMA_HOST=$llm_url ENGRAM_MODEL=demo engram mount $repo $mnt --idle 2s --debounce 200ms &"
+say "a scripted stand-in for the model listens at $llm_url"
+ENGRAM_LLM=ollama OLLAMA_HOST=$llm_url ENGRAM_MODEL=demo \
+  engram mount "$repo" "$mnt" --idle 2s --debounce 200ms >"$work/mount.out" 2>"$work/mount.log" &
+pids+=($!)
 # Readiness handshake: the daemon prints one line once the mount is usable.
-for _ in $(seq 1 200); do
-  grep -q mounted "$work/mount.out" 2>/dev/null && break
-  kill -0 "$pid" 2>/dev/null || { cat "$work/mount.log" >&2; exit 1; }
-  sleep 0.05
-done
+wait_for mounted cat "$work/mount.out"
 cat "$work/mount.out"
 cd "$mnt"
 
-step ls
-ls
+# committed FILE: has the daemon committed FILE yet?
+committed() { git -C "$repo" log --format= --name-only -- "$1"; }
 
-step 'cat > user_memory/likes-coffee.md'
-cat > user_memory/likes-coffee.md <<'MEM'
+step ls -A
+ls -A
+
+say "An agent's session. It learns where the user lives and writes it down, one fact per file:"
+step 'cat > user_memory/lives-in-porto.md'
+cat >user_memory/lives-in-porto.md <<'MEM'
 ---
-description: Enjoys specialty coffee, especially Ethiopian single origin
+description: Lives in Porto, Portugal
+topic: home-city
 ---
-# Likes Coffee
+# Lives In Porto
 
 ## Fact
-You enjoy specialty coffee, especially Ethiopian single origin.
+You live in Porto, Portugal.
 
 ## Episode
-Session 31.08.26 — you mentioned buying a bag from a local roaster.
+Session 02.11.26 — you mentioned the walk along the Douro to work.
 
 ## Access log
-used, 31.08.26
 MEM
-cat user_memory/likes-coffee.md
+cat user_memory/lives-in-porto.md
 
-step "echo 'used, $(date +%d.%m.%y)' >> user_memory/likes-coffee.md"
-echo "used, $(date +%d.%m.%y)" >>user_memory/likes-coffee.md
+say "The memory helped answer a question, so the agent stamps a use (ranking counts uses):"
+step "echo \"used, $(date +%d.%m.%y)\" >> user_memory/lives-in-porto.md"
+echo "used, $(date +%d.%m.%y)" >>user_memory/lives-in-porto.md
 
-step 'printf ... > user_memory/has-dog.md   (a second memory)'
-printf -- '---\ndescription: Has a border collie called Pixel\n---\n# Has Dog\n\n## Fact\nYou have a border collie called Pixel.\n' >user_memory/has-dog.md
+step 'cat > user_memory/has-dog.md'
+cat >user_memory/has-dog.md <<'MEM'
+---
+description: Has a border collie called Pixel
+topic: pet
+---
+# Has Dog
 
+## Fact
+You have a border collie called Pixel.
+
+## Access log
+MEM
+
+say "The indexes are synthesized on read, ranked by use:"
 step cat user_memory.md
 cat user_memory.md
 
-step 'cat ".engram/search/what coffee do I like"'
-cat ".engram/search/what coffee do I like" || true
+say "Recall: cat a question under .engram/search/ (active memories only, best first):"
+step 'cat ".engram/search/where does the user live"'
+cat ".engram/search/where does the user live"
 
-step 'printf "description: [oops\n" > user_memory/broken.md   (invalid: kept, not committed)'
+say "An invalid file stays on disk, is never committed, and status says why:"
+step "printf -- '---\\ndescription: [oops\\n---\\n# Broken\\n' > user_memory/broken.md"
 printf -- '---\ndescription: [oops\n---\n# Broken\n' >user_memory/broken.md
-
-# Wait for the debounced commit instead of sleeping a fixed time.
-for _ in $(seq 1 100); do
-  git -C "$repo" log --name-only --format= | grep -q has-dog && break
-  sleep 0.1
-done
-
+wait_for has-dog committed user_memory/has-dog.md
+wait_for broken.md cat .engram/status
 step cat .engram/status
 cat .engram/status
+step rm user_memory/broken.md
+rm user_memory/broken.md
 
-step head -n 30 CONTEXT.md
-head -n 30 CONTEXT.md
+say "The compiled context an agent gets as its system prompt, user part:"
+step "sed -n '/^# Ada/,\$p' CONTEXT.md"
+sed -n '/^# Ada/,$p' CONTEXT.md
 
+say "A month later, a conversation. The harness hooks drop it into transcripts/ (a local inbox, never committed):"
+step 'cat > transcripts/chat-2026-12-01.jsonl'
+cat >transcripts/chat-2026-12-01.jsonl <<'JSONL'
+{"role":"user","content":"Any good bakeries near me? I moved to Lisbon last month, so not Porto anymore."}
+{"role":"assistant","content":"Welcome to Lisbon! Manteigaria in Chiado is famous for its pastéis de nata."}
+JSONL
+cat transcripts/chat-2026-12-01.jsonl
+
+say "Consolidation runs once the transcripts are quiet for --idle; this asks for it now:"
+step 'echo go > .engram/consolidate'
+echo go >.engram/consolidate
+wait_for consolidator git -C "$repo" log -1 --format=%an
+say "consolidation committed:"
+
+step cat user_memory/lives-in-porto.md
+cat user_memory/lives-in-porto.md
+step cat user_memory/lives-in-lisbon.md
+cat user_memory/lives-in-lisbon.md
+step cat user_memory.md
+cat user_memory.md
+step 'cat ".engram/search/where does the user live"'
+cat ".engram/search/where does the user live"
+
+say "Every change is a commit, authored by who made it:"
 step git log --stat -3
 git --no-pager log --stat -3
 
-step 'echo > .git/HEAD   (the history is read-only through the mount)'
-(echo x >.git/HEAD) 2>&1 || true
+say "The transcript stayed out of git:"
+step 'git show --stat --format=%s HEAD; git ls-files transcripts'
+git --no-pager show --stat --format=%s HEAD
+git ls-files transcripts
+ls transcripts
 
-cd /
+say ".git is read-only through the mount; history commands that write run on the repository:"
+step 'echo x > .git/HEAD'
+(echo x >.git/HEAD) 2>&1 || true
+step "git -C $repo -c user.name=Ada -c user.email=ada@example.com revert --no-edit HEAD"
+git -C "$repo" -c user.name=Ada -c user.email=ada@example.com revert --no-edit HEAD
+wait_for "Lives in Porto" cat user_memory.md
+step cat user_memory.md
+cat user_memory.md
+step git log --format="'%h %an: %s'" -5
+git --no-pager log --format='%h %an: %s' -5
+
 echo
-echo "demo finished: the memory lived at $repo, mounted at $mnt"
+echo "demo finished: every step above ran against $mnt, backed by $repo"

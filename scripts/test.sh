@@ -64,7 +64,11 @@ stage "fuzz (short)"
 # (golang/go#75804, fixed in Go 1.27). A real finding writes its input to
 # testdata/fuzz and fails either way; -timeout catches a hanging input.
 fuzz() { # package, target
-  go test -run '^$' -fuzz "^$2\$" -fuzztime "${FUZZTIME:-20000x}" -timeout 5m "$1"
+  local n=${FUZZTIME:-20000x}
+  # Targets that run the full secret rule set manage ~100 execs/s here:
+  # a tenth of the count keeps the pass within minutes.
+  case $2 in FuzzRedact) n=${FUZZTIME:-2000x} ;; esac
+  go test -run '^$' -fuzz "^$2\$" -fuzztime "$n" -timeout 5m "$1"
 }
 for spec in $(grep -rl --include '*_test.go' '^func Fuzz' . | grep -v node_modules | sort); do
   pkg=./$(dirname "${spec#./}")

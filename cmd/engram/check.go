@@ -103,6 +103,9 @@ func checkTargets(path string) (root string, rels []string, err error) {
 		return "", nil, err
 	}
 	if sub == "" {
+		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(memgraph.SettingsFile))); err == nil {
+			all = append(all, memgraph.SettingsFile) // memgraph.Validate checks it too
+		}
 		return root, all, nil
 	}
 	for _, rel := range all {

@@ -22,6 +22,10 @@ func TestMissingArgs(t *testing.T) {
 		{"users add|list|remove ROOT [ID]", nil, "add|list|remove and ROOT"},
 		{"users add|list|remove ROOT [ID]", []string{"list", "r"}, ""},
 		{"serve --root ROOT [--mount MNT]", nil, ""},
+		{"status REPO | status --root ROOT", []string{"r"}, ""},
+		{"status REPO | status --root ROOT", nil, ""},
+		{"context DIR [--max-bytes N | --max-tokens N]", nil, "DIR"},
+		{`recall REPO "QUESTION" [-k N]`, []string{"r"}, "QUESTION"},
 		{"hook EVENT", nil, "EVENT"},
 	} {
 		if got := missingArgs(tc.usage, tc.args); got != tc.want {

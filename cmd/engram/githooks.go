@@ -73,4 +73,3 @@ with conflict markers; git add it. Files that are not memories merge as
 		},
 	})
 }
-

@@ -7,16 +7,13 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/engram-dev/engram/memgraph/gitrepo"
 	"github.com/engram-dev/engram/template"
-	"github.com/go-git/go-git/v5"
 )
 
 // engramAuthor signs the commits engram makes on its own behalf.
@@ -177,34 +174,6 @@ func initMessage(created []string) string {
 		return subject + strings.Join(main, ", ")
 	}
 	return subject + "\n\nAdded:\n  " + strings.Join(created, "\n  ") + "\n"
-}
-
-// installMergeDriver registers "engram merge-cursor" in the repository's
-// local git config (.gitattributes in the template names it), unless the
-// user already configured one. The command is the engram on PATH when there
-// is one, else this binary's absolute path, so git finds it either way.
-func installMergeDriver(dir string) error {
-	repo, err := git.PlainOpen(dir)
-	if err != nil {
-		return err
-	}
-	cfg, err := repo.Config()
-	if err != nil {
-		return err
-	}
-	sec := cfg.Raw.Section("merge").Subsection("engram-cursor")
-	if sec.Option("driver") != "" {
-		return nil
-	}
-	bin := "engram"
-	if _, err := exec.LookPath("engram"); err != nil {
-		if exe, err := os.Executable(); err == nil {
-			bin = strconv.Quote(exe)
-		}
-	}
-	sec.SetOption("name", "engram consolidation cursor")
-	sec.SetOption("driver", bin+" merge-cursor %O %A %B")
-	return repo.SetConfig(cfg)
 }
 
 // makePrivate narrows a new repository to its owner: directories 0700,

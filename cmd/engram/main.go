@@ -134,11 +134,19 @@ func wantsHelp(args []string) bool {
 // part, "[", or flag) that args lacks,
 // so every command says "missing MOUNTPOINT" the same way.
 func missingArgs(usage string, args []string) string {
+	depth := 0
+	for _, w := range strings.Fields(usage)[1:] {
+		if w == "|" && depth == 0 {
+			return "" // two forms ("status REPO | status --root ROOT"): the command checks
+		}
+		depth += strings.Count(w, "[") - strings.Count(w, "]")
+	}
 	var req []string
 	for _, w := range strings.Fields(usage)[1:] {
 		if strings.HasPrefix(w, "[") || strings.HasPrefix(w, "-") {
-			break
+			break // optional parts and flags
 		}
+		w = strings.Trim(w, `"'`)
 		upper := w == strings.ToUpper(w) && strings.Trim(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_.") == ""
 		if upper || strings.Contains(w, "|") { // a placeholder or a choice ("add|list")
 			req = append(req, strings.TrimSuffix(w, "..."))

@@ -125,6 +125,8 @@ func TestServeSignals(t *testing.T) {
 	writeAs(t, aliceUID, filepath.Join(mnt, "alice/user_memory/likes-tea.md"), teaMemory)
 	writeAs(t, bobUID, filepath.Join(mnt, "bob/user_memory/likes-tea.md"), teaMemory)
 
+	// users remove itself signals the daemon it finds in the ROOT lock;
+	// send one more to be sure of a re-read either way.
 	runCmd(t, "users", "remove", root, "bob")
 	cmd.Process.Signal(syscall.SIGHUP)
 	deadline := time.Now().Add(30 * time.Second)

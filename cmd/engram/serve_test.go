@@ -347,8 +347,15 @@ func TestServeAddRemoveWhileRunning(t *testing.T) {
 	if err := s.h.Reload(); err != nil { // what SIGHUP does
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(s.mnt, "bob")); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("bob after remove: %v", err)
+	// The kernel is told from a goroutine of the daemon's: wait for it.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		_, err := os.Stat(filepath.Join(s.mnt, "bob"))
+		if errors.Is(err, os.ErrNotExist) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("bob after remove: %v", err)
+		}
 	}
 	ents, _ := os.ReadDir(filepath.Join(root, host.RemovedDir))
 	if len(ents) != 1 || !strings.HasPrefix(ents[0].Name(), "bob-") {

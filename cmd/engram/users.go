@@ -204,17 +204,31 @@ func usersRemove(args []string) error {
 		fmt.Fprintln(stderr, "engram users remove: need ROOT and ID")
 		return exitError{2}
 	}
-	dest, err := host.RemoveUser(fl.Arg(0), fl.Arg(1))
+	root, id := fl.Arg(0), fl.Arg(1)
+	err = host.RemoveUser(root, id)
 	if errors.Is(err, host.ErrUnknownUser) {
-		return fmt.Errorf("no user %q in %s", fl.Arg(1), fl.Arg(0))
+		return fmt.Errorf("no user %q in %s", id, root)
 	}
 	if err != nil {
 		return err
 	}
+	if running, pid, _ := host.Running(root); running {
+		// The daemon commits what is pending, then moves the repository
+		// aside; SIGHUP makes it look now rather than within 30 seconds.
+		if n, perr := strconv.Atoi(pid); perr == nil && n != os.Getpid() {
+			syscall.Kill(n, syscall.SIGHUP)
+		}
+		fmt.Fprintf(stdout, "engram: user %s removed; the running daemon (pid %s) commits what is pending and moves the repository to %s\n", id, pid, filepath.Join(root, host.RemovedDir))
+		return nil
+	}
+	dest, err := host.MoveAside(root, id)
+	if err != nil {
+		return err
+	}
 	if dest != "" {
-		fmt.Fprintf(stdout, "engram: user %s removed; repository moved to %s\n", fl.Arg(1), dest)
+		fmt.Fprintf(stdout, "engram: user %s removed; repository moved to %s\n", id, dest)
 	} else {
-		fmt.Fprintf(stdout, "engram: user %s removed\n", fl.Arg(1))
+		fmt.Fprintf(stdout, "engram: user %s removed\n", id)
 	}
 	return nil
 }

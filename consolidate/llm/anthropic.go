@@ -235,9 +235,4 @@ func (a *Anthropic) wrap(ctx context.Context, err error) error {
 	return e
 }
 
-func (a *Anthropic) scrub(s string) string {
-	if a.apiKey != "" {
-		s = strings.ReplaceAll(s, a.apiKey, "[REDACTED]")
-	}
-	return s
-}
+func (a *Anthropic) scrub(s string) string { return scrubText(s, a.apiKey) }

@@ -269,10 +269,7 @@ func (o *OpenAI) send(ctx context.Context, method, path string, in any) (*http.R
 // scrub removes the API key (servers sometimes echo it) and anything else
 // that looks like a secret from text bound for an error or a log.
 func (o *OpenAI) scrub(s string) string {
-	if o.apiKey != "" {
-		s = strings.ReplaceAll(s, o.apiKey, "[REDACTED]")
-	}
-	return s
+	return scrubText(s, o.apiKey)
 }
 
 func (o *OpenAI) scrubErr(err error) error {

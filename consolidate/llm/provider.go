@@ -12,8 +12,11 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/engram-dev/engram/memgraph/secret"
 )
 
 // ChatRequest is one structured-output call: a system prompt, a user prompt
@@ -104,3 +107,14 @@ func truncateRunes(s string, n int) string {
 }
 
 func shortErr(err error) string { return truncateRunes(err.Error(), 120) }
+
+// scrubText removes the API key (servers sometimes echo it) and anything
+// else that looks like a secret (memgraph/secret's rules) from text bound
+// for an error or a log.
+func scrubText(s, apiKey string) string {
+	if apiKey != "" {
+		s = strings.ReplaceAll(s, apiKey, "[REDACTED]")
+	}
+	r, _ := secret.Redact(s)
+	return r
+}

@@ -34,35 +34,33 @@ type API struct {
 	// Credentials returns where a user's token is kept: a file outside
 	// every repository (CredentialsFor).
 	Credentials func(userID string) Credentials
-	// Exclusive returns the user's tracker lock (tracker.Exclusive), nil
-	// when none runs.
-	Exclusive func(userID string) func(ctx context.Context, fn func() error) error
 }
 
-func (a API) options(userID string) Options {
-	var o Options
+// Lock is the user's one writer: the runtime's tracker.Exclusive (nil when
+// no tracker runs for the repository).
+type Lock func(ctx context.Context, fn func() error) error
+
+func (a API) options(userID string, lock Lock) Options {
+	o := Options{Exclusive: lock}
 	if a.Credentials != nil {
 		o.Credentials = a.Credentials(userID)
-	}
-	if a.Exclusive != nil {
-		o.Exclusive = a.Exclusive(userID)
 	}
 	return o
 }
 
 // Setup is POST /v1/git/setup for the user's repository r. The reply never
 // holds the token; errors are scrubbed of it.
-func (a API) Setup(ctx context.Context, r *gitrepo.Repo, req SetupRequest) (GitStatus, error) {
+func (a API) Setup(ctx context.Context, r *gitrepo.Repo, lock Lock, req SetupRequest) (GitStatus, error) {
 	if req.GitHubToken == "" {
 		return GitStatus{}, errors.New("githubToken is required")
 	}
-	_, err := SetupGitHub(ctx, r, GitHub{API: a.GitHubAPI, Token: req.GitHubToken}, req.RepoName, a.options(req.UserID))
+	_, err := SetupGitHub(ctx, r, GitHub{API: a.GitHubAPI, Token: req.GitHubToken}, req.RepoName, a.options(req.UserID, lock))
 	return a.Status(r, req.UserID), scrub(err, req.GitHubToken)
 }
 
 // Update is POST /v1/git/update: sync now.
-func (a API) Update(ctx context.Context, r *gitrepo.Repo, userID string) (GitStatus, error) {
-	_, err := New(r, a.options(userID)).Sync(ctx)
+func (a API) Update(ctx context.Context, r *gitrepo.Repo, lock Lock, userID string) (GitStatus, error) {
+	_, err := New(r, a.options(userID, lock)).Sync(ctx)
 	return a.Status(r, userID), err
 }
 

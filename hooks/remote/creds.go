@@ -83,10 +83,9 @@ func (c Credentials) Lookup(url string) (string, error) {
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		prefix, t, ok := strings.Cut(line, " ")
-		t = strings.TrimSpace(t)
-		if ok && t != "" && strings.HasPrefix(url, prefix) && len(prefix) > best {
-			best, tok = len(prefix), t
+		f := strings.Fields(line)
+		if len(f) == 2 && strings.HasPrefix(url, f[0]) && len(f[0]) > best {
+			best, tok = len(f[0]), f[1]
 		}
 	}
 	return tok, nil

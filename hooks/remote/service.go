@@ -105,7 +105,13 @@ func (s *Syncer) Serve(ctx context.Context, t Timing) {
 				failures, retryAt = 0, time.Time{}
 			}
 		}
-		timer.Reset(nextWake(now, nextFetch, nextPush, retryAt))
+		if !retryAt.IsZero() && now.Before(retryAt) {
+			// Backing off: a push or fetch due meanwhile waits for the
+			// retry, which does both.
+			timer.Reset(retryAt.Sub(now))
+		} else {
+			timer.Reset(nextWake(now, nextFetch, nextPush, retryAt))
+		}
 	}
 }
 

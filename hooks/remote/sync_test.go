@@ -294,3 +294,18 @@ func TestSyncNeverOverwritesLocalEdit(t *testing.T) {
 		t.Fatalf("after the fix:\n%s", got)
 	}
 }
+
+func FuzzCredentialsLookup(f *testing.F) {
+	f.Add("https://github.com/ tok\n# c\nhttps://github.com/ada/ t2\n", "https://github.com/ada/x.git")
+	f.Add("broken", "")
+	f.Fuzz(func(t *testing.T, file, url string) {
+		p := filepath.Join(t.TempDir(), "credentials")
+		if err := os.WriteFile(p, []byte(file), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		tok, err := Credentials{Path: p}.Lookup(url)
+		if err == nil && strings.ContainsAny(tok, " \n") {
+			t.Fatalf("token %q holds a separator", tok)
+		}
+	})
+}

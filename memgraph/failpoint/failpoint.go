@@ -35,7 +35,6 @@ const (
 	IndexRenamed    = "index-renamed"    // index.lock was renamed over .git/index
 	WorktreeWritten = "worktree-written" // Apply wrote the work tree files, nothing committed yet
 	CursorWritten   = "cursor-written"   // consolidation's cursor is in the work tree (consolidate owns it)
-	PackWritten     = "pack-written"     // a background repack wrote its pack, loose objects not yet pruned
 )
 
 var (

@@ -234,7 +234,6 @@ func (b *beneathFS) remove(rel string) error {
 	return nil
 }
 
-
 // syncObjects makes the loose objects of the commit in progress durable
 // before the branch moves: the one flush of a tracker commit (see flush).
 func (r *Repo) syncObjects() error {

@@ -21,7 +21,7 @@ type beneathFS struct {
 
 func (r *Repo) beneath() (*beneathFS, error) { return &beneathFS{root: r.dir, perm: r.dirPerm()}, nil }
 
-func (b *beneathFS) close()      {}
+func (b *beneathFS) close()               {}
 func (b *beneathFS) flush([]string) error { return nil }
 
 func (b *beneathFS) dir(rel string, create bool) (string, error) {

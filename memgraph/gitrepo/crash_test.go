@@ -61,8 +61,6 @@ func TestCrashMidCommitNeedsNoRepair(t *testing.T) {
 			}
 			t.Run(name, func(t *testing.T) {
 				r, dir := tempRepo(t)
-				apply := apply
-				_ = apply
 				writeFile(t, dir, "user_memory/a.md", "one\n")
 				if _, err := r.Commit([]Change{put("user_memory/a.md", "one\n")}, "seed", who, when); err != nil {
 					t.Fatal(err)

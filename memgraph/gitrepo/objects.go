@@ -116,16 +116,20 @@ func getZlib(typ string, w io.Writer) *zlib.Writer {
 
 func putZlib(typ string, zw *zlib.Writer) { zlibPools[typ == "tree"].Put(zw) }
 
-// readObject returns the content of object id of type typ. When the object
-// is not found it reopens the storage once: a "git gc" may have moved it
-// into a pack go-git has not indexed yet.
+// readObject returns the content of object id of type typ. When reading
+// fails it reopens the storage once and tries again: a repack (ours in the
+// background, or a "git gc") may have moved the object into a pack go-git
+// has not indexed yet, or deleted a pack go-git had indexed ("packfile not
+// found").
 func (r *Repo) readObject(typ plumbing.ObjectType, id plumbing.Hash) ([]byte, error) {
 	b, err := r.readObjectOnce(typ, id)
-	if errors.Is(err, plumbing.ErrObjectNotFound) {
-		if rr, oerr := git.PlainOpenWithOptions(r.dir, &git.PlainOpenOptions{EnableDotGitCommonDir: true}); oerr == nil {
-			r.store = rr.Storer
-			b, err = r.readObjectOnce(typ, id)
+	for try := 0; err != nil && try < 3; try++ {
+		rr, oerr := git.PlainOpenWithOptions(r.dir, &git.PlainOpenOptions{EnableDotGitCommonDir: true})
+		if oerr != nil {
+			break
 		}
+		r.store = rr.Storer
+		b, err = r.readObjectOnce(typ, id)
 	}
 	return b, err
 }

@@ -78,14 +78,14 @@ type Repo struct {
 	// crash; an error aborts the commit and is returned by Apply.
 	BeforeCommit func() error
 
-	mu      sync.Mutex // the commit queue: held for every write
-	store   storage.Storer
-	trees   treeCache
-	idx     *indexCache
-	idxBuf  []byte        // reused encoding buffer of .git/index
-	lockTry time.Duration // how long to wait for a foreign index.lock
-	private bool          // files 0600, directories 0700 (core.sharedRepository=0600)
-	unsynced []string     // loose objects written by the commit in progress, not yet flushed
+	mu       sync.Mutex // the commit queue: held for every write
+	store    storage.Storer
+	trees    treeCache
+	idx      *indexCache
+	idxBuf   []byte        // reused encoding buffer of .git/index
+	lockTry  time.Duration // how long to wait for a foreign index.lock
+	private  bool          // files 0600, directories 0700 (core.sharedRepository=0600)
+	unsynced []string      // loose objects written by the commit in progress, not yet flushed
 
 	ignMu   sync.RWMutex
 	ignore  gitignore.Matcher // nil until first use

@@ -220,3 +220,37 @@ func BenchmarkRedactChunk(b *testing.B) {
 		Redact(text)
 	}
 }
+
+// BenchmarkRedactPlainChunk is the common case: a transcript chunk (about
+// 12 KB) with no secret in it.
+func BenchmarkRedactPlainChunk(b *testing.B) {
+	text := strings.Repeat("User: I moved to Lisbon last month and I work at a bakery near the river.\n", 160)
+	Redact(text)
+	b.SetBytes(int64(len(text)))
+	b.ResetTimer()
+	for range b.N {
+		Redact(text)
+	}
+}
+
+// BenchmarkFindMemory is what the tracker pays per committed memory file.
+func BenchmarkFindMemory(b *testing.B) {
+	text := "---\ndescription: Lives in Lisbon\nstatus: active\ntopic: home-city\n---\n# Lives In Lisbon\n\n## Fact\nYou moved to Lisbon last month.\n\n## Episode\nSession 01.12.26.\n\n## Access log\nused, 01.12.26\n"
+	Find(text)
+	b.ResetTimer()
+	for range b.N {
+		Find(text)
+	}
+}
+
+// TestAllowCommentIgnored: gitleaks skips lines marked "gitleaks:allow";
+// in a memory repository nobody reviews such a line, so it is not obeyed.
+func TestAllowCommentIgnored(t *testing.T) {
+	var rules []string
+	for _, s := range gitleaksSpans("key " + stripeKey + " # gitleaks:allow") {
+		rules = append(rules, s.rule)
+	}
+	if !strings.Contains(strings.Join(rules, ","), "stripe-access-token") {
+		t.Fatalf("gitleaks:allow was obeyed: %v", rules)
+	}
+}

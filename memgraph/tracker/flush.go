@@ -90,6 +90,9 @@ func (t *Tracker) Flush(ctx context.Context) error {
 		t.requeue(batch, renames)
 		return err
 	}
+	if len(res.retry) > 0 {
+		t.requeue(res.retry, nil)
+	}
 	t.afterChange(res.touched, hash)
 	return nil
 }
@@ -152,6 +155,7 @@ type result struct {
 	entries []entry
 	touched []string // paths whose graph state or report changed
 	graph   []graphOp
+	retry   map[string]string // paths that could not be read now -> writer
 }
 
 type graphOp struct {
@@ -220,7 +224,13 @@ func (t *Tracker) examine(batch map[string]string, renames []renamePair) result 
 		}
 		st, probs, err := t.read(rel, id)
 		if err != nil {
-			t.log.Warn("cannot read changed file", "path", rel, "err", err)
+			// Kept pending, not dropped: the next flush tries again (a
+			// pack replaced under a reader, a file being replaced).
+			t.log.Warn("cannot read changed file; retried with the next commit", "path", rel, "err", err)
+			if res.retry == nil {
+				res.retry = map[string]string{}
+			}
+			res.retry[rel] = batch[rel]
 			continue
 		}
 		if st == nil { // nothing to commit (a directory, unchanged)

@@ -34,6 +34,9 @@ func (t *Tracker) Recover(ctx context.Context) error {
 	}
 	res := t.examine(batch, nil)
 	t.applyGraph(res)
+	if len(res.retry) > 0 {
+		t.requeue(res.retry, nil)
+	}
 	subject := fmt.Sprintf("engram: recover %d uncommitted %s", len(res.entries), plural(len(res.entries), "change", "changes"))
 	hash, err := t.commit(res, subject)
 	if err != nil {

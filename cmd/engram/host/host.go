@@ -237,10 +237,15 @@ func (h *Host) Reload() error {
 	}
 	h.mu.Unlock()
 	for _, s := range removed {
+		// Commit what is pending first, then move the repository aside.
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		h.unload(ctx, s, true)
 		cancel()
-		h.log.Info("user removed", "user", s.entry.ID)
+		dest, err := MoveAside(h.cfg.Root, s.entry.ID)
+		if err != nil {
+			h.log.Warn("removed user's repository stays in place", "user", s.entry.ID, "err", err)
+		}
+		h.log.Info("user removed", "user", s.entry.ID, "moved_to", dest)
 		h.emit(Event{ID: s.entry.ID, Kind: Removed})
 	}
 	for _, s := range added {
@@ -346,6 +351,15 @@ func (h *Host) Acquire(ctx context.Context, id string) (*Runtime, func(), error)
 			return nil, nil, err
 		}
 		rt, err := h.load(ctx, s.entry)
+		for try := 0; err != nil && isOutOfFiles(err) && try < 3; try++ {
+			// The kernel's per-uid limits (inotify instances, descriptors)
+			// bound how many users can be loaded at once: make room by
+			// unloading the user idle the longest, then try again.
+			if !h.unloadOldestIdle(ctx, s) {
+				break
+			}
+			rt, err = h.load(ctx, s.entry)
+		}
 		if err != nil {
 			s.err, s.failedAt = err, time.Now()
 			s.mu.Unlock()
@@ -418,6 +432,42 @@ func (h *Host) unload(ctx context.Context, s *slot, force bool) (bool, error) {
 	}
 	h.emit(Event{ID: id, Kind: Unloaded})
 	return true, err
+}
+
+// isOutOfFiles reports whether err is the kernel refusing another
+// descriptor or inotify instance.
+func isOutOfFiles(err error) bool {
+	return errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) || strings.Contains(err.Error(), "too many open files")
+}
+
+// unloadOldestIdle unloads the loaded, unused user (other than except)
+// that was used the longest ago; false when there is none.
+func (h *Host) unloadOldestIdle(ctx context.Context, except *slot) bool {
+	h.mu.Lock()
+	slots := make([]*slot, 0, len(h.users))
+	for _, s := range h.users {
+		slots = append(slots, s)
+	}
+	h.mu.Unlock()
+	var oldest *slot
+	var at time.Time
+	for _, s := range slots {
+		// TryLock: a slot busy loading or unloading is no candidate, and
+		// waiting for it could deadlock with its own search for room.
+		if s == except || !s.mu.TryLock() {
+			continue
+		}
+		if s.rt != nil && s.refs == 0 && (oldest == nil || s.lastUsed.Before(at)) {
+			oldest, at = s, s.lastUsed
+		}
+		s.mu.Unlock()
+	}
+	if oldest == nil {
+		return false
+	}
+	h.log.Info("unloading the longest idle user to make room", "user", oldest.entry.ID)
+	unloaded, _ := h.unload(ctx, oldest, false)
+	return unloaded
 }
 
 // Unload unloads user id now if it is loaded and unused, committing what is

@@ -131,14 +131,14 @@ func AddUser(root string, e Entry) error {
 	return chownTree(dir, e.UID, e.GID)
 }
 
-// RemoveUser unregisters id and moves its repository aside to
-// ROOT/removed/<id>-<time>; it never deletes it. It returns where the
-// repository went ("" when it had none).
-func RemoveUser(root, id string) (string, error) {
+// RemoveUser unregisters id. Its repository stays where it is until
+// MoveAside: a daemon serving it first commits what is pending (Host.Reload
+// does both), and without a daemon engram users remove moves it at once.
+func RemoveUser(root, id string) error {
 	if err := ValidID(id); err != nil {
-		return "", err
+		return err
 	}
-	err := editRegistry(root, func(reg *registry) error {
+	return editRegistry(root, func(reg *registry) error {
 		for i, u := range reg.Users {
 			if u.ID == id {
 				reg.Users = append(reg.Users[:i], reg.Users[i+1:]...)
@@ -147,7 +147,13 @@ func RemoveUser(root, id string) (string, error) {
 		}
 		return fmt.Errorf("%w %q", ErrUnknownUser, id)
 	})
-	if err != nil {
+}
+
+// MoveAside moves the repository of a removed user to
+// ROOT/removed/<id>-<time>; it never deletes it. It returns where the
+// repository went ("" when there was none).
+func MoveAside(root, id string) (string, error) {
+	if err := ValidID(id); err != nil {
 		return "", err
 	}
 	dir := UserDir(root, id)
@@ -157,7 +163,7 @@ func RemoveUser(root, id string) (string, error) {
 	if err := os.MkdirAll(filepath.Join(root, RemovedDir), 0o700); err != nil {
 		return "", err
 	}
-	dest := filepath.Join(root, RemovedDir, id+"-"+time.Now().UTC().Format("20060102T150405Z"))
+	dest := filepath.Join(root, RemovedDir, id+"-"+time.Now().UTC().Format("20060102T150405.000000000Z"))
 	if err := os.Rename(dir, dest); err != nil {
 		return "", fmt.Errorf("move the repository aside: %w", err)
 	}

@@ -87,7 +87,7 @@ func TestOpenWithoutKeys(t *testing.T) {
 
 func TestBadRequests(t *testing.T) {
 	e := newEnv(t, "ollama", nil)
-	big := `{"userId":"alice","message":"` + strings.Repeat("a", MaxBody) + `"}`
+	big := `{"userId":"alice","message":"` + strings.Repeat("a", 1<<20) + `"}` // the 1 MiB limit, by value
 	cases := []struct {
 		name, path, body string
 		want             int

@@ -100,11 +100,11 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, c caller) {
 		cut = err != nil
 	case !st.started && !errors.Is(err, errClientGone) && r.Context().Err() == nil:
 		// Nothing sent yet: a plain JSON error with its status.
-		s.log.Warn("chat: model call failed", "user", req.UserID, "err", err)
+		s.log.Warn("chat: model call failed", "user", req.UserID, "why", modelMessage(err)) // the error itself may echo the prompt
 		writeError(w, modelStatus(err), modelMessage(err))
 	case r.Context().Err() == nil && !errors.Is(err, errClientGone):
 		// Mid-stream: the client is still there, tell it in the stream.
-		s.log.Warn("chat: model stream broke", "user", req.UserID, "err", err)
+		s.log.Warn("chat: model stream broke", "user", req.UserID, "why", modelMessage(err))
 		st.fail(modelMessage(err))
 	}
 	text := answer.String()

@@ -2,6 +2,8 @@ package httpapi
 
 import (
 	"bufio"
+	"bytes"
+	"io"
 	"encoding/json"
 	"net/http"
 	"os"
@@ -117,11 +119,17 @@ func TestChatDisconnect(t *testing.T) {
 }
 
 func TestChatErrors(t *testing.T) {
+	var logs bytes.Buffer
+	logOut = &logs
+	defer func() { logOut = io.Discard }()
 	e := newEnv(t, "ollama", nil)
 	e.model.Queue(llmtest.KindOther, llmtest.Reply{Status: 500, Error: "model crashed while reading SECRET-PROMPT"})
-	code, body := e.status("POST", "/v1/chat", adminKey, `{"userId":"alice","message":"hi"}`)
+	code, body := e.status("POST", "/v1/chat", adminKey, `{"userId":"alice","message":"hi PRIVATE-MESSAGE"}`)
 	if code != http.StatusBadGateway || strings.Contains(body["error"].(string), "SECRET") {
-		t.Fatalf("%d %v", code, body)
+		t.Fatalf("%d %v\n%s", code, body, logs.String())
+	}
+	if l := logs.String(); strings.Contains(l, "SECRET-PROMPT") || strings.Contains(l, "PRIVATE-MESSAGE") || strings.Contains(l, adminKey) || !strings.Contains(l, "model call failed") {
+		t.Fatalf("log:\n%s", l)
 	}
 	lines := readLines(t, e.transcripts("alice")[0])
 	if len(lines) != 2 || !lines[1].Cut {

@@ -122,7 +122,7 @@ func (s *Server) runConsolidation(w http.ResponseWriter, r *http.Request, rt *ho
 		// The error can quote the model's answer: the reply says what
 		// kind of failure it was; the details are in the daemon's log and
 		// the user's .engram/status (both redacted).
-		s.log.Warn("consolidation failed", "user", user, "err", err)
+		s.log.Warn("consolidation failed", "user", user, "why", consolidationMessage(err))
 		res.Status, res.Error = "failed", "consolidation failed: "+consolidationMessage(err)
 		writeJSON(w, consolidationStatus(err), res)
 		return

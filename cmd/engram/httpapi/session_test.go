@@ -15,12 +15,12 @@ func TestSlowSessionBlocksNoOne(t *testing.T) {
 	e := newEnv(t, "ollama", nil)
 	hold := make(chan struct{})
 	e.model.Handle(func(c llmtest.Call) llmtest.Reply {
-		if strings.Contains(c.Prompt, "slow") {
+		if strings.HasSuffix(c.Prompt, "please be slow") {
 			return llmtest.Reply{Content: "a slow answer in pieces", Hold: hold}
 		}
 		return llmtest.Reply{Content: "quick"}
 	})
-	slow := e.do("POST", "/v1/chat", adminKey, `{"userId":"alice","message":"slow one","sessionId":"s1"}`)
+	slow := e.do("POST", "/v1/chat", adminKey, `{"userId":"alice","message":"please be slow","sessionId":"s1"}`)
 	defer slow.Body.Close()
 	s := &sse{r: bufio.NewReader(slow.Body)}
 	s.next(t)
