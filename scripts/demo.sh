@@ -19,10 +19,11 @@ if ! command -v fusermount3 >/dev/null && [ "$(id -u)" = 0 ]; then
 fi
 
 if [ -t 1 ]; then bold=$'\033[1m' dim=$'\033[2m' off=$'\033[0m'; else bold='' dim='' off=''; fi
-# step prints the command about to run, as a shell prompt would.
-step() { printf '\n%s$ %s%s\n' "$bold" "$*" "$off"; }
-# say prints a line of narration.
-say() { printf '%s# %s%s\n' "$dim" "$*" "$off"; }
+# say prints a line of narration; step the command about to run, as a
+# shell prompt would. Each group of them starts after a blank line.
+said=''
+say() { [ -n "$said" ] || echo; said=1; printf '%s# %s%s\n' "$dim" "$*" "$off"; }
+step() { [ -n "$said" ] || echo; said=''; printf '%s$ %s%s\n' "$bold" "$*" "$off"; }
 die() { echo "demo: $*" >&2; exit 1; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/engram-demo.XXXXXX")
@@ -64,7 +65,7 @@ wait_for() {
   die "waited 30s for \"$want\" from: $*"
 }
 
-echo "== go build -o $work/bin/engram ./cmd/engram"
+echo "== go build -o $work/bin/engram ./cmd/engram   (the first build downloads the Go modules: minutes)"
 go build -o "$work/bin/engram" ./cmd/engram
 go build -o "$work/bin/fakellm" ./scripts/fakellm
 export PATH="$work/bin:$PATH"
@@ -193,22 +194,31 @@ say "Every change is a commit, authored by who made it:"
 step git log --stat -3
 git --no-pager log --stat -3
 
-say "The transcript stayed out of git:"
-step 'git show --stat --format=%s HEAD; git ls-files transcripts'
-git --no-pager show --stat --format=%s HEAD
-git ls-files transcripts
-ls transcripts
+say "The transcript stayed out of git: the commit names it in its trailers, with a hash, never its text."
+say "Every path ever committed:"
+step 'git log --all --format= --name-only | sort -u'
+git log --all --format= --name-only | sort -u
+say "The transcript is only in the local inbox:"
+step 'ls transcripts/'
+ls transcripts/
 
-say ".git is read-only through the mount; history commands that write run on the repository:"
+say "Undo. .git is read-only through the mount:"
 step 'echo x > .git/HEAD'
-(echo x >.git/HEAD) 2>&1 || true
+sh -c 'echo x > .git/HEAD' 2>&1 || true
+say "so history commands that write run on the repository itself (git wants an identity"
+say "for the revert commit; this shell has none, so it is given on the command line):"
 step "git -C $repo -c user.name=Ada -c user.email=ada@example.com revert --no-edit HEAD"
 git -C "$repo" -c user.name=Ada -c user.email=ada@example.com revert --no-edit HEAD
+say "The daemon picks the revert up: Porto is back, Lisbon gone; the transcript is not consolidated again."
 wait_for "Lives in Porto" cat user_memory.md
 step cat user_memory.md
 cat user_memory.md
-step git log --format="'%h %an: %s'" -5
-git --no-pager log --format='%h %an: %s' -5
+step 'echo go > .engram/consolidate; grep consolidation .engram/status'
+echo go >.engram/consolidate
+wait_for "nothing new" cat .engram/status
+grep consolidation .engram/status
+step git log --format="'%h %<(13)%an %s'"
+git --no-pager log --format='%h %<(13)%an %s'
 
 echo
 echo "demo finished: every step above ran against $mnt, backed by $repo"

@@ -98,13 +98,17 @@ content() { printf -- '---\ndescription: Soak memory %s\n---\n# %s\n\n## Fact\nY
 
 # writer NAME DIR PREFIX: writes new files until killed; the ledger gets a
 # line for every write whose redirection (open, write, close) succeeded.
+round=0
 writer() {
   local name=$1 dir=$2 prefix=$3 i=0
   while :; do
     i=$((i + 1))
-    local rel="$prefix/$name-$i.md"
+    local rel="$prefix/$name-$round-$i.md" # unique across rounds: never rewritten
     echo x >>"$work/attempts.$name"
-    if content "$name-$i" 2>/dev/null >"$dir/$rel"; then
+    # tee writes the file with one write(2) and fails when write or close
+    # fails; a shell redirection would split it per line (bash's stdout is
+    # line-buffered) and ignore an error at close.
+    if content "$name-$round-$i" | tee "$dir/$rel" >/dev/null 2>&1; then
       echo "$rel" >>"$work/ledger"
     fi
     sleep 0.0$((RANDOM % 5))
@@ -128,6 +132,7 @@ point=""
 start_engram
 end=$(( $(date +%s) + secs ))
 while (( $(date +%s) < end )); do
+  round=$((round + 1))
   writer mnt "$mnt" user_memory & writer_pids=($!)
   writer beside "$repo" notes & writer_pids+=($!)
   transcripts & writer_pids+=($!)

@@ -32,6 +32,11 @@ if ((${#need[@]})); then
     echo "missing ${need[*]}: install them (sudo apt-get install -y ${need[*]}) or run as root" >&2
   fi
 fi
+# Every daemon a test starts holds an inotify instance; the kernel's
+# default of 128 per uid runs out when many run in one go.
+if [ "$(id -u)" = 0 ] && [ "$(cat /proc/sys/fs/inotify/max_user_instances)" -lt 1024 ]; then
+  sysctl -qw fs.inotify.max_user_instances=1024 || true
+fi
 # Tests commit with the git CLI too. Without an identity, give this run one
 # through the environment; never write the user's global git config.
 if ! git config user.email >/dev/null 2>&1; then

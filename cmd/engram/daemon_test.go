@@ -54,11 +54,11 @@ var noModel = []string{"ENGRAM_LLM=openai", "OPENAI_BASE_URL=http://127.0.0.1:9/
 // environment) and returns once it printed its readiness line, which must
 // be ready: the handshake, never a sleep. A process still running at the
 // end of the test is killed; a mountpoint still mounted is detached.
-func startEngram(t *testing.T, env []string, ready string, args ...string) (*exec.Cmd, *bytes.Buffer) {
+func startEngram(t *testing.T, env []string, ready string, args ...string) (*exec.Cmd, *logBuffer) {
 	t.Helper()
 	cmd := exec.Command(engramBinary(t), args...)
-	var logs bytes.Buffer
-	cmd.Stderr = &logs
+	logs := new(logBuffer)
+	cmd.Stderr = logs
 	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -90,11 +90,30 @@ func startEngram(t *testing.T, env []string, ready string, args ...string) (*exe
 	case <-time.After(60 * time.Second):
 		t.Fatalf("no readiness line after 60s\nlogs:\n%s", logs.String())
 	}
-	return cmd, &logs
+	return cmd, logs
+}
+
+// logBuffer collects a subprocess's stderr; the test reads it while the
+// process may still be writing, so every access is locked.
+type logBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // stopEngram sends SIGTERM and requires a clean exit.
-func stopEngram(t *testing.T, cmd *exec.Cmd, logs *bytes.Buffer) {
+func stopEngram(t *testing.T, cmd *exec.Cmd, logs *logBuffer) {
 	t.Helper()
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -87,7 +86,7 @@ func crashMemory(slug string) string {
 }
 
 // waitKilled waits for the daemon to die at its failpoint.
-func waitKilled(t *testing.T, cmd *exec.Cmd, logs *bytes.Buffer, point string) {
+func waitKilled(t *testing.T, cmd *exec.Cmd, logs *logBuffer, point string) {
 	t.Helper()
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
@@ -103,7 +102,7 @@ func waitKilled(t *testing.T, cmd *exec.Cmd, logs *bytes.Buffer, point string) {
 
 // checkRecovered asserts that rel is on disk and in HEAD and that git
 // finds the repository sound and clean.
-func checkRecovered(t *testing.T, dir string, logs *bytes.Buffer, rel string) {
+func checkRecovered(t *testing.T, dir string, logs *logBuffer, rel string) {
 	t.Helper()
 	if _, err := os.Stat(filepath.Join(dir, rel)); err != nil {
 		t.Fatalf("%s lost from disk: %v", rel, err)

@@ -41,8 +41,8 @@ func toolText(res *mcp.CallToolResult) string {
 func TestMCPStdio(t *testing.T) {
 	dir := mcpRepo(t)
 	cmd := exec.Command(engramBinary(t), "mcp", dir, "--consolidate=false", "--debounce", "50ms")
-	var logs bytes.Buffer
-	cmd.Stderr = &logs
+	logs := new(logBuffer)
+	cmd.Stderr = logs
 	cmd.Env = append(os.Environ(), noModel...)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

@@ -16,28 +16,18 @@ func recallTestMemory(title, desc, fact, status string) string {
 	return "---\ndescription: " + desc + "\nstatus: " + status + "\n---\n# " + title + "\n\n## Fact\n" + fact + "\n\n## Access log\n"
 }
 
-// recallTestRepo writes a small repository of memories (no git needed:
-// recall reads the working tree).
+// recallTestRepo writes a small engram repository of memories (recall reads
+// the working tree; the repository makes it an engram repository).
 func recallTestRepo(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	files := map[string]string{
+	return mgRepo(t, map[string]string{
+		"user.md":                            "# User\n",
 		"user_memory/has-dog-pixel.md":       recallTestMemory("Has Dog Pixel", "Has a beagle called Pixel", "You have a beagle named Pixel. Pixel is four years old.", "active"),
 		"user_memory/allergic-to-peanuts.md": recallTestMemory("Allergic To Peanuts", "Severe peanut allergy", "You are allergic to peanuts. You carry an EpiPen.", "active"),
 		"user_memory/lives-in-berlin.md":     recallTestMemory("Lives In Berlin", "Lives in Berlin", "You live in Berlin.", "superseded"),
 		"user_memory/lives-in-lisbon.md":     recallTestMemory("Lives In Lisbon", "Moved from Berlin to Lisbon", "You moved from Berlin to Lisbon.", "active"),
 		"character_memory/be-brief.md":       recallTestMemory("Be Brief", "Keep answers short", "Keep answers short.", "active"),
-	}
-	for rel, data := range files {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
+	})
 }
 
 func runEngram(t *testing.T, args ...string) (string, string, int) {

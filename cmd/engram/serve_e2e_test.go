@@ -15,7 +15,7 @@ import (
 
 // startServeBinary runs the built binary's engram serve on root, mounted
 // in t.TempDir(), and waits for its readiness line.
-func startServeBinary(t *testing.T, root string, extra ...string) (*exec.Cmd, *bytes.Buffer, string) {
+func startServeBinary(t *testing.T, root string, extra ...string) (*exec.Cmd, *logBuffer, string) {
 	t.Helper()
 	mnt := mountDir(t)
 	t.Cleanup(func() {
@@ -29,7 +29,7 @@ func startServeBinary(t *testing.T, root string, extra ...string) (*exec.Cmd, *b
 }
 
 // waitExit waits for the daemon to exit by itself and returns its error.
-func waitExit(t *testing.T, cmd *exec.Cmd, logs *bytes.Buffer) error {
+func waitExit(t *testing.T, cmd *exec.Cmd, logs *logBuffer) error {
 	t.Helper()
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()

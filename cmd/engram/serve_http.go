@@ -14,11 +14,13 @@ import (
 	"github.com/engram-dev/engram/cmd/engram/host"
 	"github.com/engram-dev/engram/cmd/engram/httpapi"
 	"github.com/engram-dev/engram/cmd/engram/mcpserver"
+	"github.com/engram-dev/engram/hooks/remote"
 )
 
 // httpFront is engram serve --http: the reference server's API and MCP.
 type httpFront struct {
 	addr, keyFile string
+	githubAPI     string
 	insecure      bool
 	bound         string // the address listened on, once started
 }
@@ -30,6 +32,7 @@ func init() {
 		flags: func(fl *flag.FlagSet) {
 			fl.StringVar(&f.addr, "http", "", "serve the HTTP API (chat, bye, consolidate, recall, health, MCP at /mcp) on `ADDR`, e.g. 127.0.0.1:8080")
 			fl.StringVar(&f.keyFile, "api-key-file", "", "read the admin API key from `FILE` (default $ENGRAM_API_KEY)")
+			fl.StringVar(&f.githubAPI, "github-api", remote.DefaultGitHubAPI, "GitHub REST API base `URL` for /v1/git/setup (GitHub Enterprise: https://HOST/api/v3)")
 			fl.BoolVar(&f.insecure, "insecure-listen", false, "allow --http on a non-loopback address without an API key or user tokens")
 		},
 		start: f.start,
@@ -70,6 +73,13 @@ func (f *httpFront) start(ctx context.Context, h *host.Host) (func() error, erro
 		MCP: mcpserver.NewHandler(func(r *http.Request) (*host.Runtime, func(), error) {
 			return h.Acquire(r.Context(), httpapi.RequestUser(r))
 		}, mcpserver.Options{Logger: log, Version: version}),
+		// A user's GitHub token is kept in ROOT/credentials/<id>, where
+		// the daemon's sync service (sync.go) finds it for later pushes.
+		Git: &remote.API{
+			GitHubAPI:   f.githubAPI,
+			Credentials: func(id string) remote.Credentials { return remote.CredentialsFor(h.Root(), id) },
+			Logger:      log,
+		},
 		Logger: log,
 	})
 	done := make(chan struct{})

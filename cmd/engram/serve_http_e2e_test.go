@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -19,10 +18,10 @@ import (
 // startServeHTTP runs the built binary's engram serve --root ROOT --http
 // 127.0.0.1:0 (no mount: no FUSE needed) and returns the API's base URL,
 // read from the readiness line.
-func startServeHTTP(t *testing.T, root string, env []string, extra ...string) (*exec.Cmd, *bytes.Buffer, string) {
+func startServeHTTP(t *testing.T, root string, env []string, extra ...string) (*exec.Cmd, *logBuffer, string) {
 	t.Helper()
 	cmd := exec.Command(engramBinary(t), append([]string{"serve", "--root", root, "--http", "127.0.0.1:0"}, extra...)...)
-	logs := &bytes.Buffer{}
+	logs := new(logBuffer)
 	cmd.Stderr = logs
 	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.StdoutPipe()

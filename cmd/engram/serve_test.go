@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"log/slog"
@@ -386,5 +387,35 @@ func TestServeBrokenRepositoryIsolated(t *testing.T) {
 	}
 	if _, err := os.ReadFile(filepath.Join(s.mnt, "alice", "CONTEXT.md")); err != nil {
 		t.Fatalf("alice beside broken bob: %v", err)
+	}
+}
+
+// engram users: a bad ID is refused with the grammar, list shows the
+// registry, remove without a daemon moves the repository aside at once.
+func TestUsersCommand(t *testing.T) {
+	root := t.TempDir()
+	var out, errb bytes.Buffer
+	if code := run([]string{"users", "add", root, "Alice"}, &out, &errb); code == 0 || !strings.Contains(errb.String(), "upper case") {
+		t.Fatalf("users add Alice: exit %d\n%s", code, errb.String())
+	}
+	uid := strconv.Itoa(os.Getuid())
+	runCmd(t, "users", "add", root, "alice.bob", "--uid", uid)
+	runCmd(t, "users", "add", root, "alice_bob", "--uid", uid, "--name", "AB")
+	list := runCmd(t, "users", "list", root)
+	if !strings.Contains(list, "alice.bob") || !strings.Contains(list, "alice_bob") || !strings.Contains(list, `"AB"`) {
+		t.Fatalf("users list:\n%s", list)
+	}
+	if host.UserDir(root, "alice.bob") == host.UserDir(root, "alice_bob") {
+		t.Fatal("two IDs share a repository")
+	}
+	runCmd(t, "users", "remove", root, "alice.bob")
+	if _, err := os.Stat(host.UserDir(root, "alice.bob")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("repository still in users/: %v", err)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(root, host.RemovedDir)); len(ents) != 1 {
+		t.Fatalf("removed/: %v", ents)
+	}
+	if st := runCmd(t, "status", "--root", root); !strings.Contains(st, "alice_bob") || !strings.Contains(st, "not running") {
+		t.Fatalf("status --root:\n%s", st)
 	}
 }

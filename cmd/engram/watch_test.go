@@ -14,7 +14,7 @@ import (
 
 // startWatch runs "engram watch DIR args..." and returns once it printed
 // its readiness line.
-func startWatch(t *testing.T, dir string, args ...string) (*exec.Cmd, *bytes.Buffer) {
+func startWatch(t *testing.T, dir string, args ...string) (*exec.Cmd, *logBuffer) {
 	t.Helper()
 	return startEngram(t, noModel, "engram: watching "+dir, append([]string{"watch", dir}, args...)...)
 }

@@ -3,6 +3,7 @@ package remote
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"time"
 
 	"github.com/engram-dev/engram/memgraph/gitrepo"
@@ -34,6 +35,8 @@ type API struct {
 	// Credentials returns where a user's token is kept: a file outside
 	// every repository (CredentialsFor).
 	Credentials func(userID string) Credentials
+	// Logger receives the syncs' outcome lines; nil is slog.Default().
+	Logger *slog.Logger
 }
 
 // Lock is the user's one writer: the runtime's tracker.Exclusive (nil when
@@ -41,7 +44,7 @@ type API struct {
 type Lock func(ctx context.Context, fn func() error) error
 
 func (a API) options(userID string, lock Lock) Options {
-	o := Options{Exclusive: lock}
+	o := Options{Exclusive: lock, Logger: a.Logger}
 	if a.Credentials != nil {
 		o.Credentials = a.Credentials(userID)
 	}

@@ -28,6 +28,9 @@ type GitHub struct {
 	Client *http.Client // nil: a client with a 30s timeout
 }
 
+// ErrBadRepoName means a repository name GitHub would not accept.
+var ErrBadRepoName = errors.New("invalid repository name")
+
 // ErrBadToken means GitHub refused the token.
 var ErrBadToken = errors.New("GitHub refused the token (check that it is valid and not expired, and that it may create repositories)")
 
@@ -111,7 +114,7 @@ type Repo struct {
 func (g GitHub) EnsureRepo(ctx context.Context, owner, name string) (Repo, error) {
 	var r Repo
 	if !validRepoName(name) {
-		return r, fmt.Errorf("invalid repository name %q: use letters, digits, '-', '_' and '.'", name)
+		return r, fmt.Errorf("%w %q: use letters, digits, '-', '_' and '.'", ErrBadRepoName, name)
 	}
 	code, err := g.do(ctx, "GET", "/repos/"+url.PathEscape(owner)+"/"+url.PathEscape(name), nil, &r)
 	if err == nil {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
@@ -54,23 +55,25 @@ func (r *Repo) ownerPath(kind string) string {
 	return filepath.Join(r.gitDir, "engram-"+kind+".owner")
 }
 
-// createLock creates lock exclusively and records us as its owner.
+// createLock creates lock exclusively and records us as its owner. The
+// record is written first (inode 0: "about to create"), so a crash between
+// creating the lock and recording it cannot leave an unowned lock behind.
 func (r *Repo) createLock(lock, kind string, flag int) (*os.File, error) {
-	f, err := os.OpenFile(lock, flag|os.O_CREATE|os.O_EXCL, r.filePerm(false))
-	if err != nil {
-		return nil, err
-	}
 	o := lockOwner{pid: os.Getpid(), start: selfStart, lock: lock}
-	if fi, err := f.Stat(); err == nil {
-		o.ino = statOf(fi).ino
-	}
 	// Not synced: the record only matters after a process crash, when the
 	// page cache holds it; after a power loss nobody is alive either way
 	// and the lock is recognised by its dead owner all the same.
 	if err := os.WriteFile(r.ownerPath(kind), []byte(o.String()), r.filePerm(false)); err != nil {
-		f.Close()
-		os.Remove(lock)
 		return nil, fmt.Errorf("record lock owner: %w", err)
+	}
+	f, err := os.OpenFile(lock, flag|os.O_CREATE|os.O_EXCL, r.filePerm(false))
+	if err != nil {
+		r.dropOwner(kind)
+		return nil, err
+	}
+	if fi, err := f.Stat(); err == nil {
+		o.ino = statOf(fi).ino
+		os.WriteFile(r.ownerPath(kind), []byte(o.String()), r.filePerm(false))
 	}
 	return f, nil
 }
@@ -124,7 +127,7 @@ func (r *Repo) RecoverLocks() (LockRepair, error) {
 		}
 		if ok {
 			fi, err := os.Lstat(o.lock)
-			if err == nil && statOf(fi).ino == o.ino {
+			if err == nil && (statOf(fi).ino == o.ino || o.ino == 0 && !fi.ModTime().Before(ownerTime(r.ownerPath(kind)))) {
 				if err := os.Remove(o.lock); err != nil {
 					return lr, fmt.Errorf("remove stale %s: %w", o.lock, err)
 				}
@@ -206,6 +209,15 @@ func (r *Repo) repairIndexLocked() ([]string, error) {
 	}
 	sort.Strings(fixed)
 	return fixed, nil
+}
+
+// ownerTime is when an owner record was written.
+func ownerTime(p string) time.Time {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return time.Time{}
+	}
+	return fi.ModTime()
 }
 
 func contains(ss []string, s string) bool {

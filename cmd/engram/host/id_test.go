@@ -65,3 +65,24 @@ func FuzzValidID(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseRegistry: whatever users.json holds, only valid, unique IDs
+// come out, sorted.
+func FuzzParseRegistry(f *testing.F) {
+	f.Add([]byte(`{"users":[{"id":"alice","uid":1001,"gid":1001},{"id":"../x"},{"id":"alice"}]}`))
+	f.Add([]byte(`{"users":null}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		users, err := parseRegistry(b)
+		if err != nil {
+			return
+		}
+		for i, u := range users {
+			if ValidID(u.ID) != nil {
+				t.Fatalf("invalid id %q returned", u.ID)
+			}
+			if i > 0 && users[i-1].ID >= u.ID {
+				t.Fatalf("not sorted or not unique: %q, %q", users[i-1].ID, u.ID)
+			}
+		}
+	})
+}

@@ -53,9 +53,18 @@ func ReadRegistry(root string) ([]Entry, error) {
 	if err != nil {
 		return nil, err
 	}
+	users, err := parseRegistry(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(root, RegistryFile), err)
+	}
+	return users, nil
+}
+
+// parseRegistry reads the registry's JSON: valid, unique IDs only, sorted.
+func parseRegistry(b []byte) ([]Entry, error) {
 	var reg registry
 	if err := json.Unmarshal(b, &reg); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(root, RegistryFile), err)
+		return nil, err
 	}
 	seen := map[string]bool{}
 	out := reg.Users[:0]

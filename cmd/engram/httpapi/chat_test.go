@@ -3,8 +3,8 @@ package httpapi
 import (
 	"bufio"
 	"bytes"
-	"io"
 	"encoding/json"
+	"io"
 	"net/http"
 	"os"
 	"strings"

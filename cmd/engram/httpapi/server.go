@@ -2,8 +2,9 @@
 // reference server's API: streaming chat with the user's compiled memory
 // (POST /v1/chat), ending a session (POST /v1/bye), consolidating a posted
 // transcript (POST /v1/consolidate), recall (GET /v1/recall) and health
-// (GET /health), behind an admin key and per-user tokens; MCP is mounted
-// at /mcp when the daemon provides it. It reaches users only through the
+// (GET /health) and GitHub sync (/v1/git/setup, update, status), behind
+// an admin key and per-user tokens; MCP is mounted at /mcp when the daemon
+// provides it. It reaches users only through the
 // host (Users) and the model only through the daemon's fair pool.
 package httpapi
 
@@ -19,6 +20,7 @@ import (
 
 	"github.com/engram-dev/engram/cmd/engram/host"
 	"github.com/engram-dev/engram/consolidate/llm"
+	"github.com/engram-dev/engram/hooks/remote"
 )
 
 // Users is what the API needs of the daemon's users; *host.Host is one.
@@ -45,6 +47,8 @@ type Config struct {
 	// MCP, when set, is served at /mcp behind the same auth; it finds the
 	// user with RequestUser.
 	MCP http.Handler
+	// Git answers /v1/git/* (setup, update, status); nil answers 501.
+	Git *remote.API
 	// RecallK is how many recalled memories go into a chat's system
 	// prompt (default 5).
 	RecallK int
@@ -63,6 +67,7 @@ type Server struct {
 	mux      *http.ServeMux
 	closing  atomic.Bool
 	sessions sessions
+	gitLocks userLocks
 }
 
 // MaxBody bounds a request body; larger bodies are answered 413.
@@ -89,9 +94,7 @@ func New(cfg Config) *Server {
 	s.mux.Handle("POST /v1/bye", s.auth(s.bye))
 	s.mux.Handle("POST /v1/consolidate", s.auth(s.consolidate))
 	s.mux.Handle("GET /v1/recall", s.auth(s.recall))
-	s.mux.Handle("/v1/git/", s.auth(func(w http.ResponseWriter, r *http.Request, _ caller) {
-		writeError(w, http.StatusNotImplemented, "the git endpoints come with remote sync; not available yet")
-	}))
+	s.routeGit() // git.go
 	if cfg.MCP != nil {
 		s.mux.Handle("/mcp", s.authMCP(cfg.MCP))
 		s.mux.Handle("/mcp/", s.authMCP(cfg.MCP))
