@@ -103,7 +103,7 @@ func parseDiffIndex(raw []byte) ([]staged, error) {
 		if len(f) != 5 || len(f[4]) == 0 {
 			return nil, fmt.Errorf("git diff-index: unexpected line %q", meta)
 		}
-		if !memgraph.IsMemoryPath(p) {
+		if !tracker.Judged(p) {
 			continue
 		}
 		out = append(out, staged{path: p, oldMode: f[0], newMode: f[1], oldID: f[2], newID: f[3], status: f[4][0]})

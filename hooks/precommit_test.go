@@ -80,6 +80,15 @@ func TestPreCommitWithGitCLI(t *testing.T) {
 	mustGit(t, dir, "rm", "-q", "--cached", "user_memory/bad.md")
 	os.Remove(filepath.Join(dir, "user_memory", "bad.md"))
 
+	// A bad repository setting is refused like an invalid memory.
+	write(t, dir, ".engram/settings", "index_tokens: lots\n")
+	mustGit(t, dir, "add", "-f", ".engram/settings")
+	if out, err := runGit(t, dir, "commit", "-q", "-m", "settings"); err == nil || !strings.Contains(out, ".engram/settings:1: ") {
+		t.Fatalf("bad settings not refused (err %v):\n%s", err, out)
+	}
+	mustGit(t, dir, "rm", "-q", "--cached", ".engram/settings")
+	os.Remove(filepath.Join(dir, ".engram", "settings"))
+
 	// read_only: a change to the persona is refused.
 	write(t, dir, "character.md", "---\ndescription: persona\nread_only: true\n---\n# Persona, changed\n")
 	mustGit(t, dir, "add", "character.md")

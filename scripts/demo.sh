@@ -209,14 +209,10 @@ say "so history commands that write run on the repository itself (git wants an i
 say "for the revert commit; this shell has none, so it is given on the command line):"
 step "git -C $repo -c user.name=Ada -c user.email=ada@example.com revert --no-edit HEAD"
 git -C "$repo" -c user.name=Ada -c user.email=ada@example.com revert --no-edit HEAD
-say "The daemon picks the revert up: Porto is back, Lisbon gone; the transcript is not consolidated again."
+say "The daemon picks the revert up: Porto is back, Lisbon gone."
 wait_for "Lives in Porto" cat user_memory.md
 step cat user_memory.md
 cat user_memory.md
-step 'echo go > .engram/consolidate; grep consolidation .engram/status'
-echo go >.engram/consolidate
-wait_for "nothing new" cat .engram/status
-grep consolidation .engram/status
 step git log --format="'%h %<(13)%an %s'"
 git --no-pager log --format='%h %<(13)%an %s'
 

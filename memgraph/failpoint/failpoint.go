@@ -28,13 +28,15 @@ const EnvVar = "ENGRAM_FAILPOINT"
 // The write path's points. Each is reached just after the step it names
 // completed (and before the next one began).
 const (
-	ObjectsWritten  = "objects-written"  // blobs, trees and the commit object are loose objects
-	IndexLocked     = "index-locked"     // .git/index.lock was created
-	RefUpdated      = "ref-updated"      // the branch points at the new commit
-	IndexWritten    = "index-written"    // the new index is in index.lock, not yet renamed
-	IndexRenamed    = "index-renamed"    // index.lock was renamed over .git/index
-	WorktreeWritten = "worktree-written" // Apply wrote the work tree files, nothing committed yet
-	CursorWritten   = "cursor-written"   // consolidation's cursor is in the work tree (consolidate owns it)
+	ObjectsWritten = "objects-written" // blobs, trees and the commit object are loose objects
+	IndexLocked    = "index-locked"    // .git/index.lock was created
+	RefUpdated     = "ref-updated"     // the branch points at the new commit
+	IndexWritten   = "index-written"   // the new index is in index.lock, not yet renamed
+	IndexRenamed   = "index-renamed"   // index.lock was renamed over .git/index
+	// WorktreeWritten: Apply wrote the work tree files, nothing committed
+	// yet. For a consolidation this is also "the cursor is written": the
+	// cursor is the last file of its Apply, so one point covers both.
+	WorktreeWritten = "worktree-written"
 )
 
 var (

@@ -392,7 +392,7 @@ func (t *Tracker) read(rel, id string) (*fileState, []memgraph.Problem, error) {
 	if !st.exists && !inHead {
 		return st, nil, nil
 	}
-	if !memgraph.IsMemoryPath(rel) {
+	if !Judged(rel) {
 		return st, nil, nil
 	}
 	return st, Judge(rel, st.data, st.exists, prev, inHead), nil

@@ -27,6 +27,13 @@ func Judge(rel string, data []byte, exists bool, prev []byte, inHead bool) []mem
 	return memgraph.Validate(rel, data, prevArg)
 }
 
+// Judged reports whether rel is judged before it is committed: the memory
+// files and the repository's settings file (a bad setting is refused like
+// an invalid memory, so the daemon and "git commit" agree on it too).
+func Judged(rel string) bool {
+	return memgraph.IsMemoryPath(rel) || rel == memgraph.SettingsFile
+}
+
 // SymlinkProblem is the refusal of a symbolic link: engram commits regular
 // files only.
 func SymlinkProblem(rel string) memgraph.Problem {

@@ -1,0 +1,46 @@
+package tracker_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/engram-dev/engram/memgraph"
+	"github.com/engram-dev/engram/memgraph/tracker"
+	"github.com/engram-dev/engram/memgraph/tracker/conformance"
+)
+
+// A bad .engram/settings is judged like an invalid memory: reported, kept on
+// disk, not committed; a good one is committed.
+func TestSettingsFileJudged(t *testing.T) {
+	dir := conformance.NewRepo(t)
+	tr, _ := watch(t, dir, tracker.Config{})
+	conformance.WriteFile(t, dir, memgraph.SettingsFile, "index_tokens: lots\n")
+	settle(t, tr)
+	if _, ok := conformance.HeadFile(t, dir, memgraph.SettingsFile); ok {
+		t.Fatal("invalid settings committed")
+	}
+	if st := string(tr.Status()); !strings.Contains(st, memgraph.SettingsFile+":1: ") {
+		t.Errorf("status lacks the settings problem:\n%s", st)
+	}
+	conformance.WriteFile(t, dir, memgraph.SettingsFile, "index_tokens: 3000\n")
+	settle(t, tr)
+	if data, ok := conformance.HeadFile(t, dir, memgraph.SettingsFile); !ok || !strings.Contains(data, "3000") {
+		t.Fatalf("valid settings not committed: %q %v", data, ok)
+	}
+	if len(tr.Invalid()) != 0 {
+		t.Errorf("still reported: %v", tr.Invalid())
+	}
+}
+
+func TestJudged(t *testing.T) {
+	for rel, want := range map[string]bool{
+		"user_memory/tea.md":  true,
+		memgraph.SettingsFile: true,
+		"transcripts/a.jsonl": false,
+		".engram/cursor.json": false,
+	} {
+		if got := tracker.Judged(rel); got != want {
+			t.Errorf("Judged(%q) = %v, want %v", rel, got, want)
+		}
+	}
+}
