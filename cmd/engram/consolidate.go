@@ -48,7 +48,7 @@ before the model sees the transcript.
 Exits non-zero when the run fails, for instance when no model answers.`,
 		flags: func(fl *flag.FlagSet) {
 			fl.StringVar(&model, "model", "", "chat model (default $ENGRAM_MODEL, else llama3.2 / gpt-4o-mini / claude-haiku-4-5)")
-			fl.StringVar(&llmName, "llm", "", "provider: `ollama`, openai or anthropic (default $ENGRAM_LLM, else ollama)")
+			fl.StringVar(&llmName, "llm", "", "the model `PROVIDER`: ollama, openai or anthropic (default $ENGRAM_LLM, else ollama)")
 			fl.DurationVar(&timeout, "timeout", 0, "limit for each model call (default $ENGRAM_LLM_TIMEOUT, else 5m)")
 		},
 		run: func(fl *flag.FlagSet, args []string) error {

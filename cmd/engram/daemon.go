@@ -13,7 +13,7 @@ import (
 // timing and consolidation's triggers.
 type daemonFlags struct {
 	debounce, maxWait, rescan, idle time.Duration
-	every                           int
+	every, indexTokens              int
 	consolidate                     bool
 }
 
@@ -24,6 +24,7 @@ func (d *daemonFlags) register(fl *flag.FlagSet) {
 	fl.BoolVar(&d.consolidate, "consolidate", true, "consolidate transcripts into memories (needs a model)")
 	fl.DurationVar(&d.idle, "idle", 10*time.Minute, "consolidate when transcripts were quiet this long")
 	fl.IntVar(&d.every, "every", 30, "consolidate when this many new user messages arrived")
+	fl.IntVar(&d.indexTokens, "index-tokens", 0, "budget of user_memory.md and character_memory.md in estimated `TOKENS` (default: .engram/settings, else 2000)")
 }
 
 // runtimeConfig is the configuration of one served repository. The model
@@ -39,6 +40,7 @@ func (d *daemonFlags) runtimeConfig(writeSynthesized bool, log *slog.Logger) hos
 		Consolidate:      d.consolidate,
 		Idle:             d.idle,
 		Every:            d.every,
+		IndexTokens:      d.indexTokens,
 		Logger:           log,
 		Services:         []host.Service{syncService}, // sync.go: push after commits, fetch periodically
 	}

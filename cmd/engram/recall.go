@@ -44,7 +44,7 @@ matches best. --json prints an array of objects with path (relative to
 REPO), description, score, kind, status and snippet, best first.`,
 		flags: func(fl *flag.FlagSet) {
 			fl.IntVar(&k, "k", 10, "number of memories to return")
-			fl.StringVar(&kind, "kind", "", "only `user` or `character` memories")
+			fl.StringVar(&kind, "kind", "", "only memories of `KIND`: user or character")
 			fl.BoolVar(&all, "all", false, "include retired (superseded, retracted, contradicted) memories")
 			fl.BoolVar(&asJS, "json", false, "print JSON")
 		},

@@ -49,6 +49,9 @@ type RuntimeConfig struct {
 	// Identities maps writer process names to commit authors (see
 	// tracker.Config).
 	Identities map[string]string
+	// IndexTokens overrides the index budget of .engram/settings (0: the
+	// repository's setting, else memgraph.DefaultIndexTokens).
+	IndexTokens int
 	// Services run beside the tracker from Start until Close.
 	Services []Service
 	// Logger receives the runtime's logs; nil means slog.Default().
@@ -124,6 +127,9 @@ func OpenRuntime(dir string, cfg RuntimeConfig) (*Runtime, error) {
 	log := cfg.Logger
 	if log == nil {
 		log = slog.Default()
+	}
+	if cfg.IndexTokens > 0 {
+		g.SetIndexTokens(cfg.IndexTokens)
 	}
 	rt := &Runtime{Dir: dir, Repo: r, Graph: g, cfg: cfg, log: log}
 	rt.Tracker = tracker.New(g, r, tracker.Config{
