@@ -438,7 +438,11 @@ func (t *Tracker) clearInvalid(rel string, res *result) {
 	delete(t.invalid, rel)
 	t.mu.Unlock()
 	if had {
-		t.log.Info("file is valid again", "path", rel)
+		if _, err := os.Lstat(filepath.Join(t.r.Dir(), filepath.FromSlash(rel))); errors.Is(err, fs.ErrNotExist) {
+			t.log.Info("invalid file removed; no longer reported", "path", rel)
+		} else {
+			t.log.Info("file is valid again", "path", rel)
+		}
 		res.touched = append(res.touched, rel)
 	}
 }

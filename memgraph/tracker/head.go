@@ -37,7 +37,7 @@ func (t *Tracker) syncHeadLocked() {
 		t.log.Warn("HEAD moved but its changes cannot be listed", "from", short(old), "to", short(h), "err", err)
 		return
 	}
-	t.log.Info("HEAD moved outside engram; reloading", "from", short(old), "to", short(h), "paths", len(changed))
+	t.log.Info("HEAD moved beside the tracker (a consolidation, a sync merge or a git command); reloading", "from", short(old), "to", short(h), "paths", len(changed))
 	ignores := false
 	var touched []string
 	for _, rel := range changed {
