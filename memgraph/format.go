@@ -133,11 +133,14 @@ func splitFrontmatter(text string) (fm, rest string, ok bool) {
 	return "", text, false
 }
 
-// splitSections cuts the body at every line starting with "## ". The first
-// piece (the preamble) is always present, possibly empty.
+// splitSections cuts the body at every line starting with "## " outside a
+// fenced code block (an example memory in a README is not a section of
+// the README). The first piece (the preamble) is always present, possibly
+// empty.
 func splitSections(body string, firstLine int) []section {
 	secs := []section{{line: firstLine}}
 	start, line := 0, firstLine
+	var fence fences
 	for pos := 0; pos < len(body); {
 		end := strings.IndexByte(body[pos:], '\n')
 		if end < 0 {
@@ -145,7 +148,8 @@ func splitSections(body string, firstLine int) []section {
 		} else {
 			end += pos + 1
 		}
-		if name, ok := headingName(body[pos:end]); ok {
+		// A fence line, or a line inside a fenced block, is never a heading.
+		if name, ok := headingName(body[pos:end]); !fence.step(body[pos:end]) && ok {
 			secs[len(secs)-1].raw = body[start:pos]
 			secs = append(secs, section{name: name, line: line})
 			start = pos
@@ -155,6 +159,41 @@ func splitSections(body string, firstLine int) []section {
 	}
 	secs[len(secs)-1].raw = body[start:]
 	return secs
+}
+
+// fences follows fenced code blocks line by line.
+type fences struct{ open string }
+
+// step takes the next line and reports whether it is a fence line or lies
+// inside a fenced block.
+func (f *fences) step(line string) bool {
+	m := fenceMarker(line)
+	switch {
+	case f.open == "" && m != "":
+		f.open = m
+		return true
+	case f.open != "" && m != "" && strings.HasPrefix(m, f.open):
+		f.open = ""
+		return true
+	}
+	return f.open != ""
+}
+
+// fenceMarker returns the run of backticks or tildes (three or more) that
+// opens or closes a fenced code block on line, or "".
+func fenceMarker(line string) string {
+	t := strings.TrimLeft(line, " ")
+	if len(line)-len(t) > 3 || len(t) < 3 || (t[0] != '`' && t[0] != '~') {
+		return ""
+	}
+	n := 0
+	for n < len(t) && t[n] == t[0] {
+		n++
+	}
+	if n < 3 {
+		return ""
+	}
+	return t[:n]
 }
 
 // headingName reports whether line is a level-2 heading and returns its
@@ -230,9 +269,10 @@ func (m *Memory) parseBody() []Problem {
 // an Access log present, a stamp-like line elsewhere is ordinary text.
 func strayUses(path string, s section) []Problem {
 	var probs []Problem
+	var fence fences
 	for i, l := range strings.Split(s.raw, "\n") {
 		t := strings.TrimSpace(l)
-		if !strings.HasPrefix(t, "used,") {
+		if fence.step(l) || !strings.HasPrefix(t, "used,") {
 			continue
 		}
 		if _, err := time.Parse(DateLayout, strings.TrimSpace(t[len("used,"):])); err != nil {

@@ -40,3 +40,32 @@ func TestStrayUseStamps(t *testing.T) {
 		})
 	}
 }
+
+// A "## Fact" inside a fenced code block (an example in a README) is not a
+// section: the file's own Fact stays empty, and the text round-trips.
+func TestFencedHeadingsAreNotSections(t *testing.T) {
+	data := "---\ndescription: How this memory works\n---\n# Your memory\n\n" +
+		"```sh\ncat > x.md <<'MEM'\n## Fact\nYou enjoy coffee.\n\n## Access log\nused, 01.12.26\nMEM\n```\n\n" +
+		"~~~~\n## Episode\n```\nstill inside\n~~~~\n\n## Fact\nReal fact.\n"
+	m, probs := Parse("docs/readme.md", []byte(data))
+	if len(probs) != 0 {
+		t.Fatalf("problems: %v", probs)
+	}
+	if m.Fact != "Real fact." || m.Episode != "" || m.Uses != 0 {
+		t.Fatalf("fact %q, episode %q, uses %d", m.Fact, m.Episode, m.Uses)
+	}
+	if got := string(m.Render()); got != data {
+		t.Fatalf("round trip:\n%q\nwant\n%q", got, data)
+	}
+}
+
+func TestFenceMarker(t *testing.T) {
+	for line, want := range map[string]string{
+		"```\n": "```", "```sh\n": "```", "~~~~\n": "~~~~", "   ```\n": "```",
+		"    ```\n": "", "``\n": "", "## Fact\n": "", "text ```\n": "",
+	} {
+		if got := fenceMarker(line); got != want {
+			t.Errorf("fenceMarker(%q) = %q, want %q", line, got, want)
+		}
+	}
+}
