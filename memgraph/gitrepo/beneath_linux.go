@@ -237,7 +237,15 @@ func (b *beneathFS) remove(rel string) error {
 // syncObjects makes the loose objects of the commit in progress durable
 // before the branch moves: the one flush of a tracker commit (see flush).
 func (r *Repo) syncObjects() error {
-	return syncAll(len(r.unsynced), func(i int) error { return fdatasyncPath(r.unsynced[i]) })
+	return syncAll(len(r.unsynced), func(i int) error {
+		err := fdatasyncPath(r.unsynced[i])
+		if errors.Is(err, fs.ErrNotExist) {
+			// A background repack moved the object into a pack and
+			// removed the loose file; git makes its packs durable itself.
+			return nil
+		}
+		return err
+	})
 }
 
 func closeFd(fd int) { unix.Close(fd) }

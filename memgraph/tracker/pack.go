@@ -35,7 +35,9 @@ func (t *Tracker) packLoop(ctx context.Context) {
 			continue
 		}
 		t.log.Debug("packing loose objects", "loose", t.r.Loose())
+		t.packMu.Lock()
 		err := t.r.Pack(ctx)
+		t.packMu.Unlock()
 		switch {
 		case err == nil:
 			t.log.Debug("packed", "loose", t.r.Loose())

@@ -117,6 +117,7 @@ type Tracker struct {
 
 	kick     chan struct{} // Touch -> Run: recompute the debounce deadline
 	packKick chan struct{} // a commit was made: packLoop checks the loose objects
+	packMu   sync.Mutex    // held while a background pack runs
 	ready    chan struct{} // closed once Run's watches are live
 	once     sync.Once
 

@@ -1,0 +1,9 @@
+package tracker
+
+// WithoutPacking runs fn while no background pack runs or starts: git fsck
+// run beside "git repack -d" can see a pack whose index was just replaced.
+func (t *Tracker) WithoutPacking(fn func()) {
+	t.packMu.Lock()
+	defer t.packMu.Unlock()
+	fn()
+}
