@@ -282,9 +282,27 @@ func (r *Repo) commitLocked(changes []Change, msg string, who Author, when time.
 		}
 	}
 
-	idx, err := r.idx.load()
+	taken, err := r.settleIndex(lock, todo, eff)
+	if taken {
+		lock = nil
+	}
 	if err != nil {
 		return "", err
+	}
+	if len(eff) == 0 {
+		return "", nil
+	}
+	return id.String(), nil
+}
+
+// settleIndex is the end of every commit, after the branch moved: the
+// index entries of todo are brought in line with it, and .gitignore rules
+// are read again when changed holds a .gitignore. When the index changed
+// it takes over lock (commitIndex renames or releases it) and says so.
+func (r *Repo) settleIndex(lock *os.File, todo, changed []pending) (taken bool, err error) {
+	idx, err := r.idx.load()
+	if err != nil {
+		return false, err
 	}
 	dirty := false
 	for _, p := range todo {
@@ -293,22 +311,18 @@ func (r *Repo) commitLocked(changes []Change, msg string, who Author, when time.
 		}
 	}
 	if dirty {
-		err = r.commitIndex(lock, idx)
-		lock = nil
-		if err != nil {
-			return "", err
+		taken = true
+		if err := r.commitIndex(lock, idx); err != nil {
+			return taken, err
 		}
 	}
-	for _, p := range eff {
+	for _, p := range changed {
 		if path.Base(p.Path) == ".gitignore" {
 			r.ReloadIgnores()
 			break
 		}
 	}
-	if len(eff) == 0 {
-		return "", nil
-	}
-	return id.String(), nil
+	return taken, nil
 }
 
 // updateEntry brings the index entry of one committed path in line with

@@ -116,28 +116,12 @@ func (r *Repo) Merge(m MergeCommit) (string, error) {
 		}
 		return "", fmt.Errorf("update %s: %w", h.name, err)
 	}
-	idx, err := r.idx.load()
+	taken, err := r.settleIndex(lock, todo, todo)
+	if taken {
+		lock = nil
+	}
 	if err != nil {
 		return "", err
-	}
-	dirty := false
-	for _, p := range todo {
-		if r.updateEntry(idx, p) {
-			dirty = true
-		}
-	}
-	if dirty {
-		err = r.commitIndex(lock, idx)
-		lock = nil
-		if err != nil {
-			return "", err
-		}
-	}
-	for _, p := range todo {
-		if filepath.Base(p.Path) == ".gitignore" {
-			r.ReloadIgnores()
-			break
-		}
 	}
 	return id.String(), nil
 }
