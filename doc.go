@@ -38,10 +38,44 @@
 // demo, benchmarks, the soak test, scripts/fakellm (the fake model server
 // as a program) and the systemd unit.
 //
-// Who writes: every commit of a repository goes through its one tracker
-// (memgraph/tracker), which serializes the mount's writes, consolidation,
-// sync merges and MCP edits and names the writer in the commit; gitrepo is
-// the mechanism the tracker uses, never a second writer. The domain
-// (memgraph, consolidate) never imports go-fuse, never reads the environment
-// and never talks HTTP except through a provider handed to it.
+// Who writes: every commit of a repository is written through its one
+// *gitrepo.Repo, whose mutex is the queue; gitrepo is the mechanism and
+// decides nothing. The memory writes of the mount, watch mode and MCP
+// edits, and the start-up recovery, go through the repository's one
+// tracker (memgraph/tracker), which judges them and names the writer;
+// consolidation (consolidate) and sync merges (hooks/remote) commit through
+// the same Repo, and the tracker reloads when HEAD moves beside it; engram
+// init commits the template before any tracker runs. The domain (memgraph,
+// consolidate) never imports go-fuse, never reads the environment and never
+// talks HTTP except through a provider handed to it.
+//
+// One home for each rule; a package above uses it and keeps no copy:
+//
+//	commit identity      gitrepo.Writer: "name <name@engram.local>";
+//	                     gitrepo.Engram for engram's own commits (init,
+//	                     recovery) and a commit without an author
+//	commit messages      each writer words its own kind, in one builder:
+//	                     the tracker's bursts, recovery and Engram-User/
+//	                     Engram-Sandbox trailers (memgraph/tracker
+//	                     message.go, authorship.go), a consolidation run
+//	                     and its recovery (consolidate commit.go,
+//	                     consolidator.go), a sync merge (hooks/remote
+//	                     merge.go), the template (cmd/engram init.go);
+//	                     gitrepo.Subject is a message's first line
+//	hash abbreviation    gitrepo.ShortHash, 7 characters
+//	one-line text        memgraph.SafeLine (white space collapsed, control
+//	                     characters escaped) for names, descriptions,
+//	                     queries and memory fields; memgraph.ClipLine and
+//	                     ErrorLine (the same, cut) for errors and table
+//	                     cells; memgraph.Plural for counted nouns
+//	recall as text       memgraph.RecallMarkdown (.engram/search/<query>),
+//	                     memgraph.RecallLines (a model's prompt),
+//	                     memgraph.RetiredTag (a retired hit's mark)
+//	path cleaning        memgraph.CleanRel; the tracker narrows it to the
+//	                     paths it watches
+//	committable paths    gitrepo.CheckPath (what git may hold)
+//	memory names         memgraph: IsMemoryPath, ValidSlug, SlugProblem
+//	temp names           memgraph/tracker.IsTemp (never committed)
+//	engram repository    cmd/engram/host.IsEngramRepo
+//	FUSE errors          fs's toErrno
 package engram

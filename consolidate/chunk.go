@@ -12,6 +12,7 @@ import (
 
 	"github.com/engram-dev/engram/consolidate/llm"
 	"github.com/engram-dev/engram/memgraph"
+	"github.com/engram-dev/engram/memgraph/gitrepo"
 	"github.com/engram-dev/engram/memgraph/recall"
 	"github.com/engram-dev/engram/memgraph/secret"
 )
@@ -70,16 +71,9 @@ func (c *Consolidator) runChunk(ctx context.Context, t *Transcript, ch chunk, ne
 	rep.Unchanged += out.unchanged
 	rep.Skipped += out.skipped
 	rep.Redactions += s.redactions
-	c.log.Info("consolidated", "source", s.src, "commit", short(hash),
+	c.log.Info("consolidated", "source", s.src, "commit", gitrepo.ShortHash(hash),
 		"outcome", counts(out.added, out.updated, out.contradicted, out.unchanged, out.skipped))
 	return nil
-}
-
-func short(h string) string {
-	if len(h) > 10 {
-		return h[:10]
-	}
-	return h
 }
 
 // extract redacts secrets, then asks the model for facts, in parts when

@@ -22,7 +22,7 @@ import (
 )
 
 // Author is who consolidation commits are by.
-var Author = gitrepo.Author{Name: "consolidator", Email: "consolidator@engram.local"}
+var Author = gitrepo.Writer("consolidator")
 
 // Config tunes a Consolidator. Zero values take the defaults in brackets.
 type Config struct {
@@ -130,10 +130,10 @@ type Report struct {
 	Commits      []string // one per consolidated chunk
 	Sources      []string // "transcripts/s1.jsonl#1-5"
 	Messages     int      // messages consumed
-	Added        int
-	Updated      int
-	Contradicted int
-	Unchanged    int
+	Added        int      // memory files added (a contradiction's new fact too)
+	Updated      int      // memories a refinement (UPDATE) changed
+	Contradicted int      // memories retired as contradicted
+	Unchanged    int      // facts already remembered (a use stamped)
 	Skipped      int      // decisions or facts refused
 	Redactions   int      // secrets removed: before the model saw the transcript, and from its answers
 	Problems     []string // malformed lines, refused model output, …

@@ -258,7 +258,7 @@ func (c *Consolidator) Status() string {
 		parts = append(parts, c.last)
 	}
 	if n := c.topicConflicts(); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d %s two active memories after a retirement (likely missed contradictions; see engram check)", n, plural(n, "topic holds", "topics hold")))
+		parts = append(parts, fmt.Sprintf("%d %s two active memories after a retirement (likely missed contradictions; see engram check)", n, memgraph.Plural(n, "topic holds", "topics hold")))
 	}
 	return strings.Join(parts, "; ")
 }
@@ -273,11 +273,4 @@ func (c *Consolidator) topicConflicts() int {
 		c.conflicts, c.conflictsAt, c.conflictsKnown = len(c.g.TopicConflicts()), v, true
 	}
 	return c.conflicts
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -22,6 +22,13 @@ type outcome struct {
 	created  map[string][]int            // new rel -> facts that create it
 	problems []string
 
+	// The counts of the commit subject and the Report. added, updated and
+	// contradicted count the files the commit writes (tally): a
+	// contradiction adds the new fact's file and retires the old one, so
+	// it counts once in each; two refinements of one memory are one
+	// update; a refinement that changes no byte is none. unchanged counts
+	// the facts found already remembered (their use stamped), skipped the
+	// facts or decisions refused.
 	added, updated, contradicted, unchanged, skipped int
 }
 
@@ -41,6 +48,7 @@ func (s *chunkRun) plan(facts []Fact, cands [][]candidate, decs []*Decision) *ou
 		}
 	}
 	stamped := map[string]bool{}
+	refined, retired := map[string]bool{}, map[string]bool{} // existing memories the accepted decisions change
 	for i, f := range facts {
 		d := decs[i]
 		if d == nil {
@@ -90,7 +98,6 @@ func (s *chunkRun) plan(facts []Fact, cands [][]candidate, decs []*Decision) *ou
 		switch d.Action {
 		case ActionAdd:
 			created = s.newMemory(f, "", "", out, pending)
-			out.added++
 		case ActionUpdate:
 			m := get(target)
 			if d.Description != "" {
@@ -103,25 +110,29 @@ func (s *chunkRun) plan(facts []Fact, cands [][]candidate, decs []*Decision) *ou
 			if ep := strings.TrimSpace(f.Episode); ep != "" && !strings.Contains(m.Episode, ep) {
 				m.SetEpisode(strings.TrimSpace(m.Episode + "\n" + ep))
 			}
-			out.updated++
 		case ActionDelete:
 			// A contradiction never loses the new fact: it is added, and
 			// the old memory is retired and linked to it.
 			created = s.newMemory(f, d.Description, d.Text, out, pending)
 			pending[created].SetSupersedes(targetName(target))
 			get(target).SetStatus(memgraph.StatusContradicted, targetName(created))
-			out.contradicted++
 		case ActionNone:
 			if !stamped[target] {
 				get(target).AddUse(s.now)
 				stamped[target] = true
 			}
-			out.unchanged++
 		}
 		if bad := s.validate(pending); bad != "" {
-			out.undo(d.Action)
 			out.skip(i, d, bad)
 			continue
+		}
+		switch d.Action {
+		case ActionUpdate:
+			refined[target] = true
+		case ActionDelete:
+			retired[target] = true
+		case ActionNone:
+			out.unchanged++
 		}
 		for rel, m := range pending {
 			out.files[rel] = m
@@ -139,25 +150,31 @@ func (s *chunkRun) plan(facts []Fact, cands [][]candidate, decs []*Decision) *ou
 			delete(out.files, rel)
 		}
 	}
+	out.tally(refined, retired)
 	return out
+}
+
+// tally counts the files the commit writes: each one once, as new (added),
+// as an existing memory retired by a contradiction (contradicted), or as
+// one whose fact a refinement changed (updated). Files changed only by a
+// use stamp are not counted here (unchanged counts their facts).
+func (o *outcome) tally(refined, retired map[string]bool) {
+	o.added, o.updated, o.contradicted = 0, 0, 0
+	for rel := range o.files {
+		switch {
+		case o.created[rel] != nil:
+			o.added++
+		case retired[rel]:
+			o.contradicted++
+		case refined[rel]:
+			o.updated++
+		}
+	}
 }
 
 func (o *outcome) skip(i int, d *Decision, why string) {
 	o.skipped++
 	o.problems = append(o.problems, fmt.Sprintf("fact %d %s: %s", i, d.Action, why))
-}
-
-func (o *outcome) undo(a Action) {
-	switch a {
-	case ActionAdd:
-		o.added--
-	case ActionUpdate:
-		o.updated--
-	case ActionDelete:
-		o.contradicted--
-	case ActionNone:
-		o.unchanged--
-	}
 }
 
 // targetPath turns a model-supplied target into a repo path, refusing

@@ -2,6 +2,8 @@ package consolidate
 
 import (
 	"context"
+	"fmt"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -74,4 +76,67 @@ func watch(t *testing.T, e *env) *tracker.Tracker {
 	}
 	startLoop(t, e)
 	return tr
+}
+
+// TestWatchModeRequestAfterRevert: a request written through the control
+// file right after a "git revert" of a consolidation, while the tracker
+// reloads the moved HEAD, runs: the new transcript is consolidated, and the
+// reverted messages stay consumed (the cursor floor).
+func TestWatchModeRequestAfterRevert(t *testing.T) {
+	e := loopEnv(t, time.Hour, 1000)
+	tr := watch(t, e)
+	fact := func(slug string) []Fact {
+		return []Fact{{Kind: "user", Slug: slug, Description: "Fact " + slug, Fact: "You " + slug + "."}}
+	}
+	e.script(fact("keeps-bees"), []Decision{{Fact: 0, Action: ActionAdd}})
+	e.write("transcripts/s0.jsonl", jsonl("I keep two beehives in my garden.", "How lovely!"))
+	e.write(tracker.ControlFile, "")
+	waitFor(t, "the first run", func() bool { return e.exists("user_memory/keeps-bees.md") && e.commits() == 2 })
+	for round := 1; round <= 5; round++ {
+		before := e.commits()
+		slug := fmt.Sprintf("round-%d", round)
+		src := fmt.Sprintf("transcripts/s%d.jsonl", round)
+		e.script(fact(slug), []Decision{{Fact: 0, Action: ActionAdd}})
+		e.write(src, jsonl("Round "+slug+".", "Noted."))
+		// The last run is over and committed: the revert races nothing
+		// of ours (a revert racing a commit is the tracker's business).
+		waitFor(t, "the idle consolidator", func() bool { return strings.Contains(e.c.Status(), "consolidation: idle") })
+		if err := tr.Settle(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		revertHead(t, e.dir)
+		e.write(tracker.ControlFile, "")
+		deadline := time.Now().Add(10 * time.Second)
+		for !e.exists("user_memory/" + slug + ".md") {
+			if time.Now().After(deadline) {
+				t.Fatalf("round %d: the request after the revert was lost: status %q\n%s", round, e.c.Status(), e.git("log", "--format=%an|%s"))
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		waitFor(t, "the consolidation commit", func() bool { return e.commits() == before+2 })
+		if s := e.lastSubject(); !strings.HasPrefix(s, "consolidate "+src+"#1-2") {
+			t.Fatalf("round %d: last commit %q", round, s)
+		}
+	}
+	if e.exists("user_memory/keeps-bees.md") {
+		t.Errorf("a reverted consolidation came back")
+	}
+	e.git("fsck", "--strict")
+}
+
+// revertHead runs "git revert HEAD" in dir, again while the index is locked
+// by a commit finishing beside it (as a person would run it again).
+func revertHead(t *testing.T, dir string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		out, err := exec.Command("git", "-C", dir, "-c", "user.name=t", "-c", "user.email=t@x", "revert", "--no-edit", "HEAD").CombinedOutput()
+		if err == nil {
+			return
+		}
+		if !strings.Contains(string(out), "index.lock") || time.Now().After(deadline) {
+			t.Fatalf("git revert HEAD: %v\n%s", err, out)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }

@@ -9,8 +9,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/engram-dev/engram/memgraph/recall"
 )
 
 func TestPathPolicy(t *testing.T) {
@@ -99,7 +97,7 @@ func TestCallerNames(t *testing.T) {
 	if got := c.pid(self); got != want {
 		t.Errorf("pid(self) = %q, want %q", got, want)
 	}
-	c.names[self] = callerName{name: "cached", at: now}
+	c.names.put(self, "cached", now)
 	if got := c.pid(self); got != "cached" {
 		t.Errorf("within the TTL: %q, want the cached name", got)
 	}
@@ -109,22 +107,6 @@ func TestCallerNames(t *testing.T) {
 	}
 	if got := c.pid(1 << 30); got != "" {
 		t.Errorf("missing pid: %q", got)
-	}
-}
-
-func TestRenderHits(t *testing.T) {
-	got := string(renderHits("tea", []recall.Hit{
-		{Path: "user_memory/likes-tea.md", Description: "Drinks  green\ntea", Snippet: "You drink green tea.", Score: 1.5},
-		{Path: "user_memory/kettle.md", Description: "Owns a kettle", Snippet: "Owns a kettle", Score: 0.25},
-	}))
-	want := "# Recall: tea\n\n" +
-		"1. user_memory/likes-tea.md — Drinks green tea (score 1.500)\n   > You drink green tea.\n" +
-		"2. user_memory/kettle.md — Owns a kettle (score 0.250)\n"
-	if got != want {
-		t.Errorf("renderHits:\n%s\nwant:\n%s", got, want)
-	}
-	if got := string(renderHits("none", nil)); !strings.Contains(got, "No memory matches.") {
-		t.Errorf("empty ranking: %q", got)
 	}
 }
 

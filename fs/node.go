@@ -160,7 +160,7 @@ var _ = (fusefs.NodeOpener)((*node)(nil))
 // memories (EACCES, what open(2) says for a file the caller may not
 // write) before the backing file is touched.
 func (n *node) Open(ctx context.Context, flags uint32) (fusefs.FileHandle, uint32, syscall.Errno) {
-	if n.m.noOpen() {
+	if n.m.opt.noOpen() {
 		return nil, 0, syscall.ENOSYS
 	}
 	rel, ok := n.rel()

@@ -146,6 +146,3 @@ func (m *mountState) isAppend(ctx context.Context) bool {
 	fc, ok := ctx.(*fuse.Context)
 	return ok && fc.Cancel != nil && m.appends.is(fc.Cancel)
 }
-
-// noOpen reports whether the mount runs without OPEN (the default).
-func (m *mountState) noOpen() bool { return !m.opt.OpenEachFile && !m.opt.Passthrough }

@@ -43,6 +43,12 @@ type Options struct {
 	OpenEachFile bool
 }
 
+// noOpen reports whether the mount runs without OPEN (the default): the
+// kernel is answered ENOSYS once and serves reads without asking. It stops
+// sending OPEN for the whole mount at the first ENOSYS, so every file of
+// the mount (the multi-user root's too) must ask this one rule.
+func (o *Options) noOpen() bool { return !o.OpenEachFile && !o.Passthrough }
+
 // model is what the mount needs of *memgraph.Graph. An interface so the FUSE
 // layer can be exercised with a fake in its unit tests.
 type model interface {

@@ -37,7 +37,11 @@ func mount(mountpoint string, d deps, opt Options) (*fuse.Server, *mountState, e
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := preflight(dir, mnt); err != nil {
+	allowOther := ""
+	if opt.AllowOther {
+		allowOther = "--allow-other"
+	}
+	if err := preflight(dir, mnt, allowOther); err != nil {
 		return nil, nil, err
 	}
 	m, err := newMountState(dir, d, opt, log)
@@ -162,38 +166,6 @@ func (m *mountState) attach() {
 	})
 }
 
-// preflight turns the usual reasons a mount fails into clear errors before
-// the kernel is asked.
-func preflight(dir, mnt string) error {
-	if _, err := os.Stat("/dev/fuse"); err != nil {
-		return fmt.Errorf("%w: load the fuse module (modprobe fuse), or give the container --device /dev/fuse; without FUSE use \"engram watch\"", ErrNoFUSE)
-	}
-	fi, err := os.Stat(mnt)
-	if errors.Is(err, syscall.ENOTCONN) {
-		return fmt.Errorf("%w: %s is a dead FUSE mount; clear it with: fusermount3 -u %s (or umount -l %s)", ErrMountpointBusy, mnt, mnt, mnt)
-	}
-	if err != nil {
-		return fmt.Errorf("mountpoint: %w", err)
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("mountpoint %s is not a directory", mnt)
-	}
-	if mounted, _ := isMountpoint(mnt); mounted {
-		return fmt.Errorf("%w: something is already mounted at %s (unmount it first: fusermount3 -u %s)", ErrMountpointBusy, mnt, mnt)
-	}
-	ents, err := os.ReadDir(mnt)
-	if err != nil {
-		return fmt.Errorf("mountpoint: %w", err)
-	}
-	if len(ents) > 0 {
-		return fmt.Errorf("%w: %s is not empty (mounting would hide %d entries)", ErrMountpointBusy, mnt, len(ents))
-	}
-	if mnt == dir || strings.HasPrefix(mnt+"/", dir+"/") {
-		return fmt.Errorf("mountpoint %s is inside the repository %s: mount it elsewhere", mnt, dir)
-	}
-	return nil
-}
-
 // isMountpoint reports whether path appears as a mount point in
 // /proc/self/mountinfo.
 func isMountpoint(p string) (bool, error) {
@@ -229,16 +201,6 @@ func unescapeMount(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
-}
-
-func explainMountError(mnt string, err error) error {
-	switch {
-	case errors.Is(err, syscall.EPERM), errors.Is(err, syscall.EACCES):
-		return fmt.Errorf("mount %s: %w (as a normal user, install fuse3 for fusermount3; --allow-other needs user_allow_other in /etc/fuse.conf)", mnt, err)
-	case strings.Contains(err.Error(), "fusermount"):
-		return fmt.Errorf("mount %s: %w (install fuse3, or run as root for a direct mount)", mnt, err)
-	}
-	return fmt.Errorf("mount %s: %w", mnt, err)
 }
 
 // Unmount unmounts a mount made by Mount. When the mount is busy (a shell

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"hash/fnv"
+	"log/slog"
 	"os"
 	"sync"
 	"syscall"
@@ -38,19 +39,39 @@ const (
 //
 // With Options.OpenEachFile, an open snapshots the bytes for its handle
 // and reads bypass the page cache (direct I/O).
+//
+// The multi-user root's files (MNT/.engram/status, the status of a broken
+// user) are synthFiles too, with their own attributes (usersRoot.synthFile).
 type synthFile struct {
 	fusefs.Inode
-	m   *mountState
-	gen func() []byte
+	gen    func() []byte
+	fold   func()                          // brings what gen reads up to date; nil for nothing
+	fill   func(a *fuse.Attr, size uint64) // mode, owner and times at size bytes
+	noOpen bool                            // OPEN is answered with ENOSYS
+	log    *slog.Logger
 
 	mu    sync.Mutex
 	last  []byte
 	mtime time.Time
 }
 
+// synthFile makes the mount's synthesized file of gen: 0444, owned like the
+// mount, folding paths written since the last read into the graph first.
+func (m *mountState) synthFile(gen func() []byte) *synthFile {
+	return &synthFile{
+		gen:    gen,
+		fold:   m.foldDirty,
+		fill:   func(a *fuse.Attr, size uint64) { m.fillSynthAttr(a, size, 0o444) },
+		noOpen: m.opt.noOpen(),
+		log:    m.log,
+	}
+}
+
 // current returns the file's bytes now and the time they last changed.
 func (f *synthFile) current() ([]byte, time.Time) {
-	f.m.foldDirty()
+	if f.fold != nil {
+		f.fold()
+	}
 	b := f.gen()
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -62,6 +83,13 @@ func (f *synthFile) current() ([]byte, time.Time) {
 		f.last, f.mtime = b, now
 	}
 	return f.last, f.mtime
+}
+
+// attr fills the attributes of the file as it reads now.
+func (f *synthFile) attr(a *fuse.Attr) {
+	b, mtime := f.current()
+	f.fill(a, uint64(len(b)))
+	a.SetTimes(nil, &mtime, &mtime)
 }
 
 // sameBytes is bytes.Equal with a shortcut for the graph's cached slices.
@@ -79,11 +107,9 @@ var _ = (fusefs.NodeGetattrer)((*synthFile)(nil))
 
 func (f *synthFile) Getattr(ctx context.Context, fh fusefs.FileHandle, out *fuse.AttrOut) syscall.Errno {
 	if h, ok := fh.(*synthHandle); ok {
-		f.m.fillSynthAttr(&out.Attr, uint64(len(h.data)), 0o444)
+		f.fill(&out.Attr, uint64(len(h.data)))
 	} else {
-		b, mtime := f.current()
-		f.m.fillSynthAttr(&out.Attr, uint64(len(b)), 0o444)
-		out.SetTimes(nil, &mtime, &mtime)
+		f.attr(&out.Attr)
 	}
 	out.SetTimeout(time.Nanosecond) // zero would mean "the mount default"
 	return 0
@@ -93,11 +119,11 @@ var _ = (fusefs.NodeOpener)((*synthFile)(nil))
 
 // Open snapshots the content for this handle (OpenEachFile only).
 func (f *synthFile) Open(ctx context.Context, flags uint32) (fusefs.FileHandle, uint32, syscall.Errno) {
-	if f.m.noOpen() {
+	if f.noOpen {
 		return nil, 0, syscall.ENOSYS
 	}
 	if flags&writeFlags != 0 {
-		return nil, 0, toErrno(f.m.log, "open", errSynthesized)
+		return nil, 0, toErrno(f.log, "open", errSynthesized)
 	}
 	return &synthHandle{data: f.gen()}, fuse.FOPEN_DIRECT_IO | fuse.FOPEN_NOFLUSH, 0
 }
@@ -116,7 +142,7 @@ var _ = (fusefs.NodeWriter)((*synthFile)(nil))
 
 // Write refuses: the content is the daemon's (EACCES).
 func (f *synthFile) Write(ctx context.Context, fh fusefs.FileHandle, data []byte, off int64) (uint32, syscall.Errno) {
-	return 0, toErrno(f.m.log, "write", errSynthesized)
+	return 0, toErrno(f.log, "write", errSynthesized)
 }
 
 var _ = (fusefs.NodeFlusher)((*synthFile)(nil))
@@ -130,9 +156,9 @@ func (f *synthFile) Flush(ctx context.Context, fh fusefs.FileHandle) syscall.Err
 
 var _ = (fusefs.NodeSetattrer)((*synthFile)(nil))
 
-// Setattr refuses: the content is the daemon's.
+// Setattr refuses: the content is the daemon's (EACCES).
 func (f *synthFile) Setattr(ctx context.Context, fh fusefs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
-	return toErrno(f.m.log, "setattr", errReadOnlyMemory)
+	return toErrno(f.log, "setattr", errSynthesized)
 }
 
 // synthHandle is one open of a synthesized file: the bytes as of open.
@@ -181,16 +207,14 @@ var _ = (fusefs.NodeLookuper)((*searchDir)(nil))
 
 func (d *searchDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fusefs.Inode, syscall.Errno) {
 	q := name
-	f := &synthFile{m: d.m, gen: func() []byte { return d.m.renderSearch(q) }}
+	f := d.m.synthFile(func() []byte { return d.m.renderSearch(q) })
 	h := fnv.New64a()
 	h.Write([]byte(name))
 	in := d.NewInode(ctx, f, fusefs.StableAttr{Mode: syscall.S_IFREG, Ino: searchInoBase | (h.Sum64()^d.m.inoSalt)>>3})
 	if known, ok := in.Operations().(*synthFile); ok {
 		f = known // the same query looked up before
 	}
-	b, mtime := f.current()
-	d.m.fillSynthAttr(&out.Attr, uint64(len(b)), 0o444)
-	out.Attr.SetTimes(nil, &mtime, &mtime)
+	f.attr(&out.Attr)
 	// Every look is a new query: never cache the entry or its size.
 	out.SetEntryTimeout(time.Nanosecond)
 	out.SetAttrTimeout(time.Nanosecond)
@@ -215,9 +239,21 @@ type controlFile struct {
 	fusefs.Inode
 	m *mountState
 
-	mu    sync.Mutex
-	asked time.Time // last request made without a handle
+	mu   sync.Mutex
+	last controlWrite // the last WRITE made without a handle
 }
+
+// controlWrite is one WRITE to the control file without a handle: its
+// caller, the offset it ended at, and when it came.
+type controlWrite struct {
+	pid uint32
+	end int64
+	at  time.Time
+}
+
+// controlBurst bounds the gap between the WRITEs of one write(2) that the
+// kernel split (more than max_write bytes): they come back to back.
+const controlBurst = 200 * time.Millisecond
 
 const controlHint = "write anything to this file to request a consolidation run\n"
 
@@ -240,7 +276,7 @@ func (c *controlFile) Setattr(ctx context.Context, fh fusefs.FileHandle, in *fus
 var _ = (fusefs.NodeOpener)((*controlFile)(nil))
 
 func (c *controlFile) Open(ctx context.Context, flags uint32) (fusefs.FileHandle, uint32, syscall.Errno) {
-	if c.m.noOpen() {
+	if c.m.opt.noOpen() {
 		return nil, 0, syscall.ENOSYS
 	}
 	return &controlHandle{c: c, synthHandle: synthHandle{data: []byte(controlHint)}}, fuse.FOPEN_DIRECT_IO, 0
@@ -254,21 +290,28 @@ func (c *controlFile) Read(ctx context.Context, fh fusefs.FileHandle, dest []byt
 
 var _ = (fusefs.NodeWriter)((*controlFile)(nil))
 
-// Write asks for a consolidation run. A burst of writes (one echo may be
-// several WRITEs) asks once.
+// Write asks for a consolidation run. The WRITEs of one write(2) the kernel
+// split ask once: without a handle (no OPEN), a WRITE by the same process
+// at the offset the last one ended, right after it, continues it. Every
+// other WRITE asks again, however soon after the last request: a second
+// "echo > .engram/consolidate" within a second of the first (after a git
+// revert, say) was once dropped although the first run had already
+// started. An extra request costs nothing while one waits; the
+// consolidator coalesces them.
 func (c *controlFile) Write(ctx context.Context, fh fusefs.FileHandle, data []byte, off int64) (uint32, syscall.Errno) {
 	if h, ok := fh.(*controlHandle); ok {
 		h.once.Do(c.request)
 		return uint32(len(data)), 0
 	}
-	c.mu.Lock()
-	now := time.Now()
-	ask := now.Sub(c.asked) > time.Second
-	if ask {
-		c.asked = now
+	w := controlWrite{end: off + int64(len(data)), at: time.Now()}
+	if caller, ok := fuse.FromContext(ctx); ok && caller != nil {
+		w.pid = caller.Pid
 	}
+	c.mu.Lock()
+	cont := off > 0 && off == c.last.end && w.pid == c.last.pid && w.at.Sub(c.last.at) < controlBurst
+	c.last = w
 	c.mu.Unlock()
-	if ask {
+	if !cont {
 		c.request()
 	}
 	return uint32(len(data)), 0
@@ -354,21 +397,21 @@ func (m *mountState) synthChild(ctx context.Context, parent *fusefs.Inode, dir, 
 func (m *mountState) newSynth(rel string) (fusefs.InodeEmbedder, uint32) {
 	switch rel {
 	case memgraph.UserIndexFile:
-		return &synthFile{m: m, gen: func() []byte { return m.graph.Index(memgraph.KindUser) }}, syscall.S_IFREG
+		return m.synthFile(func() []byte { return m.graph.Index(memgraph.KindUser) }), syscall.S_IFREG
 	case memgraph.CharIndexFile:
-		return &synthFile{m: m, gen: func() []byte { return m.graph.Index(memgraph.KindCharacter) }}, syscall.S_IFREG
+		return m.synthFile(func() []byte { return m.graph.Index(memgraph.KindCharacter) }), syscall.S_IFREG
 	case memgraph.ContextFile:
-		return &synthFile{m: m, gen: func() []byte { return m.graph.Context(memgraph.ContextOptions{}) }}, syscall.S_IFREG
+		return m.synthFile(func() []byte { return m.graph.Context(memgraph.ContextOptions{}) }), syscall.S_IFREG
 	case memgraph.StatusFile:
-		return &synthFile{m: m, gen: m.tracker.Status}, syscall.S_IFREG
+		return m.synthFile(m.tracker.Status), syscall.S_IFREG
 	case memgraph.StateDir + "/search":
 		return &searchDir{m: m}, syscall.S_IFDIR
 	case memgraph.IndexDir:
 		return &indexDir{m: m}, syscall.S_IFDIR
 	case memgraph.FullIndexPath(memgraph.KindUser):
-		return &synthFile{m: m, gen: func() []byte { return m.fullIndex(memgraph.KindUser) }}, syscall.S_IFREG
+		return m.synthFile(func() []byte { return m.fullIndex(memgraph.KindUser) }), syscall.S_IFREG
 	case memgraph.FullIndexPath(memgraph.KindCharacter):
-		return &synthFile{m: m, gen: func() []byte { return m.fullIndex(memgraph.KindCharacter) }}, syscall.S_IFREG
+		return m.synthFile(func() []byte { return m.fullIndex(memgraph.KindCharacter) }), syscall.S_IFREG
 	default: // .engram/consolidate
 		return &controlFile{m: m}, syscall.S_IFREG
 	}

@@ -109,7 +109,7 @@ func MountUsers(mountpoint string, users Users, opt UsersOptions) (*UsersServer,
 	if err != nil {
 		return nil, err
 	}
-	if err := preflight(root0, mnt); err != nil {
+	if err := preflight(root0, mnt, UsersAllowOther); err != nil {
 		return nil, err
 	}
 	root := &usersRoot{users: users, opt: opt, log: log, started: time.Now(), trees: map[string]*userTree{}}
@@ -334,11 +334,6 @@ func (r *usersRoot) broken(ctx context.Context, u UserInfo, why error, out *fuse
 	return r.NewInode(ctx, d, fusefs.StableAttr{Mode: syscall.S_IFDIR, Ino: usersInoBase | n<<4 | userInoBrokenDir})
 }
 
-// noOpen is the users' subtrees' mode: without OPEN unless asked for (see
-// Options.OpenEachFile). The kernel stops sending OPEN for the whole mount
-// at the first ENOSYS, so every file of the mount must agree.
-func (r *usersRoot) noOpen() bool { return !r.opt.OpenEachFile && !r.opt.Passthrough }
-
 // changed drops the kernel's entry of MNT/<id> after the registry changed;
 // a removed user's subtree is detached from the root. The kernel is told
 // from a goroutine of its own: a change is often noticed inside a request
@@ -402,7 +397,7 @@ func (d *usersStateDir) Lookup(ctx context.Context, name string, out *fuse.Entry
 	if name != "status" {
 		return nil, syscall.ENOENT
 	}
-	f := &textFile{fill: d.r.fill, gen: d.r.users.Status, noOpen: d.r.noOpen()}
+	f := d.r.synthFile(fuse.Owner{}, 0, d.r.users.Status)
 	f.attr(&out.Attr)
 	out.SetAttrTimeout(time.Nanosecond)
 	return d.NewPersistentInode(ctx, f, fusefs.StableAttr{Mode: syscall.S_IFREG, Ino: usersStatusIno}), 0
@@ -421,88 +416,23 @@ func (d *usersStateDir) Getattr(ctx context.Context, fh fusefs.FileHandle, out *
 	return 0
 }
 
-// textFile is a read-only file of the daemon's (MNT/.engram/status, the
-// status of a broken user) whose bytes gen makes. It works with and
-// without OPEN, as the single-repository mount's synthesized files do
-// (see synthFile): its size and mtime follow its bytes, and the kernel
-// trusts them a nanosecond only.
-type textFile struct {
-	fusefs.Inode
-	fill   func(a *fuse.Attr, mode uint32, owner fuse.Owner)
-	owner  fuse.Owner
-	mode   uint32
-	gen    func() []byte
-	noOpen bool
-
-	mu    sync.Mutex
-	last  []byte
-	mtime time.Time
-}
-
-func (f *textFile) current() ([]byte, time.Time) {
-	b := f.gen()
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.mtime.IsZero() || !sameBytes(b, f.last) {
-		now := time.Now()
-		if !now.After(f.mtime) {
-			now = f.mtime.Add(time.Nanosecond)
-		}
-		f.last, f.mtime = b, now
-	}
-	return f.last, f.mtime
-}
-
-// attr fills the attributes of the file as it reads now.
-func (f *textFile) attr(a *fuse.Attr) {
-	b, mtime := f.current()
-	mode := f.mode
+// synthFile makes a read-only file of the daemon's at the multi-user root
+// (MNT/.engram/status, the status of a broken user) whose bytes gen makes:
+// owned by owner with mode (0400 when 0); nothing needs folding first.
+func (r *usersRoot) synthFile(owner fuse.Owner, mode uint32, gen func() []byte) *synthFile {
 	if mode == 0 {
 		mode = 0o400
 	}
-	f.fill(a, mode|syscall.S_IFREG, f.owner)
-	a.Size = uint64(len(b))
-	a.Blocks = (a.Size + 511) / 512
-	a.SetTimes(nil, &mtime, &mtime)
-}
-
-var _ = (fusefs.NodeGetattrer)((*textFile)(nil))
-
-func (f *textFile) Getattr(ctx context.Context, fh fusefs.FileHandle, out *fuse.AttrOut) syscall.Errno {
-	f.attr(&out.Attr)
-	if h, ok := fh.(*synthHandle); ok {
-		out.Size = uint64(len(h.data))
+	return &synthFile{
+		gen: gen,
+		fill: func(a *fuse.Attr, size uint64) {
+			r.fill(a, mode|syscall.S_IFREG, owner)
+			a.Size = size
+			a.Blocks = (size + 511) / 512
+		},
+		noOpen: r.opt.noOpen(),
+		log:    r.log,
 	}
-	out.SetTimeout(time.Nanosecond)
-	return 0
-}
-
-var _ = (fusefs.NodeOpener)((*textFile)(nil))
-
-func (f *textFile) Open(ctx context.Context, flags uint32) (fusefs.FileHandle, uint32, syscall.Errno) {
-	if flags&writeFlags != 0 {
-		return nil, 0, syscall.EACCES
-	}
-	if f.noOpen {
-		return nil, 0, syscall.ENOSYS
-	}
-	return &synthHandle{data: f.gen()}, fuse.FOPEN_DIRECT_IO | fuse.FOPEN_NOFLUSH, 0
-}
-
-var _ = (fusefs.NodeReader)((*textFile)(nil))
-
-func (f *textFile) Read(ctx context.Context, fh fusefs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
-	if h, ok := fh.(*synthHandle); ok {
-		return h.Read(ctx, dest, off)
-	}
-	b, _ := f.current()
-	return readAt(b, dest, off), 0
-}
-
-var _ = (fusefs.NodeSetattrer)((*textFile)(nil))
-
-func (f *textFile) Setattr(ctx context.Context, fh fusefs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
-	return syscall.EACCES
 }
 
 // brokenDir stands for a user whose repository cannot be served: it holds
@@ -569,7 +499,7 @@ func (s *brokenState) Lookup(ctx context.Context, name string, out *fuse.EntryOu
 	}
 	owner := fuse.Owner{Uid: s.d.u.UID, Gid: s.d.u.GID}
 	data := s.d.status
-	f := &textFile{fill: s.d.r.fill, owner: owner, mode: 0o444, gen: func() []byte { return data }, noOpen: s.d.r.noOpen()}
+	f := s.d.r.synthFile(owner, 0o444, func() []byte { return data })
 	f.attr(&out.Attr)
 	out.SetAttrTimeout(time.Nanosecond)
 	return s.NewInode(ctx, f, fusefs.StableAttr{Mode: syscall.S_IFREG, Ino: usersInoBase | s.d.n<<4 | userInoBrokenFile}), 0

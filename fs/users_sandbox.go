@@ -5,7 +5,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -14,40 +13,20 @@ import (
 // else a container's cgroup ("cgroup:/system.slice/docker-….scope"), else
 // nothing. Answers are cached per pid for callerTTL, as process names are.
 type sandboxes struct {
-	mu    sync.Mutex
-	cache map[uint32]sandboxEntry
+	cache pidCache
 	self  string // the daemon's own cgroup: a writer in it is not sandboxed
-}
-
-type sandboxEntry struct {
-	name string
-	at   time.Time
 }
 
 // containerMarks are the cgroup path parts container runtimes create.
 var containerMarks = []string{"docker", "libpod", "containerd", "kubepods", "lxc", "machine.slice", "crio", "podman"}
 
 func newSandboxes() *sandboxes {
-	return &sandboxes{cache: map[uint32]sandboxEntry{}, self: cgroupOf("self")}
+	return &sandboxes{self: cgroupOf("self")}
 }
 
 // of returns the sandbox of pid, or "".
 func (s *sandboxes) of(pid uint32) string {
-	now := time.Now()
-	s.mu.Lock()
-	if e, ok := s.cache[pid]; ok && now.Sub(e.at) < callerTTL {
-		s.mu.Unlock()
-		return e.name
-	}
-	s.mu.Unlock()
-	name := s.find(pid)
-	s.mu.Lock()
-	if len(s.cache) > 1024 {
-		s.cache = map[uint32]sandboxEntry{}
-	}
-	s.cache[pid] = sandboxEntry{name: name, at: now}
-	s.mu.Unlock()
-	return name
+	return s.cache.get(pid, time.Now(), func(pid uint32) (string, bool) { return s.find(pid), true })
 }
 
 func (s *sandboxes) find(pid uint32) string {

@@ -41,21 +41,11 @@ func (g *Graph) Context(opt ContextOptions) []byte {
 	max := opt.budget()
 	g.mu.RLock()
 	defer g.mu.RUnlock()
-	g.cmu.Lock()
-	c, ok := g.ctxCache[max]
-	g.cmu.Unlock()
-	if ok && c.version == g.version {
-		return c.b
+	if b, ok := cacheGet(g, g.ctxCache, max); ok {
+		return b
 	}
 	b := g.buildContext(max)
-	g.cmu.Lock()
-	for k, v := range g.ctxCache {
-		if v.version != g.version {
-			delete(g.ctxCache, k)
-		}
-	}
-	g.ctxCache[max] = cached{version: g.version, b: b}
-	g.cmu.Unlock()
+	cachePut(g, g.ctxCache, max, b)
 	return b
 }
 

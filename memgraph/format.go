@@ -332,7 +332,7 @@ func (m *Memory) Slug() string {
 // SetDescription sets the frontmatter description (newlines become spaces:
 // the description is the one line shown in the index).
 func (m *Memory) SetDescription(s string) {
-	s = oneLine(s)
+	s = SafeLine(s)
 	m.Front.Description = s
 	m.setKey("description", s)
 }
@@ -340,7 +340,7 @@ func (m *Memory) SetDescription(s string) {
 // SetTitle replaces the first "# " heading before the sections, or puts
 // one at the top of the body.
 func (m *Memory) SetTitle(s string) {
-	s = oneLine(s)
+	s = SafeLine(s)
 	pre := m.raw.secs[0].raw
 	off := 0
 	for _, l := range strings.SplitAfter(pre, "\n") {
@@ -383,7 +383,7 @@ func (m *Memory) SetEpisode(s string) {
 // SetStatus sets the lifecycle status and superseded_by (removed when
 // empty). Setting active on a file without a status key adds nothing.
 func (m *Memory) SetStatus(s Status, supersededBy string) {
-	supersededBy = oneLine(supersededBy)
+	supersededBy = SafeLine(supersededBy)
 	if !(s == StatusActive || s == "") || m.hasKey("status") {
 		if s == "" {
 			s = StatusActive
@@ -397,14 +397,14 @@ func (m *Memory) SetStatus(s Status, supersededBy string) {
 
 // SetSupersedes sets the supersedes link (removed when empty).
 func (m *Memory) SetSupersedes(s string) {
-	s = oneLine(s)
+	s = SafeLine(s)
 	m.setKey("supersedes", s)
 	m.Front.Supersedes = s
 }
 
 // SetSource sets the provenance note (removed when empty).
 func (m *Memory) SetSource(s string) {
-	s = oneLine(s)
+	s = SafeLine(s)
 	m.setKey("source", s)
 	m.Front.Source = s
 }
@@ -440,15 +440,15 @@ func (m *Memory) AddUse(t time.Time) {
 func NewMemory(path, title, description, fact, episode string, created time.Time) *Memory {
 	var b strings.Builder
 	b.WriteString("---\n")
-	b.WriteString(yamlLine("description", oneLine(description)))
+	b.WriteString(yamlLine("description", SafeLine(description)))
 	b.WriteString("status: active\n")
 	if !created.IsZero() {
 		b.WriteString(yamlLine("created", created.Format(DateLayout)))
 	}
 	b.WriteString("---\n")
-	title = oneLine(title)
+	title = SafeLine(title)
 	if title == "" {
-		title = oneLine(description)
+		title = SafeLine(description)
 	}
 	if title != "" {
 		b.WriteString("# " + title + "\n\n")
@@ -648,11 +648,6 @@ func escapeBody(s string) string {
 		}
 	}
 	return strings.Join(lines, "\n")
-}
-
-// oneLine collapses whitespace runs (including newlines) to single spaces.
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
 }
 
 // lineAt returns the 1-based line of byte offset off.

@@ -328,5 +328,5 @@ func linkOK(s string) bool {
 	if s == "" {
 		return true
 	}
-	return cleanRel(s) && !strings.HasPrefix(s, ".")
+	return isCleanRel(s) && !strings.HasPrefix(s, ".")
 }

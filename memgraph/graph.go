@@ -4,6 +4,7 @@ import (
 	"errors"
 	"hash/maphash"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -72,6 +73,28 @@ type item struct {
 type cached struct {
 	version uint64
 	b       []byte
+}
+
+// cacheGet returns the bytes cache holds under key for the graph's
+// current version. The caller holds g.mu for reading.
+func cacheGet[K comparable](g *Graph, cache map[K]cached, key K) ([]byte, bool) {
+	g.cmu.Lock()
+	c, ok := cache[key]
+	g.cmu.Unlock()
+	return c.b, ok && c.version == g.version
+}
+
+// cachePut caches b under key for the graph's current version and drops
+// the entries of older versions. The caller holds g.mu for reading.
+func cachePut[K comparable](g *Graph, cache map[K]cached, key K, b []byte) {
+	g.cmu.Lock()
+	for k, v := range cache {
+		if v.version != g.version {
+			delete(cache, k)
+		}
+	}
+	cache[key] = cached{version: g.version, b: b}
+	g.cmu.Unlock()
 }
 
 func rankSlot(k Kind) int {
@@ -203,7 +226,7 @@ func (g *Graph) Root() string { return g.root }
 // no longer exists), a directory is walked (after a directory rename or
 // a git checkout). Paths that are not memories are ignored.
 func (g *Graph) Update(rel string) error {
-	if !cleanRel(rel) {
+	if !isCleanRel(rel) {
 		return nil
 	}
 	p := filepath.Join(g.root, filepath.FromSlash(rel))
@@ -527,12 +550,7 @@ func (g *Graph) Memories(kind Kind) []*Memory {
 func (g *Graph) Paths() []string {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
-	out := make([]string, 0, len(g.files))
-	for rel := range g.files {
-		out = append(out, rel)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(g.files))
 }
 
 // Problems returns the current problems of invalid files, sorted by path
@@ -584,11 +602,8 @@ func (g *Graph) IndexWithin(kind Kind, maxBytes int) []byte {
 	key := idxKey{rankSlot(kind), maxBytes}
 	g.mu.RLock()
 	defer g.mu.RUnlock()
-	g.cmu.Lock()
-	c, ok := g.idxCache[key]
-	g.cmu.Unlock()
-	if ok && c.version == g.version {
-		return c.b
+	if b, ok := cacheGet(g, g.idxCache, key); ok {
+		return b
 	}
 	items := g.ranked[key.slot]
 	i := 0
@@ -599,14 +614,7 @@ func (g *Graph) IndexWithin(kind Kind, maxBytes int) []byte {
 		i++
 		return items[i-1].line
 	})
-	g.cmu.Lock()
-	for k, v := range g.idxCache {
-		if v.version != g.version {
-			delete(g.idxCache, k)
-		}
-	}
-	g.idxCache[key] = cached{version: g.version, b: b}
-	g.cmu.Unlock()
+	cachePut(g, g.idxCache, key, b)
 	return b
 }
 

@@ -3,7 +3,6 @@ package memgraph
 import (
 	"strconv"
 	"strings"
-	"unicode"
 )
 
 // RenderIndex renders user_memory.md / character_memory.md: a title, a short
@@ -35,8 +34,9 @@ func renderIndex(kind Kind, lines [][]byte) []byte {
 	})
 }
 
-// FullIndexPath is where the mount shows the index of kind with every
-// memory, whatever the budget: .engram/index/user_memory.md.
+// FullIndexPath is where the mount shows, and watch mode writes (a
+// git-ignored file), the index of kind with every memory, whatever the
+// budget: .engram/index/user_memory.md.
 func FullIndexPath(kind Kind) string {
 	if kind == KindCharacter {
 		return IndexDir + "/" + CharIndexFile
@@ -44,7 +44,7 @@ func FullIndexPath(kind Kind) string {
 	return IndexDir + "/" + UserIndexFile
 }
 
-// IndexDir holds the full indexes in the mount (synthesized).
+// IndexDir holds the full indexes (synthesized; real files in watch mode).
 const IndexDir = StateDir + "/index"
 
 // renderIndexWithin renders an index of n entries (size bytes of lines in
@@ -85,13 +85,11 @@ func renderIndexWithin(kind Kind, n, size, maxBytes int, next func() []byte) []b
 
 // indexFooter is the last line of a cut index.
 func indexFooter(kind Kind, missing, maxBytes int) string {
-	dir, name := UserDir, "user memories"
+	dir, name := UserDir, "user "
 	if kind == KindCharacter {
-		dir, name = CharacterDir, "character memories"
+		dir, name = CharacterDir, "character "
 	}
-	if missing == 1 {
-		name = strings.TrimSuffix(name, "ies") + "y"
-	}
+	name += Plural(missing, "memory", "memories")
 	return "\n<!-- engram: index cut at its budget of " + strconv.Itoa(maxBytes/BytesPerToken) + " tokens -->\n" +
 		"… " + strconv.Itoa(missing) + " more " + name + " not shown. All of them: " + FullIndexPath(kind) +
 		"; the files: ls " + dir + "/; search: cat .engram/search/<words>\n"
@@ -102,10 +100,7 @@ func indexHeader(kind Kind, n int) string {
 	if kind == KindCharacter {
 		title, about, dir, file = "Character memory", "learned about how to talk to the user", CharacterDir, CharIndexFile
 	}
-	count := strconv.Itoa(n) + " active memories"
-	if n == 1 {
-		count = "1 active memory"
-	}
+	count := strconv.Itoa(n) + " active " + Plural(n, "memory", "memories")
 	var b strings.Builder
 	b.WriteString("# " + title + "\n\n")
 	b.WriteString("<!-- " + file + " is synthesized by engram from " + dir + "/; edits to it are not saved -->\n\n")
@@ -127,40 +122,4 @@ func indexLine(m *Memory) []byte {
 		desc = "(no description)"
 	}
 	return []byte("- " + SafeLine(m.Path) + " — " + desc + " (uses: " + strconv.Itoa(m.Uses) + ")\n")
-}
-
-// SafeLine makes s safe to render inside one line of an index, CONTEXT.md
-// or a search result: runs of white space (newlines, carriage returns,
-// Unicode line separators) become one space, and any other control
-// character is written as a visible escape (\x1b, \u0085), so nothing a
-// file name, description or query holds can start a line of its own.
-func SafeLine(s string) string {
-	clean := true
-	for _, r := range s {
-		if r == ' ' {
-			continue
-		}
-		if isControl(r) || unicode.IsSpace(r) {
-			clean = false
-			break
-		}
-	}
-	if clean && !strings.HasPrefix(s, " ") && !strings.HasSuffix(s, " ") && !strings.Contains(s, "  ") {
-		return s
-	}
-	var b strings.Builder
-	for i, f := range strings.FieldsFunc(s, unicode.IsSpace) {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		for _, r := range f {
-			if isControl(r) {
-				q := strconv.QuoteRune(r) // '\x1b', '\u0085', '\ufffd'
-				b.WriteString(q[1 : len(q)-1])
-				continue
-			}
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }

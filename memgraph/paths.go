@@ -20,7 +20,7 @@ import (
 // is checked like any other (known keys only, valid values). External
 // files without a description are listed in the context under their title.
 func IsMemoryPath(rel string) bool {
-	if !cleanRel(rel) || !strings.HasSuffix(rel, ".md") || IsSynthesized(rel) {
+	if !isCleanRel(rel) || !strings.HasSuffix(rel, ".md") || IsSynthesized(rel) {
 		return false
 	}
 	for _, el := range strings.Split(rel, "/") {
@@ -31,13 +31,25 @@ func IsMemoryPath(rel string) bool {
 	return rel != TranscriptsDir && !strings.HasPrefix(rel, TranscriptsDir+"/")
 }
 
-// cleanRel reports whether rel is a clean, relative, slash-separated path
-// that stays inside the repository.
-func cleanRel(rel string) bool {
-	if rel == "" || rel == "." || strings.HasPrefix(rel, "/") || strings.Contains(rel, "\\") || strings.ContainsRune(rel, 0) {
-		return false
+// CleanRel is the one path-cleaning rule of a repository-relative path:
+// it drops a leading "/", cleans the slash-separated path (path.Clean) and
+// reports whether the result names something inside the repository (not
+// the root itself, not above it). Backslashes and control characters are
+// kept: whether git may hold such a name is decided where it matters.
+func CleanRel(rel string) (string, bool) {
+	rel = path.Clean(strings.TrimPrefix(rel, "/"))
+	if rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
+		return "", false
 	}
-	return path.Clean(rel) == rel && rel != ".." && !strings.HasPrefix(rel, "../")
+	return rel, true
+}
+
+// isCleanRel reports whether rel is already a clean, relative,
+// slash-separated path inside the repository (CleanRel leaves it as it
+// is) with no backslash or NUL byte.
+func isCleanRel(rel string) bool {
+	c, ok := CleanRel(rel)
+	return ok && c == rel && !strings.ContainsAny(rel, "\\\x00")
 }
 
 // KindOf returns the kind of a memory path.

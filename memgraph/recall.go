@@ -2,6 +2,8 @@ package memgraph
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/engram-dev/engram/memgraph/recall"
 )
@@ -22,6 +24,57 @@ func (g *Graph) Close() { g.recall.Close() }
 // only unless opt.All, best first.
 func (g *Graph) Recall(q string, opt recall.Options) []recall.Hit {
 	return g.RecallIndex().Search(q, opt)
+}
+
+// RecallMarkdown renders a recall ranking as the text of
+// .engram/search/<q>: a heading with the question, then one numbered item
+// per memory, best first, with its repo-relative path, lifecycle status
+// when retired, description and score, and the best-matching sentence when
+// it says more than the description. Paths are plain text, not links: the
+// file is read from .engram/search/, where relative links would point
+// nowhere. Every piece of text goes through SafeLine.
+func RecallMarkdown(q string, hits []recall.Hit) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Recall: %s\n\n", SafeLine(q))
+	if len(hits) == 0 {
+		b.WriteString("No memory matches.\n")
+		return []byte(b.String())
+	}
+	for i, h := range hits {
+		desc := SafeLine(h.Description)
+		fmt.Fprintf(&b, "%d. %s%s — %s (score %.3f)\n", i+1, SafeLine(h.Path), RetiredTag(h.Status), desc, h.Score)
+		if s := SafeLine(h.Snippet); s != "" && s != desc {
+			fmt.Fprintf(&b, "   > %s\n", s)
+		}
+	}
+	return []byte(b.String())
+}
+
+// RetiredTag is how a recall hit shows a lifecycle status other than
+// active: " [superseded]"; "" for an active memory.
+func RetiredTag(status string) string {
+	if status == "" || status == string(StatusActive) {
+		return ""
+	}
+	return " [" + SafeLine(status) + "]"
+}
+
+// RecallLines renders a recall ranking for a model's prompt (the prompt
+// hook of an agent harness, the chat proxy's system prompt): one
+// "- path: description — sentence" line per memory, best first, the
+// sentence only when it says more than the description. Every piece of
+// text goes through SafeLine, so a hit is one line of the prompt.
+func RecallLines(hits []recall.Hit) string {
+	var b strings.Builder
+	for _, h := range hits {
+		desc := SafeLine(h.Description)
+		fmt.Fprintf(&b, "- %s: %s", SafeLine(h.Path), desc)
+		if s := SafeLine(h.Snippet); s != "" && s != desc {
+			fmt.Fprintf(&b, " — %s", s)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
 
 // RecallContext is Recall with a context for the query embedding, when

@@ -37,7 +37,7 @@ func ValidTopic(s string) bool {
 // SetTopic sets the topic key (removed when empty). Callers pass a valid
 // topic; anything else would make the file invalid, which Validate reports.
 func (m *Memory) SetTopic(s string) {
-	s = oneLine(s)
+	s = SafeLine(s)
 	m.setKey("topic", s)
 	m.Front.Topic = s
 }

@@ -96,7 +96,7 @@ func TestWriteNeverOverwrites(t *testing.T) {
 func TestGitignore(t *testing.T) {
 	b, _ := Render(".gitignore", "")
 	s := string(b)
-	for _, want := range []string{"*.swp", "4913", "*~", ".#*", "sed??????", "*.tmp", "/CONTEXT.md", "/user_memory.md", "/character_memory.md", "/.engram/cache/", "/.engram/status", "/transcripts/*", "!/transcripts/.gitkeep"} {
+	for _, want := range []string{"*.swp", "4913", "*~", ".#*", "sed??????", "*.tmp", "/CONTEXT.md", "/user_memory.md", "/character_memory.md", "/.engram/cache/", "/.engram/status", "/.engram/search/", "/.engram/index/", "/transcripts/*", "!/transcripts/.gitkeep"} {
 		if !strings.Contains(s, "\n"+want+"\n") {
 			t.Errorf(".gitignore lacks %q", want)
 		}
@@ -120,7 +120,7 @@ func TestGitignoreWithGit(t *testing.T) {
 		"user_memory/likes-tea.md~": true, "user_memory/.#likes-tea.md": true, "user_memory/#likes-tea.md#": true,
 		"user_memory/sedA1b2C3": true, "user_memory/x.md.tmp": true, "CONTEXT.md": true, "user_memory.md": true,
 		"character_memory.md": true, ".engram/status": true, ".engram/cache/vectors.bin": true,
-		".engram/search/coffee":    true,
+		".engram/search/coffee": true, ".engram/index/user_memory.md": true, ".engram/index/character_memory.md": true,
 		"user_memory/likes-tea.md": false, "user_memory/sed-preferences.md": false, "user_memory/sedative.md": false,
 		"user_memory/sedan-owner.md": false, "notes/CONTEXT.md": false, ".engram/cursor.json": false,
 		"user_memory/4913.md": false,

@@ -82,10 +82,10 @@ was edited at all) is reported too, because engram will not commit it.`,
 			}
 			warnTopicConflicts(dir)
 			if bad > 0 {
-				fmt.Fprintf(stderr, "%d %s in %d of %d files\n", total, plural(total, "problem", "problems"), bad, len(rels))
+				fmt.Fprintf(stderr, "%d %s in %d of %d files\n", total, memgraph.Plural(total, "problem", "problems"), bad, len(rels))
 				return exitError{1}
 			}
-			fmt.Fprintf(stdout, "%d %s checked, all valid\n", len(rels), plural(len(rels), "file", "files"))
+			fmt.Fprintf(stdout, "%d %s checked, all valid\n", len(rels), memgraph.Plural(len(rels), "file", "files"))
 			return nil
 		},
 	})
@@ -121,13 +121,6 @@ func checkTargets(path string) (root string, rels []string, err error) {
 	return root, rels, nil
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
 // scanForOutput reads the memories of dir for a command that prints from
 // them (index, context, recall), warning on stderr that invalid files are
 // left out.
@@ -150,6 +143,6 @@ func warnInvalid(g *memgraph.Graph, dir string) {
 		for _, p := range probs {
 			files[p.Path] = true
 		}
-		fmt.Fprintf(stderr, "engram: %d invalid %s left out; run: engram check %s\n", len(files), plural(len(files), "file", "files"), dir)
+		fmt.Fprintf(stderr, "engram: %d invalid %s left out; run: engram check %s\n", len(files), memgraph.Plural(len(files), "file", "files"), dir)
 	}
 }

@@ -27,6 +27,9 @@ func TestMissingArgs(t *testing.T) {
 		{"context DIR [--max-bytes N | --max-tokens N]", nil, "DIR"},
 		{`recall REPO "QUESTION" [-k N]`, []string{"r"}, "QUESTION"},
 		{"hook EVENT", nil, "EVENT"},
+		{"run [--repo DIR] [--transcript FILE] -- AGENT [ARGS...]", nil, "AGENT"},
+		{"run [--repo DIR] [--transcript FILE] -- AGENT [ARGS...]", []string{"sh"}, ""},
+		{"hooks install|uninstall [--harness NAME [--scope user|project]] REPO_OR_MOUNT", []string{"install"}, ""},
 	} {
 		if got := missingArgs(tc.usage, tc.args); got != tc.want {
 			t.Errorf("missingArgs(%q, %q) = %q, want %q", tc.usage, tc.args, got, tc.want)
@@ -48,6 +51,20 @@ func TestMissingArgumentIsShort(t *testing.T) {
 	}
 	if !strings.Contains(errOut.String(), "engram check --help") {
 		t.Fatalf("no pointer to --help:\n%s", errOut.String())
+	}
+}
+
+// "engram run" with no agent says so, like every other command (issue 11.7).
+func TestRunMissingAgent(t *testing.T) {
+	for _, args := range [][]string{{"run"}, {"run", "--repo", "x"}, {"run", "--"}} {
+		var out, errOut bytes.Buffer
+		if code := run(args, &out, &errOut); code != 2 {
+			t.Fatalf("%q: exit %d, want 2", args, code)
+		}
+		lines := strings.Split(strings.TrimSpace(errOut.String()), "\n")
+		if lines[0] != "engram run: missing AGENT" || len(lines) != 3 || !strings.Contains(lines[2], "engram run --help") {
+			t.Errorf("%q: stderr:\n%s", args, errOut.String())
+		}
 	}
 }
 

@@ -99,10 +99,10 @@ Install it in a repository with:
 }
 
 func runConsolidate(dir string, opt providerOptions) error {
-	r, err := gitrepo.Open(dir)
-	if errors.Is(err, gitrepo.ErrNotRepo) {
-		return fmt.Errorf("%s is not a git repository; create one with: engram init %s", dir, dir)
+	if err := requireEngramRepo(dir); err != nil {
+		return err
 	}
+	r, err := gitrepo.Open(dir)
 	if err != nil {
 		return err
 	}

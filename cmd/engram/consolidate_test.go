@@ -22,6 +22,7 @@ func TestConsolidateCommand(t *testing.T) {
 		}
 	}
 	os.MkdirAll(filepath.Join(dir, "transcripts"), 0o755)
+	os.WriteFile(filepath.Join(dir, "user.md"), []byte("# User\n"), 0o644) // an engram repository, not a plain git one
 	os.WriteFile(filepath.Join(dir, "transcripts", "s1.jsonl"), []byte(`{"role":"user","content":"I speak Italian."}`+"\n"), 0o644)
 	exec.Command("git", "-C", dir, "add", ".").Run()
 	if out, err := exec.Command("git", "-C", dir, "commit", "-qm", "init").CombinedOutput(); err != nil {
@@ -58,7 +59,7 @@ func TestConsolidateCommand(t *testing.T) {
 	if !strings.Contains(errOut.String(), "no model answers at "+srv.OllamaURL()) {
 		t.Fatalf("stderr %q", errOut.String())
 	}
-	if code := run([]string{"consolidate", t.TempDir()}, &out, &errOut); code == 0 || !strings.Contains(errOut.String(), "not a git repository") {
+	if code := run([]string{"consolidate", t.TempDir()}, &out, &errOut); code == 0 || !strings.Contains(errOut.String(), "is not an engram repository: run engram init ") {
 		t.Fatalf("not a repo: %q", errOut.String())
 	}
 }

@@ -34,7 +34,7 @@ var hookStdin io.Reader = os.Stdin
 // status 0, because a hook that errors can stall or block a session.
 func runHarnessHook(event string, opts hookOptions) error {
 	if err := harnessHook(event, opts); err != nil {
-		fmt.Fprintf(stderr, "engram hook %s: %s\n", event, oneLine(err.Error()))
+		fmt.Fprintf(stderr, "engram hook %s: %s\n", event, memgraph.ErrorLine(err.Error()))
 		if event == harness.EventSessionStart && harness.KnownHarness(opts.harness) {
 			// Codex rejects a SessionStart hook whose stdout is not its
 			// JSON shape; an empty context is always valid.
@@ -154,23 +154,8 @@ func recallText(dir, prompt string, k int) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Memories that may matter for this prompt (files under %s):\n", dir)
-	for _, h := range hits {
-		fmt.Fprintf(&b, "- %s: %s", h.Path, h.Description)
-		if h.Snippet != "" && h.Snippet != h.Description {
-			fmt.Fprintf(&b, " — %s", h.Snippet)
-		}
-		b.WriteByte('\n')
-	}
+	b.WriteString(memgraph.RecallLines(hits))
 	return b.String()
-}
-
-// oneLine keeps an error to a single line of stderr.
-func oneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 300 {
-		s = s[:300] + "…"
-	}
-	return s
 }
 
 // installHarness wires (or unwires) an agent harness to the memory at target.

@@ -26,8 +26,8 @@ invalid.
 The index keeps within a budget, as the mount's does: index_tokens in
 DIR/.engram/settings (default 2000 tokens, about 8 KB), or --max-tokens.
 A cut index ends with a line saying how many memories are not shown and
-how to reach them; --all prints every one (the mount's
-.engram/index/user_memory.md).
+how to reach them; --all prints every one (the full listing the footer
+names, .engram/index/user_memory.md in the mount and in watch mode).
 
 Example:
 

@@ -16,9 +16,6 @@ import (
 	"github.com/engram-dev/engram/template"
 )
 
-// engramAuthor signs the commits engram makes on its own behalf.
-var engramAuthor = gitrepo.Author{Name: "engram", Email: "engram@localhost"}
-
 func init() {
 	var (
 		user   string
@@ -34,7 +31,7 @@ holding a base persona (character.md, read-only), a page about the user
 per file, a transcripts/ inbox, a README.md that teaches an agent how to
 use its memory, and a .gitignore that keeps editor temp files and the
 generated indexes out of git. Everything is committed as the first commit,
-authored "engram <engram@localhost>".
+authored "engram <engram@engram.local>".
 
 --user NAME puts the user's name into user.md.
 
@@ -110,7 +107,7 @@ func initRepo(dir, user string, private bool) error {
 		changes = append(changes, gitrepo.Change{Path: p, Data: data})
 	}
 	msg := initMessage(created)
-	hash, err := r.Commit(changes, msg, engramAuthor, time.Now())
+	hash, err := r.Commit(changes, msg, gitrepo.Engram, time.Now())
 	if err != nil {
 		return fmt.Errorf("commit the template: %w", err)
 	}
@@ -129,7 +126,7 @@ func initRepo(dir, user string, private bool) error {
 		fmt.Fprintf(stdout, "  %s\n", p)
 	}
 	if hash != "" {
-		fmt.Fprintf(stdout, "Committed %s: %s\n", hash[:7], strings.SplitN(msg, "\n", 2)[0])
+		fmt.Fprintf(stdout, "Committed %s: %s\n", gitrepo.ShortHash(hash), gitrepo.Subject(msg))
 	}
 	if fresh {
 		fmt.Fprintf(stdout, "\nNext: edit %s, then try \"engram context %s\".\n",

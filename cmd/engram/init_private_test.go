@@ -40,7 +40,7 @@ func TestInitPrivate(t *testing.T) {
 	if !r.Private() {
 		t.Fatal("repository not private after init")
 	}
-	if _, err := r.Apply([]gitrepo.Change{{Path: "user_memory/new/x.md", Data: []byte("x\n")}}, "m", engramAuthor, time.Now()); err != nil {
+	if _, err := r.Apply([]gitrepo.Change{{Path: "user_memory/new/x.md", Data: []byte("x\n")}}, "m", gitrepo.Engram, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	for _, rel := range []string{"user_memory/new", "user_memory/new/x.md"} {

@@ -46,7 +46,7 @@ func TestInit(t *testing.T) {
 		t.Fatalf("status not clean:\n%s", st)
 	}
 	log := gitOut(t, dir, "log", "--format=%an <%ae>|%s")
-	if strings.Count(log, "\n") != 0 || !strings.HasPrefix(log, "engram <engram@localhost>|engram init: add ") {
+	if strings.Count(log, "\n") != 0 || !strings.HasPrefix(log, "engram <engram@engram.local>|engram init: add ") {
 		t.Fatalf("want one engram commit, log:\n%s", log)
 	}
 	if b := gitOut(t, dir, "rev-parse", "--abbrev-ref", "HEAD"); b != "main" {

@@ -131,8 +131,8 @@ func wantsHelp(args []string) bool {
 
 // missingArgs names the required positional arguments of usage (the
 // upper-case placeholders and "a|b" choices before the first optional
-// part, "[", or flag) that args lacks,
-// so every command says "missing MOUNTPOINT" the same way.
+// part, "[", or flag, and those right after a "--" separator) that args
+// lacks, so every command says "missing MOUNTPOINT" the same way.
 func missingArgs(usage string, args []string) string {
 	depth := 0
 	for _, w := range strings.Fields(usage)[1:] {
@@ -142,9 +142,21 @@ func missingArgs(usage string, args []string) string {
 		depth += strings.Count(w, "[") - strings.Count(w, "]")
 	}
 	var req []string
+	collecting := true
+	depth = 0
 	for _, w := range strings.Fields(usage)[1:] {
-		if strings.HasPrefix(w, "[") || strings.HasPrefix(w, "-") {
-			break // optional parts and flags
+		outer := depth == 0
+		depth += strings.Count(w, "[") - strings.Count(w, "]")
+		if outer && w == "--" {
+			collecting = true // "-- AGENT [ARGS...]": what follows the separator
+			continue
+		}
+		if !outer || strings.HasPrefix(w, "[") || strings.HasPrefix(w, "-") {
+			collecting = false // optional parts and flags
+			continue
+		}
+		if !collecting {
+			continue
 		}
 		w = strings.Trim(w, `"'`)
 		upper := w == strings.ToUpper(w) && strings.Trim(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_.") == ""

@@ -48,10 +48,12 @@ On start, anything valid left uncommitted is committed first. The line
 "engram: mounted REPO at MOUNTPOINT" on standard output says the mount is
 usable. SIGINT or SIGTERM commits what is pending, unmounts and exits 0.
 
-As root the mount is made directly; as a normal user it needs fusermount3
-(package fuse3). --allow-other lets other users and containers the mount is
-bind-mounted into use it (as non-root it needs user_allow_other in
-/etc/fuse.conf). Without FUSE, use "engram watch".
+As root the mount is made directly; as a normal user it needs read-write
+access to /dev/fuse (usually mode 0666), fusermount3 (package fuse3) and a
+mountpoint you can write. --allow-other lets other users and containers the
+mount is bind-mounted into use it (as non-root it needs user_allow_other in
+/etc/fuse.conf). What is missing is checked first and named in one line,
+before anything changes. Without FUSE, use "engram watch".
 
 Example:
 
@@ -96,6 +98,18 @@ Example:
 // (fusermount3 -u: an error, so a supervisor notices).
 func runMount(dir, mnt string, cfg host.RuntimeConfig, opt enfs.Options) error {
 	log := opt.Logger
+	if err := requireEngramRepo(dir); err != nil {
+		return err
+	}
+	// The mountpoint and FUSE are checked before the repository is touched:
+	// a mount that cannot happen changes nothing.
+	allowOther := ""
+	if opt.AllowOther {
+		allowOther = "--allow-other"
+	}
+	if err := enfs.CheckMount(dir, mnt, allowOther); err != nil {
+		return err
+	}
 	rt, err := host.OpenRuntime(dir, cfg)
 	if err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -62,6 +63,27 @@ func TestMountErrorsCLI(t *testing.T) {
 	if code := run([]string{"mount", plain}, &out, &errOut); code != 2 {
 		t.Errorf("mount with one argument: code %d", code)
 	}
+
+	// A missing mountpoint says how to make it, in mount and serve alike,
+	// before anything starts (issue 11.2).
+	repo := filepath.Join(t.TempDir(), "memory")
+	runCmd(t, "init", repo)
+	missing := filepath.Join(t.TempDir(), "nomnt")
+	for _, args := range [][]string{{"mount", repo, missing}, {"serve", "--root", t.TempDir(), "--mount", missing}} {
+		errOut.Reset()
+		want := "engram " + args[0] + ": mountpoint " + missing + " does not exist: create it with mkdir -p " + missing + "\n"
+		if code := run(args, &out, &errOut); code != 1 || errOut.String() != want {
+			t.Errorf("%s on a missing mountpoint: exit %d, stderr %q, want %q", args[0], code, errOut.String(), want)
+		}
+	}
+	// A mountpoint holding one file: one line, no "1 entries".
+	full := t.TempDir()
+	os.WriteFile(filepath.Join(full, "notes.txt"), nil, 0o644)
+	errOut.Reset()
+	want := "engram mount: mountpoint is busy: " + full + " is not empty (it holds notes.txt): mount on an empty directory\n"
+	if code := run([]string{"mount", repo, full}, &out, &errOut); code != 1 || errOut.String() != want {
+		t.Errorf("mount on a non-empty directory: exit %d, stderr %q, want %q", code, errOut.String(), want)
+	}
 }
 
 // mounted reports whether dir is a mount point in /proc/mounts.
@@ -76,4 +98,75 @@ func mounted(dir string) bool {
 		}
 	}
 	return false
+}
+
+// TestMountAsNormalUserOneLine runs engram mount as a uid that is not root
+// on a mountpoint it cannot write: whatever this machine lacks (access to
+// /dev/fuse, user_allow_other for --allow-other, a writable mountpoint),
+// the answer is one line naming the cause and the fix, printed before
+// fusermount3 runs, so its own line never appears (issue 11.2).
+func TestMountAsNormalUserOneLine(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to act as another uid")
+	}
+	const uid = 54321
+	bin := engramBinary(t)
+	// A world-readable place: t.TempDir is root's alone.
+	top, err := os.MkdirTemp("", "engram-nonroot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(top) })
+	os.Chmod(top, 0o755)
+	exe := filepath.Join(top, "engram")
+	if b, err := os.ReadFile(bin); err != nil || os.WriteFile(exe, b, 0o755) != nil {
+		t.Fatalf("copy the binary: %v", err)
+	}
+	repo := filepath.Join(top, "memory")
+	runCmd(t, "init", repo)
+	if out, err := exec.Command("chown", "-R", fmt.Sprint(uid), repo).CombinedOutput(); err != nil {
+		t.Fatalf("chown: %v %s", err, out)
+	}
+	mnt := filepath.Join(top, "mnt") // root's, mode 0755: not writable by uid
+	os.Mkdir(mnt, 0o755)
+
+	for _, args := range [][]string{{"mount", repo, mnt}, {"mount", "--allow-other", repo, mnt}} {
+		cmd := exec.Command(exe, args...)
+		cmd.Env = append(os.Environ(), "HOME="+top, "ENGRAM_LLM=openai", "OPENAI_BASE_URL=http://127.0.0.1:9/v1")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: uid}}
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		if err == nil {
+			exec.Command("umount", "-l", mnt).Run()
+			t.Fatalf("%v as uid %d: mounted on a directory it cannot write\n%s", args, uid, stdout.String())
+		}
+		// Log lines (slog) are not the error; the error is the line
+		// "engram mount: ...".
+		var errLines []string
+		for _, l := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
+			if !strings.HasPrefix(l, "time=") {
+				errLines = append(errLines, l)
+			}
+		}
+		if len(errLines) != 1 || !strings.HasPrefix(errLines[0], "engram mount: ") {
+			t.Fatalf("%v as uid %d: want one line, got:\n%s", args, uid, stderr.String())
+		}
+		line := errLines[0]
+		if fi, err := os.Stat("/dev/fuse"); err == nil && fi.Mode().Perm()&0o006 != 0o006 {
+			if !strings.Contains(line, "cannot open /dev/fuse (permission denied") {
+				t.Errorf("%v with /dev/fuse mode %#o: %s", args, fi.Mode().Perm(), line)
+			}
+		} else if !strings.Contains(line, "user_allow_other") && !strings.Contains(line, "not writable by you") && !strings.Contains(line, "/dev/fuse") {
+			t.Errorf("%v: %s", args, line)
+		}
+		if strings.Contains(line, "install fuse3") && fusermount3Installed() {
+			t.Errorf("%v: tells to install fuse3, which is installed: %s", args, line)
+		}
+	}
+}
+
+func fusermount3Installed() bool {
+	_, err := exec.LookPath("fusermount3")
+	return err == nil
 }

@@ -113,14 +113,11 @@ func writeHits(q string, hits []recall.Hit) {
 		if i > 0 {
 			fmt.Fprintln(stdout)
 		}
-		status := ""
-		if h.Status != "" && h.Status != string(memgraph.StatusActive) {
-			status = " [" + h.Status + "]"
-		}
-		fmt.Fprintf(stdout, "%s%s\n", h.Path, status)
-		fmt.Fprintf(stdout, "  %s\n", h.Description)
-		if h.Snippet != "" && h.Snippet != h.Description {
-			fmt.Fprintf(stdout, "  > %s\n", h.Snippet)
+		desc := memgraph.SafeLine(h.Description)
+		fmt.Fprintf(stdout, "%s%s\n", memgraph.SafeLine(h.Path), memgraph.RetiredTag(h.Status))
+		fmt.Fprintf(stdout, "  %s\n", desc)
+		if s := memgraph.SafeLine(h.Snippet); s != "" && s != desc {
+			fmt.Fprintf(stdout, "  > %s\n", s)
 		}
 	}
 }

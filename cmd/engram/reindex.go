@@ -55,6 +55,9 @@ terminal a progress bar shows how many memories are done.`,
 }
 
 func reindex(ctx context.Context, repo string) error {
+	if err := requireEngramRepo(repo); err != nil {
+		return err
+	}
 	e, model, err := newEmbedder()
 	if err != nil {
 		return err

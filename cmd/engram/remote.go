@@ -42,6 +42,9 @@ mode 0600, one "URL-PREFIX TOKEN" per line.`,
 				fl.Usage()
 				return exitError{2}
 			}
+			if err := requireEngramRepo(args[1]); err != nil {
+				return err
+			}
 			r, err := gitrepo.Open(args[1])
 			if err != nil {
 				return err

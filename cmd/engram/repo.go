@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/engram-dev/engram/memgraph"
+	"github.com/engram-dev/engram/cmd/engram/host"
 )
 
 // requireDir turns a missing or non-directory DIR into a clear error.
@@ -32,19 +32,10 @@ func requireEngramRepo(dir string) error {
 	if err := requireDir(dir); err != nil {
 		return err
 	}
-	if !isEngramRepo(dir) {
-		return fmt.Errorf("%s is not an engram repository: run engram init %s", dir, dir)
+	if !host.IsEngramRepo(dir) {
+		return host.NotEngramError(dir)
 	}
 	return nil
-}
-
-func isEngramRepo(dir string) bool {
-	if _, err := os.Stat(filepath.Join(dir, ".git")); err != nil {
-		return false
-	}
-	_, cerr := os.Stat(filepath.Join(dir, memgraph.CharacterFile))
-	_, uerr := os.Stat(filepath.Join(dir, memgraph.UserFile))
-	return cerr == nil || uerr == nil
 }
 
 // repoOf finds the engram repository holding path (a file or folder inside
@@ -55,14 +46,15 @@ func repoOf(path string) (root, rel string, err error) {
 	if err != nil {
 		return "", "", err
 	}
-	if _, err := os.Stat(abs); err != nil {
+	st, err := os.Stat(abs)
+	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return "", "", fmt.Errorf("%s does not exist", path)
 		}
 		return "", "", err
 	}
 	for dir := abs; ; dir = filepath.Dir(dir) {
-		if isEngramRepo(dir) {
+		if host.IsEngramRepo(dir) {
 			r, err := filepath.Rel(dir, abs)
 			if err != nil {
 				return "", "", err
@@ -73,6 +65,9 @@ func repoOf(path string) (root, rel string, err error) {
 			return dir, filepath.ToSlash(r), nil
 		}
 		if filepath.Dir(dir) == dir {
+			if st.IsDir() { // the same line as every command taking a REPO
+				return "", "", host.NotEngramError(path)
+			}
 			return "", "", fmt.Errorf("%s is not inside an engram repository: run engram init DIR to make one", path)
 		}
 	}

@@ -9,20 +9,29 @@ import (
 )
 
 // Every command that takes a repository refuses a plain folder and a plain
-// git repository with the same message.
+// git repository with the same one line (issue 11.6). engram serve takes a
+// serve root, not a repository, and engram hook says the same line but
+// exits 0 (a hook never fails the agent), so neither is in the list; nor is
+// engram hooks install, whose git hooks serve any clone, even an empty one.
 func TestCommandsRefuseNonRepositories(t *testing.T) {
 	plain := mgFolder(t, map[string]string{"notes.md": "# hi\n"})
 	gitOnly := mgFolder(t, map[string]string{"notes.md": "# hi\n"})
 	if out, err := exec.Command("git", "-C", gitOnly, "init", "-q").CombinedOutput(); err != nil {
 		t.Fatalf("git init: %v\n%s", err, out)
 	}
+	mnt := t.TempDir()
 	for _, dir := range []string{plain, gitOnly} {
+		want := dir + " is not an engram repository: run engram init " + dir
 		for _, args := range [][]string{
 			{"check", dir}, {"index", dir}, {"context", dir}, {"recall", dir, "tea"},
+			{"reindex", dir}, {"consolidate", dir}, {"status", dir},
+			{"mount", dir, mnt}, {"watch", dir}, {"mcp", dir},
+			{"run", "--repo", dir, "--", "true"},
+			{"sync", dir}, {"remote", "show", dir},
 		} {
 			_, errs, code := mgRun(args...)
-			if code == 0 || !strings.Contains(errs, "not an engram repository") && !strings.Contains(errs, "not inside an engram repository") {
-				t.Errorf("%v: exit %d, stderr %q", args[0], code, errs)
+			if line := "engram " + args[0] + ": " + want; code != 1 || strings.TrimSpace(errs) != line {
+				t.Errorf("%q: exit %d, stderr\n%s\nwant exit 1 and\n%s", args, code, errs, line)
 			}
 		}
 	}

@@ -114,7 +114,7 @@ func runAgent(opts runOptions, argv []string) error {
 			return
 		}
 		if _, err := harness.Copy(harness.CopyOptions{Memory: dir, Harness: harness.Run, SessionID: session, Source: transcript}); err != nil {
-			fmt.Fprintf(stderr, "engram run: transcript: %s\n", oneLine(err.Error()))
+			fmt.Fprintf(stderr, "engram run: transcript: %s\n", memgraph.ErrorLine(err.Error()))
 		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -109,6 +109,13 @@ Example:
 // committed) or until the mount is taken away from outside (an error).
 func runServe(o *serveOptions, log *slog.Logger) error {
 	cfg := o.daemon.runtimeConfig(false, log)
+	if o.mount != "" {
+		// Checked before anything starts: a mount that cannot happen
+		// changes nothing.
+		if err := enfs.CheckMount(o.root, o.mount, enfs.UsersAllowOther); err != nil {
+			return err
+		}
+	}
 	h, err := host.New(host.Config{
 		Root:        o.root,
 		Runtime:     cfg,

@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"github.com/engram-dev/engram/cmd/engram/host"
+	"github.com/engram-dev/engram/consolidate"
 	"github.com/engram-dev/engram/memgraph"
 	"github.com/engram-dev/engram/memgraph/tracker"
 )
@@ -56,6 +59,7 @@ Example:
 			}
 			// The report says everything; log lines would repeat it.
 			tr := tracker.New(g, r, tracker.Config{Logger: slog.New(slog.DiscardHandler)})
+			tr.AddExtraStatus(func() string { return lastConsolidation(r.Dir()) })
 			addSyncStatus(tr, r) // sync.go: remote, ahead/behind, last push/fetch/failure
 			if err := tr.Inspect(context.Background()); err != nil {
 				return err
@@ -91,4 +95,20 @@ func statusRoot(root string) error {
 	}
 	_, err = stdout.Write(b)
 	return err
+}
+
+// lastConsolidation is the status line of the last consolidation commit in
+// dir (found by its author, consolidate.Author), or says there is none
+// yet; "" when git cannot tell.
+func lastConsolidation(dir string) string {
+	out, err := exec.Command("git", "-c", "safe.directory=*", "-C", dir, "log", "-1",
+		"--author=<"+consolidate.Author.Email+">", "--format=%h %s%n%aI").Output()
+	if err != nil {
+		return ""
+	}
+	line, when, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	if line == "" {
+		return "last consolidation: none yet (engram consolidate REPO, or a running mount or watch consolidates when idle)\n"
+	}
+	return fmt.Sprintf("last consolidation: %s\n  at %s\n", line, when)
 }

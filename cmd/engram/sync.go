@@ -52,6 +52,9 @@ seconds after each commit and fetches every few minutes.`,
 
 // runSync syncs dir through its daemon, or directly when none serves it.
 func runSync(ctx context.Context, dir string) error {
+	if err := requireEngramRepo(dir); err != nil {
+		return err
+	}
 	r, err := gitrepo.Open(dir)
 	if err != nil {
 		return err

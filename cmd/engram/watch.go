@@ -34,10 +34,12 @@ sed -i temporaries, ".#" locks, *.tmp) and anything .gitignore ignores are
 never committed. A read_only file that was changed is reported, not
 committed.
 
-The synthesized files user_memory.md, character_memory.md, CONTEXT.md and
-.engram/status are written as real files at the top of REPO after every
-change; the template's .gitignore keeps them out of git. git pull, git
-revert or git commit run in REPO are picked up.
+The synthesized files user_memory.md, character_memory.md, CONTEXT.md,
+.engram/status and the full indexes .engram/index/user_memory.md and
+.engram/index/character_memory.md (the listing a cut index's footer points
+to) are written as real files in REPO after every change; the template's
+.gitignore keeps them out of git. git pull, git revert or git commit run
+in REPO are picked up.
 
 On start, anything valid left uncommitted is committed first ("engram:
 recover N uncommitted changes"). The line "engram: watching REPO" on

@@ -35,7 +35,7 @@ func TestWatchCommandEndToEnd(t *testing.T) {
 	if s := gitOut(t, dir, "log", "-1", "--format=%an|%s"); s != "engram|engram: recover 1 uncommitted change" {
 		t.Errorf("recovery commit: %q", s)
 	}
-	for _, f := range []string{"user_memory.md", "CONTEXT.md", ".engram/status"} {
+	for _, f := range []string{"user_memory.md", "CONTEXT.md", ".engram/status", ".engram/index/user_memory.md", ".engram/index/character_memory.md"} {
 		waitFor(t, func() bool { _, err := os.Stat(filepath.Join(dir, f)); return err == nil }, f+" written")
 	}
 	writeWatchFile(t, dir, "user_memory/likes-jazz.md", strings.ReplaceAll(mem, "tea", "jazz"))
@@ -49,6 +49,18 @@ func TestWatchCommandEndToEnd(t *testing.T) {
 	}
 	if strings.Contains(logs.String(), "not git-ignored") {
 		t.Errorf("template .gitignore misses a synthesized file:\n%s", logs.String())
+	}
+	// The full listing a cut index points to is a real file in watch mode,
+	// the same listing "engram index --all" prints, and never committed.
+	full, err := os.ReadFile(filepath.Join(dir, ".engram", "index", "user_memory.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := runCmd(t, "index", dir, "--all"); string(full) != want {
+		t.Errorf(".engram/index/user_memory.md:\n%s\nengram index --all:\n%s", full, want)
+	}
+	if files := gitOut(t, dir, "ls-files"); strings.Contains(files, ".engram/index") {
+		t.Errorf("full index committed:\n%s", files)
 	}
 }
 

@@ -164,7 +164,7 @@ func runOne(ctx context.Context, dir string, sc Scenario, opt Options) (Result, 
 		}
 		changes = append(changes, gitrepo.Change{Path: rel, Data: []byte(data)})
 	}
-	if _, err := r.Commit(changes, "golden scenario", gitrepo.Author{Name: "golden", Email: "golden@engram.local"}, when.Add(-time.Hour)); err != nil {
+	if _, err := r.Commit(changes, "golden scenario", gitrepo.Writer("golden"), when.Add(-time.Hour)); err != nil {
 		return res, err
 	}
 	transcript := filepath.Join(dir, memgraph.TranscriptsDir, "chat.jsonl")

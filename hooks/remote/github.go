@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/engram-dev/engram/memgraph"
 	"github.com/engram-dev/engram/memgraph/gitrepo"
 )
 
@@ -74,7 +75,7 @@ func (g GitHub) do(ctx context.Context, method, path string, body any, out any) 
 			Message string `json:"message"`
 		}
 		json.Unmarshal(data, &e)
-		return resp.StatusCode, scrub(fmt.Errorf("GitHub API %s %s: %s: %s", method, path, resp.Status, oneLine(e.Message)), g.Token)
+		return resp.StatusCode, scrub(fmt.Errorf("GitHub API %s %s: %s: %s", method, path, resp.Status, memgraph.ErrorLine(e.Message)), g.Token)
 	}
 	if out != nil {
 		if err := json.Unmarshal(data, out); err != nil {

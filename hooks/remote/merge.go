@@ -295,7 +295,7 @@ func fileData(t *object.Tree, p string) ([]byte, error) {
 
 func mergeMessage(m *merger) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "sync: merge %s (%d %s from the remote)\n", Name, m.fromRemote, plural(m.fromRemote, "file", "files"))
+	fmt.Fprintf(&b, "sync: merge %s (%d %s from the remote)\n", Name, m.fromRemote, memgraph.Plural(m.fromRemote, "file", "files"))
 	if len(m.siblings) > 0 {
 		b.WriteString("\nChanged on both sides; the other version is kept retired beside the newer:\n")
 		for _, s := range m.siblings {
@@ -303,11 +303,4 @@ func mergeMessage(m *merger) string {
 		}
 	}
 	return b.String()
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

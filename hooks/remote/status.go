@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/engram-dev/engram/memgraph"
 	"github.com/engram-dev/engram/memgraph/gitrepo"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -77,7 +78,7 @@ func (s *Syncer) record(res Result, err error, fetched bool) {
 	now := time.Now()
 	st.LastSync = now
 	if err != nil {
-		st.Failure = oneLine(err.Error())
+		st.Failure = memgraph.ErrorLine(err.Error())
 		st.FailedAt = now
 		st.Failures++
 		s.log.Warn("sync failed; will retry", "remote", st.Remote, "err", st.Failure, "failures", st.Failures)
@@ -126,14 +127,6 @@ func when(t time.Time) string {
 		return "never"
 	}
 	return t.Local().Format("2006-01-02 15:04:05")
-}
-
-func oneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 300 {
-		s = s[:300] + "…"
-	}
-	return s
 }
 
 // displayURL drops any user information from a URL before it is shown.

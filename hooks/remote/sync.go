@@ -18,7 +18,7 @@ import (
 )
 
 // Author signs sync's merge commits (the "remote" writer).
-var Author = gitrepo.Author{Name: "remote", Email: "remote@engram.local"}
+var Author = gitrepo.Writer("remote")
 
 // Options tunes a Syncer. The zero value is usable.
 type Options struct {
@@ -64,7 +64,7 @@ type Result struct {
 func (res Result) String() string {
 	var parts []string
 	if res.Merged != "" {
-		parts = append(parts, "merged "+short(res.Merged))
+		parts = append(parts, "merged "+gitrepo.ShortHash(res.Merged))
 	}
 	if len(res.Siblings) > 0 {
 		parts = append(parts, "kept both versions of "+fmt.Sprint(len(res.Siblings))+" changed on both sides: "+strings.Join(res.Siblings, ", "))
@@ -266,11 +266,4 @@ func authFor(url, token string) transport.AuthMethod {
 		return nil
 	}
 	return &githttp.BasicAuth{Username: "x-access-token", Password: token}
-}
-
-func short(h string) string {
-	if len(h) > 7 {
-		return h[:7]
-	}
-	return h
 }

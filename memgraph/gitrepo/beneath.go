@@ -24,46 +24,33 @@ var ErrUnsafePath = errors.New("refusing to write through a symbolic link or out
 // consolidation (through Apply), watch mode's synthesized files, recovery.
 // It does not commit; see Apply for write-and-commit.
 func (r *Repo) WriteFile(rel string, data []byte, exec bool) error {
-	rel, err := cleanPath(rel)
-	if err != nil {
-		return err
-	}
-	b, err := r.beneath()
-	if err != nil {
-		return err
-	}
-	defer b.close()
-	if err := b.write(rel, data, r.filePerm(exec), true); err != nil {
-		return fmt.Errorf("write %s: %w", rel, err)
-	}
-	return nil
+	return r.inWorktree("write", rel, func(b *beneathFS, rel string) error {
+		return b.write(rel, data, r.filePerm(exec), true)
+	})
 }
 
 // WriteDerived is WriteFile without the flush, for files engram derives
 // and can always write again (watch mode's indexes, CONTEXT.md, status):
 // symlink-safe and atomic, not durable.
 func (r *Repo) WriteDerived(rel string, data []byte) error {
-	rel, err := cleanPath(rel)
-	if err != nil {
-		return err
-	}
-	b, err := r.beneath()
-	if err != nil {
-		return err
-	}
-	defer b.close()
-	if err := b.write(rel, data, r.filePerm(false), false); err != nil {
-		return fmt.Errorf("write %s: %w", rel, err)
-	}
-	return nil
+	return r.inWorktree("write", rel, func(b *beneathFS, rel string) error {
+		return b.write(rel, data, r.filePerm(false), false)
+	})
 }
 
 // RemoveFile removes the work tree file rel (symlink-safe like WriteFile)
 // and then the directories it left empty, as git does. A missing file is
 // not an error.
 func (r *Repo) RemoveFile(rel string) error {
-	rel, err := cleanPath(rel)
-	if err != nil {
+	return r.inWorktree("remove", rel, func(b *beneathFS, rel string) error {
+		return b.remove(rel)
+	})
+}
+
+// inWorktree checks rel (CheckPath) and runs fn on it with the work tree
+// opened beneath its root; a failure of fn is reported as "op rel: err".
+func (r *Repo) inWorktree(op, rel string, fn func(b *beneathFS, rel string) error) error {
+	if err := CheckPath(rel); err != nil {
 		return err
 	}
 	b, err := r.beneath()
@@ -71,8 +58,8 @@ func (r *Repo) RemoveFile(rel string) error {
 		return err
 	}
 	defer b.close()
-	if err := b.remove(rel); err != nil {
-		return fmt.Errorf("remove %s: %w", rel, err)
+	if err := fn(b, rel); err != nil {
+		return fmt.Errorf("%s %s: %w", op, rel, err)
 	}
 	return nil
 }

@@ -81,12 +81,10 @@ func (r *Repo) Apply(changes []Change, msg string, who Author, when time.Time) (
 func normalize(changes []Change) ([]Change, error) {
 	last := make(map[string]Change, len(changes))
 	for _, c := range changes {
-		p, err := cleanPath(c.Path)
-		if err != nil {
+		if err := CheckPath(c.Path); err != nil {
 			return nil, err
 		}
-		c.Path = p
-		last[p] = c
+		last[c.Path] = c
 	}
 	out := make([]Change, 0, len(last))
 	for _, c := range last {
@@ -142,19 +140,39 @@ func CheckPath(p string) error {
 	return nil
 }
 
-// cleanPath validates a repo-relative path and returns it.
-func cleanPath(p string) (string, error) {
-	if err := CheckPath(p); err != nil {
-		return "", err
-	}
-	return p, nil
-}
-
 // pending is one change with its blob computed.
 type pending struct {
 	Change
 	id   plumbing.Hash
 	mode uint32
+}
+
+// pendingOf computes the blob id and mode of a change.
+func pendingOf(c Change) pending {
+	p := pending{Change: c}
+	if !c.Delete {
+		p.id = hashObject("blob", c.Data)
+		p.mode = modeFile
+		if c.Exec {
+			p.mode = modeExec
+		}
+	}
+	return p
+}
+
+// writeChanges writes the blobs of ps and the trees along their paths on
+// top of the tree base, and returns the new root tree: what a commit and a
+// merge commit both record.
+func (r *Repo) writeChanges(base plumbing.Hash, ps []pending) (plumbing.Hash, error) {
+	for _, p := range ps {
+		if !p.Delete {
+			if _, err := r.writeObject("blob", p.Data); err != nil {
+				return plumbing.ZeroHash, err
+			}
+		}
+	}
+	root, _, err := r.buildTree(base, buildNodes(ps))
+	return root, err
 }
 
 // head is the state of HEAD when a commit starts.
@@ -216,15 +234,7 @@ func (r *Repo) commitLocked(changes []Change, msg string, who Author, when time.
 
 	todo := make([]pending, len(changes))
 	for i, c := range changes {
-		p := pending{Change: c}
-		if !c.Delete {
-			p.id = hashObject("blob", c.Data)
-			p.mode = modeFile
-			if c.Exec {
-				p.mode = modeExec
-			}
-		}
-		todo[i] = p
+		todo[i] = pendingOf(c)
 	}
 
 	var id plumbing.Hash
@@ -248,14 +258,7 @@ func (r *Repo) commitLocked(changes []Change, msg string, who Author, when time.
 		if len(eff) == 0 {
 			break
 		}
-		for _, p := range eff {
-			if !p.Delete {
-				if _, err := r.writeObject("blob", p.Data); err != nil {
-					return "", err
-				}
-			}
-		}
-		root, _, err := r.buildTree(h.tree, buildNodes(eff))
+		root, err := r.writeChanges(h.tree, eff)
 		if err != nil {
 			return "", err
 		}
@@ -269,7 +272,7 @@ func (r *Repo) commitLocked(changes []Change, msg string, who Author, when time.
 				return "", fmt.Errorf("flush before moving %s: %w", h.name, err)
 			}
 		}
-		err = r.casRef(h.name, h.commit, id, who, when, subject(msg))
+		err = r.casRef(h.name, h.commit, id, who, when, Subject(msg))
 		if err == nil {
 			failpoint.Inject(failpoint.RefUpdated)
 			break
@@ -481,8 +484,9 @@ func (r *Repo) buildTree(old plumbing.Hash, n *node) (plumbing.Hash, bool, error
 	return id, false, err
 }
 
-// subject is the first line of a commit message.
-func subject(msg string) string {
+// Subject is the first line of a commit message, as git log --oneline and
+// the reflog show it.
+func Subject(msg string) string {
 	msg = strings.TrimSpace(msg)
 	if i := strings.IndexByte(msg, '\n'); i >= 0 {
 		msg = msg[:i]
@@ -525,8 +529,8 @@ func identLine(who Author, when time.Time) string {
 		}
 		return s
 	}
-	name := clean(who.Name, "engram")
-	email := clean(who.Email, "engram@localhost")
+	name := clean(who.Name, Engram.Name)
+	email := clean(who.Email, Engram.Email)
 	if when.IsZero() {
 		when = time.Now()
 	}

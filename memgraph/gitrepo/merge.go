@@ -72,15 +72,7 @@ func (r *Repo) Merge(m MergeCommit) (string, error) {
 		if err := r.checkClean(h.tree, c.Path); err != nil {
 			return "", err
 		}
-		p := pending{Change: c}
-		if !c.Delete {
-			p.id = hashObject("blob", c.Data)
-			p.mode = modeFile
-			if c.Exec {
-				p.mode = modeExec
-			}
-		}
-		todo[i] = p
+		todo[i] = pendingOf(c)
 	}
 	for _, del := range []bool{true, false} {
 		for _, c := range changes {
@@ -94,14 +86,7 @@ func (r *Repo) Merge(m MergeCommit) (string, error) {
 	theirs := plumbing.NewHash(m.Theirs)
 	id := theirs
 	if !m.FastForward {
-		for _, p := range todo {
-			if !p.Delete {
-				if _, err := r.writeObject("blob", p.Data); err != nil {
-					return "", err
-				}
-			}
-		}
-		root, _, err := r.buildTree(h.tree, buildNodes(todo))
+		root, err := r.writeChanges(h.tree, todo)
 		if err != nil {
 			return "", err
 		}
@@ -110,7 +95,7 @@ func (r *Repo) Merge(m MergeCommit) (string, error) {
 			return "", err
 		}
 	}
-	if err := r.casRef(h.name, h.commit, id, m.Author, m.When, subject(m.Message)); err != nil {
+	if err := r.casRef(h.name, h.commit, id, m.Author, m.When, Subject(m.Message)); err != nil {
 		if errors.Is(err, errRefChanged) {
 			return "", fmt.Errorf("%w: %s", ErrRefMoved, h.name)
 		}

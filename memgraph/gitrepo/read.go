@@ -98,7 +98,7 @@ func parseCommit(s string) CommitInfo {
 			info.Author, info.When = parseIdent(rest)
 		}
 	}
-	info.Subject = subject(body)
+	info.Subject = Subject(body)
 	return info
 }
 

@@ -1,4 +1,6 @@
-// Package gitrepo is the single git writer of an engram repository.
+// Package gitrepo is the git mechanism of an engram repository: it writes
+// and reads the objects, trees, index and refs, and decides nothing about
+// what is committed or by whom (see the root doc.go for who writes).
 //
 // Every commit of a repository goes through one *Repo, whose internal mutex
 // is the queue. A commit writes the blobs of the changed files, rebuilds only

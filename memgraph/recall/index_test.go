@@ -3,7 +3,6 @@ package recall
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"testing"
 )
 
@@ -209,22 +208,6 @@ func FuzzQuery(f *testing.F) {
 		ix2.Delete("x.md")
 		ix2.checkInvariants(t)
 	})
-}
-
-func TestMarkdown(t *testing.T) {
-	ix := sampleIndex()
-	got := string(Markdown("how old is\nPixel?", ix.Search("how old is Pixel", Options{})))
-	want := "# Recall: how old is Pixel?\n\n1. user_memory/has-dog-pixel.md — Has a beagle called Pixel\n   > Pixel is four years old.\n"
-	if got != want {
-		t.Errorf("Markdown =\n%s\nwant\n%s", got, want)
-	}
-	got = string(Markdown("green tea", ix.Search("green tea", Options{All: true})))
-	if !strings.Contains(got, "2. user_memory/likes-tea.md [superseded] — Drinks green tea every morning\n") {
-		t.Errorf("retired hit not marked:\n%s", got)
-	}
-	if got := string(Markdown("zebra", nil)); got != "# Recall: zebra\n\nNo active memory matches.\n" {
-		t.Errorf("empty = %q", got)
-	}
 }
 
 func TestVariants(t *testing.T) {

@@ -2,7 +2,6 @@ package tracker
 
 import (
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 )
@@ -59,16 +58,27 @@ func (t *Tracker) withTrailers(msg string) (string, []string) {
 		sbs = append(sbs, sb)
 	}
 	sort.Strings(sbs)
+	return addTrailers(msg, t.who.user, sbs), sbs
+}
+
+// addTrailers is the one writer of the authorship trailers: msg, a blank
+// line, "Engram-User: user" when user is set and one "Engram-Sandbox: sb"
+// per sandbox (already trailer values). With neither, msg is returned as
+// it is.
+func addTrailers(msg, user string, sandboxes []string) string {
+	if user == "" && len(sandboxes) == 0 {
+		return msg
+	}
 	var b strings.Builder
 	b.WriteString(strings.TrimRight(msg, "\n"))
 	b.WriteString("\n\n")
-	if t.who.user != "" {
-		b.WriteString("Engram-User: " + trailerValue(t.who.user) + "\n")
+	if user != "" {
+		b.WriteString("Engram-User: " + trailerValue(user) + "\n")
 	}
-	for _, sb := range sbs {
+	for _, sb := range sandboxes {
 		b.WriteString("Engram-Sandbox: " + sb + "\n")
 	}
-	return b.String(), sbs
+	return b.String()
 }
 
 // committedSandboxes forgets the sandboxes a commit named.
@@ -86,10 +96,5 @@ func trailerValue(s string) string {
 	if len(s) > 200 {
 		s = s[:200]
 	}
-	for _, r := range s {
-		if r < 0x20 || r == 0x7f {
-			return strconv.Quote(s)
-		}
-	}
-	return s
+	return quote(s)
 }

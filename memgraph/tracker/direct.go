@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
-	"time"
 
 	"github.com/engram-dev/engram/memgraph"
 	"github.com/engram-dev/engram/memgraph/gitrepo"
@@ -53,14 +51,14 @@ func (t *Tracker) Write(ctx context.Context, who gitrepo.Author, label string, f
 	}
 	batch := map[string]string{}
 	for _, p := range ed.Paths {
-		if rel, ok := cleanRel(p); ok && !IsTemp(rel) {
+		if rel, ok := trackedRel(p); ok && !IsTemp(rel) {
 			batch[rel] = label
 		}
 	}
 	var renames []renamePair
 	for _, rp := range ed.Renames {
-		o, okO := cleanRel(rp[0])
-		n, okN := cleanRel(rp[1])
+		o, okO := trackedRel(rp[0])
+		n, okN := trackedRel(rp[1])
 		if okO && okN {
 			renames = append(renames, renamePair{o, n, label})
 		}
@@ -73,21 +71,12 @@ func (t *Tracker) Write(ctx context.Context, who gitrepo.Author, label string, f
 	var hash string
 	if len(res.changes) > 0 {
 		msg, _ := message(res.entries)
-		msg = t.userTrailer(msg)
-		hash, err = t.r.Commit(res.changes, msg, who, time.Now())
+		hash, err = t.commitNow(res.changes, t.userTrailer(msg), who)
 		if err != nil {
-			t.log.Error("commit failed; will retry", "err", err, "changes", len(res.changes))
-			t.mu.Lock()
-			t.lastErr = fmt.Sprintf("%s: commit failed: %v", time.Now().Format(time.TimeOnly), err)
-			t.mu.Unlock()
 			// The files are on disk: the debounced path retries them.
 			t.requeue(batch, renames)
 			return "", fmt.Errorf("commit: %w", err)
 		}
-		t.mu.Lock()
-		t.lastErr = ""
-		t.mu.Unlock()
-		t.log.Info("committed", "commit", short(hash), "subject", firstLine(msg), "author", who.Name)
 	}
 	t.afterChange(res.touched, hash)
 	var held []memgraph.Problem
@@ -111,8 +100,5 @@ func (t *Tracker) userTrailer(msg string) string {
 	t.who.mu.Lock()
 	user := t.who.user
 	t.who.mu.Unlock()
-	if user == "" {
-		return msg
-	}
-	return strings.TrimRight(msg, "\n") + "\n\nEngram-User: " + trailerValue(user) + "\n"
+	return addTrailers(msg, user, nil)
 }

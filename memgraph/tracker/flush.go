@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -111,7 +112,7 @@ var gitMarkers = map[string]string{
 
 // gitBusy says why commits must wait, or "".
 func (t *Tracker) gitBusy() string {
-	for _, name := range sortedKeys(gitMarkers) {
+	for _, name := range slices.Sorted(maps.Keys(gitMarkers)) {
 		if _, err := os.Lstat(filepath.Join(t.root, ".git", name)); err == nil {
 			return gitMarkers[name]
 		}
@@ -294,13 +295,13 @@ func (t *Tracker) examine(batch map[string]string, renames []renamePair) result 
 	// Index the deleted files by content so a renamed directory of many
 	// files pairs up in linear time.
 	byContent := map[string][]string{}
-	for _, from := range sortedKeys(deleted) {
+	for _, from := range slices.Sorted(maps.Keys(deleted)) {
 		if !used[from] {
 			k := fingerprint(deleted[from].prev)
 			byContent[k] = append(byContent[k], from)
 		}
 	}
-	for _, to := range sortedKeys(added) {
+	for _, to := range slices.Sorted(maps.Keys(added)) {
 		if _, ok := pairs[to]; ok {
 			continue
 		}
@@ -313,7 +314,7 @@ func (t *Tracker) examine(batch map[string]string, renames []renamePair) result 
 			}
 		}
 	}
-	for _, to := range sortedKeys(added) {
+	for _, to := range slices.Sorted(maps.Keys(added)) {
 		st := added[to]
 		res.changes = append(res.changes, gitrepo.Change{Path: to, Data: st.data, Exec: st.exec})
 		if from, ok := pairs[to]; ok {
@@ -324,7 +325,7 @@ func (t *Tracker) examine(batch map[string]string, renames []renamePair) result 
 		res.entries = append(res.entries, entry{op: opAdd, path: to, writer: st.id})
 		res.graph = append(res.graph, graphOp{op: opAdd, rel: to, data: st.data})
 	}
-	for _, from := range sortedKeys(deleted) {
+	for _, from := range slices.Sorted(maps.Keys(deleted)) {
 		res.changes = append(res.changes, gitrepo.Change{Path: from, Delete: true})
 		if used[from] {
 			continue
@@ -486,33 +487,37 @@ func (t *Tracker) commit(res result, subject string) (string, error) {
 	}
 	msg, author := message(res.entries)
 	if subject != "" {
-		author = recoverIdentity
-		var b strings.Builder
-		b.WriteString(subject + "\n\n")
-		for _, e := range res.entries {
-			b.WriteString(e.line() + "\n")
-		}
-		msg = b.String()
+		msg, author = recoveryMessage(subject, res.entries), recoverIdentity
 	}
 	if author == "" {
 		author = defaultIdentity
 	}
 	msg, sandboxes := t.withTrailers(msg) // engram serve: user and sandbox (authorship.go)
-	who := gitrepo.Author{Name: author, Email: author + "@engram.local"}
-	hash, err := t.r.Commit(res.changes, msg, who, time.Now())
+	hash, err := t.commitNow(res.changes, msg, gitrepo.Writer(author))
 	if err != nil {
-		t.log.Error("commit failed; will retry", "err", err, "changes", len(res.changes))
-		t.mu.Lock()
-		t.lastErr = fmt.Sprintf("%s: commit failed: %v", time.Now().Format(time.TimeOnly), err)
-		t.mu.Unlock()
 		return "", err
 	}
-	t.mu.Lock()
-	t.lastErr = ""
-	t.mu.Unlock()
 	t.committedSandboxes(sandboxes)
+	return hash, nil
+}
+
+// commitNow makes one commit, by the debounced path or a direct Write, and
+// records the outcome: the status file's last error and the log.
+func (t *Tracker) commitNow(changes []gitrepo.Change, msg string, who gitrepo.Author) (string, error) {
+	hash, err := t.r.Commit(changes, msg, who, time.Now())
+	t.mu.Lock()
+	if err != nil {
+		t.lastErr = fmt.Sprintf("%s: commit failed: %v", time.Now().Format(time.TimeOnly), err)
+	} else {
+		t.lastErr = ""
+	}
+	t.mu.Unlock()
+	if err != nil {
+		t.log.Error("commit failed; will retry", "err", err, "changes", len(changes))
+		return "", err
+	}
 	if hash != "" {
-		t.log.Info("committed", "commit", short(hash), "subject", firstLine(msg), "author", author)
+		t.log.Info("committed", "commit", gitrepo.ShortHash(hash), "subject", gitrepo.Subject(msg), "author", who.Name)
 	}
 	return hash, nil
 }
@@ -521,25 +526,4 @@ func fingerprint(b []byte) string {
 	h := fnv.New64a()
 	h.Write(b)
 	return fmt.Sprintf("%x-%d", h.Sum64(), len(b))
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}
-
-func short(h string) string {
-	if len(h) > 7 {
-		return h[:7]
-	}
-	return h
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return s
 }

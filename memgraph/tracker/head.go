@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/engram-dev/engram/memgraph"
+	"github.com/engram-dev/engram/memgraph/gitrepo"
 )
 
 // SyncHead reloads the graph when HEAD moved without us: a git pull, a git
@@ -34,10 +35,10 @@ func (t *Tracker) syncHeadLocked() {
 	t.packSoon() // consolidation and git commands write objects too
 	changed, err := t.r.Changed(old, h)
 	if err != nil {
-		t.log.Warn("HEAD moved but its changes cannot be listed", "from", short(old), "to", short(h), "err", err)
+		t.log.Warn("HEAD moved but its changes cannot be listed", "from", gitrepo.ShortHash(old), "to", gitrepo.ShortHash(h), "err", err)
 		return
 	}
-	t.log.Info("HEAD moved beside the tracker (a consolidation, a sync merge or a git command); reloading", "from", short(old), "to", short(h), "paths", len(changed))
+	t.log.Info("HEAD moved beside the tracker (a consolidation, a sync merge or a git command); reloading", "from", gitrepo.ShortHash(old), "to", gitrepo.ShortHash(h), "paths", len(changed))
 	ignores := false
 	var touched []string
 	for _, rel := range changed {

@@ -31,8 +31,8 @@ func (e entry) line() string {
 	return fmt.Sprintf("%c %s", e.op, quote(e.path))
 }
 
-// quote keeps one change per line: a path with a newline or another
-// control character is written Go-quoted.
+// quote keeps a path or a trailer value on its line of a commit message:
+// one with a newline or another control character is written Go-quoted.
 func quote(p string) string {
 	for _, r := range p {
 		if r < 0x20 || r == 0x7f {
@@ -105,4 +105,15 @@ func message(entries []entry) (msg, author string) {
 		b.WriteByte('\n')
 	}
 	return b.String(), author
+}
+
+// recoveryMessage is the message of the start-up recovery commit: the
+// subject, then every change one per line in the order examined.
+func recoveryMessage(subject string, entries []entry) string {
+	var b strings.Builder
+	b.WriteString(subject + "\n\n")
+	for _, e := range entries {
+		b.WriteString(e.line() + "\n")
+	}
+	return b.String()
 }

@@ -86,3 +86,34 @@ func TestMessage(t *testing.T) {
 		t.Errorf("message(nil) = %q, %q", msg, author)
 	}
 }
+
+func TestAddTrailers(t *testing.T) {
+	tests := []struct {
+		name      string
+		msg, user string
+		sandboxes []string
+		want      string
+	}{
+		{"nothing to add", "agent: add a.md\n\nA a.md\n", "", nil, "agent: add a.md\n\nA a.md\n"},
+		{"user", "agent: add a.md\n\nA a.md\n", "alice", nil, "agent: add a.md\n\nA a.md\n\nEngram-User: alice\n"},
+		{"user and sandboxes", "m\n", "alice", []string{"bwrap[1]", "bwrap[2]"}, "m\n\nEngram-User: alice\nEngram-Sandbox: bwrap[1]\nEngram-Sandbox: bwrap[2]\n"},
+		{"sandbox only", "m", "", []string{"bwrap[1]"}, "m\n\nEngram-Sandbox: bwrap[1]\n"},
+		{"user kept on one line", "m", "al\nice", nil, "m\n\nEngram-User: \"al\\nice\"\n"},
+	}
+	for _, tt := range tests {
+		if got := addTrailers(tt.msg, tt.user, tt.sandboxes); got != tt.want {
+			t.Errorf("%s: addTrailers = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestRecoveryMessage(t *testing.T) {
+	got := recoveryMessage("engram: recover 2 uncommitted changes", []entry{
+		{op: opModify, path: "user_memory/b.md", writer: "engram"},
+		{op: opRename, from: "x.md", path: "y.md", writer: "engram"},
+	})
+	want := "engram: recover 2 uncommitted changes\n\nM user_memory/b.md\nR x.md -> y.md\n"
+	if got != want {
+		t.Errorf("recoveryMessage = %q, want %q", got, want)
+	}
+}

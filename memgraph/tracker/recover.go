@@ -3,6 +3,8 @@ package tracker
 import (
 	"context"
 	"fmt"
+
+	"github.com/engram-dev/engram/memgraph"
 )
 
 // Recover commits whatever valid change was left uncommitted in the working
@@ -37,7 +39,7 @@ func (t *Tracker) Recover(ctx context.Context) error {
 	if len(res.retry) > 0 {
 		t.requeue(res.retry, nil)
 	}
-	subject := fmt.Sprintf("engram: recover %d uncommitted %s", len(res.entries), plural(len(res.entries), "change", "changes"))
+	subject := fmt.Sprintf("engram: recover %d uncommitted %s", len(res.entries), memgraph.Plural(len(res.entries), "change", "changes"))
 	hash, err := t.commit(res, subject)
 	if err != nil {
 		return fmt.Errorf("recover uncommitted changes: %w", err)
@@ -78,18 +80,11 @@ func (t *Tracker) dirty(ctx context.Context) (map[string]string, error) {
 	}
 	batch := map[string]string{}
 	for _, p := range paths {
-		if rel, ok := cleanRel(p); ok && !IsTemp(rel) {
+		if rel, ok := trackedRel(p); ok && !IsTemp(rel) {
 			batch[rel] = recoverIdentity
 		}
 	}
 	return batch, nil
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // Sweep touches every uncommitted change of the working tree (a full walk,

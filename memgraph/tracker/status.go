@@ -2,6 +2,8 @@ package tracker
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,7 +16,22 @@ import (
 // debounce, the last commit, and extra lines such as consolidation's state.
 func (t *Tracker) Status() []byte {
 	var b strings.Builder
-	probs := t.Invalid()
+	// A file written again since it was found invalid is checked anew at
+	// the next commit; until then its old findings are stale (the indexes
+	// already read the new text), so only the graph's current reading of it
+	// below is reported, and the file shows under pending changes.
+	t.mu.Lock()
+	rewritten := make(map[string]bool, len(t.pending))
+	for p := range t.pending {
+		rewritten[p] = true
+	}
+	t.mu.Unlock()
+	var probs []memgraph.Problem
+	for _, p := range t.Invalid() {
+		if !rewritten[p.Path] {
+			probs = append(probs, p)
+		}
+	}
 	seen := map[string]bool{}
 	for _, p := range probs {
 		seen[p.String()] = true
@@ -30,14 +47,14 @@ func (t *Tracker) Status() []byte {
 	if len(probs) == 0 {
 		b.WriteString("invalid files: none\n")
 	} else {
-		fmt.Fprintf(&b, "invalid files (%d %s; kept on disk, not committed until fixed):\n", len(probs), plural(len(probs), "problem", "problems"))
+		fmt.Fprintf(&b, "invalid files (%d %s; kept on disk, not committed until fixed):\n", len(probs), memgraph.Plural(len(probs), "problem", "problems"))
 		for _, p := range probs {
 			fmt.Fprintf(&b, "  %s\n", problemString(p))
 		}
 	}
 
 	t.mu.Lock()
-	pending := sortedKeys(t.pending)
+	pending := slices.Sorted(maps.Keys(t.pending))
 	ids := make([]string, len(pending))
 	for i, p := range pending {
 		ids[i] = t.pending[p]
@@ -81,7 +98,7 @@ func (t *Tracker) Status() []byte {
 		fmt.Fprintf(&b, "last error: %s\n", lastErr)
 	}
 	if ci, err := t.lastCommit(); err == nil && ci.Hash != "" {
-		fmt.Fprintf(&b, "last commit: %s %s\n  by %s at %s\n", short(ci.Hash), ci.Subject, ci.Author.Name, ci.When.Format(time.RFC3339))
+		fmt.Fprintf(&b, "last commit: %s %s\n  by %s at %s\n", gitrepo.ShortHash(ci.Hash), ci.Subject, ci.Author.Name, ci.When.Format(time.RFC3339))
 	} else {
 		b.WriteString("last commit: none\n")
 	}

@@ -10,10 +10,14 @@ import (
 
 // synthesizedFiles are written as real files in watch mode. They are
 // git-ignored by the template, and Touch never looks at them, so our own
-// writes are not mistaken for changes.
+// writes are not mistaken for changes. The full indexes are among them: a
+// budgeted index's footer points to FullIndexPath, which must exist in
+// watch mode as it does in the mount.
 var synthesizedFiles = []string{
 	memgraph.UserIndexFile,
 	memgraph.CharIndexFile,
+	memgraph.FullIndexPath(memgraph.KindUser),
+	memgraph.FullIndexPath(memgraph.KindCharacter),
 	memgraph.ContextFile,
 	memgraph.StatusFile,
 }
@@ -28,6 +32,10 @@ func (t *Tracker) writeSynthesized() {
 			data = t.g.Index(memgraph.KindUser)
 		case memgraph.CharIndexFile:
 			data = t.g.Index(memgraph.KindCharacter)
+		case memgraph.FullIndexPath(memgraph.KindUser):
+			data = t.g.FullIndex(memgraph.KindUser)
+		case memgraph.FullIndexPath(memgraph.KindCharacter):
+			data = t.g.FullIndex(memgraph.KindCharacter)
 		case memgraph.ContextFile:
 			data = t.g.Context(memgraph.ContextOptions{})
 		case memgraph.StatusFile:

@@ -16,9 +16,11 @@ package tracker
 import (
 	"context"
 	"log/slog"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -201,12 +203,12 @@ func (t *Tracker) IsTemp(rel string) bool {
 	return IsTemp(rel) || t.r.Ignored(rel)
 }
 
-// cleanRel normalises a repo-relative path and reports whether the tracker
-// should look at it at all: never .git, never synthesized files, never the
-// cache.
-func cleanRel(rel string) (string, bool) {
-	rel = path.Clean(strings.TrimPrefix(rel, "/"))
-	if rel == "." || rel == "" || rel == ".." || strings.HasPrefix(rel, "../") {
+// trackedRel cleans a repo-relative path (memgraph.CleanRel) and reports
+// whether the tracker should look at it at all: never .git, never
+// synthesized files, never the cache.
+func trackedRel(rel string) (string, bool) {
+	rel, ok := memgraph.CleanRel(rel)
+	if !ok {
 		return "", false
 	}
 	if rel == ".git" || strings.HasPrefix(rel, ".git/") {
@@ -263,7 +265,7 @@ func (t *Tracker) Touch(rel, writer string) {
 		t.control()
 		return
 	}
-	rel, ok := cleanRel(rel)
+	rel, ok := trackedRel(rel)
 	if !ok || IsTemp(rel) {
 		return
 	}
@@ -291,8 +293,8 @@ func (t *Tracker) touchLocked(rel, id string) {
 // touched; the commit message lists the pair as a rename when the old path
 // is gone and the new one is added in the same burst.
 func (t *Tracker) Renamed(old, new, writer string) {
-	o, okOld := cleanRel(old)
-	n, okNew := cleanRel(new)
+	o, okOld := trackedRel(old)
+	n, okNew := trackedRel(new)
 	id := t.Identity(writer)
 	t.mu.Lock()
 	if okOld && !IsTemp(o) {
@@ -372,12 +374,7 @@ func (t *Tracker) Ready() <-chan struct{} { return t.ready }
 func (t *Tracker) Pending() []string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	ps := make([]string, 0, len(t.pending))
-	for p := range t.pending {
-		ps = append(ps, p)
-	}
-	sort.Strings(ps)
-	return ps
+	return slices.Sorted(maps.Keys(t.pending))
 }
 
 // Invalid returns the problems of files kept out of git, sorted by path.

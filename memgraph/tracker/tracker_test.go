@@ -634,3 +634,40 @@ func TestSlowCommitDoesNotDelayTheNextBurst(t *testing.T) {
 	settle(t, tr)
 	conformance.CheckRepo(t, dir)
 }
+
+// TestFixedFileLeavesStatusAtOnce: a fixed file is no longer reported
+// invalid once it is written, not only once the fix is committed a
+// debounce later; the indexes already show it (issue 11.8).
+func TestFixedFileLeavesStatusAtOnce(t *testing.T) {
+	dir := conformance.NewRepo(t)
+	tr, g, _ := open(t, dir, tracker.Config{Debounce: time.Hour})
+	rel := "user_memory/broken.md"
+	conformance.WriteFile(t, dir, rel, "---\ndescription: ok\nmood: grumpy\n---\n# Broken\n")
+	tr.Touch(rel, "agent")
+	if err := tr.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if st := string(tr.Status()); !strings.Contains(st, rel+":3: ") {
+		t.Fatalf("Status lacks %s:3:\n%s", rel, st)
+	}
+	// The fix, as the mount sees it: written, the graph updated, the
+	// commit still a debounce (here an hour) away.
+	conformance.WriteFile(t, dir, rel, "---\ndescription: ok\n---\n# Broken\n")
+	if err := g.Update(rel); err != nil {
+		t.Fatal(err)
+	}
+	tr.Touch(rel, "agent")
+	st := string(tr.Status())
+	if strings.Contains(st, rel+":") || !strings.Contains(st, "invalid files: none") || !strings.Contains(st, "  "+rel+" (agent)") {
+		t.Errorf("after the fix, before its commit:\n%s", st)
+	}
+	// Written again, still broken: the graph's reading says so at once.
+	conformance.WriteFile(t, dir, rel, "---\ndescription: ok\ncolour: red\n---\n# Broken\n")
+	if err := g.Update(rel); err != nil {
+		t.Fatal(err)
+	}
+	tr.Touch(rel, "agent")
+	if st := string(tr.Status()); !strings.Contains(st, rel+":3: ") || strings.Contains(st, "mood") {
+		t.Errorf("broken again, before its commit:\n%s", st)
+	}
+}

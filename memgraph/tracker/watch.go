@@ -150,7 +150,7 @@ func (t *Tracker) rescan() {
 		return
 	}
 	for _, p := range paths {
-		rel, ok := cleanRel(p)
+		rel, ok := trackedRel(p)
 		if !ok || IsTemp(rel) {
 			continue
 		}
@@ -254,7 +254,7 @@ func (ws *watchState) handle(ev fsnotify.Event) {
 	}
 	if ev.Has(fsnotify.Create) {
 		if fi, err := os.Lstat(ev.Name); err == nil && fi.IsDir() {
-			if _, ok := cleanRel(rel); ok {
+			if _, ok := trackedRel(rel); ok {
 				if err := ws.addTree(ev.Name, true); err != nil {
 					t.log.Warn("cannot watch new directory", "dir", rel, "err", err)
 				}

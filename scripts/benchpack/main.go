@@ -32,7 +32,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	who := gitrepo.Author{Name: "bench", Email: "bench@engram.local"}
+	who := gitrepo.Writer("bench")
 	mem := func(i, v int) []byte {
 		return []byte(fmt.Sprintf("---\ndescription: Memory %d\n---\n# Memory %d\n\n## Fact\nYou like thing %d, version %d.\n", i, i, i, v))
 	}

@@ -26,6 +26,12 @@ import (
 // ErrNotEngram means a directory is not an engram repository.
 var ErrNotEngram = errors.New("not an engram repository")
 
+// NotEngramError is the one wording of "dir is not an engram repository",
+// the same in every command (and matching ErrNotEngram).
+func NotEngramError(dir string) error {
+	return fmt.Errorf("%s is %w: run engram init %s", dir, ErrNotEngram, dir)
+}
+
 // Service is an extra per-repository goroutine (sync, for one): Start runs
 // it until ctx ends, Close waits for it to return.
 type Service func(ctx context.Context, rt *Runtime)
@@ -88,7 +94,7 @@ func OpenRepo(dir string) (*gitrepo.Repo, *memgraph.Graph, error) {
 	if !fi.IsDir() {
 		return nil, nil, fmt.Errorf("%s is not a directory", dir)
 	}
-	notEngram := fmt.Errorf("%s is %w: run engram init %s", dir, ErrNotEngram, dir)
+	notEngram := NotEngramError(dir)
 	if !IsEngramRepo(dir) {
 		return nil, nil, notEngram
 	}

@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/engram-dev/engram/memgraph"
 	"github.com/engram-dev/engram/memgraph/gitrepo"
 )
 
@@ -112,23 +113,8 @@ func lastCommit(r *gitrepo.Repo) string {
 	if err != nil || c.Hash == "" {
 		return ""
 	}
-	h := c.Hash
-	if len(h) > 7 {
-		h = h[:7]
-	}
-	return fmt.Sprintf("%s %s %s", h, c.When.Format(time.DateTime), statusField(c.Subject))
+	return fmt.Sprintf("%s %s %s", gitrepo.ShortHash(c.Hash), c.When.Format(time.DateTime), statusField(c.Subject))
 }
 
 // statusField keeps a table cell on one line and short.
-func statusField(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if c < 0x20 || c == 0x7f {
-			b[i] = ' '
-		}
-	}
-	if len(b) > 80 {
-		return string(b[:77]) + "..."
-	}
-	return string(b)
-}
+func statusField(s string) string { return memgraph.ClipLine(s, 80) }

@@ -171,13 +171,7 @@ func (s *Server) systemPrompt(ctx context.Context, g *memgraph.Graph, message st
 	}
 	b.WriteString("\n\n" + recalledOpen + "\n")
 	b.WriteString("Memories recalled for the user's latest message, best match first (they may not all be relevant):\n")
-	for _, h := range hits {
-		fmt.Fprintf(&b, "- %s: %s", h.Path, h.Description)
-		if h.Snippet != "" && h.Snippet != h.Description {
-			fmt.Fprintf(&b, " — %s", h.Snippet)
-		}
-		b.WriteByte('\n')
-	}
+	b.WriteString(memgraph.RecallLines(hits))
 	b.WriteString(recalledClose + "\n")
 	return b.String()
 }

@@ -172,7 +172,7 @@ func (s *server) insert(ctx context.Context, req *mcp.CallToolRequest, in insert
 	if err != nil {
 		return nil, nil, err
 	}
-	return done(fmt.Sprintf("inserted %d %s after line %d of %s", strings.Count(strings.TrimSuffix(in.InsertText, "\n"), "\n")+1, plural(strings.Count(strings.TrimSuffix(in.InsertText, "\n"), "\n")+1, "line", "lines"), in.InsertLine, shown(rel)), hash), nil, nil
+	return done(fmt.Sprintf("inserted %d %s after line %d of %s", strings.Count(strings.TrimSuffix(in.InsertText, "\n"), "\n")+1, memgraph.Plural(strings.Count(strings.TrimSuffix(in.InsertText, "\n"), "\n")+1, "line", "lines"), in.InsertLine, shown(rel)), hash), nil, nil
 }
 
 func (s *server) delete(ctx context.Context, req *mcp.CallToolRequest, in deleteArgs) (*mcp.CallToolResult, any, error) {
@@ -289,5 +289,5 @@ func (s *server) use(ctx context.Context, req *mcp.CallToolRequest, in useArgs) 
 	if err != nil {
 		return nil, nil, err
 	}
-	return done(fmt.Sprintf("stamped used, %s on %s (%d %s)", now().Format(memgraph.DateLayout), shown(rel), uses, plural(uses, "use", "uses")), hash), nil, nil
+	return done(fmt.Sprintf("stamped used, %s on %s (%d %s)", now().Format(memgraph.DateLayout), shown(rel), uses, memgraph.Plural(uses, "use", "uses")), hash), nil, nil
 }

@@ -35,11 +35,7 @@ func (s *server) recall(ctx context.Context, req *mcp.CallToolRequest, in recall
 	}
 	var b strings.Builder
 	for i, h := range hits {
-		status := ""
-		if h.Status != "" && h.Status != string(memgraph.StatusActive) {
-			status = " [" + h.Status + "]"
-		}
-		fmt.Fprintf(&b, "%d. %s%s\n   %s\n", i+1, memgraph.SafeLine(shown(h.Path)), status, memgraph.SafeLine(h.Description))
+		fmt.Fprintf(&b, "%d. %s%s\n   %s\n", i+1, memgraph.SafeLine(shown(h.Path)), memgraph.RetiredTag(h.Status), memgraph.SafeLine(h.Description))
 		if h.Snippet != "" && h.Snippet != h.Description {
 			fmt.Fprintf(&b, "   > %s\n", memgraph.SafeLine(h.Snippet))
 		}

@@ -119,7 +119,7 @@ func author(req *mcp.CallToolRequest) (gitrepo.Author, string) {
 	if name != "" {
 		label = "mcp (" + name + ")"
 	}
-	return gitrepo.Author{Name: label, Email: "mcp@engram.local"}, label
+	return gitrepo.Writer(label), label
 }
 
 // cleanClientName keeps a client's self-chosen name safe for a commit
@@ -201,7 +201,7 @@ func readOnlyError(rel string) error {
 // done renders a write's result line with its commit.
 func done(text, hash string) *mcp.CallToolResult {
 	if hash != "" {
-		text += " (commit " + shortHash(hash) + ")"
+		text += " (commit " + gitrepo.ShortHash(hash) + ")"
 	} else {
 		text += " (unchanged, nothing to commit)"
 	}
@@ -210,11 +210,4 @@ func done(text, hash string) *mcp.CallToolResult {
 
 func textResult(text string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}
-}
-
-func shortHash(h string) string {
-	if len(h) > 7 {
-		return h[:7]
-	}
-	return h
 }

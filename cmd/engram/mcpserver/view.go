@@ -55,6 +55,10 @@ func (s *server) synthesized(rel string) ([]byte, bool) {
 		return s.g.Index(memgraph.KindUser), true
 	case memgraph.CharIndexFile:
 		return s.g.Index(memgraph.KindCharacter), true
+	case memgraph.FullIndexPath(memgraph.KindUser): // named by a cut index's footer
+		return s.g.FullIndex(memgraph.KindUser), true
+	case memgraph.FullIndexPath(memgraph.KindCharacter):
+		return s.g.FullIndex(memgraph.KindCharacter), true
 	case memgraph.ContextFile:
 		return s.g.Context(memgraph.ContextOptions{}), true
 	case memgraph.StatusFile:
@@ -171,7 +175,7 @@ func (s *server) describe(rel string) string {
 	if m.Front.Description != "" {
 		note = " — " + memgraph.SafeLine(m.Front.Description)
 	}
-	note += fmt.Sprintf(" (%d %s", m.Uses, plural(m.Uses, "use", "uses"))
+	note += fmt.Sprintf(" (%d %s", m.Uses, memgraph.Plural(m.Uses, "use", "uses"))
 	if !m.Active() {
 		note += ", " + string(m.Front.Status)
 	}
@@ -179,11 +183,4 @@ func (s *server) describe(rel string) string {
 		note += ", read_only"
 	}
 	return note + ")"
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -19,6 +19,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -66,6 +67,7 @@ var Suite = map[string]func(t *testing.T, env Env){
 	"ShellRedirections":          shellRedirections,
 	"GitignoreRespected":         gitignoreRespected,
 	"VimSave":                    vimSave,
+	"FullIndexAtFooterPath":      fullIndexAtFooterPath,
 }
 
 // Memory renders a valid memory file in the seed format.
@@ -82,7 +84,7 @@ var (
 	// Ignore mirrors the template's .gitignore: editor temporaries and the
 	// synthesized files.
 	Ignore = "# editor and tool temporaries\n.*.sw?\n*.swp\n4913\n*~\n.#*\n#*#\nsed??????\n*.tmp\n" +
-		"# synthesized by engram\n/user_memory.md\n/character_memory.md\n/CONTEXT.md\n/.engram/status\n/.engram/search/\n/.engram/cache/\n" +
+		"# synthesized by engram\n/user_memory.md\n/character_memory.md\n/CONTEXT.md\n/.engram/status\n/.engram/search/\n/.engram/index/\n/.engram/cache/\n" +
 		"# the transcripts inbox stays local\n/transcripts/*\n!/transcripts/.gitkeep\n"
 )
 
@@ -743,6 +745,53 @@ func vimSave(t *testing.T, env Env) {
 	files := Git(t, env.Repo, "ls-files")
 	for _, bad := range []string{".swp", "4913", "~"} {
 		lacks(t, "files", files, bad)
+	}
+	CheckRepo(t, env.Repo)
+}
+
+// fullIndexAtFooterPath: an index cut at its budget (issue 16.2) ends with
+// a footer naming the full listing, and that path is readable through Dir
+// (synthesized in the mount, a real git-ignored file in watch mode): it
+// lists every memory of the index, follows a change, and is never
+// committed.
+func fullIndexAtFooterPath(t *testing.T, env Env) {
+	WriteFile(t, env.Dir, ".engram/settings", "index_tokens: 100\n")
+	WriteFile(t, env.Dir, "user_memory/owns-a-kayak.md", Memory("Paddles a sea kayak", "Owns A Kayak", "You own a kayak."))
+	env.Settle(t)
+	idx := ReadFile(t, env.Dir, "user_memory.md")
+	_, footer, ok := strings.Cut(idx, " not shown. All of them: ")
+	if !ok {
+		t.Fatalf("user_memory.md at a 100-token budget has no footer:\n%s", idx)
+	}
+	full, _, _ := strings.Cut(footer, ";")
+	if full != ".engram/index/user_memory.md" {
+		t.Errorf("footer names %q, want .engram/index/user_memory.md", full)
+	}
+	listing := ReadFile(t, env.Dir, full)
+	lacks(t, full, listing, "not shown")
+	var want []string
+	for _, f := range strings.Split(Git(t, env.Repo, "ls-files", "user_memory/"), "\n") {
+		if strings.HasSuffix(f, ".md") {
+			want = append(want, f)
+		}
+	}
+	if len(want) < 6 {
+		t.Fatalf("git ls-files user_memory/ = %q, want the fixture's memories and owns-a-kayak", want)
+	}
+	for _, f := range want {
+		contains(t, full, listing, "- "+f+" — ")
+	}
+	if n := strings.Count(listing, "\n- user_memory/"); n != len(want) {
+		t.Errorf("%s lists %d memories, want %d:\n%s", full, n, len(want), listing)
+	}
+	// It follows a change like the budgeted index does.
+	WriteFile(t, env.Dir, "user_memory/grows-tomatoes.md", Memory("Grows tomatoes on the balcony", "Grows Tomatoes", "You grow tomatoes."))
+	env.Settle(t)
+	contains(t, full, ReadFile(t, env.Dir, full), "- user_memory/grows-tomatoes.md — ")
+	contains(t, "character index", ReadFile(t, env.Dir, path.Join(path.Dir(full), "character_memory.md")), "- character_memory/be-brief.md — ")
+	lacks(t, "files", Git(t, env.Repo, "ls-files"), ".engram/index")
+	if got, _ := HeadFile(t, env.Repo, ".engram/settings"); !strings.Contains(got, "index_tokens: 100") {
+		t.Errorf(".engram/settings not committed: %q", got)
 	}
 	CheckRepo(t, env.Repo)
 }
