@@ -26,6 +26,8 @@
 //	memgraph/recall            keyword and vector recall
 //	memgraph/gitrepo           the git mechanism: objects, trees, index, refs,
 //	                           locks, packing, crash repair
+//	memgraph/atomicfile        replacing a file whole (temp file, fsync,
+//	                           rename) and the names of temp files
 //	memgraph/secret            secret detection and redaction (gitleaks' rules)
 //	memgraph/failpoint         named crash points for fault-injection tests
 //	template                   the skeleton of a new repository
@@ -75,7 +77,18 @@
 //	                     paths it watches
 //	committable paths    gitrepo.CheckPath (what git may hold)
 //	memory names         memgraph: IsMemoryPath, ValidSlug, SlugProblem
-//	temp names           memgraph/tracker.IsTemp (never committed)
+//	temp names           memgraph/atomicfile.TempName and IsTemp (engram's
+//	                     own and "*.tmp"), used by gitrepo and the MCP
+//	                     tree; memgraph/tracker.IsTemp adds the editors'
+//	                     (never committed)
+//	replacing a file     atomicfile.WriteFile / Create outside a work tree
+//	                     (hooks, credentials, tokens, registry, caches);
+//	                     inside it gitrepo.WriteFile, confined to the tree
 //	engram repository    cmd/engram/host.IsEngramRepo
 //	FUSE errors          fs's toErrno
+//	FUSE mount options   fs's fuseOptions (both mounts; an hour of caching)
+//	a daemon's life      cmd/engram runDaemon: open, start, ready line,
+//	                     wait for a signal, close (mount, watch, mcp)
+//	model errors         consolidate/llm: scrubbed of keys and secrets,
+//	                     then memgraph.ErrorLine
 package engram

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/engram-dev/engram/memgraph/atomicfile"
 	"github.com/engram-dev/engram/memgraph/gitrepo"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -95,17 +96,7 @@ func writeFloor(p string, st *floorState) {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return
 	}
-	f, err := os.CreateTemp(filepath.Dir(p), "cursor-floor.*.tmp")
-	if err != nil {
-		return
-	}
-	_, err = f.Write(b)
-	if cerr := f.Close(); err == nil && cerr == nil {
-		err = os.Rename(f.Name(), p)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
+	atomicfile.WriteFile(p, b, 0o600)
 }
 
 // addFloor records e for rel and reports whether the floor changed.

@@ -2,6 +2,7 @@ package consolidate
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -103,7 +104,7 @@ func (s *chunkRun) plan(facts []Fact, cands [][]candidate, decs []*Decision) *ou
 			if d.Description != "" {
 				m.SetDescription(d.Description)
 			}
-			m.SetFact(firstNonEmpty(d.Text, f.Fact))
+			m.SetFact(cmp.Or(d.Text, f.Fact))
 			if f.Topic != "" && m.Front.Topic == "" {
 				m.SetTopic(f.Topic) // a topic someone set stays
 			}
@@ -183,7 +184,7 @@ func targetPath(t string) (string, error) {
 	t = strings.TrimPrefix(strings.TrimSpace(t), "./")
 	rel := strings.TrimSuffix(t, ".md") + ".md"
 	if strings.HasPrefix(t, "/") || strings.Contains(t, "\\") || path.Clean(rel) != rel || !allowedMemoryPath(rel) {
-		return "", fmt.Errorf("target %q is not a memory in user_memory/ or character_memory/", truncateRunes(t, 80))
+		return "", fmt.Errorf("target %q is not a memory in user_memory/ or character_memory/", memgraph.ClipLine(t, 80))
 	}
 	return rel, nil
 }
@@ -194,7 +195,7 @@ func (s *chunkRun) newMemory(f Fact, desc, text string, out *outcome, pending ma
 	if f.Kind == "character" {
 		dir = memgraph.CharacterDir
 	}
-	base := memgraph.Slug(firstNonEmpty(f.Slug, f.Description))
+	base := memgraph.Slug(cmp.Or(f.Slug, f.Description))
 	slug := memgraph.UniqueSlug(base, func(slug string) bool {
 		rel := dir + "/" + slug + ".md"
 		if out.files[rel] != nil || pending[rel] != nil || s.c.g.Get(rel) != nil {
@@ -208,7 +209,7 @@ func (s *chunkRun) newMemory(f Fact, desc, text string, out *outcome, pending ma
 	if strings.TrimSpace(episode) == "" {
 		episode = fmt.Sprintf("Consolidated from %s on %s.", s.src, s.now.Format(memgraph.DateLayout))
 	}
-	m := memgraph.NewMemory(rel, titleOf(slug), firstNonEmpty(desc, f.Description), firstNonEmpty(text, f.Fact), episode, s.now)
+	m := memgraph.NewMemory(rel, titleOf(slug), cmp.Or(desc, f.Description), cmp.Or(text, f.Fact), episode, s.now)
 	m.SetSource("consolidate " + s.src)
 	if f.Topic != "" {
 		m.SetTopic(f.Topic)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/engram-dev/engram/memgraph"
 )
 
 // Schema names double as the marker the fake model server uses to tell the
@@ -137,7 +139,7 @@ func firstJSONObject(s string) (json.RawMessage, error) {
 		}
 		off++
 	}
-	return nil, fmt.Errorf("the answer holds no JSON object: %q", truncateRunes(strings.TrimSpace(s), 80))
+	return nil, fmt.Errorf("the answer holds no JSON object: %q", memgraph.ClipLine(strings.TrimSpace(s), 80))
 }
 
 // fields decodes one object into its raw members.
@@ -238,7 +240,7 @@ func parseFact(raw json.RawMessage) (Fact, error) {
 	}
 	f.Kind = strings.ToLower(strings.TrimSpace(f.Kind))
 	if f.Kind != "user" && f.Kind != "character" {
-		return f, fmt.Errorf("kind %q is not user or character", truncateRunes(f.Kind, 40))
+		return f, fmt.Errorf("kind %q is not user or character", memgraph.ClipLine(f.Kind, 40))
 	}
 	if f.Slug, err = stringField(m, "slug", false); err != nil {
 		return f, err
@@ -258,7 +260,7 @@ func parseFact(raw json.RawMessage) (Fact, error) {
 	if f.Search, err = stringsField(m, "search"); err != nil {
 		return f, err
 	}
-	f.Slug = truncateRunes(strings.TrimSpace(f.Slug), MaxSlugFromModel)
+	f.Slug = shorten(strings.TrimSpace(f.Slug), MaxSlugFromModel)
 	f.Description = cleanDescription(f.Description)
 	f.Fact = cleanBody(f.Fact, MaxFactText)
 	f.Episode = cleanBody(f.Episode, MaxEpisode)
@@ -348,7 +350,7 @@ func parseDecision(raw json.RawMessage) (Decision, error) {
 	switch d.Action {
 	case ActionAdd, ActionUpdate, ActionDelete, ActionNone:
 	default:
-		return d, fmt.Errorf("action %q is not ADD, UPDATE, DELETE or NONE", truncateRunes(a, 40))
+		return d, fmt.Errorf("action %q is not ADD, UPDATE, DELETE or NONE", memgraph.ClipLine(a, 40))
 	}
 	if d.Target, err = stringField(m, "target", false); err != nil {
 		return d, err

@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/engram-dev/engram/memgraph"
 )
 
 // Role is who said a message. Only user and assistant messages are shown to
@@ -138,7 +140,7 @@ func parseJSONL(t *Transcript, data []byte) {
 				t.Partial = true
 				return
 			}
-			t.Problems = append(t.Problems, LineProblem{t.Path, lineNo, "not a JSON object: " + shortErr(err)})
+			t.Problems = append(t.Problems, LineProblem{t.Path, lineNo, "not a JSON object: " + memgraph.ClipLine(err.Error(), 120)})
 			continue
 		}
 		role, content := l.Role, l.Content
@@ -151,7 +153,7 @@ func parseJSONL(t *Transcript, data []byte) {
 		}
 		r, ok := normalizeRole(*role)
 		if !ok {
-			t.Problems = append(t.Problems, LineProblem{t.Path, lineNo, fmt.Sprintf("unknown role %q", truncateRunes(*role, 40))})
+			t.Problems = append(t.Problems, LineProblem{t.Path, lineNo, fmt.Sprintf("unknown role %q", memgraph.ClipLine(*role, 40))})
 			continue
 		}
 		text, err := contentText(content)
@@ -162,8 +164,6 @@ func parseJSONL(t *Transcript, data []byte) {
 		t.Messages = append(t.Messages, Message{Role: r, Text: text, Line: lineNo})
 	}
 }
-
-func shortErr(err error) string { return truncateRunes(err.Error(), 120) }
 
 // contentText accepts a string, null, or a list of parts of which the text
 // parts ({"type":"text","text":...}) are joined; images and tool calls are
@@ -299,12 +299,4 @@ func PrefixHash(msgs []Message, n int) string {
 		fmt.Fprintf(h, "%s\x00%d\x00%s\x00", msgs[i].Role, len(msgs[i].Text), msgs[i].Text)
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
-}
-
-func truncateRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n]) + "…"
 }

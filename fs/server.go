@@ -48,39 +48,16 @@ func mount(mountpoint string, d deps, opt Options) (*fuse.Server, *mountState, e
 	if err != nil {
 		return nil, nil, err
 	}
-	timeout := opt.CacheTimeout
-	if timeout <= 0 {
-		timeout = time.Hour
-	}
-	fopts := &fusefs.Options{
-		EntryTimeout:    &timeout,
-		AttrTimeout:     &timeout,
-		NegativeTimeout: &timeout,
-		// go-fuse logs through the standard logger; feed it to slog.
-		Logger: slog.NewLogLogger(log.Handler(), slog.LevelDebug),
-		MountOptions: fuse.MountOptions{
-			AllowOther:    opt.AllowOther,
-			Debug:         opt.Debug,
-			FsName:        dir,
-			Name:          "engram",
-			DirectMount:   true, // as root: mount(2) directly; otherwise fusermount3
-			DisableXAttrs: true, // git keeps no xattrs; saves a round trip per file
-			MaxReadAhead:  128 << 10,
-			// Entries and attributes are cached for an hour, so READDIRPLUS
-			// mostly re-sends what the kernel already has; plain READDIR
-			// halved "find" over a 10,000-file repository (scripts/bench-mount.sh).
-			DisableReadDirPlus: true,
-			Logger:             slog.NewLogLogger(log.Handler(), slog.LevelDebug),
-		},
-	}
-	if opt.AllowOther {
+	fopts := fuseOptions(fuseConfig{
+		fsName:     dir,
+		allowOther: opt.AllowOther,
 		// Other users reach the mount: let the kernel check mode bits, as
 		// the daemon (often root) would otherwise serve anyone anything.
-		fopts.MountOptions.Options = append(fopts.MountOptions.Options, "default_permissions")
-	}
-	if opt.Debug {
-		fopts.MountOptions.Logger = slog.NewLogLogger(log.Handler(), slog.LevelInfo)
-	}
+		kernelChecks: opt.AllowOther,
+		debug:        opt.Debug,
+		cacheTimeout: opt.CacheTimeout,
+		log:          log,
+	})
 	srv, err := serve(mnt, &rawFS{RawFileSystem: fusefs.NewNodeFS(m.root, fopts), appends: &m.appends}, &fopts.MountOptions)
 	if err != nil {
 		if m.rootFd >= 0 {
@@ -98,6 +75,54 @@ func mount(mountpoint string, d deps, opt Options) (*fuse.Server, *mountState, e
 		}
 	}()
 	return srv, m, nil
+}
+
+// fuseConfig is what tells the single-user mount (mount) and the
+// multi-user one (MountUsers) apart in their go-fuse options.
+type fuseConfig struct {
+	fsName       string // the source column of /proc/mounts
+	allowOther   bool
+	kernelChecks bool // "default_permissions": the kernel checks mode bits
+	debug        bool
+	cacheTimeout time.Duration // of entries, attributes and absences; <= 0: an hour
+	log          *slog.Logger
+}
+
+// fuseOptions builds the go-fuse options of every engram mount.
+func fuseOptions(c fuseConfig) *fusefs.Options {
+	timeout := c.cacheTimeout
+	if timeout <= 0 {
+		timeout = time.Hour
+	}
+	fuseLog := slog.LevelDebug
+	if c.debug {
+		fuseLog = slog.LevelInfo
+	}
+	fopts := &fusefs.Options{
+		EntryTimeout:    &timeout,
+		AttrTimeout:     &timeout,
+		NegativeTimeout: &timeout,
+		// go-fuse logs through the standard logger; feed it to slog.
+		Logger: slog.NewLogLogger(c.log.Handler(), slog.LevelDebug),
+		MountOptions: fuse.MountOptions{
+			AllowOther:    c.allowOther,
+			Debug:         c.debug,
+			FsName:        c.fsName,
+			Name:          "engram",
+			DirectMount:   true, // as root: mount(2) directly; otherwise fusermount3
+			DisableXAttrs: true, // git keeps no xattrs; saves a round trip per file
+			MaxReadAhead:  128 << 10,
+			// Entries and attributes are cached for an hour, so READDIRPLUS
+			// mostly re-sends what the kernel already has; plain READDIR
+			// halved "find" over a 10,000-file repository (scripts/bench-mount.sh).
+			DisableReadDirPlus: true,
+			Logger:             slog.NewLogLogger(c.log.Handler(), fuseLog),
+		},
+	}
+	if c.kernelChecks {
+		fopts.MountOptions.Options = append(fopts.MountOptions.Options, "default_permissions")
+	}
+	return fopts
 }
 
 // serve mounts raw at mnt and serves it (fusefs.Mount, with our rawFS in

@@ -115,32 +115,16 @@ func MountUsers(mountpoint string, users Users, opt UsersOptions) (*UsersServer,
 	root := &usersRoot{users: users, opt: opt, log: log, started: time.Now(), trees: map[string]*userTree{}}
 	root.guard = newGuard(root)
 	root.sandboxes = newSandboxes()
-	timeout := opt.CacheTimeout
-	if timeout <= 0 {
-		timeout = time.Hour
-	}
-	fopts := &fusefs.Options{
-		EntryTimeout:    &timeout,
-		AttrTimeout:     &timeout,
-		NegativeTimeout: &timeout,
-		Logger:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
-		MountOptions: fuse.MountOptions{
-			AllowOther:         true,
-			Debug:              opt.Debug,
-			FsName:             "engram-serve",
-			Name:               "engram",
-			DirectMount:        true,
-			DisableXAttrs:      true,
-			MaxReadAhead:       128 << 10,
-			DisableReadDirPlus: true,
-			Logger:             slog.NewLogLogger(log.Handler(), slog.LevelDebug),
-		},
-	}
-	if !opt.NoKernelChecks {
+	fopts := fuseOptions(fuseConfig{
+		fsName:     "engram-serve",
+		allowOther: true,
 		// The kernel checks mode bits too (the daemon reports each user's
 		// tree as theirs, its top 0700); the daemon's guard holds without.
-		fopts.MountOptions.Options = append(fopts.MountOptions.Options, "default_permissions")
-	}
+		kernelChecks: !opt.NoKernelChecks,
+		debug:        opt.Debug,
+		cacheTimeout: opt.CacheTimeout,
+		log:          log,
+	})
 	root.guard.RawFileSystem = fusefs.NewNodeFS(root, fopts)
 	srv, err := serve(mnt, root.guard, &fopts.MountOptions)
 	if err != nil {

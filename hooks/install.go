@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/engram-dev/engram/memgraph/atomicfile"
 	"github.com/engram-dev/engram/memgraph/gitrepo"
 	"github.com/go-git/go-git/v5"
 )
@@ -56,7 +57,7 @@ func Install(dir string) error {
 	if err := os.MkdirAll(filepath.Dir(hook), 0o755); err != nil {
 		return err
 	}
-	if err := writeFile(hook, []byte(preCommitScript), 0o755); err != nil {
+	if err := atomicfile.WriteFile(hook, []byte(preCommitScript), 0o755); err != nil {
 		return err
 	}
 	if err := setDrivers(dir, false); err != nil {
@@ -157,27 +158,5 @@ func setAttributes(gitDir string, remove bool) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
-	return writeFile(p, []byte(text), 0o644)
-}
-
-// writeFile replaces p atomically.
-func writeFile(p string, data []byte, perm os.FileMode) error {
-	f, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(perm)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), p)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	return atomicfile.WriteFile(p, []byte(text), 0o644)
 }

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/engram-dev/engram/cmd/engram/host"
@@ -72,4 +76,64 @@ func unmountedOutside(srv interface{ Wait() }) <-chan struct{} {
 // away: non-zero, so systemd's Restart=on-failure brings it back.
 func errUnmountedOutside(mnt string) error {
 	return fmt.Errorf("%s was unmounted from outside the daemon (fusermount3 -u?); pending changes were committed; start the daemon again to serve it", mnt)
+}
+
+// A front is how a daemon serves its running repository: the mount, MCP
+// over stdio, or nothing beside the runtime (watch mode). start begins
+// serving rt until ctx ends; it prints the ready line, and returns a
+// channel on which the front reports that it ended by itself (nil: it
+// never does) and stop, which ends it before the pending changes are
+// committed (ended: it had ended by itself).
+type front func(ctx context.Context, rt *host.Runtime) (ended <-chan error, stop func(ended bool) error, err error)
+
+// runDaemon is every single-repository daemon (mount, watch, mcp): it
+// opens and starts the runtime of dir, starts the front, and waits for
+// SIGINT or SIGTERM, the runtime's failure or the front's own end; then it
+// stops the front, so nothing new arrives, and commits everything left
+// (closeRuntime). A signal or a clean end of the front is a nil error.
+func runDaemon(dir string, cfg host.RuntimeConfig, start front) error {
+	rt, err := host.OpenRuntime(dir, cfg)
+	if err != nil {
+		return err
+	}
+	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stopSignals()
+	if err := rt.Start(ctx); err != nil {
+		closeRuntime(rt)
+		return err
+	}
+	fctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ended, stop, err := start(fctx, rt)
+	if err != nil {
+		closeRuntime(rt)
+		return err
+	}
+	byItself := false
+	select {
+	case <-ctx.Done(): // SIGINT/SIGTERM
+	case <-rt.Done():
+		err = rt.Err()
+	case err = <-ended:
+		byItself = true
+	}
+	cancel()
+	var serr error
+	if stop != nil {
+		serr = stop(byItself)
+	}
+	if cerr := closeRuntime(rt); cerr != nil && err == nil {
+		err = cerr
+	}
+	if err == nil && serr != nil {
+		err = serr
+	}
+	return err
+}
+
+// closeRuntime stops rt and commits what is pending, within 30 seconds.
+func closeRuntime(rt *host.Runtime) error {
+	fctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return rt.Close(fctx)
 }

@@ -7,8 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -64,34 +62,24 @@ instead (engram serve --http, at /mcp).`,
 // runMCP serves the repository dir over transport until the client leaves
 // or a signal arrives, then commits what is pending.
 func runMCP(dir string, cfg host.RuntimeConfig, transport mcp.Transport) error {
-	rt, err := host.OpenRuntime(dir, cfg)
-	if err != nil {
-		return err
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := rt.Start(ctx); err != nil {
-		closeRuntime(rt)
-		return err
-	}
-	srv := mcpserver.New(rt, mcpserver.Options{Logger: cfg.Logger, Version: version})
-	served := make(chan error, 1)
-	go func() { served <- srv.Run(ctx, transport) }()
-	select {
-	case err = <-served:
-		// The client closed the connection: the normal end.
-		if errors.Is(err, context.Canceled) || isClosed(err) {
-			err = nil
-		}
-	case <-rt.Done():
-		err = rt.Err()
-		stop()
-		<-served
-	}
-	if cerr := closeRuntime(rt); cerr != nil && err == nil {
-		err = cerr
-	}
-	return err
+	return runDaemon(dir, cfg, func(ctx context.Context, rt *host.Runtime) (<-chan error, func(bool) error, error) {
+		srv := mcpserver.New(rt, mcpserver.Options{Logger: cfg.Logger, Version: version})
+		ended := make(chan error, 1)
+		finished := make(chan struct{})
+		go func() {
+			defer close(finished)
+			err := srv.Run(ctx, transport)
+			// The client closed the connection: the normal end.
+			if errors.Is(err, context.Canceled) || isClosed(err) {
+				err = nil
+			}
+			ended <- err
+		}()
+		return ended, func(bool) error {
+			<-finished // ctx is over: the server returns
+			return nil
+		}, nil
+	})
 }
 
 // isClosed reports whether err only says the connection ended.

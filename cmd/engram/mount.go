@@ -6,10 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/signal"
 	"runtime/pprof"
-	"syscall"
-	"time"
 
 	"github.com/engram-dev/engram/cmd/engram/host"
 	enfs "github.com/engram-dev/engram/fs"
@@ -110,55 +107,31 @@ func runMount(dir, mnt string, cfg host.RuntimeConfig, opt enfs.Options) error {
 	if err := enfs.CheckMount(dir, mnt, allowOther); err != nil {
 		return err
 	}
-	rt, err := host.OpenRuntime(dir, cfg)
-	if err != nil {
-		return err
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := rt.Start(ctx); err != nil {
-		return err
-	}
-	opt.OnConsolidate = rt.RequestConsolidation
-	srv, err := enfs.Mount(mnt, rt.Graph, rt.Tracker, rt.Repo, opt)
-	if err != nil {
-		closeRuntime(rt)
-		return err
-	}
-	gone := unmountedOutside(srv)
-	fmt.Fprintf(stdout, "engram: mounted %s at %s\n", dir, mnt)
-	outside := false
-	select {
-	case <-ctx.Done(): // SIGINT/SIGTERM
-	case <-rt.Done():
-		err = rt.Err()
-	case <-gone:
-		outside = true
-		err = errUnmountedOutside(mnt)
-	}
-	// Unmount first so nothing new arrives, then commit everything left,
-	// including writes whose events were still queued.
-	var uerr error
-	if !outside {
-		if uerr = enfs.Unmount(srv, mnt); uerr != nil {
-			log.Warn("unmount", "err", uerr)
+	err := runDaemon(dir, cfg, func(_ context.Context, rt *host.Runtime) (<-chan error, func(bool) error, error) {
+		opt.OnConsolidate = rt.RequestConsolidation
+		srv, err := enfs.Mount(mnt, rt.Graph, rt.Tracker, rt.Repo, opt)
+		if err != nil {
+			return nil, nil, err
 		}
-	}
-	if cerr := closeRuntime(rt); cerr != nil && err == nil {
-		err = cerr
-	}
-	if err == nil && uerr != nil {
-		err = uerr
-	}
+		gone := make(chan error, 1)
+		go func() {
+			<-unmountedOutside(srv)
+			gone <- errUnmountedOutside(mnt)
+		}()
+		fmt.Fprintf(stdout, "engram: mounted %s at %s\n", dir, mnt)
+		return gone, func(outside bool) error {
+			if outside {
+				return nil
+			}
+			err := enfs.Unmount(srv, mnt)
+			if err != nil {
+				log.Warn("unmount", "err", err)
+			}
+			return err
+		}, nil
+	})
 	if err == nil {
 		log.Info("unmounted; pending changes committed", "repo", dir, "mountpoint", mnt)
 	}
 	return err
-}
-
-// closeRuntime stops rt and commits what is pending, within 30 seconds.
-func closeRuntime(rt *host.Runtime) error {
-	fctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	return rt.Close(fctx)
 }

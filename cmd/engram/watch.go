@@ -5,9 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/engram-dev/engram/cmd/engram/host"
 	"github.com/engram-dev/engram/memgraph"
@@ -75,28 +72,12 @@ Example:
 // runWatch watches the repository dir until SIGINT or SIGTERM, then commits
 // what is pending.
 func runWatch(dir string, cfg host.RuntimeConfig) error {
-	log := cfg.Logger
-	rt, err := host.OpenRuntime(dir, cfg)
-	if err != nil {
-		return err
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := rt.Start(ctx); err != nil {
-		closeRuntime(rt)
-		return err
-	}
-	fmt.Fprintf(stdout, "engram: watching %s\n", dir)
-	select {
-	case <-ctx.Done():
-	case <-rt.Done():
-		err = rt.Err()
-	}
-	if cerr := closeRuntime(rt); cerr != nil && err == nil {
-		err = cerr
-	}
+	err := runDaemon(dir, cfg, func(context.Context, *host.Runtime) (<-chan error, func(bool) error, error) {
+		fmt.Fprintf(stdout, "engram: watching %s\n", dir)
+		return nil, nil, nil
+	})
 	if err == nil {
-		log.Info("stopped; pending changes committed", "repo", dir)
+		cfg.Logger.Info("stopped; pending changes committed", "repo", dir)
 	}
 	return err
 }

@@ -13,6 +13,8 @@ import (
 
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
+
+	"github.com/engram-dev/engram/memgraph"
 )
 
 // Anthropic talks to Anthropic's Messages API through the official Go SDK.
@@ -226,7 +228,7 @@ func (a *Anthropic) wrap(ctx context.Context, err error) error {
 		if msg == "" {
 			msg = http.StatusText(ae.StatusCode)
 		}
-		return fmt.Errorf("anthropic at %s: %d: %s", a.Endpoint(), ae.StatusCode, a.scrub(truncateRunes(msg, 300)))
+		return fmt.Errorf("anthropic at %s: %d: %s", a.Endpoint(), ae.StatusCode, memgraph.ErrorLine(a.scrub(msg)))
 	}
 	e := wrapCallError("anthropic", a.Endpoint(), ctx, err)
 	if a.apiKey != "" && strings.Contains(e.Error(), a.apiKey) {

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/engram-dev/engram/memgraph"
 )
 
 // OpenAI talks to any OpenAI-compatible server (OpenAI, LM Studio, vLLM,
@@ -130,7 +133,7 @@ func (o *OpenAI) Chat(ctx context.Context, req ChatRequest) (string, error) {
 				body.ResponseFormat = map[string]any{
 					"type": "json_schema",
 					"json_schema": map[string]any{
-						"name":   firstNonEmpty(req.SchemaName, "answer"),
+						"name":   cmp.Or(req.SchemaName, "answer"),
 						"schema": strictSubset(req.Schema),
 						"strict": true,
 					},
@@ -161,7 +164,7 @@ func (o *OpenAI) Chat(ctx context.Context, req ChatRequest) (string, error) {
 	}
 	c := resp.Choices[0]
 	if c.Message.Refusal != nil && *c.Message.Refusal != "" {
-		return "", fmt.Errorf("openai %s: the model refused: %s", o.model, o.scrub(truncateRunes(*c.Message.Refusal, 200)))
+		return "", fmt.Errorf("openai %s: the model refused: %s", o.model, memgraph.ClipLine(o.scrub(*c.Message.Refusal), 200))
 	}
 	if c.FinishReason == "length" {
 		return "", fmt.Errorf("openai %s: the answer was cut off by the length limit", o.model)
@@ -218,7 +221,7 @@ func (o *OpenAI) do(ctx context.Context, method, path string, in, out any) error
 	}
 	if out != nil {
 		if err := json.Unmarshal(data, out); err != nil {
-			return fmt.Errorf("openai at %s: %s %s: the answer is not the expected JSON: %v", o.Endpoint(), method, path, shortErr(err))
+			return fmt.Errorf("openai at %s: %s %s: the answer is not the expected JSON: %v", o.Endpoint(), method, path, memgraph.ClipLine(err.Error(), 120))
 		}
 	}
 	return nil
@@ -263,7 +266,7 @@ func (o *OpenAI) send(ctx context.Context, method, path string, in any) (*http.R
 		msg = e.Error.Message
 	}
 	return nil, &httpError{status: resp.StatusCode, msg: o.scrub(msg),
-		text: fmt.Sprintf("openai at %s: %s %s: %s", o.Endpoint(), method, path, o.scrub(resp.Status+": "+truncateRunes(msg, 300)))}
+		text: fmt.Sprintf("openai at %s: %s %s: %s", o.Endpoint(), method, path, memgraph.ErrorLine(o.scrub(resp.Status+": "+msg)))}
 }
 
 // scrub removes the API key (servers sometimes echo it) and anything else

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+
+	"github.com/engram-dev/engram/memgraph"
 )
 
 var _ Streamer = (*OpenAI)(nil)
@@ -50,10 +52,10 @@ func (o *OpenAI) Stream(ctx context.Context, msgs []Message, onDelta func(string
 			} `json:"error"`
 		}
 		if err := json.Unmarshal([]byte(data), &chunk); err != nil {
-			return fmt.Errorf("a stream chunk is not JSON: %v", shortErr(err))
+			return fmt.Errorf("a stream chunk is not JSON: %v", memgraph.ClipLine(err.Error(), 120))
 		}
 		if chunk.Error != nil {
-			return fmt.Errorf("the server reported: %s", o.scrub(truncateRunes(chunk.Error.Message, 300)))
+			return fmt.Errorf("the server reported: %s", memgraph.ErrorLine(o.scrub(chunk.Error.Message)))
 		}
 		for _, c := range chunk.Choices {
 			if err := sink.send(c.Delta.Content); err != nil {

@@ -14,7 +14,6 @@ import (
 	"net"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/engram-dev/engram/memgraph/secret"
 )
@@ -88,25 +87,6 @@ func wrapCallError(provider, endpoint string, ctx context.Context, err error) er
 	}
 	return fmt.Errorf("%s at %s: %w", provider, endpoint, err)
 }
-
-func firstNonEmpty(s ...string) string {
-	for _, x := range s {
-		if x != "" {
-			return x
-		}
-	}
-	return ""
-}
-
-func truncateRunes(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n]) + "…"
-}
-
-func shortErr(err error) string { return truncateRunes(err.Error(), 120) }
 
 // scrubText removes the API key (servers sometimes echo it) and anything
 // else that looks like a secret (memgraph/secret's rules) from text bound

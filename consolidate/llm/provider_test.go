@@ -237,3 +237,35 @@ func TestOllamaLegacyFormatFallback(t *testing.T) {
 		t.Fatalf("calls %+v", cs)
 	}
 }
+
+// TestModelErrorsOneLine: a server's error text reaches the error as one
+// bounded line, and a key echoed across the cut is redacted before the cut
+// (a cut first would leave a prefix the scrubber no longer recognises).
+func TestModelErrorsOneLine(t *testing.T) {
+	// A key of plain words: only the exact match finds it, not a pattern.
+	key := "my-own-proxy-key-correct-horse-battery-staple"
+	msg := "Incorrect API key\nprovided:\r\n" + strings.Repeat("x", 240) + "\n" + key + "\n" + strings.Repeat("tail ", 200)
+	s := llmtest.New(t)
+	for name, p := range map[string]ChatProvider{
+		"openai":    NewOpenAI(s.OpenAIURL(), key, "fake"),
+		"anthropic": NewAnthropic(s.AnthropicURL(), key, "fake", 0),
+	} {
+		t.Run(name, func(t *testing.T) {
+			s.Queue(llmtest.KindExtract, llmtest.Reply{Status: 401, Error: msg})
+			_, err := p.Chat(context.Background(), ChatRequest{System: "ENGRAM-TASK: extract", SchemaName: schemaExtract, Schema: extractSchema})
+			if err == nil {
+				t.Fatal("no error")
+			}
+			e := err.Error()
+			if strings.ContainsAny(e, "\r\n") || len(e) > 500 {
+				t.Errorf("error is not one bounded line (%d bytes): %q", len(e), e)
+			}
+			if strings.Contains(e, "my-own-prox") {
+				t.Errorf("error leaks the key: %q", e)
+			}
+			if !strings.Contains(e, "401") || !strings.Contains(e, "Incorrect API key provided:") {
+				t.Errorf("error lost the server's words: %q", e)
+			}
+		})
+	}
+}

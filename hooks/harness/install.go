@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/engram-dev/engram/memgraph/atomicfile"
 )
 
 // InstallOptions says which harness to wire to which memory, and where.
@@ -120,7 +122,7 @@ func apply(o InstallOptions, uninstall bool) ([]Change, error) {
 		c := Change{Path: r.e.path, Note: r.e.note}
 		if r.existed {
 			c.Backup = r.path + ".engram-backup-" + o.Now().UTC().Format("20060102-150405")
-			if err := writeFileAtomic(c.Backup, r.old, 0o600); err != nil {
+			if err := atomicfile.WriteFile(c.Backup, r.old, 0o600); err != nil {
 				return changes, err
 			}
 		}
@@ -129,8 +131,14 @@ func apply(o InstallOptions, uninstall bool) ([]Change, error) {
 				return changes, err
 			}
 			c.Removed = true
-		} else if err := writeFileAtomic(r.path, r.next, fileMode(r.path)); err != nil {
-			return changes, err
+		} else {
+			if err := os.MkdirAll(filepath.Dir(r.path), 0o755); err != nil {
+				return changes, err
+			}
+			// A crash leaves the old settings or the new ones, never half.
+			if err := atomicfile.WriteFile(r.path, r.next, fileMode(r.path)); err != nil {
+				return changes, err
+			}
 		}
 		changes = append(changes, c)
 	}
@@ -142,35 +150,6 @@ func fileMode(p string) os.FileMode {
 		return fi.Mode().Perm()
 	}
 	return 0o644
-}
-
-// writeFileAtomic replaces p by a complete new file: a crash leaves the
-// old settings or the new ones, never half of them.
-func writeFileAtomic(p string, data []byte, mode os.FileMode) error {
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+".engram-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(mode); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), p)
 }
 
 // shellQuote quotes s for a POSIX shell, which is how the harnesses run a

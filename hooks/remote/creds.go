@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/engram-dev/engram/memgraph/atomicfile"
 )
 
 // TokenEnv is the environment variable a token is read from first.
@@ -112,24 +114,7 @@ func (c Credentials) Save(prefix, token string) error {
 		}
 	}
 	keep = append(keep, prefix+" "+token)
-	tmp, err := os.CreateTemp(filepath.Dir(c.Path), ".credentials.*.tmp")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.WriteString(strings.Join(keep, "\n") + "\n")
-	if err == nil {
-		err = tmp.Chmod(0o600)
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), c.Path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
-	return err
+	return atomicfile.WriteFile(c.Path, []byte(strings.Join(keep, "\n")+"\n"), 0o600)
 }
 
 // scrub removes secret from an error's text: go-git and HTTP servers

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/engram-dev/engram/memgraph"
+	"github.com/engram-dev/engram/memgraph/atomicfile"
 	"github.com/engram-dev/engram/memgraph/gitrepo"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -59,17 +60,7 @@ func writeState(r *gitrepo.Repo, st State) {
 	if os.MkdirAll(filepath.Dir(p), 0o755) != nil {
 		return
 	}
-	f, err := os.CreateTemp(filepath.Dir(p), "sync.*.tmp")
-	if err != nil {
-		return
-	}
-	_, err = f.Write(append(b, '\n'))
-	if cerr := f.Close(); err == nil && cerr == nil {
-		err = os.Rename(f.Name(), p)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
+	atomicfile.WriteFile(p, append(b, '\n'), 0o600)
 }
 
 // record stores the outcome of one attempt. err was scrubbed of the token.

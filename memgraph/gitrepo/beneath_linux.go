@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"math/rand/v2"
 	"path"
-	"strconv"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/engram-dev/engram/memgraph/atomicfile"
 )
 
 // beneathFS writes inside one work tree through a file descriptor of its
@@ -161,7 +161,7 @@ func openDirAt(parent int, name string, create bool, perm fs.FileMode) (int, err
 }
 
 // write replaces rel with data through a temp file and a rename inside
-// rel's directory. The temp name ends in ".tmp", which engram never
+// rel's directory. The temp name is atomicfile's, which engram never
 // commits, so a crash between the two leaves nothing to commit.
 func (b *beneathFS) write(rel string, data []byte, perm fs.FileMode, fsync bool) error {
 	dfd, err := b.dir(path.Dir(rel), true)
@@ -172,7 +172,7 @@ func (b *beneathFS) write(rel string, data []byte, perm fs.FileMode, fsync bool)
 	var tmp string
 	var fd int
 	for {
-		tmp = "." + base + "." + strconv.FormatUint(rand.Uint64()>>32, 36) + ".tmp"
+		tmp = atomicfile.TempName(base)
 		fd, err = unix.Openat(dfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(perm))
 		if !errors.Is(err, unix.EEXIST) {
 			break

@@ -9,6 +9,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/engram-dev/engram/memgraph/atomicfile"
 )
 
 // beneathFS is the portable fallback of the Linux openat2 version: it
@@ -53,27 +55,8 @@ func (b *beneathFS) write(rel string, data []byte, perm fs.FileMode, _ bool) err
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(d, "."+path.Base(rel)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(perm)
-	}
-	if err == nil {
-		err = f.Sync() // no batched flush here: every file is synced
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), filepath.Join(d, path.Base(rel)))
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	// No batched flush here: every file is synced.
+	return atomicfile.WriteFile(filepath.Join(d, path.Base(rel)), data, perm)
 }
 
 func (b *beneathFS) remove(rel string) error {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -88,7 +89,7 @@ func TestCrashMidCommitNeedsNoRepair(t *testing.T) {
 					t.Fatalf("own lock taken for a foreign one: %+v", lr)
 				}
 				if point == failpoint.RefUpdated || point == failpoint.IndexWritten {
-					if !contains(lr.IndexFixed, "user_memory/b.md") {
+					if !slices.Contains(lr.IndexFixed, "user_memory/b.md") {
 						t.Fatalf("index not repaired after the ref moved: %+v", lr)
 					}
 				}

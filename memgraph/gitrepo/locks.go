@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -176,7 +177,7 @@ func (r *Repo) repairIndexLocked() ([]string, error) {
 		}
 	}
 	for rel := range files {
-		if keep[rel] == nil && !contains(fixed, rel) {
+		if keep[rel] == nil && !slices.Contains(fixed, rel) {
 			fixed = append(fixed, rel)
 		}
 	}
@@ -218,15 +219,6 @@ func ownerTime(p string) time.Time {
 		return time.Time{}
 	}
 	return fi.ModTime()
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // ErrDaemonRunning is returned by LockDaemon when another process serves

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/engram-dev/engram/memgraph/atomicfile"
 )
 
 // ErrNoGit is returned by Pack when the git CLI is not installed.
@@ -158,13 +160,7 @@ func (r *Repo) deepSize() int64 {
 
 // setDeepSize is best effort: a lost record costs one early deep repack.
 func (r *Repo) setDeepSize(n int64) {
-	tmp := r.deepFile() + ".tmp"
-	if err := os.WriteFile(tmp, []byte(strconv.FormatInt(n, 10)+"\n"), 0o644); err != nil {
-		return
-	}
-	if err := os.Rename(tmp, r.deepFile()); err != nil {
-		os.Remove(tmp)
-	}
+	atomicfile.WriteFile(r.deepFile(), []byte(strconv.FormatInt(n, 10)+"\n"), 0o644)
 }
 
 func (r *Repo) runGit(ctx context.Context, git string, args ...string) (string, error) {

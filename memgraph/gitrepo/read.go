@@ -1,6 +1,7 @@
 package gitrepo
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"sort"
@@ -222,7 +223,7 @@ func (r *Repo) diffTrees(a, b plumbing.Hash, prefix string, out *[]string) error
 
 // diffEntry reports the files of one name that differ between two trees.
 func (r *Repo) diffEntry(x treeEntry, hasX bool, y treeEntry, hasY bool, prefix string, out *[]string) error {
-	p := prefix + firstNonEmpty(x.name, y.name)
+	p := prefix + cmp.Or(x.name, y.name)
 	var subA, subB plumbing.Hash
 	if hasX && x.isTree() {
 		subA = x.hash
@@ -239,13 +240,6 @@ func (r *Repo) diffEntry(x treeEntry, hasX bool, y treeEntry, hasY bool, prefix 
 		*out = append(*out, p)
 	}
 	return nil
-}
-
-func firstNonEmpty(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // headFiles flattens the HEAD tree into path -> entry (files only) and the

@@ -13,6 +13,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/engram-dev/engram/memgraph/atomicfile"
 )
 
 // Embedder turns texts into vectors, one per text, in order. consolidate's
@@ -225,35 +227,25 @@ func (v *Vectors) compact(keep map[[32]byte]bool) error {
 	if err := os.MkdirAll(v.dir, 0o755); err != nil {
 		return err
 	}
-	tmp := v.file() + ".tmp"
-	f, err := os.Create(tmp)
+	f, err := atomicfile.Create(v.file(), 0o644)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp) // after a successful rename there is nothing to remove
+	defer f.Abort() // after Commit there is nothing to remove
 	w := bufio.NewWriter(f)
 	for k, vec := range v.mem {
 		if _, err := w.Write(record(k, vec)); err != nil {
-			f.Close()
 			return err
 		}
 	}
 	if err := w.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
 		return err
 	}
 	if v.f != nil {
 		v.f.Close()
 		v.f = nil
 	}
-	return os.Rename(tmp, v.file())
+	return f.Commit()
 }
 
 // record encodes one cache record: key, dimension, little-endian floats.

@@ -4,6 +4,8 @@ import (
 	"path"
 	"strconv"
 	"strings"
+
+	"github.com/engram-dev/engram/memgraph/atomicfile"
 )
 
 // tempGlobs are base-name patterns of files that editors and tools create
@@ -16,22 +18,23 @@ var tempGlobs = []string{
 	"*~",               // vim/emacs/nano backups
 	".#*",              // emacs lock files
 	"#*#",              // emacs auto-save files
-	"*.tmp",            // write-to-temp-then-rename by many tools
 	".~lock.*#",        // LibreOffice locks
 	".goutputstream-*", // GNOME/gedit atomic writes
 }
 
 // IsTemp reports whether rel names an editor or tool temporary file: vim swap
 // files and its "4913" write probe, "~" backups, emacs ".#" locks and "#…#"
-// auto-saves, the "sedXXXXXX" temporaries of sed -i, and "*.tmp". Such files
-// may be written freely but are never committed. It looks at the base name
-// only; the tracker also skips whatever .gitignore ignores.
+// auto-saves, the "sedXXXXXX" temporaries of sed -i, and the "*.tmp" of
+// write-to-temp-then-rename (atomicfile.IsTemp: engram's own and many other
+// tools'). Such files may be written freely but are never committed. It
+// looks at the base name only; the tracker also skips whatever .gitignore
+// ignores.
 func IsTemp(rel string) bool {
 	base := path.Base(rel)
 	if base == "" || base == "." || base == "/" {
 		return false
 	}
-	if base == ".swp" || isVimProbe(base) || isSedTemp(base) {
+	if base == ".swp" || isVimProbe(base) || isSedTemp(base) || atomicfile.IsTemp(base) {
 		return true
 	}
 	lower := strings.ToLower(base)

@@ -1,6 +1,10 @@
 package tracker
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/engram-dev/engram/memgraph/atomicfile"
+)
 
 func TestIsTemp(t *testing.T) {
 	tests := []struct {
@@ -29,6 +33,9 @@ func TestIsTemp(t *testing.T) {
 		{"transcripts/a.tmp", true},
 		{"A.TMP", true},
 		{".likes.md.tmp", true},
+		{".tmp", true},
+		{"user_memory/" + atomicfile.TempName("likes-tea.md"), true},
+		{atomicfile.TempName("CONTEXT.md"), true},
 		{".~lock.notes.odt#", true},
 		{".goutputstream-XYZ123", true},
 		// real files

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"syscall"
 	"time"
+
+	"github.com/engram-dev/engram/memgraph/atomicfile"
 )
 
 // Layout of a serve ROOT.
@@ -106,11 +108,7 @@ func editRegistry(root string, fn func(reg *registry) error) error {
 	if err != nil {
 		return err
 	}
-	tmp := filepath.Join(root, "."+RegistryFile+".tmp")
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, filepath.Join(root, RegistryFile))
+	return atomicfile.WriteFile(filepath.Join(root, RegistryFile), append(b, '\n'), 0o644)
 }
 
 // AddUser registers id under root. The repository ROOT/users/<id> must

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/engram-dev/engram/cmd/engram/host"
 	"github.com/engram-dev/engram/hooks/remote"
 )
 
@@ -45,18 +46,11 @@ func (s *Server) gitSetup(w http.ResponseWriter, r *http.Request, c caller) {
 		writeError(w, http.StatusBadRequest, "githubToken is required")
 		return
 	}
-	rt, release, ok := s.userFor(w, r, c, req.UserID)
+	rt, ctx, done, ok := s.gitUser(w, r, c, req.UserID)
 	if !ok {
 		return
 	}
-	defer release()
-	unlock, ok := s.gitLocks.lock(w, r, req.UserID)
-	if !ok {
-		return
-	}
-	defer unlock()
-	ctx, cancel := context.WithTimeout(r.Context(), handlerTimeout)
-	defer cancel()
+	defer done()
 	st, err := s.cfg.Git.Setup(ctx, rt.Repo, rt.Tracker.Exclusive, req)
 	if err != nil {
 		s.gitFailed(w, "git setup failed", req.UserID, err)
@@ -73,24 +67,38 @@ func (s *Server) gitUpdate(w http.ResponseWriter, r *http.Request, c caller) {
 	if !decodeBody(w, r, &req) {
 		return
 	}
-	rt, release, ok := s.userFor(w, r, c, req.UserID)
+	rt, ctx, done, ok := s.gitUser(w, r, c, req.UserID)
 	if !ok {
 		return
 	}
-	defer release()
-	unlock, ok := s.gitLocks.lock(w, r, req.UserID)
-	if !ok {
-		return
-	}
-	defer unlock()
-	ctx, cancel := context.WithTimeout(r.Context(), handlerTimeout)
-	defer cancel()
+	defer done()
 	st, err := s.cfg.Git.Update(ctx, rt.Repo, rt.Tracker.Exclusive, req.UserID)
 	if err != nil {
 		s.gitFailed(w, "git update failed", req.UserID, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, st)
+}
+
+// gitUser acquires user id for a setup or an update: the user (userFor),
+// then its git lock, so that one git request of a user runs at a time,
+// and a context bounded by handlerTimeout. done gives all three back.
+func (s *Server) gitUser(w http.ResponseWriter, r *http.Request, c caller, id string) (rt *host.Runtime, ctx context.Context, done func(), ok bool) {
+	rt, release, ok := s.userFor(w, r, c, id)
+	if !ok {
+		return nil, nil, nil, false
+	}
+	unlock, ok := s.gitLocks.lock(w, r, id)
+	if !ok {
+		release()
+		return nil, nil, nil, false
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), handlerTimeout)
+	return rt, ctx, func() {
+		cancel()
+		unlock()
+		release()
+	}, true
 }
 
 // gitStatus reads the sync state only: no lock, no network.

@@ -398,3 +398,40 @@ func localCommit(t *testing.T, h *host.Host, user, rel, data string) {
 		t.Fatal(err)
 	}
 }
+
+// TestGitUserSerializes: a setup or update holds its user's git lock until
+// done; a second request of that user waits, and gets 503 when it gives up
+// first; another user never waits.
+func TestGitUserSerializes(t *testing.T) {
+	e := newEnv(t, "ollama", nil)
+	admin := caller{admin: true}
+	req := func(ctx context.Context) *http.Request {
+		return httptest.NewRequestWithContext(ctx, "POST", "/v1/git/update", nil)
+	}
+	_, ctx, done, ok := e.api.gitUser(httptest.NewRecorder(), req(context.Background()), admin, "alice")
+	if !ok || ctx.Err() != nil {
+		t.Fatalf("first gitUser: ok %v, ctx %v", ok, ctx.Err())
+	}
+	short, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	w := httptest.NewRecorder()
+	if _, _, _, ok := e.api.gitUser(w, req(short), admin, "alice"); ok || w.Code != http.StatusServiceUnavailable {
+		t.Fatalf("second gitUser of alice while the first runs: ok %v, %d", ok, w.Code)
+	}
+	_, _, doneBob, ok := e.api.gitUser(httptest.NewRecorder(), req(context.Background()), admin, "bob")
+	if !ok {
+		t.Fatal("bob waited for alice's lock")
+	}
+	doneBob()
+	done()
+	if ctx.Err() == nil {
+		t.Error("done left the request's context running")
+	}
+	again, cancel2 := context.WithTimeout(context.Background(), time.Second)
+	defer cancel2()
+	_, _, done, ok = e.api.gitUser(httptest.NewRecorder(), req(again), admin, "alice")
+	if !ok {
+		t.Fatal("alice's lock was not given back by done")
+	}
+	done()
+}

@@ -6,11 +6,11 @@ import (
 	"io"
 	"os"
 	"path"
-	"strconv"
 	"strings"
-	"sync/atomic"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/engram-dev/engram/memgraph/atomicfile"
 )
 
 // tree reads and writes the working tree of one repository, confined to it:
@@ -151,11 +151,9 @@ func (t tree) list(rel string) ([]os.DirEntry, error) {
 	return f.ReadDir(-1)
 }
 
-var tempSeq atomic.Uint64
-
 // write replaces rel with data through a temp file and a rename in the
 // same directory, so a reader (the mount, fsnotify, a cat) never sees half
-// a file. The temp name ends in .tmp, which the tracker never commits. An
+// a file. The temp name is atomicfile's, which the tracker never commits. An
 // existing file keeps its permission bits; a symlink at rel is refused.
 func (t tree) write(rel string, data []byte) error {
 	dir, base := path.Split(rel)
@@ -176,8 +174,15 @@ func (t tree) write(rel string, data []byte) error {
 	case err != unix.ENOENT:
 		return err
 	}
-	tmp := "." + base + ".mcp-" + strconv.Itoa(os.Getpid()) + "-" + strconv.FormatUint(tempSeq.Add(1), 10) + ".tmp"
-	fd, err := openat2(dfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW, uint64(mode))
+	var tmp string
+	var fd int
+	for {
+		tmp = atomicfile.TempName(base)
+		fd, err = openat2(dfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW, uint64(mode))
+		if !errors.Is(err, unix.EEXIST) {
+			break
+		}
+	}
 	if err != nil {
 		return err
 	}
