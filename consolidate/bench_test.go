@@ -32,7 +32,7 @@ func word(i int) string {
 }
 
 // benchRepo builds a committed repository of n user memories.
-func benchRepo(b *testing.B, n int) (string, *gitrepo.Repo, *memgraph.Graph) {
+func benchRepo(b testing.TB, n int) (string, *gitrepo.Repo, *memgraph.Graph) {
 	b.Helper()
 	dir := b.TempDir()
 	r, err := gitrepo.Init(dir)
@@ -95,10 +95,7 @@ func BenchmarkApply100Decisions(b *testing.B) {
 		}
 		s := &chunkRun{c: c, src: fmt.Sprintf("transcripts/bench.jsonl#%d", it+1), now: testNow, snap: map[string][]byte{}, head: map[string][]byte{}}
 		t0 := time.Now()
-		cands := make([][]candidate, len(facts))
-		for j, f := range facts {
-			cands[j] = s.candidates(context.Background(), f)
-		}
+		cands := s.candidatesAll(context.Background(), facts)
 		t1 := time.Now()
 		out := s.plan(facts, cands, decs)
 		if redo := s.conflicts(out); len(redo) > 0 {

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/engram-dev/engram/consolidate/llm"
@@ -143,6 +145,49 @@ func (s *chunkRun) load(rel string) *memgraph.Memory {
 // Read_only, invalid and inactive memories and anything outside the
 // memory folders are never offered. Each candidate says why it was.
 func (s *chunkRun) candidates(ctx context.Context, f Fact) []candidate {
+	return s.candidatesFrom(f, s.searchFor(ctx, f))
+}
+
+// candidatesAll is candidates for every fact, with the recall searches
+// (the costly part, an embedding call each when vectors are on) run in
+// parallel; the snapshot reads that follow stay on this goroutine.
+func (s *chunkRun) candidatesAll(ctx context.Context, facts []Fact) [][]candidate {
+	hits := make([][]recall.Hit, len(facts))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(facts)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				hits[i] = s.searchFor(ctx, facts[i])
+			}
+		}()
+	}
+	for i := range facts {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	out := make([][]candidate, len(facts))
+	for i, f := range facts {
+		out[i] = s.candidatesFrom(f, hits[i])
+	}
+	return out
+}
+
+// searchFor runs the recall search candidates offers from: the fact's
+// description, text and search terms.
+func (s *chunkRun) searchFor(ctx context.Context, f Fact) []recall.Hit {
+	q := f.Description + "\n" + f.Fact
+	if len(f.Search) > 0 {
+		q += "\n" + strings.Join(f.Search, "\n")
+	}
+	return s.c.g.RecallContext(ctx, q, recall.Options{K: s.c.cfg.Candidates * 3})
+}
+
+// candidatesFrom is candidates given the fact's search hits.
+func (s *chunkRun) candidatesFrom(f Fact, hits []recall.Hit) []candidate {
 	want := s.c.cfg.Candidates
 	var out []candidate
 	at := map[string]int{} // path -> index in out
@@ -175,12 +220,8 @@ func (s *chunkRun) candidates(ctx context.Context, f Fact) []candidate {
 			}
 		}
 	}
-	q := f.Description + "\n" + f.Fact
-	if len(f.Search) > 0 {
-		q += "\n" + strings.Join(f.Search, "\n")
-	}
 	n := 0
-	for _, h := range s.c.g.RecallContext(ctx, q, recall.Options{K: want * 3}) {
+	for _, h := range hits {
 		if n == want {
 			break
 		}
@@ -265,10 +306,7 @@ func (s *chunkRun) decide(ctx context.Context, facts []Fact, cands [][]candidate
 // changes against the snapshot, and re-decides the facts whose files
 // changed on disk meanwhile (bounded by cfg.Retries).
 func (s *chunkRun) decideAndPlan(ctx context.Context, facts []Fact) (*outcome, error) {
-	cands := make([][]candidate, len(facts))
-	for i, f := range facts {
-		cands[i] = s.candidates(ctx, f)
-	}
+	cands := s.candidatesAll(ctx, facts)
 	decs := make([]*Decision, len(facts))
 	var probs []string
 	for lo := 0; lo < len(facts); lo += MaxFacts {
