@@ -131,3 +131,54 @@ func emptyOrMissing(dir string) bool {
 	ents, err := os.ReadDir(dir)
 	return err != nil || len(ents) == 0
 }
+
+// CompleteIgnores appends to dir's existing .gitignore the rules of the
+// template's that it lacks (a repository made before a rule existed, such
+// as /.engram/index/), under a comment saying where they came from, and
+// returns them. Lines already there, in any place, are left as they are;
+// a missing .gitignore is Write's to create.
+func CompleteIgnores(dir string) ([]string, error) {
+	p := filepath.Join(dir, ".gitignore")
+	have, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	present := map[string]bool{}
+	for _, l := range strings.Split(string(have), "\n") {
+		present[strings.TrimSpace(l)] = true
+	}
+	want, err := Render(".gitignore", "")
+	if err != nil {
+		return nil, err
+	}
+	var missing []string
+	for _, l := range strings.Split(string(want), "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || strings.HasPrefix(l, "#") || present[l] {
+			continue
+		}
+		missing = append(missing, l)
+	}
+	if len(missing) == 0 {
+		return nil, nil
+	}
+	add := "\n# added by engram init (rules of a newer template)\n" + strings.Join(missing, "\n") + "\n"
+	if len(have) > 0 && have[len(have)-1] != '\n' {
+		add = "\n" + add
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return nil, err
+	}
+	_, err = f.WriteString(add)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("append to .gitignore: %w", err)
+	}
+	return missing, nil
+}

@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -131,5 +132,55 @@ func TestGitignoreWithGit(t *testing.T) {
 		if got := err == nil; got != ignored {
 			t.Errorf("git check-ignore %s = %v, want %v", p, got, ignored)
 		}
+	}
+}
+
+func TestCompleteIgnores(t *testing.T) {
+	full, _ := Render(".gitignore", "")
+	for _, tc := range []struct {
+		name, have string
+		want       []string
+		wantTail   string
+	}{
+		{"all there", string(full), nil, ""},
+		{"one missing", strings.Replace(string(full), "/.engram/index/\n", "", 1), []string{"/.engram/index/"}, "/.engram/index/\n"},
+		{"no final newline, two missing", strings.TrimSuffix(strings.Replace(strings.Replace(string(full), "*.tmp\n", "", 1), "/CONTEXT.md\n", "", 1), "\n"), []string{"*.tmp", "/CONTEXT.md"}, "*.tmp\n/CONTEXT.md\n"},
+		{"own file, indented rule counts", "  /CONTEXT.md\nmine/\n", nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, ".gitignore")
+			os.WriteFile(p, []byte(tc.have), 0o644)
+			got, err := CompleteIgnores(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			after, _ := os.ReadFile(p)
+			if tc.name == "own file, indented rule counts" {
+				// Every other template rule is added; the one present is not.
+				if slices.Contains(got, "/CONTEXT.md") || !slices.Contains(got, "/.engram/index/") {
+					t.Fatalf("added %v", got)
+				}
+				return
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("added %v, want %v", got, tc.want)
+			}
+			if tc.want == nil {
+				if string(after) != tc.have {
+					t.Fatalf("file changed:\n%s", after)
+				}
+				return
+			}
+			if !strings.HasPrefix(string(after), tc.have) || !strings.HasSuffix(string(after), tc.wantTail) {
+				t.Fatalf("file:\n%s", after)
+			}
+			if !strings.Contains(string(after), "\n!/transcripts/.gitkeep\n") {
+				t.Fatalf("an added rule is glued to the last line:\n%s", after)
+			}
+		})
+	}
+	if got, err := CompleteIgnores(t.TempDir()); err != nil || got != nil {
+		t.Fatalf("missing .gitignore: %v %v (Write creates it)", got, err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -41,9 +42,11 @@ tells git and engram to keep creating files that way. --shared creates it
 the usual way instead (0755/0644, as the umask allows).
 
 Running init on a directory that already is a repository (engram or plain
-git) only adds the files that are missing and commits just those; it never
-overwrites an existing file, so your memories and edits are safe. It says
-what it added, or that the repository was already initialised.
+git) only adds the files that are missing, and to an existing .gitignore
+the rules of the template's it lacks (a newer engram ignores more of what
+it generates), and commits just those; it never overwrites an existing
+file, so your memories and edits are safe. It says what it added, or that
+the repository was already initialised.
 
 Example:
   engram init ~/memory --user Ada
@@ -86,6 +89,15 @@ func initRepo(dir, user string, private bool) error {
 	if err != nil {
 		return err
 	}
+	var ignores []string // rules appended to an existing .gitignore
+	if !fresh && !slices.Contains(created, ".gitignore") {
+		if ignores, err = template.CompleteIgnores(r.Dir()); err != nil {
+			return err
+		}
+		if len(ignores) > 0 {
+			created = append(created, ".gitignore")
+		}
+	}
 	if err := initGitHooks(r.Dir()); err != nil { // githooks.go: pre-commit hook and merge drivers
 		// The repository works without them; only a revert of a
 		// consolidation then replays the reverted messages.
@@ -107,6 +119,9 @@ func initRepo(dir, user string, private bool) error {
 		changes = append(changes, gitrepo.Change{Path: p, Data: data})
 	}
 	msg := initMessage(created)
+	if len(ignores) > 0 && len(created) == 1 {
+		msg = "engram init: add " + strings.Join(ignores, ", ") + " to .gitignore"
+	}
 	hash, err := r.Commit(changes, msg, gitrepo.Engram, time.Now())
 	if err != nil {
 		return fmt.Errorf("commit the template: %w", err)
@@ -123,6 +138,10 @@ func initRepo(dir, user string, private bool) error {
 		fmt.Fprintf(stdout, "Added to %s:\n", dir)
 	}
 	for _, p := range created {
+		if p == ".gitignore" && len(ignores) > 0 {
+			fmt.Fprintf(stdout, "  .gitignore: the rules %s\n", strings.Join(ignores, ", "))
+			continue
+		}
 		fmt.Fprintf(stdout, "  %s\n", p)
 	}
 	if hash != "" {

@@ -101,6 +101,34 @@ func TestInit(t *testing.T) {
 	if st := gitOut(t, dir, "status", "--porcelain"); st != "" {
 		t.Fatalf("status not clean:\n%s", st)
 	}
+
+	// A repository from before a template rule existed gets the rule
+	// appended to its own .gitignore, which keeps its own lines.
+	ign := filepath.Join(dir, ".gitignore")
+	old, _ := os.ReadFile(ign)
+	mine := strings.Replace(string(old), "/.engram/index/\n", "", 1) + "my-notes/\n"
+	os.WriteFile(ign, []byte(mine), 0o644)
+	gitOut(t, dir, "commit", "-q", "-am", "older template, own rule")
+	os.MkdirAll(filepath.Join(dir, ".engram", "index"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".engram", "index", "user_memory.md"), []byte("x\n"), 0o644)
+	out = runCmd(t, "init", dir)
+	if !strings.Contains(out, ".gitignore: the rules /.engram/index/") {
+		t.Fatalf("output:\n%s", out)
+	}
+	if got := gitOut(t, dir, "log", "-1", "--format=%s"); got != "engram init: add /.engram/index/ to .gitignore" {
+		t.Fatalf("last commit: %s", got)
+	}
+	now, _ := os.ReadFile(ign)
+	if !strings.HasPrefix(string(now), mine) || strings.Count(string(now), "/.engram/index/") != 1 {
+		t.Fatalf(".gitignore:\n%s", now)
+	}
+	gitOut(t, dir, "check-ignore", "-q", ".engram/index/user_memory.md")
+	if st := gitOut(t, dir, "status", "--porcelain"); st != "" {
+		t.Fatalf("status not clean:\n%s", st)
+	}
+	if out = runCmd(t, "init", dir); !strings.Contains(out, "already initialised") {
+		t.Fatalf("third run:\n%s", out)
+	}
 }
 
 // TestInitExistingGitRepo: init completes a plain git repository with

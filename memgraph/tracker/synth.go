@@ -51,7 +51,7 @@ func (t *Tracker) writeSynthesized() {
 		}
 		if !t.warnedIgn[rel] && !t.r.Ignored(rel) {
 			t.warnedIgn[rel] = true
-			t.log.Warn("synthesized file is not git-ignored; add it to .gitignore (it is never committed)", "path", rel)
+			t.log.Warn("synthesized file is not git-ignored; add it to .gitignore, or run engram init on the repository to add the template's rules (it is never committed)", "path", rel)
 		}
 		// Symlink-safe: a .engram/ replaced by a link is refused, never
 		// followed out of the repository.
