@@ -70,6 +70,9 @@
 //	                     queries and memory fields; memgraph.ClipLine and
 //	                     ErrorLine (the same, cut) for errors and table
 //	                     cells; memgraph.Plural for counted nouns
+//	control characters   memgraph.IsControl (names, escaping, paths in
+//	                     commit messages); gitrepo.CheckPath holds git's
+//	                     own narrower rule for what a tree may hold
 //	recall as text       memgraph.RecallMarkdown (.engram/search/<query>),
 //	                     memgraph.RecallLines (a model's prompt),
 //	                     memgraph.RetiredTag (a retired hit's mark)

@@ -90,7 +90,7 @@ func FuzzSafeLine(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		out := SafeLine(s)
 		for _, r := range out {
-			if r == '\n' || r == '\r' || isControl(r) && r != utf8.RuneError {
+			if r == '\n' || r == '\r' || IsControl(r) && r != utf8.RuneError {
 				t.Fatalf("SafeLine(%q) = %q keeps %U", s, out, r)
 			}
 		}

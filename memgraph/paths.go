@@ -87,14 +87,19 @@ const SearchDir = StateDir + "/search"
 // slug rule (SlugProblem).
 func CheckName(rel string) error {
 	for i, r := range rel {
-		if isControl(r) {
+		if IsControl(r) {
 			return fmt.Errorf("name has a control character (%U at byte %d); use letters, digits and dashes", r, i)
 		}
 	}
 	return nil
 }
 
-func isControl(r rune) bool {
+// IsControl is engram's rule for a character that must not appear raw in a
+// name, a line of a file it writes, or a commit message: C0 and C1
+// controls, DEL, the Unicode line and paragraph separators, and invalid
+// UTF-8. (gitrepo.CheckPath applies git's narrower byte rule to what git
+// may hold.)
+func IsControl(r rune) bool {
 	return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == '\u2028' || r == '\u2029' || r == utf8.RuneError
 }
 

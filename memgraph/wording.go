@@ -22,7 +22,7 @@ func SafeLine(s string) string {
 		if r == ' ' {
 			continue
 		}
-		if isControl(r) || unicode.IsSpace(r) {
+		if IsControl(r) || unicode.IsSpace(r) {
 			clean = false
 			break
 		}
@@ -36,7 +36,7 @@ func SafeLine(s string) string {
 			b.WriteByte(' ')
 		}
 		for _, r := range f {
-			if isControl(r) {
+			if IsControl(r) {
 				q := strconv.QuoteRune(r) // '\x1b', '\u0085', '\ufffd'
 				b.WriteString(q[1 : len(q)-1])
 				continue

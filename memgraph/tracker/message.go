@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/engram-dev/engram/memgraph"
 )
 
 // Change kinds as they appear in a commit message body, in the order the
@@ -34,10 +36,8 @@ func (e entry) line() string {
 // quote keeps a path or a trailer value on its line of a commit message:
 // one with a newline or another control character is written Go-quoted.
 func quote(p string) string {
-	for _, r := range p {
-		if r < 0x20 || r == 0x7f {
-			return strconv.Quote(p)
-		}
+	if strings.IndexFunc(p, memgraph.IsControl) >= 0 {
+		return strconv.Quote(p)
 	}
 	return p
 }

@@ -117,3 +117,21 @@ func TestRecoveryMessage(t *testing.T) {
 		t.Errorf("recoveryMessage = %q, want %q", got, want)
 	}
 }
+
+// TestQuote: a path with any character engram counts as a control
+// (memgraph.IsControl) is Go-quoted in a commit message, so it cannot
+// start a new line or trailer there; other names are written as they are.
+func TestQuote(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"user_memory/likes-tea.md", "user_memory/likes-tea.md"},
+		{"user_memory/café.md", "user_memory/café.md"},
+		{"user_memory/a\nEngram-User: x.md", `"user_memory/a\nEngram-User: x.md"`},
+		{"user_memory/\x1b[31mred.md", `"user_memory/\x1b[31mred.md"`},
+		{"user_memory/line\u2028sep.md", `"user_memory/line\u2028sep.md"`},
+		{"user_memory/c1\u0085.md", `"user_memory/c1\u0085.md"`},
+	} {
+		if got := quote(tc.in); got != tc.want {
+			t.Errorf("quote(%q) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}
