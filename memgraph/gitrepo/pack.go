@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -67,12 +68,15 @@ func (r *Repo) looseIn(fan string) int {
 // It runs beside commits without taking the commit lock, and is safe
 // there: it only adds packs and then deletes loose objects and packs whose
 // every object is in a new pack (prune-packed); nothing unreachable is
-// pruned (a deep repack's "-A" turns what it leaves out into loose objects
-// instead of deleting them, and nothing here runs git prune), so the objects of a commit in flight
-// survive whether they were packed or not; a reader that misses an object
-// that moved into a new pack reopens the storage (see readObject). A
-// cancelled ctx stops git with SIGTERM, on which git removes its own
-// temporary files.
+// pruned (a deep repack's "-A" turns what it leaves out into loose
+// objects instead of deleting them, and nothing here runs git prune), so
+// the objects of a commit in flight survive whether they were packed or
+// not; a reader that misses an object that moved into a new pack reopens
+// the storage (see readObject). A cancelled ctx stops git with SIGTERM, on
+// which git removes its own temporary files.
+//
+// Packs of different repositories take turns (packSlots): one daemon
+// serving many users never runs more repacks at once than half the CPUs.
 //
 // Why git and not go-git: go-git's RepackObjects rewrites every object into
 // one pack on every call and deletes loose objects without git's care;
@@ -83,6 +87,11 @@ func (r *Repo) Pack(ctx context.Context) error {
 	if err != nil {
 		return ErrNoGit
 	}
+	release, err := packSlots.acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
 	out, err := r.runGit(ctx, git, "-c", "pack.threads=1", "repack", "-d", "-q", "--geometric=2")
 	if err != nil && ctx.Err() == nil && strings.Contains(out, "geometric") {
 		// git before 2.33: a plain incremental repack.
@@ -107,6 +116,23 @@ func (r *Repo) Pack(ctx context.Context) error {
 	}
 	r.setDeepSize(r.packedSize())
 	return nil
+}
+
+// packSlots bounds the repacks running at once in this process.
+var packSlots = newSlots(max(1, runtime.NumCPU()/2))
+
+// slots is a counting semaphore whose waiters give up with their context.
+type slots chan struct{}
+
+func newSlots(n int) slots { return make(slots, n) }
+
+func (s slots) acquire(ctx context.Context) (release func(), err error) {
+	select {
+	case s <- struct{}{}:
+		return func() { <-s }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // minDeepPack is the packed size under which a deep repack is not worth

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestCommitDuringPack is issue 16.3: packing runs beside commits, never
@@ -189,4 +190,59 @@ func TestDeepRepack(t *testing.T) {
 	}
 	gitCmd(t, dir, "cat-file", "-e", goneBlob) // fails if the repack deleted it
 	gitCmd(t, dir, "fsck", "--strict", "--no-progress")
+}
+
+// TestPackSlots: a repack waits for a free slot, and gives up waiting when
+// its context ends (a daemon shutting down).
+func TestPackSlots(t *testing.T) {
+	s := newSlots(1)
+	release, err := s.acquire(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan error, 1)
+	go func() {
+		rel, err := s.acquire(context.Background())
+		if err == nil {
+			rel()
+		}
+		got <- err
+	}()
+	select {
+	case err := <-got:
+		t.Fatalf("second acquire returned (%v) while the only slot was taken", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	release()
+	if err := <-got; err != nil {
+		t.Fatal(err)
+	}
+
+	release, _ = s.acquire(context.Background())
+	defer release()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := s.acquire(ctx); err != context.Canceled {
+		t.Fatalf("acquire with a cancelled context: %v, want context.Canceled", err)
+	}
+
+	// Pack itself takes a slot of the process's: with all of them taken, it
+	// waits, and gives up with its context without running git.
+	r, dir := tempRepo(t)
+	for range cap(packSlots) {
+		rel, _ := packSlots.acquire(context.Background())
+		defer rel()
+	}
+	writeFile(t, dir, "user_memory/a.md", "a\n")
+	if _, err := r.Commit([]Change{put("user_memory/a.md", "a\n")}, "a", who, when); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel = context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if err := r.Pack(ctx); err != context.DeadlineExceeded {
+		t.Fatalf("Pack while every slot is taken: %v, want context.DeadlineExceeded", err)
+	}
+	if packs, _ := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "*.pack")); len(packs) != 0 {
+		t.Fatalf("git ran although no slot was free: %v", packs)
+	}
 }
