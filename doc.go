@@ -33,7 +33,8 @@
 //	template                   the skeleton of a new repository
 //
 // Test helpers that no implementation owns sit beside what they test:
-// consolidate/llmtest (a fake model server), memgraph/tracker/conformance
+// consolidate/llmtest (a fake model server), hooks/remote/githubtest (a
+// fake of the GitHub API calls setup makes), memgraph/tracker/conformance
 // (the behaviours every way of serving a repository must have, run over
 // the mount and watch mode), memgraph/secret/secrettest (scans a repository
 // and its git objects for planted secrets). scripts/ holds tooling: the

@@ -4,59 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/engram-dev/engram/hooks/remote/githubtest"
 )
-
-// fakeGitHub is the part of the GitHub REST API setup uses; created
-// repositories clone from the test's git server.
-type fakeGitHub struct {
-	cloneURL string
-	mu       sync.Mutex
-	repos    map[string]bool // name -> private
-	posts    []map[string]any
-}
-
-func (f *fakeGitHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Header.Get("Authorization") != "Bearer "+testToken {
-		w.WriteHeader(http.StatusUnauthorized)
-		w.Write([]byte(`{"message":"Bad credentials"}`))
-		return
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	switch {
-	case r.Method == "GET" && r.URL.Path == "/user":
-		w.Write([]byte(`{"login":"ada"}`))
-	case r.Method == "GET" && strings.HasPrefix(r.URL.Path, "/repos/ada/"):
-		name := strings.TrimPrefix(r.URL.Path, "/repos/ada/")
-		private, ok := f.repos[name]
-		if !ok {
-			w.WriteHeader(http.StatusNotFound)
-			w.Write([]byte(`{"message":"Not Found"}`))
-			return
-		}
-		json.NewEncoder(w).Encode(map[string]any{"clone_url": f.cloneURL, "private": private})
-	case r.Method == "POST" && r.URL.Path == "/user/repos":
-		var body map[string]any
-		json.NewDecoder(r.Body).Decode(&body)
-		f.posts = append(f.posts, body)
-		name, _ := body["name"].(string)
-		private, _ := body["private"].(bool)
-		f.repos[name] = private
-		w.WriteHeader(http.StatusCreated)
-		json.NewEncoder(w).Encode(map[string]any{"clone_url": f.cloneURL, "private": private})
-	default:
-		w.WriteHeader(http.StatusNotFound)
-	}
-}
 
 func TestSetupGitHub(t *testing.T) {
 	srv := startGitServer(t)
-	fake := &fakeGitHub{cloneURL: srv.URL(), repos: map[string]bool{}}
+	fake := &githubtest.Server{Token: testToken, Login: "ada", CloneURL: srv.URL()}
 	api := httptest.NewServer(fake)
 	defer api.Close()
 	a := newNode(t, seed)
@@ -78,8 +35,8 @@ func TestSetupGitHub(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.Repo.Created || res.Username != "ada" || len(fake.posts) != 1 || fake.posts[0]["private"] != true || fake.posts[0]["name"] != DefaultRepoName {
-		t.Fatalf("setup: %+v posts %v", res, fake.posts)
+	if _, posts := fake.Snapshot(); !res.Repo.Created || res.Username != "ada" || len(posts) != 1 || posts[0]["private"] != true || posts[0]["name"] != DefaultRepoName {
+		t.Fatalf("setup: %+v posts %v", res, posts)
 	}
 	head := a.git("rev-parse", "HEAD")
 	if got := mustRun(t, srv.bare, "git", "rev-parse", "main"); got != head {
@@ -92,8 +49,8 @@ func TestSetupGitHub(t *testing.T) {
 
 	// Second setup reuses the repository.
 	res, err = SetupGitHub(ctx, a.r, GitHub{API: api.URL, Token: testToken}, "", Options{Credentials: Credentials{Path: credPath}})
-	if err != nil || res.Repo.Created || len(fake.posts) != 1 {
-		t.Fatalf("reuse: %+v %v posts %d", res, err, len(fake.posts))
+	if _, posts := fake.Snapshot(); err != nil || res.Repo.Created || len(posts) != 1 {
+		t.Fatalf("reuse: %+v %v posts %d", res, err, len(posts))
 	}
 
 	// The HTTP API shapes.

@@ -21,6 +21,7 @@ import (
 
 	"github.com/engram-dev/engram/cmd/engram/host"
 	"github.com/engram-dev/engram/hooks/remote"
+	"github.com/engram-dev/engram/hooks/remote/githubtest"
 	"github.com/engram-dev/engram/memgraph/gitrepo"
 	"github.com/engram-dev/engram/memgraph/secret/secrettest"
 )
@@ -63,60 +64,6 @@ func startGitHost(t *testing.T) *gitHost {
 	return &gitHost{bare: bare, url: srv.URL + "/memory.git"}
 }
 
-// fakeGitHub is the part of GitHub's REST API setup uses. Repository
-// "leaky" answers 403 with a message that quotes the token, as careless
-// servers do, so the scrubbing is tested end to end.
-type fakeGitHub struct {
-	cloneURL string
-	mu       sync.Mutex
-	repos    map[string]bool // name -> private
-	posts    []map[string]any
-	calls    int
-}
-
-func (f *fakeGitHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.calls++
-	if r.Header.Get("Authorization") != "Bearer "+ghToken {
-		w.WriteHeader(http.StatusUnauthorized)
-		w.Write([]byte(`{"message":"Bad credentials"}`))
-		return
-	}
-	switch {
-	case r.Method == "GET" && r.URL.Path == "/user":
-		w.Write([]byte(`{"login":"alice-gh"}`))
-	case r.Method == "GET" && r.URL.Path == "/repos/alice-gh/leaky":
-		w.WriteHeader(http.StatusForbidden)
-		json.NewEncoder(w).Encode(map[string]string{"message": "token " + ghToken + " lacks the repo scope"})
-	case r.Method == "GET" && strings.HasPrefix(r.URL.Path, "/repos/alice-gh/"):
-		private, ok := f.repos[strings.TrimPrefix(r.URL.Path, "/repos/alice-gh/")]
-		if !ok {
-			w.WriteHeader(http.StatusNotFound)
-			w.Write([]byte(`{"message":"Not Found"}`))
-			return
-		}
-		json.NewEncoder(w).Encode(map[string]any{"clone_url": f.cloneURL, "private": private})
-	case r.Method == "POST" && r.URL.Path == "/user/repos":
-		var body map[string]any
-		json.NewDecoder(r.Body).Decode(&body)
-		f.posts = append(f.posts, body)
-		name, _ := body["name"].(string)
-		private, _ := body["private"].(bool)
-		f.repos[name] = private
-		w.WriteHeader(http.StatusCreated)
-		json.NewEncoder(w).Encode(map[string]any{"clone_url": f.cloneURL, "private": private})
-	default:
-		w.WriteHeader(http.StatusNotFound)
-	}
-}
-
-func (f *fakeGitHub) snapshot() (calls int, posts []map[string]any) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.calls, append([]map[string]any(nil), f.posts...)
-}
-
 // lockedBuffer collects log lines from many goroutines.
 type lockedBuffer struct {
 	mu sync.Mutex
@@ -139,7 +86,7 @@ func (b *lockedBuffer) String() string {
 // clone from a real git host, and every log line and reply kept.
 type gitEnv struct {
 	*env
-	gh      *fakeGitHub
+	gh      *githubtest.Server
 	ghURL   string
 	host    *gitHost
 	logs    *lockedBuffer
@@ -149,7 +96,7 @@ type gitEnv struct {
 func newGitEnv(t *testing.T) *gitEnv {
 	t.Helper()
 	gh := startGitHost(t)
-	fake := &fakeGitHub{cloneURL: gh.url, repos: map[string]bool{}}
+	fake := &githubtest.Server{Token: ghToken, Login: "alice-gh", CloneURL: gh.url, Leaky: "leaky"}
 	api := httptest.NewServer(fake)
 	t.Cleanup(api.Close)
 	logs := &lockedBuffer{}
@@ -217,7 +164,7 @@ func TestGitEndpoints(t *testing.T) {
 	}
 
 	// alice's token on bob: 403 before GitHub hears of it.
-	calls, _ := g.gh.snapshot()
+	calls, _ := g.gh.Snapshot()
 	for _, c := range []struct{ method, path, body string }{
 		{"POST", "/v1/git/setup", setupBody("bob", ghToken, "memory")},
 		{"POST", "/v1/git/update", `{"userId":"bob"}`},
@@ -227,7 +174,7 @@ func TestGitEndpoints(t *testing.T) {
 			t.Errorf("%s as bob with alice's token: %d %v", c.path, code, v)
 		}
 	}
-	if now, _ := g.gh.snapshot(); now != calls {
+	if now, _ := g.gh.Snapshot(); now != calls {
 		t.Fatalf("GitHub was called for a forbidden request")
 	}
 	if _, err := os.Stat(filepath.Join(g.root, "credentials", "bob")); !os.IsNotExist(err) {
@@ -252,7 +199,7 @@ func TestGitEndpoints(t *testing.T) {
 	if v["userId"] != "alice" || v["connected"] != true || v["github_username"] != "alice-gh" || v["repo_url"] != g.host.url || v["last_push"] == nil {
 		t.Fatalf("setup reply: %s", raw)
 	}
-	if _, posts := g.gh.snapshot(); len(posts) != 1 || posts[0]["private"] != true || posts[0]["name"] != "memory" {
+	if _, posts := g.gh.Snapshot(); len(posts) != 1 || posts[0]["private"] != true || posts[0]["name"] != "memory" {
 		t.Fatalf("created on GitHub: %v", posts)
 	}
 	dir := host.UserDir(g.root, "alice")
@@ -275,7 +222,7 @@ func TestGitEndpoints(t *testing.T) {
 	if code, _, raw := g.call("POST", "/v1/git/setup", alice, setupBody("alice", ghToken, "memory")); code != 200 {
 		t.Fatalf("setup again: %d %s", code, raw)
 	}
-	if _, posts := g.gh.snapshot(); len(posts) != 1 {
+	if _, posts := g.gh.Snapshot(); len(posts) != 1 {
 		t.Fatalf("setup again created another repository: %v", posts)
 	}
 
