@@ -1,4 +1,4 @@
-// Package engram is a git-native memory for AI agents: every user owns a git
+// Package mindmount is a git-native memory for AI agents: every user owns a git
 // repository of markdown memories, projected into a directory with FUSE,
 // where every change becomes a commit. This file only explains how the
 // packages layer; the code lives below it.
@@ -6,10 +6,10 @@
 // Imports read downward. A package may import those on the lines below its
 // own, never one above:
 //
-//	cmd/engram                 the CLI: flags, environment, signals, wiring
-//	cmd/engram/httpapi         the HTTP API of "engram serve --http"
-//	cmd/engram/mcpserver       MCP tools and resources over stdio and HTTP
-//	cmd/engram/host            running repositories: one Runtime per repository
+//	cmd/mindmount                 the CLI: flags, environment, signals, wiring
+//	cmd/mindmount/httpapi         the HTTP API of "mindmount serve --http"
+//	cmd/mindmount/mcpserver       MCP tools and resources over stdio and HTTP
+//	cmd/mindmount/host            running repositories: one Runtime per repository
 //	                           (graph, tracker, consolidator, sync), a Host of
 //	                           every user's Runtime under ROOT, loaded lazily
 //	fs                         the mount, single- and multi-user (the only
@@ -47,23 +47,23 @@
 // edits, and the start-up recovery, go through the repository's one
 // tracker (memgraph/tracker), which judges them and names the writer;
 // consolidation (consolidate) and sync merges (hooks/remote) commit through
-// the same Repo, and the tracker reloads when HEAD moves beside it; engram
+// the same Repo, and the tracker reloads when HEAD moves beside it; mindmount
 // init commits the template before any tracker runs. The domain (memgraph,
 // consolidate) never imports go-fuse, never reads the environment and never
 // talks HTTP except through a provider handed to it.
 //
 // One home for each rule; a package above uses it and keeps no copy:
 //
-//	commit identity      gitrepo.Writer: "name <name@engram.local>";
-//	                     gitrepo.Engram for engram's own commits (init,
+//	commit identity      gitrepo.Writer: "name <name@mindmount.local>";
+//	                     gitrepo.Mindmount for mindmount's own commits (init,
 //	                     recovery) and a commit without an author
 //	commit messages      each writer words its own kind, in one builder:
-//	                     the tracker's bursts, recovery and Engram-User/
-//	                     Engram-Sandbox trailers (memgraph/tracker
+//	                     the tracker's bursts, recovery and Mindmount-User/
+//	                     Mindmount-Sandbox trailers (memgraph/tracker
 //	                     message.go, authorship.go), a consolidation run
 //	                     and its recovery (consolidate commit.go,
 //	                     consolidator.go), a sync merge (hooks/remote
-//	                     merge.go), the template (cmd/engram init.go);
+//	                     merge.go), the template (cmd/mindmount init.go);
 //	                     gitrepo.Subject is a message's first line
 //	hash abbreviation    gitrepo.ShortHash, 7 characters
 //	one-line text        memgraph.SafeLine (white space collapsed, control
@@ -74,25 +74,25 @@
 //	control characters   memgraph.IsControl (names, escaping, paths in
 //	                     commit messages); gitrepo.CheckPath holds git's
 //	                     own narrower rule for what a tree may hold
-//	recall as text       memgraph.RecallMarkdown (.engram/search/<query>),
+//	recall as text       memgraph.RecallMarkdown (.mindmount/search/<query>),
 //	                     memgraph.RecallLines (a model's prompt),
 //	                     memgraph.RetiredTag (a retired hit's mark)
 //	path cleaning        memgraph.CleanRel; the tracker narrows it to the
 //	                     paths it watches
 //	committable paths    gitrepo.CheckPath (what git may hold)
 //	memory names         memgraph: IsMemoryPath, ValidSlug, SlugProblem
-//	temp names           memgraph/atomicfile.TempName and IsTemp (engram's
+//	temp names           memgraph/atomicfile.TempName and IsTemp (mindmount's
 //	                     own and "*.tmp"), used by gitrepo and the MCP
 //	                     tree; memgraph/tracker.IsTemp adds the editors'
 //	                     (never committed)
 //	replacing a file     atomicfile.WriteFile / Create outside a work tree
 //	                     (hooks, credentials, tokens, registry, caches);
 //	                     inside it gitrepo.WriteFile, confined to the tree
-//	engram repository    cmd/engram/host.IsEngramRepo
+//	mindmount repository    cmd/mindmount/host.IsMindmountRepo
 //	FUSE errors          fs's toErrno
 //	FUSE mount options   fs's fuseOptions (both mounts; an hour of caching)
-//	a daemon's life      cmd/engram runDaemon: open, start, ready line,
+//	a daemon's life      cmd/mindmount runDaemon: open, start, ready line,
 //	                     wait for a signal, close (mount, watch, mcp)
 //	model errors         consolidate/llm: scrubbed of keys and secrets,
 //	                     then memgraph.ErrorLine
-package engram
+package mindmount

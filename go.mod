@@ -1,4 +1,4 @@
-module github.com/engram-dev/engram
+module github.com/mindmount/mindmount
 
 go 1.26.0
 

@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/engram-dev/engram/consolidate/llm"
-	"github.com/engram-dev/engram/consolidate/llmtest"
-	"github.com/engram-dev/engram/memgraph"
-	"github.com/engram-dev/engram/memgraph/gitrepo"
+	"github.com/mindmount/mindmount/consolidate/llm"
+	"github.com/mindmount/mindmount/consolidate/llmtest"
+	"github.com/mindmount/mindmount/memgraph"
+	"github.com/mindmount/mindmount/memgraph/gitrepo"
 )
 
 // word turns i into a letters-only token, unique per i, so keyword recall

@@ -12,11 +12,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/engram-dev/engram/consolidate/llm"
-	"github.com/engram-dev/engram/memgraph"
-	"github.com/engram-dev/engram/memgraph/gitrepo"
-	"github.com/engram-dev/engram/memgraph/recall"
-	"github.com/engram-dev/engram/memgraph/secret"
+	"github.com/mindmount/mindmount/consolidate/llm"
+	"github.com/mindmount/mindmount/memgraph"
+	"github.com/mindmount/mindmount/memgraph/gitrepo"
+	"github.com/mindmount/mindmount/memgraph/recall"
+	"github.com/mindmount/mindmount/memgraph/secret"
 )
 
 // ErrConflict means memories kept changing under a run faster than it could
@@ -33,7 +33,7 @@ type chunkRun struct {
 	now  time.Time
 	snap map[string][]byte // rel -> bytes read; nil value: read and absent
 	head map[string][]byte // rel -> last committed bytes (cache)
-	prov string            // Engram-Transcript trailer: path, lines, content hash
+	prov string            // Mindmount-Transcript trailer: path, lines, content hash
 
 	topics     map[string][]string // kind+topic -> active memories (built on first use)
 	redactions int                 // secrets removed from the model's answers

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/engram-dev/engram/memgraph/gitrepo"
+	"github.com/mindmount/mindmount/memgraph/gitrepo"
 )
 
 // commit writes the planned files and the cursor in one gitrepo.Apply, then
@@ -52,9 +52,9 @@ func (s *chunkRun) message(subject string, rels []string, out *outcome) string {
 	if len(rels) > 0 || len(out.problems) > 0 {
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "Engram-Model: %s/%s\nEngram-Source: %s\n", s.c.p.Name(), s.c.p.Model(), s.src)
+	fmt.Fprintf(&b, "Mindmount-Model: %s/%s\nMindmount-Source: %s\n", s.c.p.Name(), s.c.p.Model(), s.src)
 	if s.prov != "" {
-		fmt.Fprintf(&b, "Engram-Transcript: %s\n", s.prov)
+		fmt.Fprintf(&b, "Mindmount-Transcript: %s\n", s.prov)
 	}
 	return b.String()
 }

@@ -15,10 +15,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/engram-dev/engram/consolidate/llm"
-	"github.com/engram-dev/engram/memgraph"
-	"github.com/engram-dev/engram/memgraph/gitrepo"
-	"github.com/engram-dev/engram/memgraph/tracker"
+	"github.com/mindmount/mindmount/consolidate/llm"
+	"github.com/mindmount/mindmount/memgraph"
+	"github.com/mindmount/mindmount/memgraph/gitrepo"
+	"github.com/mindmount/mindmount/memgraph/tracker"
 )
 
 // Author is who consolidation commits are by.
@@ -170,7 +170,7 @@ func (r *Report) problem(format string, args ...any) {
 func (c *Consolidator) Run(ctx context.Context) (Report, error) {
 	var rep Report
 	if c.p == nil {
-		return rep, errors.New("no language model configured (set ENGRAM_LLM, ENGRAM_MODEL, OLLAMA_HOST or OPENAI_BASE_URL)")
+		return rep, errors.New("no language model configured (set MINDMOUNT_LLM, MINDMOUNT_MODEL, OLLAMA_HOST or OPENAI_BASE_URL)")
 	}
 	lk, _ := repoLocks.LoadOrStore(c.r.Dir(), &sync.Mutex{})
 	lk.(*sync.Mutex).Lock()
@@ -376,7 +376,7 @@ func (c *Consolidator) Recover() error {
 		changes = append(changes, gitrepo.Change{Path: rel, Data: data})
 	}
 	changes = append(changes, gitrepo.Change{Path: CursorFile, Data: wt})
-	msg := cur.Last.Message + "\nEngram-Recovered: true\n"
+	msg := cur.Last.Message + "\nMindmount-Recovered: true\n"
 	hash, err := c.r.Commit(changes, msg, Author, c.cfg.Now())
 	if err != nil {
 		return fmt.Errorf("recovering an interrupted consolidation: %w", err)

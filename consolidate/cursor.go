@@ -9,7 +9,7 @@ import (
 // CursorFile is where the consolidation cursor lives. It is committed in the
 // same commit as the memory changes it accounts for, so a crash can neither
 // lose nor repeat a consolidation.
-const CursorFile = ".engram/cursor.json"
+const CursorFile = ".mindmount/cursor.json"
 
 // Cursor records, per transcript, how many messages have been consolidated
 // and a hash of that prefix.

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/engram-dev/engram/memgraph/gitrepo"
+	"github.com/mindmount/mindmount/memgraph/gitrepo"
 )
 
 func revertGit(t *testing.T, dir string, args ...string) {

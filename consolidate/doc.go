@@ -22,10 +22,10 @@
 //	c := consolidate.New(g, repo, provider, consolidate.Config{Idle: idle, Every: every})
 //	tracker.SetExtraStatus(c.Status)        // the status file's consolidation line
 //	tracker.Subscribe(func(paths []string) { for _, p := range paths { c.Notify(p) } })
-//	tracker.OnControl(c.Request)            // .engram/consolidate was written
+//	tracker.OnControl(c.Request)            // .mindmount/consolidate was written
 //	go c.Loop(ctx)                          // idle / count / request triggers
 //
-// "engram consolidate REPO" calls Run once. The cursor (.engram/cursor.json)
+// "mindmount consolidate REPO" calls Run once. The cursor (.mindmount/cursor.json)
 // moves only in the commit holding the memories it accounts for; the
 // MergeCursors git merge driver keeps it from moving back on "git revert".
 package consolidate

@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/engram-dev/engram/consolidate/llm"
-	"github.com/engram-dev/engram/consolidate/llmtest"
-	"github.com/engram-dev/engram/memgraph"
-	"github.com/engram-dev/engram/memgraph/gitrepo"
+	"github.com/mindmount/mindmount/consolidate/llm"
+	"github.com/mindmount/mindmount/consolidate/llmtest"
+	"github.com/mindmount/mindmount/memgraph"
+	"github.com/mindmount/mindmount/memgraph/gitrepo"
 )
 
 // testNow is the clock of every scenario, so access-log stamps are known.
@@ -51,7 +51,7 @@ func newEnv(t *testing.T, provider string, files map[string]string) *env {
 	base := map[string]string{
 		"user.md":             "---\ndescription: Who the user is\n---\n# User\n",
 		"transcripts/.keep":   "",
-		".gitignore":          "*.swp\n.engram/cache/\n/transcripts/*\n!/transcripts/.keep\n",
+		".gitignore":          "*.swp\n.mindmount/cache/\n/transcripts/*\n!/transcripts/.keep\n",
 		"user_memory/.keep":   "",
 		"character_memory/.k": "",
 	}
@@ -69,7 +69,7 @@ func newEnv(t *testing.T, provider string, files map[string]string) *env {
 		}
 		changes = append(changes, gitrepo.Change{Path: rel, Data: []byte(data)})
 	}
-	if _, err := r.Commit(changes, "init", gitrepo.Author{Name: "test", Email: "test@engram.local"}, testNow.Add(-time.Hour)); err != nil {
+	if _, err := r.Commit(changes, "init", gitrepo.Author{Name: "test", Email: "test@mindmount.local"}, testNow.Add(-time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	e := &env{t: t, dir: dir, r: r, srv: llmtest.New(t)}
@@ -125,7 +125,7 @@ func (e *env) addTranscript(rel, data string) {
 func (e *env) commitFile(rel, data string) {
 	e.t.Helper()
 	e.write(rel, data)
-	if _, err := e.r.Commit([]gitrepo.Change{{Path: rel, Data: []byte(data)}}, "add "+rel, gitrepo.Author{Name: "agent", Email: "agent@engram.local"}, testNow); err != nil {
+	if _, err := e.r.Commit([]gitrepo.Change{{Path: rel, Data: []byte(data)}}, "add "+rel, gitrepo.Author{Name: "agent", Email: "agent@mindmount.local"}, testNow); err != nil {
 		e.t.Fatal(err)
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/engram-dev/engram/memgraph/secret/secrettest"
+	"github.com/mindmount/mindmount/memgraph/secret/secrettest"
 )
 
 // TestProvenanceTrailer: the consolidation commit names its source by
@@ -23,8 +23,8 @@ func TestProvenanceTrailer(t *testing.T) {
 	e.script([]Fact{{Kind: "user", Slug: "keeps-garden", Description: "Keeps a vegetable garden", Fact: "You keep a vegetable garden."}}, []Decision{{Fact: 0, Action: ActionAdd}})
 	e.run()
 	sum := sha256.Sum256([]byte(data))
-	want := "Engram-Transcript: transcripts/s.jsonl lines 1-3 sha256:" + hex.EncodeToString(sum[:])
-	if msg := e.git("log", "-1", "--format=%B"); !strings.Contains(msg, want) || !strings.Contains(msg, "Engram-Source: transcripts/s.jsonl#1-3") {
+	want := "Mindmount-Transcript: transcripts/s.jsonl lines 1-3 sha256:" + hex.EncodeToString(sum[:])
+	if msg := e.git("log", "-1", "--format=%B"); !strings.Contains(msg, want) || !strings.Contains(msg, "Mindmount-Source: transcripts/s.jsonl#1-3") {
 		t.Fatalf("commit message lacks %q:\n%s", want, msg)
 	}
 	if files := e.git("ls-files"); strings.Contains(files, "s.jsonl") {
@@ -85,7 +85,7 @@ func TestRetention(t *testing.T) {
 		t.Error("a transcript with unconsolidated messages was removed")
 	}
 	// The repository setting "forever" keeps everything.
-	e.write(".engram/settings", "transcript_retention: forever\n")
+	e.write(".mindmount/settings", "transcript_retention: forever\n")
 	e.run()
 	if !e.exists("transcripts/pending.jsonl") {
 		t.Error("transcript_retention: forever did not keep the transcript")

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/engram-dev/engram/consolidate/llm"
-	"github.com/engram-dev/engram/memgraph"
+	"github.com/mindmount/mindmount/consolidate/llm"
+	"github.com/mindmount/mindmount/memgraph"
 )
 
 // Notify tells the consolidator that a file under transcripts/ changed.
@@ -258,7 +258,7 @@ func (c *Consolidator) Status() string {
 		parts = append(parts, c.last)
 	}
 	if n := c.topicConflicts(); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d %s two active memories after a retirement (likely missed contradictions; see engram check)", n, memgraph.Plural(n, "topic holds", "topics hold")))
+		parts = append(parts, fmt.Sprintf("%d %s two active memories after a retirement (likely missed contradictions; see mindmount check)", n, memgraph.Plural(n, "topic holds", "topics hold")))
 	}
 	return strings.Join(parts, "; ")
 }

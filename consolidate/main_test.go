@@ -6,10 +6,10 @@ import (
 	"testing"
 )
 
-// TestMain lets the test binary stand in for "engram merge-cursor" when git
+// TestMain lets the test binary stand in for "mindmount merge-cursor" when git
 // calls it as a merge driver (see TestRevertKeepsCursor).
 func TestMain(m *testing.M) {
-	if os.Getenv("ENGRAM_TEST_MERGE_DRIVER") == "1" {
+	if os.Getenv("MINDMOUNT_TEST_MERGE_DRIVER") == "1" {
 		os.Exit(mergeDriverMain(os.Args[len(os.Args)-3:]))
 	}
 	os.Exit(m.Run())

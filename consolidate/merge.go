@@ -7,11 +7,11 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/engram-dev/engram/memgraph/atomicfile"
-	"github.com/engram-dev/engram/memgraph/gitrepo"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/mindmount/mindmount/memgraph/atomicfile"
+	"github.com/mindmount/mindmount/memgraph/gitrepo"
 )
 
 // The cursor floor: what every cursor in HEAD's history consumed.
@@ -24,7 +24,7 @@ import (
 // HEAD ever held, kept in the git directory (local state, not history) and
 // brought up to date from the commits made since it was last read. A
 // revert of any consolidation, the newest or an old one, undoes it for good.
-const floorFile = "engram/cursor-floor.json"
+const floorFile = "mindmount/cursor-floor.json"
 
 // maxFloorWalk bounds the commits one read inspects; a longer unseen history
 // (a fresh clone of a long-lived repository) is caught up over later reads.

@@ -12,8 +12,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/engram-dev/engram/memgraph"
-	"github.com/engram-dev/engram/memgraph/secret"
+	"github.com/mindmount/mindmount/memgraph"
+	"github.com/mindmount/mindmount/memgraph/secret"
 )
 
 // outcome is a planned set of file contents plus counts.

@@ -5,12 +5,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/engram-dev/engram/memgraph"
+	"github.com/mindmount/mindmount/memgraph"
 )
 
 // The two system prompts. The first line is a marker the fake model server
 // (and a person reading a request log) uses to tell the calls apart.
-const extractSystem = `ENGRAM-TASK: extract
+const extractSystem = `MINDMOUNT-TASK: extract
 You maintain the long-term memory of an AI assistant. You read part of a conversation between a user and the assistant (or a document the user wrote) and write down what is worth remembering in future conversations.
 
 Return two kinds of facts:
@@ -37,7 +37,7 @@ Fields of each fact:
 
 Answer with one JSON object that matches the schema, and nothing else.`
 
-const decideSystem = `ENGRAM-TASK: decide
+const decideSystem = `MINDMOUNT-TASK: decide
 You keep an AI assistant's long-term memory consistent. You get new facts about the user, each with the existing memories most related to it (its candidates). Decide exactly one action per fact:
 - ADD: nothing among the candidates covers this fact; it becomes a new memory. target "".
 - UPDATE: a candidate is about the same thing and the new fact refines, completes or corrects a detail of it without contradicting its core. target = that candidate; description = the merged one-line description; text = the merged fact, second person, complete (it replaces the old text).

@@ -1,7 +1,7 @@
 package consolidate
 
 import (
-	"github.com/engram-dev/engram/memgraph/secret"
+	"github.com/mindmount/mindmount/memgraph/secret"
 )
 
 // Redaction happens at three gates, all through package secret (the one

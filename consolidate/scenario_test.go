@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/engram-dev/engram/consolidate/llm"
-	"github.com/engram-dev/engram/consolidate/llmtest"
-	"github.com/engram-dev/engram/memgraph"
+	"github.com/mindmount/mindmount/consolidate/llm"
+	"github.com/mindmount/mindmount/consolidate/llmtest"
+	"github.com/mindmount/mindmount/memgraph"
 )
 
 func TestScenarioAdd(t *testing.T) {
@@ -41,17 +41,17 @@ func TestScenarioAdd(t *testing.T) {
 		}
 		log := e.git("log", "-1", "--format=%an <%ae>%n%B")
 		for _, want := range []string{
-			"consolidator <consolidator@engram.local>",
+			"consolidator <consolidator@mindmount.local>",
 			"consolidate transcripts/s1.jsonl#1-6: 1 added, 0 updated, 0 contradicted, 0 unchanged",
-			"Engram-Model: " + provider + "/fake-model",
-			"Engram-Source: transcripts/s1.jsonl#1-6",
+			"Mindmount-Model: " + provider + "/fake-model",
+			"Mindmount-Source: transcripts/s1.jsonl#1-6",
 		} {
 			if !strings.Contains(log, want) {
 				t.Errorf("commit message lacks %q:\n%s", want, log)
 			}
 		}
 		files := e.git("show", "--name-only", "--format=", "HEAD")
-		if strings.TrimSpace(files) != ".engram/cursor.json\nuser_memory/has-dog-pixel.md" {
+		if strings.TrimSpace(files) != ".mindmount/cursor.json\nuser_memory/has-dog-pixel.md" {
 			t.Fatalf("commit holds:\n%s", files)
 		}
 		if c := e.cursor().Transcripts["transcripts/s1.jsonl"]; c.Messages != 6 {
@@ -556,10 +556,10 @@ func TestRevertKeepsCursor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.git("config", "merge.engram-cursor.driver", "ENGRAM_TEST_MERGE_DRIVER=1 "+exe+" %O %A %B")
+	e.git("config", "merge.mindmount-cursor.driver", "MINDMOUNT_TEST_MERGE_DRIVER=1 "+exe+" %O %A %B")
 	e.git("config", "user.name", "person")
 	e.git("config", "user.email", "person@example.com")
-	e.commitFile(".gitattributes", ".engram/cursor.json merge=engram-cursor\n")
+	e.commitFile(".gitattributes", ".mindmount/cursor.json merge=mindmount-cursor\n")
 	e.addTranscript("transcripts/a.jsonl", jsonl("I collect vinyl records."))
 	e.script([]Fact{{Kind: "user", Slug: "collects-vinyl", Description: "Collects vinyl records", Fact: "You collect vinyl records."}}, []Decision{{Fact: 0, Action: ActionAdd}})
 	e.run()

@@ -7,14 +7,14 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/engram-dev/engram/memgraph"
+	"github.com/mindmount/mindmount/memgraph"
 )
 
 // Schema names double as the marker the fake model server uses to tell the
 // two calls apart; they are also the OpenAI json_schema names.
 const (
-	SchemaExtract = "engram_extract"
-	SchemaDecide  = "engram_decide"
+	SchemaExtract = "mindmount_extract"
+	SchemaDecide  = "mindmount_decide"
 )
 
 // Limits on what a model may hand us. Larger values are cut (counts) or
@@ -33,7 +33,7 @@ const (
 // server (and our fake) recognise the call; strict mode needs every
 // property required and no extras.
 var extractSchema = json.RawMessage(`{
-  "title": "engram_extract",
+  "title": "mindmount_extract",
   "type": "object",
   "properties": {
     "facts": {
@@ -61,7 +61,7 @@ var extractSchema = json.RawMessage(`{
 
 // decideSchema is the JSON schema of the decision answer.
 var decideSchema = json.RawMessage(`{
-  "title": "engram_decide",
+  "title": "mindmount_decide",
   "type": "object",
   "properties": {
     "decisions": {

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/engram-dev/engram/consolidate/llmtest"
-	"github.com/engram-dev/engram/memgraph/secret/secrettest"
+	"github.com/mindmount/mindmount/consolidate/llmtest"
+	"github.com/mindmount/mindmount/memgraph/secret/secrettest"
 )
 
 // Planted secrets, split so no scanner mistakes this file for a leak.

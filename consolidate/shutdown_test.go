@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/engram-dev/engram/consolidate/llmtest"
+	"github.com/mindmount/mindmount/consolidate/llmtest"
 )
 
 // within fails the test when fn has not returned after a generous bound. It

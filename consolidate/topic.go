@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/engram-dev/engram/memgraph"
+	"github.com/mindmount/mindmount/memgraph"
 )
 
 // Limits on the search terms a model may give per fact.

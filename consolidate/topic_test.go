@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/engram-dev/engram/consolidate/llmtest"
-	"github.com/engram-dev/engram/memgraph"
+	"github.com/mindmount/mindmount/consolidate/llmtest"
+	"github.com/mindmount/mindmount/memgraph"
 )
 
 // TestTopicWritten: consolidation writes the fact's topic on ADD, on the

@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/engram-dev/engram/memgraph/tracker"
+	"github.com/mindmount/mindmount/memgraph/tracker"
 )
 
 // TestWatchModeEndToEnd wires the consolidator to the change tracker the
-// way "engram watch" does (no FUSE): a transcript dropped into
+// way "mindmount watch" does (no FUSE): a transcript dropped into
 // transcripts/ is committed by the tracker, the writer goes idle, the
 // memory appears in the synthesized user_memory.md, in exactly one
 // consolidation commit; then the control file asks for another run.
@@ -26,8 +26,8 @@ func TestWatchModeEndToEnd(t *testing.T) {
 		return e.exists("user_memory.md") && strings.Contains(e.read("user_memory.md"), "user_memory/keeps-bees.md")
 	})
 	waitFor(t, "the status line", func() bool {
-		return e.exists(".engram/status") && strings.Contains(e.read(".engram/status"), "consolidation: idle") &&
-			strings.Contains(e.read(".engram/status"), "1 added")
+		return e.exists(".mindmount/status") && strings.Contains(e.read(".mindmount/status"), "consolidation: idle") &&
+			strings.Contains(e.read(".mindmount/status"), "1 added")
 	})
 	log := e.git("log", "--format=%an|%s")
 	if n := strings.Count(log, "consolidator|consolidate transcripts/s1.jsonl#1-2"); n != 1 {
@@ -36,7 +36,7 @@ func TestWatchModeEndToEnd(t *testing.T) {
 	e.git("fsck", "--strict")
 }
 
-// TestWatchModeControlFile: writing .engram/consolidate runs at once,
+// TestWatchModeControlFile: writing .mindmount/consolidate runs at once,
 // although neither the idle time nor the message count is reached.
 func TestWatchModeControlFile(t *testing.T) {
 	e := loopEnv(t, time.Hour, 1000)
@@ -53,7 +53,7 @@ func TestWatchModeControlFile(t *testing.T) {
 	})
 }
 
-// watch runs a tracker over e's repository wired as "engram watch" does.
+// watch runs a tracker over e's repository wired as "mindmount watch" does.
 func watch(t *testing.T, e *env) *tracker.Tracker {
 	tr := tracker.New(e.g, e.r, tracker.Config{Debounce: 20 * time.Millisecond, MaxWait: time.Second, WriteSynthesized: true, Logger: quietLogger()})
 	e.cfg.OnStatus = tr.StatusChanged

@@ -22,7 +22,7 @@ func TestControlFileEveryRequestCounts(t *testing.T) {
 		}
 	}
 	for i, what := range []string{"first echo", "second echo 50ms later", "third echo"} {
-		if err := os.WriteFile(tm.p(".engram/consolidate"), []byte("now\n"), 0o644); err != nil {
+		if err := os.WriteFile(tm.p(".mindmount/consolidate"), []byte("now\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		asked(what)
@@ -31,7 +31,7 @@ func TestControlFileEveryRequestCounts(t *testing.T) {
 		}
 	}
 	// 1 MiB in one write(2): several WRITEs at following offsets.
-	f, err := os.OpenFile(tm.p(".engram/consolidate"), os.O_WRONLY|os.O_TRUNC, 0)
+	f, err := os.OpenFile(tm.p(".mindmount/consolidate"), os.O_WRONLY|os.O_TRUNC, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

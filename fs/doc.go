@@ -1,10 +1,10 @@
-// Package fs is the mount: a FUSE projection of one engram repository.
+// Package fs is the mount: a FUSE projection of one mindmount repository.
 //
 // Every file of the working tree is passed through (go-fuse's loopback node,
 // wrapped so each mutation reaches the change tracker and the in-memory
 // graph), while a few files exist only in the mount: the ranked indexes
 // user_memory.md and character_memory.md, the compiled CONTEXT.md,
-// .engram/status, .engram/search/<query> and the .engram/consolidate control
+// .mindmount/status, .mindmount/search/<query> and the .mindmount/consolidate control
 // file. .git stays readable and refuses every write with EROFS; read_only
 // memories refuse every change.
 //

@@ -14,28 +14,28 @@ import (
 var (
 	// errGitReadOnly: .git is readable for provenance (git log, blame) but
 	// only the daemon writes history.
-	errGitReadOnly = errors.New("engram: .git is read-only through the mount")
+	errGitReadOnly = errors.New("mindmount: .git is read-only through the mount")
 	// errReadOnlyMemory: the memory has read_only: true.
-	errReadOnlyMemory = errors.New("engram: memory is read_only")
+	errReadOnlyMemory = errors.New("mindmount: memory is read_only")
 	// errSynthesized: the file is made up by the daemon on read.
-	errSynthesized = errors.New("engram: file is synthesized by the daemon")
+	errSynthesized = errors.New("mindmount: file is synthesized by the daemon")
 	// errHardLink: git cannot represent hard links, so a second name would
 	// silently become a copy in history.
-	errHardLink = errors.New("engram: hard links are not supported")
-	// errStateDir: .engram itself holds the daemon's virtual files.
-	errStateDir = errors.New("engram: .engram cannot be removed or renamed")
+	errHardLink = errors.New("mindmount: hard links are not supported")
+	// errStateDir: .mindmount itself holds the daemon's virtual files.
+	errStateDir = errors.New("mindmount: .mindmount cannot be removed or renamed")
 	// errBadName: a name with a control character (memgraph.CheckName).
-	errBadName = errors.New("engram: file name not allowed")
+	errBadName = errors.New("mindmount: file name not allowed")
 	// errSpecialFile: devices and fifos, which git cannot store.
-	errSpecialFile = errors.New("engram: special files are not supported")
+	errSpecialFile = errors.New("mindmount: special files are not supported")
 	// errTmpfile: O_TMPFILE, whose only way to a name is a hard link.
-	errTmpfile = errors.New("engram: O_TMPFILE is not supported")
+	errTmpfile = errors.New("mindmount: O_TMPFILE is not supported")
 	// errGone: the node was unlinked while the kernel still held it.
-	errGone = fmt.Errorf("engram: file was removed: %w", fs.ErrNotExist)
+	errGone = fmt.Errorf("mindmount: file was removed: %w", fs.ErrNotExist)
 	// errVirtualDir: a rename into one of the daemon's virtual folders.
-	errVirtualDir = errors.New("engram: cannot move into a virtual folder")
+	errVirtualDir = errors.New("mindmount: cannot move into a virtual folder")
 	// errXattr: extended attributes of a file that may not change.
-	errXattr = errors.New("engram: extended attributes cannot change here")
+	errXattr = errors.New("mindmount: extended attributes cannot change here")
 )
 
 // toErrno maps any error to the errno a FUSE operation returns. Unknown

@@ -19,7 +19,7 @@ func TestFuseOptions(t *testing.T) {
 	}{
 		{"single user", fuseConfig{fsName: "/r"}, time.Hour, false},
 		{"allow other", fuseConfig{fsName: "/r", allowOther: true, kernelChecks: true}, time.Hour, true},
-		{"users, no kernel checks", fuseConfig{fsName: "engram-serve", allowOther: true}, time.Hour, false},
+		{"users, no kernel checks", fuseConfig{fsName: "mindmount-serve", allowOther: true}, time.Hour, false},
 		{"timeout set", fuseConfig{cacheTimeout: time.Second}, time.Second, false},
 		{"timeout negative", fuseConfig{cacheTimeout: -time.Second}, time.Hour, false},
 	} {
@@ -35,8 +35,8 @@ func TestFuseOptions(t *testing.T) {
 			if got := slices.Contains(m.Options, "default_permissions"); got != tc.perms {
 				t.Errorf("default_permissions = %v, want %v (options %q)", got, tc.perms, m.Options)
 			}
-			if m.AllowOther != tc.c.allowOther || m.FsName != tc.c.fsName || m.Name != "engram" {
-				t.Errorf("AllowOther %v FsName %q Name %q, want %v %q engram", m.AllowOther, m.FsName, m.Name, tc.c.allowOther, tc.c.fsName)
+			if m.AllowOther != tc.c.allowOther || m.FsName != tc.c.fsName || m.Name != "mindmount" {
+				t.Errorf("AllowOther %v FsName %q Name %q, want %v %q mindmount", m.AllowOther, m.FsName, m.Name, tc.c.allowOther, tc.c.fsName)
 			}
 			if !m.DirectMount || !m.DisableXAttrs || !m.DisableReadDirPlus || m.Logger == nil || o.Logger == nil {
 				t.Errorf("mount options lost a default: %+v", m)

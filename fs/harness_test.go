@@ -14,9 +14,9 @@ import (
 
 	"github.com/hanwen/go-fuse/v2/fuse"
 
-	"github.com/engram-dev/engram/memgraph"
-	"github.com/engram-dev/engram/memgraph/gitrepo"
-	"github.com/engram-dev/engram/memgraph/tracker"
+	"github.com/mindmount/mindmount/memgraph"
+	"github.com/mindmount/mindmount/memgraph/gitrepo"
+	"github.com/mindmount/mindmount/memgraph/tracker"
 )
 
 // testMount is one in-process mount of a fresh repository.
@@ -73,7 +73,7 @@ func git(t testing.TB, dir string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
-// newRepo creates a small engram repository with one commit.
+// newRepo creates a small mindmount repository with one commit.
 func newRepo(t testing.TB, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -83,7 +83,7 @@ func newRepo(t testing.TB, files map[string]string) string {
 		"user.md":                   "---\ndescription: Who the user is\n---\n# User\n\nThe user is Ada.\n",
 		"user_memory/likes-tea.md":  memoryFile("Likes Tea", "Drinks green tea every morning", "You drink green tea every morning."),
 		"character_memory/brief.md": memoryFile("Brief", "Answer briefly", "Keep answers short."),
-		".gitignore":                ".engram/cache/\n",
+		".gitignore":                ".mindmount/cache/\n",
 	}
 	for k, v := range files {
 		base[k] = v

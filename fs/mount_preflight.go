@@ -140,7 +140,7 @@ func (e fuseEnv) devProblem() error {
 	err := e.devErr
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return fmt.Errorf("%w: load the fuse module (modprobe fuse), or give the container --device /dev/fuse; without FUSE use \"engram watch\"", ErrNoFUSE)
+		return fmt.Errorf("%w: load the fuse module (modprobe fuse), or give the container --device /dev/fuse; without FUSE use \"mindmount watch\"", ErrNoFUSE)
 	case errors.Is(err, syscall.EACCES):
 		if e.root {
 			break
@@ -150,7 +150,7 @@ func (e fuseEnv) devProblem() error {
 		}
 		return fmt.Errorf("cannot open %s (permission denied: mode %#o, owner %s): make it usable with chmod 0666 %s as root (the usual mode), or run as root", e.dev, e.devMode, e.devOwner, e.dev)
 	case errors.Is(err, syscall.EPERM):
-		return fmt.Errorf("cannot open %s (operation not permitted): the container's device rules forbid it; start the container with --device /dev/fuse, or use \"engram watch\"", e.dev)
+		return fmt.Errorf("cannot open %s (operation not permitted): the container's device rules forbid it; start the container with --device /dev/fuse, or use \"mindmount watch\"", e.dev)
 	}
 	return fmt.Errorf("cannot open %s: %v", e.dev, unwrapPath(err))
 }

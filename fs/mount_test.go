@@ -19,7 +19,7 @@ func TestReadThrough(t *testing.T) {
 	for _, e := range ents {
 		names = append(names, e.Name())
 	}
-	for _, want := range []string{"user.md", "character.md", "user_memory", "user_memory.md", "character_memory.md", "CONTEXT.md", ".git", ".engram"} {
+	for _, want := range []string{"user.md", "character.md", "user_memory", "user_memory.md", "character_memory.md", "CONTEXT.md", ".git", ".mindmount"} {
 		if !contains(names, want) {
 			t.Errorf("root listing %v lacks %s", names, want)
 		}
@@ -30,8 +30,8 @@ func TestReadThrough(t *testing.T) {
 	if got := tm.read("CONTEXT.md"); !strings.Contains(got, "careful assistant") {
 		t.Errorf("CONTEXT.md lacks the character:\n%s", got)
 	}
-	if got := tm.read(".engram/status"); !strings.Contains(got, "invalid files: none") {
-		t.Errorf(".engram/status = %q", got)
+	if got := tm.read(".mindmount/status"); !strings.Contains(got, "invalid files: none") {
+		t.Errorf(".mindmount/status = %q", got)
 	}
 }
 

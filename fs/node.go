@@ -13,7 +13,7 @@ import (
 )
 
 // node is a file or directory of the backing working tree. It is go-fuse's
-// loopback node with engram's rules on top: every mutation is checked
+// loopback node with mindmount's rules on top: every mutation is checked
 // against the repository's policy (.git, read_only, synthesized names) and
 // reported to the graph and the tracker once it succeeded.
 type node struct {
@@ -110,7 +110,7 @@ var _ = (fusefs.NodeOpendirHandler)((*node)(nil))
 // OpendirHandle lets the kernel cache directory listings (FOPEN_CACHE_DIR):
 // the kernel drops the cache itself when something changes through the
 // mount, and the invalidator does when something changes beside it. The
-// root and .engram list their virtual files as well.
+// root and .mindmount list their virtual files as well.
 func (n *node) OpendirHandle(ctx context.Context, flags uint32) (fusefs.FileHandle, uint32, syscall.Errno) {
 	dir, ok := n.rel()
 	if !ok {

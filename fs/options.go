@@ -4,7 +4,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/engram-dev/engram/memgraph"
+	"github.com/mindmount/mindmount/memgraph"
 )
 
 // Options configure a mount. The zero value is a private mount with the
@@ -17,7 +17,7 @@ type Options struct {
 	// Debug logs every FUSE request.
 	Debug bool
 	// OnConsolidate is called when something is written to
-	// .engram/consolidate. Nil: writes are accepted and ignored.
+	// .mindmount/consolidate. Nil: writes are accepted and ignored.
 	OnConsolidate func()
 	// Logger receives the mount's logs; nil means slog.Default().
 	Logger *slog.Logger
@@ -32,7 +32,7 @@ type Options struct {
 	// Off by default: registering and releasing the backing file costs two
 	// extra calls per open, which for small memory files outweighs the
 	// saved reads; scripts/bench-mount.sh measured grep -r at about 2x the
-	// cost with it (ENGRAM_PASSTHROUGH=1 to compare). Every open of a
+	// cost with it (MINDMOUNT_PASSTHROUGH=1 to compare). Every open of a
 	// mount uses the same mode, as the kernel requires per inode.
 	Passthrough bool
 	// OpenEachFile restores the read path that answers an OPEN per file
@@ -74,7 +74,7 @@ type changes interface {
 type deps struct {
 	graph   model
 	tracker changes
-	// search renders .engram/search/<query>; nil renders a notice.
+	// search renders .mindmount/search/<query>; nil renders a notice.
 	search func(query string) []byte
 	// head reads a file as the last commit has it; nil trusts the graph
 	// alone for read_only.

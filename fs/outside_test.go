@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/engram-dev/engram/memgraph"
-	"github.com/engram-dev/engram/memgraph/gitrepo"
-	"github.com/engram-dev/engram/memgraph/tracker"
+	"github.com/mindmount/mindmount/memgraph"
+	"github.com/mindmount/mindmount/memgraph/gitrepo"
+	"github.com/mindmount/mindmount/memgraph/tracker"
 )
 
 // An editor working on the backing files while mounted: the mount never

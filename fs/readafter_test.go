@@ -26,7 +26,7 @@ func TestIndexesReadAfterWrite(t *testing.T) {
 				tea: memoryFile("Likes Tea", "Drinks green tea every morning", "You drink green tea every morning.") + "\n## Access log\nused, 01.11.26\n",
 			}), mode.opt, time.Hour)
 			before := tm.commits()
-			indexes := []string{"user_memory.md", ".engram/index/user_memory.md", "character_memory.md", ".engram/index/character_memory.md", "CONTEXT.md"}
+			indexes := []string{"user_memory.md", ".mindmount/index/user_memory.md", "character_memory.md", ".mindmount/index/character_memory.md", "CONTEXT.md"}
 			for _, rel := range indexes {
 				tm.read(rel) // the kernel caches pages and sizes now
 			}
@@ -47,15 +47,15 @@ func TestIndexesReadAfterWrite(t *testing.T) {
 				t.Fatal(err)
 			}
 			has("user_memory.md", "- user_memory/likes-tea.md — Drinks green tea every morning (uses: 2)")
-			has(".engram/index/user_memory.md", "- user_memory/likes-tea.md — Drinks green tea every morning (uses: 2)")
+			has(".mindmount/index/user_memory.md", "- user_memory/likes-tea.md — Drinks green tea every morning (uses: 2)")
 			// A character memory written by a shell redirection.
 			tm.sh(`printf -- '---\ndescription: Answers in German when asked in German\n---\n# German\n\n## Fact\nReply in German.\n' > character_memory/german.md`)
 			has("character_memory.md", "- character_memory/german.md — Answers in German when asked in German (uses: 0)")
-			has(".engram/index/character_memory.md", "- character_memory/german.md — ")
+			has(".mindmount/index/character_memory.md", "- character_memory/german.md — ")
 			has("CONTEXT.md", "Answers in German when asked in German")
 			// mv: the old path leaves every index, the new one is there.
 			tm.sh(`mv user_memory/likes-tea.md user_memory/drinks-tea.md`)
-			for _, rel := range []string{"user_memory.md", ".engram/index/user_memory.md"} {
+			for _, rel := range []string{"user_memory.md", ".mindmount/index/user_memory.md"} {
 				has(rel, "- user_memory/drinks-tea.md — Drinks green tea every morning (uses: 2)")
 				lacks(rel, "likes-tea")
 			}

@@ -7,7 +7,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/engram-dev/engram/memgraph"
+	"github.com/mindmount/mindmount/memgraph"
 )
 
 // Issue 14, defect 8: a name with a control character is refused where it
@@ -26,7 +26,7 @@ func TestNameRuleThroughMount(t *testing.T) {
 	if out := tm.git("ls-files", "user_memory/Bad_Slug.md"); out != "" {
 		t.Errorf("Bad_Slug.md was committed")
 	}
-	if st := tm.read(".engram/status"); !strings.Contains(st, "Bad_Slug.md") || !strings.Contains(st, "bad-slug.md") {
+	if st := tm.read(".mindmount/status"); !strings.Contains(st, "Bad_Slug.md") || !strings.Contains(st, "bad-slug.md") {
 		t.Errorf("status does not report the slug rule:\n%s", st)
 	}
 	if idx := tm.read("user_memory.md"); strings.Contains(idx, "Bad_Slug") {
@@ -43,7 +43,7 @@ func TestNameRuleThroughMount(t *testing.T) {
 }
 
 // Issue 16.2: the index has a budget; the full listing is at
-// .engram/index/, read-after-write for both.
+// .mindmount/index/, read-after-write for both.
 func TestIndexBudgetThroughMount(t *testing.T) {
 	files := map[string]string{memgraph.SettingsFile: "index_tokens: 200\n"}
 	for i := 0; i < 40; i++ {
@@ -51,25 +51,25 @@ func TestIndexBudgetThroughMount(t *testing.T) {
 	}
 	tm := mountRepo(t, newRepo(t, files), Options{})
 	idx := tm.read("user_memory.md")
-	if len(idx) > 200*memgraph.BytesPerToken || !strings.Contains(idx, "more user memories not shown. All of them: .engram/index/user_memory.md") {
+	if len(idx) > 200*memgraph.BytesPerToken || !strings.Contains(idx, "more user memories not shown. All of them: .mindmount/index/user_memory.md") {
 		t.Errorf("budgeted index (%d bytes):\n%s", len(idx), idx)
 	}
-	full := tm.read(".engram/index/user_memory.md")
+	full := tm.read(".mindmount/index/user_memory.md")
 	if n := strings.Count(full, "\n- user_memory/"); n != 41 {
 		t.Errorf("full index lists %d memories, want 41", n)
 	}
-	ents, err := os.ReadDir(tm.p(".engram/index"))
+	ents, err := os.ReadDir(tm.p(".mindmount/index"))
 	if err != nil || len(ents) != 2 {
-		t.Errorf("ls .engram/index: %v %v", ents, err)
+		t.Errorf("ls .mindmount/index: %v %v", ents, err)
 	}
 	tm.write("user_memory/zz-new.md", memoryFile("New", "A brand new memory", "x"))
-	if !strings.Contains(tm.read(".engram/index/user_memory.md"), "zz-new") {
+	if !strings.Contains(tm.read(".mindmount/index/user_memory.md"), "zz-new") {
 		t.Errorf("full index right after a write lacks it")
 	}
-	if fi, err := os.Stat(tm.p(".engram/index/user_memory.md")); err != nil || int(fi.Size()) != len(tm.read(".engram/index/user_memory.md")) {
+	if fi, err := os.Stat(tm.p(".mindmount/index/user_memory.md")); err != nil || int(fi.Size()) != len(tm.read(".mindmount/index/user_memory.md")) {
 		t.Errorf("stat size disagrees with content: %v", err)
 	}
-	wantErrno(t, "write full index", writeThrough(tm.p(".engram/index/user_memory.md"), os.O_WRONLY), syscall.EACCES)
+	wantErrno(t, "write full index", writeThrough(tm.p(".mindmount/index/user_memory.md"), os.O_WRONLY), syscall.EACCES)
 	// The settings file changes the budget at once.
 	tm.write(memgraph.SettingsFile, "index_tokens: 100000\n")
 	if got := tm.read("user_memory.md"); strings.Contains(got, "not shown") {

@@ -1,8 +1,8 @@
 package fs
 
 import (
-	"github.com/engram-dev/engram/memgraph"
-	"github.com/engram-dev/engram/memgraph/recall"
+	"github.com/mindmount/mindmount/memgraph"
+	"github.com/mindmount/mindmount/memgraph/recall"
 )
 
 // recaller is the graph's recall, when the graph has one.
@@ -10,7 +10,7 @@ type recaller interface {
 	Recall(q string, opt recall.Options) []recall.Hit
 }
 
-// searchFunc returns the renderer of .engram/search/<query> for g, or nil
+// searchFunc returns the renderer of .mindmount/search/<query> for g, or nil
 // when g cannot recall.
 func searchFunc(g any) func(string) []byte {
 	r, ok := g.(recaller)
@@ -20,7 +20,7 @@ func searchFunc(g any) func(string) []byte {
 	return func(q string) []byte { return memgraph.RecallMarkdown(q, r.Recall(q, recall.Options{})) }
 }
 
-// renderSearch renders .engram/search/<query>.
+// renderSearch renders .mindmount/search/<query>.
 func (m *mountState) renderSearch(q string) []byte {
 	if m.search == nil {
 		return []byte("recall not available\n")

@@ -14,7 +14,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"golang.org/x/sys/unix"
 
-	"github.com/engram-dev/engram/memgraph"
+	"github.com/mindmount/mindmount/memgraph"
 )
 
 // Errors of Mount a caller may want to tell apart.
@@ -88,7 +88,7 @@ type fuseConfig struct {
 	log          *slog.Logger
 }
 
-// fuseOptions builds the go-fuse options of every engram mount.
+// fuseOptions builds the go-fuse options of every mindmount mount.
 func fuseOptions(c fuseConfig) *fusefs.Options {
 	timeout := c.cacheTimeout
 	if timeout <= 0 {
@@ -108,7 +108,7 @@ func fuseOptions(c fuseConfig) *fusefs.Options {
 			AllowOther:    c.allowOther,
 			Debug:         c.debug,
 			FsName:        c.fsName,
-			Name:          "engram",
+			Name:          "mindmount",
 			DirectMount:   true, // as root: mount(2) directly; otherwise fusermount3
 			DisableXAttrs: true, // git keeps no xattrs; saves a round trip per file
 			MaxReadAhead:  128 << 10,
@@ -144,7 +144,7 @@ func serve(mnt string, raw fuse.RawFileSystem, opts *fuse.MountOptions) (*fuse.S
 // FUSE server, the multi-user mount (users.go) one level down. attach
 // starts it.
 func newMountState(dir string, d deps, opt Options, log *slog.Logger) (*mountState, error) {
-	// .engram holds the daemon's virtual files; it may not exist yet in a
+	// .mindmount holds the daemon's virtual files; it may not exist yet in a
 	// fresh repository (an empty directory is invisible to git).
 	if err := os.MkdirAll(filepath.Join(dir, memgraph.StateDir), 0o755); err != nil {
 		return nil, fmt.Errorf("create %s: %w", memgraph.StateDir, err)

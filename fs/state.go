@@ -14,7 +14,7 @@ import (
 	fusefs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
-	"github.com/engram-dev/engram/memgraph"
+	"github.com/mindmount/mindmount/memgraph"
 )
 
 // mountState is shared by every node of one mount.
@@ -201,7 +201,7 @@ var synthNames = map[string][]string{
 }
 
 // isSynth reports whether rel is made up by the daemon (an index, the
-// context, a file under .engram that is virtual, or a search result).
+// context, a file under .mindmount that is virtual, or a search result).
 func isSynth(rel string) bool {
 	dir, name := path.Split(rel)
 	dir = strings.TrimSuffix(dir, "/")

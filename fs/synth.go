@@ -13,7 +13,7 @@ import (
 	fusefs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
-	"github.com/engram-dev/engram/memgraph"
+	"github.com/mindmount/mindmount/memgraph"
 )
 
 // Inode numbers of virtual files live far above any backing st_ino.
@@ -40,7 +40,7 @@ const (
 // With Options.OpenEachFile, an open snapshots the bytes for its handle
 // and reads bypass the page cache (direct I/O).
 //
-// The multi-user root's files (MNT/.engram/status, the status of a broken
+// The multi-user root's files (MNT/.mindmount/status, the status of a broken
 // user) are synthFiles too, with their own attributes (usersRoot.synthFile).
 type synthFile struct {
 	fusefs.Inode
@@ -189,7 +189,7 @@ func (h *synthHandle) Getattr(ctx context.Context, out *fuse.AttrOut) syscall.Er
 	return 0
 }
 
-// searchDir is .engram/search: any name looked up in it is a query, and the
+// searchDir is .mindmount/search: any name looked up in it is a query, and the
 // file's content is the recall ranking for it. Listing it shows nothing.
 type searchDir struct {
 	fusefs.Inode
@@ -233,7 +233,7 @@ func (d *searchDir) Create(ctx context.Context, name string, flags uint32, mode 
 	return nil, nil, 0, syscall.EACCES
 }
 
-// controlFile is .engram/consolidate: writing anything to it asks for a
+// controlFile is .mindmount/consolidate: writing anything to it asks for a
 // consolidation run. It reads as a one-line hint.
 type controlFile struct {
 	fusefs.Inode
@@ -266,7 +266,7 @@ func (c *controlFile) Getattr(ctx context.Context, fh fusefs.FileHandle, out *fu
 
 var _ = (fusefs.NodeSetattrer)((*controlFile)(nil))
 
-// Setattr accepts the truncation of `echo > .engram/consolidate` and
+// Setattr accepts the truncation of `echo > .mindmount/consolidate` and
 // changes nothing.
 func (c *controlFile) Setattr(ctx context.Context, fh fusefs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
 	c.m.fillSynthAttr(&out.Attr, uint64(len(controlHint)), 0o644)
@@ -294,7 +294,7 @@ var _ = (fusefs.NodeWriter)((*controlFile)(nil))
 // split ask once: without a handle (no OPEN), a WRITE by the same process
 // at the offset the last one ended, right after it, continues it. Every
 // other WRITE asks again, however soon after the last request: a second
-// "echo > .engram/consolidate" within a second of the first (after a git
+// "echo > .mindmount/consolidate" within a second of the first (after a git
 // revert, say) was once dropped although the first run had already
 // started. An extra request costs nothing while one waits; the
 // consolidator coalesces them.
@@ -412,7 +412,7 @@ func (m *mountState) newSynth(rel string) (fusefs.InodeEmbedder, uint32) {
 		return m.synthFile(func() []byte { return m.fullIndex(memgraph.KindUser) }), syscall.S_IFREG
 	case memgraph.FullIndexPath(memgraph.KindCharacter):
 		return m.synthFile(func() []byte { return m.fullIndex(memgraph.KindCharacter) }), syscall.S_IFREG
-	default: // .engram/consolidate
+	default: // .mindmount/consolidate
 		return &controlFile{m: m}, syscall.S_IFREG
 	}
 }
@@ -454,7 +454,7 @@ func backingOwner(dir string) fuse.Owner {
 	return fuse.Owner{Uid: st.Uid, Gid: st.Gid}
 }
 
-// indexDir is .engram/index: the indexes with every memory, whatever the
+// indexDir is .mindmount/index: the indexes with every memory, whatever the
 // budget of user_memory.md and character_memory.md.
 type indexDir struct {
 	fusefs.Inode
@@ -493,7 +493,7 @@ type fullIndexer interface {
 	FullIndex(kind memgraph.Kind) []byte
 }
 
-// fullIndex renders .engram/index/<index>: every memory of kind.
+// fullIndex renders .mindmount/index/<index>: every memory of kind.
 func (m *mountState) fullIndex(kind memgraph.Kind) []byte {
 	if fi, ok := m.graph.(fullIndexer); ok {
 		return fi.FullIndex(kind)

@@ -15,10 +15,10 @@ import (
 	fusefs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
-	"github.com/engram-dev/engram/memgraph"
+	"github.com/mindmount/mindmount/memgraph"
 )
 
-// Users is what the multi-user mount needs of the daemon (engram serve's
+// Users is what the multi-user mount needs of the daemon (mindmount serve's
 // host): who the users are, and each user's repository on demand.
 type Users interface {
 	// List returns every user.
@@ -28,7 +28,7 @@ type Users interface {
 	Lookup(id string) (UserInfo, bool)
 	// Acquire loads user id and returns its repository until release.
 	Acquire(ctx context.Context, id string) (*UserRepo, func(), error)
-	// Status renders the daemon's report, MNT/.engram/status.
+	// Status renders the daemon's report, MNT/.mindmount/status.
 	Status() []byte
 }
 
@@ -54,7 +54,7 @@ type UsersOptions struct {
 }
 
 // Inode numbers of the multi-user mount's own nodes: the users root's
-// .engram and status file, and each user's directory (n<<4), far from the
+// .mindmount and status file, and each user's directory (n<<4), far from the
 // backing inodes and, with bit 59, from every user's virtual files (whose
 // salt is n<<20).
 const (
@@ -66,7 +66,7 @@ const (
 	userInoBrokenFile = 5
 )
 
-// UsersServer is a mounted multi-user tree: MNT/<id>/ is what engram mount
+// UsersServer is a mounted multi-user tree: MNT/<id>/ is what mindmount mount
 // shows for that user's repository.
 type UsersServer struct {
 	srv  *fuse.Server
@@ -93,7 +93,7 @@ func (s *UsersServer) Loaded(id string) { s.root.loaded(id) }
 
 // MountUsers mounts a tree of every user at mountpoint: MNT/<id>/ for each
 // user (owned by the user's uid and gid, mode 0700, refused to every other
-// uid but root), and MNT/.engram/status for root. It returns once the mount
+// uid but root), and MNT/.mindmount/status for root. It returns once the mount
 // is usable.
 func MountUsers(mountpoint string, users Users, opt UsersOptions) (*UsersServer, error) {
 	log := opt.Logger
@@ -116,7 +116,7 @@ func MountUsers(mountpoint string, users Users, opt UsersOptions) (*UsersServer,
 	root.guard = newGuard(root)
 	root.sandboxes = newSandboxes()
 	fopts := fuseOptions(fuseConfig{
-		fsName:     "engram-serve",
+		fsName:     "mindmount-serve",
 		allowOther: true,
 		// The kernel checks mode bits too (the daemon reports each user's
 		// tree as theirs, its top 0700); the daemon's guard holds without.
@@ -196,7 +196,7 @@ func mayEnter(uid uint32, u UserInfo) bool { return uid == 0 || uid == u.UID }
 var _ = (fusefs.NodeReaddirer)((*usersRoot)(nil))
 
 // Readdir lists the users the caller may enter (root sees them all and the
-// daemon's .engram). Never cached by the kernel: the listing depends on
+// daemon's .mindmount). Never cached by the kernel: the listing depends on
 // who asks.
 func (r *usersRoot) Readdir(ctx context.Context) (fusefs.DirStream, syscall.Errno) {
 	uid, ok := callerUID(ctx)
@@ -223,7 +223,7 @@ var _ = (fusefs.NodeLookuper)((*usersRoot)(nil))
 // Lookup answers MNT/<id>: ENOENT for an unknown user, EACCES for another
 // uid's user, and otherwise loads the user (a first access is a load) and
 // returns its subtree, or, when the repository cannot be served, a
-// directory holding only .engram/status that says why.
+// directory holding only .mindmount/status that says why.
 func (r *usersRoot) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fusefs.Inode, syscall.Errno) {
 	uid, ok := callerUID(ctx)
 	if !ok {
@@ -302,11 +302,11 @@ func (r *usersRoot) tree(ctx context.Context, u UserInfo) (*userTree, error) {
 	return t, nil
 }
 
-// broken returns a directory that holds only .engram/status saying why
+// broken returns a directory that holds only .mindmount/status saying why
 // user u cannot be served. The kernel keeps it a second: a fixed
 // repository is served at the next look after that.
 func (r *usersRoot) broken(ctx context.Context, u UserInfo, why error, out *fuse.EntryOut) *fusefs.Inode {
-	text := fmt.Sprintf("engram: user %s cannot be served\n\n%v\n\nOther users are not affected. Fix the repository (%s); the daemon tries again at the next access.\n", u.ID, why, u.Dir)
+	text := fmt.Sprintf("mindmount: user %s cannot be served\n\n%v\n\nOther users are not affected. Fix the repository (%s); the daemon tries again at the next access.\n", u.ID, why, u.Dir)
 	r.mu.Lock()
 	r.next++
 	n := r.next
@@ -369,7 +369,7 @@ func (r *usersRoot) shutdown() {
 	}
 }
 
-// usersStateDir is MNT/.engram: the daemon's status, for root.
+// usersStateDir is MNT/.mindmount: the daemon's status, for root.
 type usersStateDir struct {
 	fusefs.Inode
 	r *usersRoot
@@ -401,7 +401,7 @@ func (d *usersStateDir) Getattr(ctx context.Context, fh fusefs.FileHandle, out *
 }
 
 // synthFile makes a read-only file of the daemon's at the multi-user root
-// (MNT/.engram/status, the status of a broken user) whose bytes gen makes:
+// (MNT/.mindmount/status, the status of a broken user) whose bytes gen makes:
 // owned by owner with mode (0400 when 0); nothing needs folding first.
 func (r *usersRoot) synthFile(owner fuse.Owner, mode uint32, gen func() []byte) *synthFile {
 	if mode == 0 {
@@ -420,7 +420,7 @@ func (r *usersRoot) synthFile(owner fuse.Owner, mode uint32, gen func() []byte) 
 }
 
 // brokenDir stands for a user whose repository cannot be served: it holds
-// .engram/status and nothing else, and refuses every change.
+// .mindmount/status and nothing else, and refuses every change.
 type brokenDir struct {
 	fusefs.Inode
 	r      *usersRoot
@@ -456,7 +456,7 @@ func (d *brokenDir) Lookup(ctx context.Context, name string, out *fuse.EntryOut)
 	return d.NewInode(ctx, &brokenState{d: d}, fusefs.StableAttr{Mode: syscall.S_IFDIR, Ino: usersInoBase | d.n<<4 | userInoBrokenStat}), 0
 }
 
-// brokenState is .engram of a broken user: only status.
+// brokenState is .mindmount of a broken user: only status.
 type brokenState struct {
 	fusefs.Inode
 	d *brokenDir

@@ -26,7 +26,7 @@ type guard struct {
 
 // guardEntry is what the guard knows of one node ID.
 type guardEntry struct {
-	user     string // "" for the daemon's own MNT/.engram (root only)
+	user     string // "" for the daemon's own MNT/.mindmount (root only)
 	uid, gid uint32
 	top      bool // MNT/<id> itself
 	tree     *userTree
@@ -76,7 +76,7 @@ func (g *guard) learn(parent uint64, name string, out *fuse.EntryOut) {
 		g.root.mu.Unlock()
 		if u, ok := g.root.users.Lookup(name); ok {
 			e = guardEntry{user: u.ID, uid: u.UID, gid: u.GID, top: true, tree: t}
-		} // else .engram: user "" (root only)
+		} // else .mindmount: user "" (root only)
 	} else {
 		p, ok := g.entry(parent)
 		if !ok {

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/engram-dev/engram/memgraph"
-	"github.com/engram-dev/engram/memgraph/gitrepo"
-	"github.com/engram-dev/engram/memgraph/tracker"
+	"github.com/mindmount/mindmount/memgraph"
+	"github.com/mindmount/mindmount/memgraph/gitrepo"
+	"github.com/mindmount/mindmount/memgraph/tracker"
 )
 
 // UserRepo is one user's loaded repository as the multi-user mount sees it.
@@ -15,7 +15,7 @@ type UserRepo struct {
 	Graph   *memgraph.Graph
 	Tracker *tracker.Tracker
 	Repo    *gitrepo.Repo
-	// Consolidate asks for a consolidation run (.engram/consolidate).
+	// Consolidate asks for a consolidation run (.mindmount/consolidate).
 	Consolidate func()
 }
 
@@ -106,7 +106,7 @@ func (p *userProxy) Context(opt memgraph.ContextOptions) []byte {
 func (p *userProxy) render(fn func(r *UserRepo) []byte) []byte {
 	var out []byte
 	if err := p.with(func(r *UserRepo) { out = fn(r) }); err != nil {
-		return []byte(fmt.Sprintf("engram: user %s cannot be served: %v\n", p.id, err))
+		return []byte(fmt.Sprintf("mindmount: user %s cannot be served: %v\n", p.id, err))
 	}
 	return out
 }
@@ -141,7 +141,7 @@ func (p *userProxy) Observe(fn func(rel string)) {
 	p.mu.Unlock()
 }
 
-// search renders .engram/search/<q> with the user's recall.
+// search renders .mindmount/search/<q> with the user's recall.
 func (p *userProxy) search(q string) []byte {
 	return p.render(func(r *UserRepo) []byte {
 		if s := searchFunc(r.Graph); s != nil {

@@ -9,7 +9,7 @@ import (
 )
 
 // sandboxes names the sandbox a writing process runs in, for the commit's
-// Engram-Sandbox trailer: the nearest bubblewrap ancestor ("bwrap[PID]"),
+// Mindmount-Sandbox trailer: the nearest bubblewrap ancestor ("bwrap[PID]"),
 // else a container's cgroup ("cgroup:/system.slice/docker-….scope"), else
 // nothing. Answers are cached per pid for callerTTL, as process names are.
 type sandboxes struct {

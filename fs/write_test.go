@@ -42,8 +42,8 @@ func TestInvalidFileKeptAndReported(t *testing.T) {
 	if out := tm.git("ls-files", "user_memory/bad.md"); out != "" {
 		t.Errorf("invalid file was committed")
 	}
-	if st := tm.read(".engram/status"); !strings.Contains(st, "user_memory/bad.md") {
-		t.Errorf(".engram/status does not report the invalid file:\n%s", st)
+	if st := tm.read(".mindmount/status"); !strings.Contains(st, "user_memory/bad.md") {
+		t.Errorf(".mindmount/status does not report the invalid file:\n%s", st)
 	}
 	if idx := tm.read("user_memory.md"); strings.Contains(idx, "bad") {
 		t.Errorf("index lists the invalid memory:\n%s", idx)
@@ -54,8 +54,8 @@ func TestInvalidFileKeptAndReported(t *testing.T) {
 	if out := tm.git("ls-files", "user_memory/bad.md"); out == "" {
 		t.Errorf("fixed file was not committed")
 	}
-	if st := tm.read(".engram/status"); strings.Contains(st, "user_memory/bad.md:") {
-		t.Errorf(".engram/status still reports the fixed file:\n%s", st)
+	if st := tm.read(".mindmount/status"); strings.Contains(st, "user_memory/bad.md:") {
+		t.Errorf(".mindmount/status still reports the fixed file:\n%s", st)
 	}
 	tm.clean()
 }
@@ -243,7 +243,7 @@ func TestGitReadOnly(t *testing.T) {
 
 func TestSynthesizedFilesRefuseWrites(t *testing.T) {
 	tm := mountRepo(t, newRepo(t, nil), Options{})
-	for _, rel := range []string{"user_memory.md", "CONTEXT.md", ".engram/status"} {
+	for _, rel := range []string{"user_memory.md", "CONTEXT.md", ".mindmount/status"} {
 		wantErrno(t, "write "+rel, writeThrough(tm.p(rel), os.O_WRONLY), syscall.EACCES, syscall.EPERM)
 		wantErrno(t, "append to "+rel, writeThrough(tm.p(rel), os.O_WRONLY|os.O_APPEND), syscall.EACCES, syscall.EPERM)
 		wantErrno(t, "truncate "+rel, writeThrough(tm.p(rel), os.O_WRONLY|os.O_TRUNC), syscall.EACCES, syscall.EPERM)
@@ -252,37 +252,37 @@ func TestSynthesizedFilesRefuseWrites(t *testing.T) {
 	if _, err := os.Stat(tm.b("user_memory.md")); !os.IsNotExist(err) {
 		t.Errorf("synthesized file reached the backing tree: %v", err)
 	}
-	wantErrno(t, "rmdir .engram", os.Remove(tm.p(".engram")), syscall.EBUSY, syscall.EPERM, syscall.ENOTEMPTY)
+	wantErrno(t, "rmdir .mindmount", os.Remove(tm.p(".mindmount")), syscall.EBUSY, syscall.EPERM, syscall.ENOTEMPTY)
 }
 
 func TestConsolidateControlFile(t *testing.T) {
 	tm := mountRepo(t, newRepo(t, nil), Options{})
-	if err := os.WriteFile(tm.p(".engram/consolidate"), []byte("now\n"), 0o644); err != nil {
+	if err := os.WriteFile(tm.p(".mindmount/consolidate"), []byte("now\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	<-tm.consolidations
-	if _, err := os.Stat(tm.b(".engram/consolidate")); !os.IsNotExist(err) {
+	if _, err := os.Stat(tm.b(".mindmount/consolidate")); !os.IsNotExist(err) {
 		t.Errorf("control file reached the backing tree: %v", err)
 	}
 }
 
 func TestSearchFile(t *testing.T) {
 	tm := mountRepo(t, newRepo(t, nil), Options{})
-	got := tm.read(".engram/search/green tea")
+	got := tm.read(".mindmount/search/green tea")
 	if first := firstHit(got); first != "user_memory/likes-tea.md" {
 		t.Errorf("first hit %q; search result:\n%s", first, got)
 	}
-	fi, err := os.Stat(tm.p(".engram/search/green tea"))
+	fi, err := os.Stat(tm.p(".mindmount/search/green tea"))
 	if err != nil || int(fi.Size()) != len(got) {
 		t.Errorf("stat of search result: %v, want size %d", err, len(got))
 	}
 	// A memory written a moment ago is found at once.
 	tm.write("user_memory/keeps-bees.md", memoryFile("Keeps Bees", "Keeps two beehives in the garden", "You keep two beehives."))
-	if first := firstHit(tm.read(".engram/search/beehives")); first != "user_memory/keeps-bees.md" {
+	if first := firstHit(tm.read(".mindmount/search/beehives")); first != "user_memory/keeps-bees.md" {
 		t.Errorf("fresh memory not found first: %q", first)
 	}
-	if ents, err := os.ReadDir(tm.p(".engram/search")); err != nil || len(ents) != 0 {
-		t.Errorf("ls .engram/search: %v %v", ents, err)
+	if ents, err := os.ReadDir(tm.p(".mindmount/search")); err != nil || len(ents) != 0 {
+		t.Errorf("ls .mindmount/search: %v %v", ents, err)
 	}
 }
 

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/engram-dev/engram/memgraph"
+	"github.com/mindmount/mindmount/memgraph"
 )
 
 // accessLogName is the lower-cased heading memgraph gives the access log.

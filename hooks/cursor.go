@@ -3,11 +3,11 @@ package hooks
 import (
 	"fmt"
 
-	"github.com/engram-dev/engram/consolidate"
+	"github.com/mindmount/mindmount/consolidate"
 )
 
 // MergeCursors merges two versions of the consolidation cursor
-// (.engram/cursor.json) for git: base, ours, theirs. Every transcript keeps
+// (.mindmount/cursor.json) for git: base, ours, theirs. Every transcript keeps
 // the further of the two positions (consolidate.Cursor.Merge), so:
 //
 //   - "git revert" of an older consolidation undoes its memories but not

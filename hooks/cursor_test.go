@@ -3,7 +3,7 @@ package hooks
 import (
 	"testing"
 
-	"github.com/engram-dev/engram/consolidate"
+	"github.com/mindmount/mindmount/consolidate"
 )
 
 func TestMergeCursors(t *testing.T) {

@@ -1,4 +1,4 @@
-// Package hooks is what engram does inside plain git: the pre-commit
+// Package hooks is what mindmount does inside plain git: the pre-commit
 // validator (the daemon's rules, so a change committed with the git CLI in
 // a clone is judged exactly like one written through the mount), the merge
 // drivers for the consolidation cursor and for memory files (so two

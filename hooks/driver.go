@@ -8,14 +8,14 @@ import (
 	"os/exec"
 	"path/filepath"
 
-	"github.com/engram-dev/engram/memgraph"
+	"github.com/mindmount/mindmount/memgraph"
 )
 
 // ErrConflict is returned by a driver that left a conflict for git to
 // report (only for files that are not memories).
 var ErrConflict = errors.New("merge conflict")
 
-// CursorDriver is "engram merge-cursor %O %A %B": it merges the cursor
+// CursorDriver is "mindmount merge-cursor %O %A %B": it merges the cursor
 // versions in the three files and writes the result over ours, as git
 // expects of a merge driver.
 func CursorDriver(basePath, oursPath, theirsPath string) error {
@@ -30,7 +30,7 @@ func CursorDriver(basePath, oursPath, theirsPath string) error {
 	return os.WriteFile(oursPath, out, 0o644)
 }
 
-// MemoryDriver is "engram merge-memory %O %A %B %P", run by git in the
+// MemoryDriver is "mindmount merge-memory %O %A %B %P", run by git in the
 // work tree's top directory. A memory file merges with MergeMemory; on a
 // real conflict ours (the version of the person running git merge) stays
 // and theirs is written, retired, beside it as an untracked file, named on
@@ -62,7 +62,7 @@ func MemoryDriver(basePath, oursPath, theirsPath, rel string, log io.Writer) err
 		if err := os.WriteFile(filepath.FromSlash(res.SiblingPath), res.Sibling, 0o644); err != nil {
 			return err
 		}
-		fmt.Fprintf(log, "engram: %s changed on both sides; kept yours, and theirs as %s (status: superseded). Add it: git add %s\n",
+		fmt.Fprintf(log, "mindmount: %s changed on both sides; kept yours, and theirs as %s (status: superseded). Add it: git add %s\n",
 			rel, res.SiblingPath, res.SiblingPath)
 	}
 	return os.WriteFile(oursPath, res.Data, 0o644)

@@ -7,42 +7,42 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/engram-dev/engram/memgraph/atomicfile"
-	"github.com/engram-dev/engram/memgraph/gitrepo"
 	"github.com/go-git/go-git/v5"
+	"github.com/mindmount/mindmount/memgraph/atomicfile"
+	"github.com/mindmount/mindmount/memgraph/gitrepo"
 )
 
-// hookMarker identifies the pre-commit script engram wrote: install replaces
+// hookMarker identifies the pre-commit script mindmount wrote: install replaces
 // and uninstall removes only a script that carries it.
-const hookMarker = "# engram pre-commit hook"
+const hookMarker = "# mindmount pre-commit hook"
 
-// preCommitScript calls the engram on PATH: a hook that named an absolute
-// path would break when engram moves or was run from a temporary build.
+// preCommitScript calls the mindmount on PATH: a hook that named an absolute
+// path would break when mindmount moves or was run from a temporary build.
 const preCommitScript = `#!/bin/sh
-` + hookMarker + ` (installed by "engram hooks install"; "engram hooks uninstall" removes it).
-# It judges the staged memory files with the rules the engram daemon uses.
-if ! command -v engram >/dev/null 2>&1; then
-	echo "engram pre-commit: engram is not on PATH, so this commit is not checked" >&2
+` + hookMarker + ` (installed by "mindmount hooks install"; "mindmount hooks uninstall" removes it).
+# It judges the staged memory files with the rules the mindmount daemon uses.
+if ! command -v mindmount >/dev/null 2>&1; then
+	echo "mindmount pre-commit: mindmount is not on PATH, so this commit is not checked" >&2
 	exit 0
 fi
-exec engram hook pre-commit "$@"
+exec mindmount hook pre-commit "$@"
 `
 
-// Drivers are the merge drivers engram registers: the git config name,
+// Drivers are the merge drivers mindmount registers: the git config name,
 // its description and command, and the paths it applies to.
 var Drivers = []struct{ Name, Desc, Command, Pattern string }{
-	{"engram-cursor", "engram consolidation cursor", "engram merge-cursor %O %A %B", ".engram/cursor.json"},
-	{"engram-memory", "engram memory file", "engram merge-memory %O %A %B %P", "*.md"},
+	{"mindmount-cursor", "mindmount consolidation cursor", "mindmount merge-cursor %O %A %B", ".mindmount/cursor.json"},
+	{"mindmount-memory", "mindmount memory file", "mindmount merge-memory %O %A %B %P", "*.md"},
 }
 
 // attrMarker brackets the lines install adds to .git/info/attributes.
-const attrMarker = "# engram merge drivers"
+const attrMarker = "# mindmount merge drivers"
 
-// Install puts engram into the git clone dir: the pre-commit hook, the
+// Install puts mindmount into the git clone dir: the pre-commit hook, the
 // merge drivers in the clone's config, and their attributes in
 // .git/info/attributes (so they apply even where the committed
 // .gitattributes predates them). Running it again changes nothing. A
-// pre-commit hook that is not engram's is left alone and reported.
+// pre-commit hook that is not mindmount's is left alone and reported.
 func Install(dir string) error {
 	gitDir, err := gitDirOf(dir)
 	if err != nil {
@@ -50,7 +50,7 @@ func Install(dir string) error {
 	}
 	hook := filepath.Join(gitDir, "hooks", "pre-commit")
 	if b, err := os.ReadFile(hook); err == nil && !strings.Contains(string(b), hookMarker) {
-		return fmt.Errorf("%s already has a pre-commit hook that is not engram's; add the line \"engram hook pre-commit || exit 1\" to it", dir)
+		return fmt.Errorf("%s already has a pre-commit hook that is not mindmount's; add the line \"mindmount hook pre-commit || exit 1\" to it", dir)
 	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
@@ -66,7 +66,7 @@ func Install(dir string) error {
 	return setAttributes(gitDir, false)
 }
 
-// Uninstall removes what Install added (an edited hook without engram's
+// Uninstall removes what Install added (an edited hook without mindmount's
 // marker is left alone).
 func Uninstall(dir string) error {
 	gitDir, err := gitDirOf(dir)
@@ -113,7 +113,7 @@ func setDrivers(dir string, remove bool) error {
 			continue
 		}
 		sec := merge.Subsection(d.Name)
-		if cur := sec.Option("driver"); cur != "" && !strings.HasPrefix(cur, "engram ") && !strings.Contains(cur, "/engram") {
+		if cur := sec.Option("driver"); cur != "" && !strings.HasPrefix(cur, "mindmount ") && !strings.Contains(cur, "/mindmount") {
 			continue
 		}
 		sec.SetOption("name", d.Desc)
@@ -122,7 +122,7 @@ func setDrivers(dir string, remove bool) error {
 	return repo.SetConfig(cfg)
 }
 
-// setAttributes rewrites engram's block of .git/info/attributes.
+// setAttributes rewrites mindmount's block of .git/info/attributes.
 func setAttributes(gitDir string, remove bool) error {
 	p := filepath.Join(gitDir, "info", "attributes")
 	old, err := os.ReadFile(p)

@@ -9,17 +9,17 @@ import (
 	"testing"
 )
 
-// TestMain doubles as the "engram" the installed hook and the merge
-// drivers call: the tests put a link named engram to this test binary on
-// PATH, so the script git runs is the real one, finding engram by name.
+// TestMain doubles as the "mindmount" the installed hook and the merge
+// drivers call: the tests put a link named mindmount to this test binary on
+// PATH, so the script git runs is the real one, finding mindmount by name.
 func TestMain(m *testing.M) {
-	if filepath.Base(os.Args[0]) == "engram" {
-		os.Exit(fakeEngram(os.Args[1:]))
+	if filepath.Base(os.Args[0]) == "mindmount" {
+		os.Exit(fakeMindmount(os.Args[1:]))
 	}
 	os.Exit(m.Run())
 }
 
-func fakeEngram(args []string) int {
+func fakeMindmount(args []string) int {
 	var err error
 	switch {
 	case len(args) >= 2 && args[0] == "hook" && args[1] == "pre-commit":
@@ -29,7 +29,7 @@ func fakeEngram(args []string) int {
 	case len(args) == 5 && args[0] == "merge-memory":
 		err = MemoryDriver(args[1], args[2], args[3], args[4], os.Stderr)
 	default:
-		err = fmt.Errorf("fake engram: unknown command %q", args)
+		err = fmt.Errorf("fake mindmount: unknown command %q", args)
 	}
 	if errors.Is(err, ErrRefused) || errors.Is(err, ErrConflict) {
 		return 1
@@ -41,15 +41,15 @@ func fakeEngram(args []string) int {
 	return 0
 }
 
-// engramOnPath puts "engram" (this test binary) on PATH for the test.
-func engramOnPath(t *testing.T) {
+// mindmountOnPath puts "mindmount" (this test binary) on PATH for the test.
+func mindmountOnPath(t *testing.T) {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
 	bin := t.TempDir()
-	if err := os.Symlink(exe, filepath.Join(bin, "engram")); err != nil {
+	if err := os.Symlink(exe, filepath.Join(bin, "mindmount")); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))

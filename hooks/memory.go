@@ -5,7 +5,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/engram-dev/engram/memgraph"
+	"github.com/mindmount/mindmount/memgraph"
 )
 
 // MemoryMerge is the result of merging one memory file.

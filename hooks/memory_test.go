@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/engram-dev/engram/memgraph"
+	"github.com/mindmount/mindmount/memgraph"
 )
 
 const baseMem = `---

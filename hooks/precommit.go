@@ -11,15 +11,15 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/engram-dev/engram/memgraph"
-	"github.com/engram-dev/engram/memgraph/tracker"
+	"github.com/mindmount/mindmount/memgraph"
+	"github.com/mindmount/mindmount/memgraph/tracker"
 )
 
 // emptyTree is git's well-known empty tree: the "HEAD" of a first commit.
 const emptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
 // ErrRefused is returned by PreCommit when a staged file breaks a rule.
-var ErrRefused = errors.New("commit refused by engram's pre-commit hook")
+var ErrRefused = errors.New("commit refused by mindmount's pre-commit hook")
 
 // staged is one staged change of a memory file.
 type staged struct {
@@ -75,7 +75,7 @@ func PreCommit(ctx context.Context, out io.Writer) error {
 	for _, p := range probs {
 		fmt.Fprintln(out, p.String())
 	}
-	fmt.Fprintln(out, "engram: fix the files above (or commit with --no-verify if you mean it)")
+	fmt.Fprintln(out, "mindmount: fix the files above (or commit with --no-verify if you mean it)")
 	return ErrRefused
 }
 

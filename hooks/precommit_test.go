@@ -40,7 +40,7 @@ func write(t *testing.T, dir, rel, data string) {
 }
 
 // clone makes a repository with a memory and a read_only persona, with
-// engram's hooks installed.
+// mindmount's hooks installed.
 func clone(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -56,15 +56,15 @@ func clone(t *testing.T) string {
 }
 
 func TestPreCommitWithGitCLI(t *testing.T) {
-	engramOnPath(t)
+	mindmountOnPath(t)
 	dir := clone(t)
 
 	hook, err := os.ReadFile(filepath.Join(dir, ".git", "hooks", "pre-commit"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(hook), "exec engram hook pre-commit") || strings.Contains(string(hook), os.TempDir()) {
-		t.Fatalf("hook does not call engram by name:\n%s", hook)
+	if !strings.Contains(string(hook), "exec mindmount hook pre-commit") || strings.Contains(string(hook), os.TempDir()) {
+		t.Fatalf("hook does not call mindmount by name:\n%s", hook)
 	}
 
 	// Invalid: an unknown key. The message is the daemon's (memgraph.Validate).
@@ -81,13 +81,13 @@ func TestPreCommitWithGitCLI(t *testing.T) {
 	os.Remove(filepath.Join(dir, "user_memory", "bad.md"))
 
 	// A bad repository setting is refused like an invalid memory.
-	write(t, dir, ".engram/settings", "index_tokens: lots\n")
-	mustGit(t, dir, "add", "-f", ".engram/settings")
-	if out, err := runGit(t, dir, "commit", "-q", "-m", "settings"); err == nil || !strings.Contains(out, ".engram/settings:1: ") {
+	write(t, dir, ".mindmount/settings", "index_tokens: lots\n")
+	mustGit(t, dir, "add", "-f", ".mindmount/settings")
+	if out, err := runGit(t, dir, "commit", "-q", "-m", "settings"); err == nil || !strings.Contains(out, ".mindmount/settings:1: ") {
 		t.Fatalf("bad settings not refused (err %v):\n%s", err, out)
 	}
-	mustGit(t, dir, "rm", "-q", "--cached", ".engram/settings")
-	os.Remove(filepath.Join(dir, ".engram", "settings"))
+	mustGit(t, dir, "rm", "-q", "--cached", ".mindmount/settings")
+	os.Remove(filepath.Join(dir, ".mindmount", "settings"))
 
 	// read_only: a change to the persona is refused.
 	write(t, dir, "character.md", "---\ndescription: persona\nread_only: true\n---\n# Persona, changed\n")
@@ -118,10 +118,10 @@ func TestInstallIdempotentAndUninstall(t *testing.T) {
 		t.Fatal(err)
 	}
 	attrs, _ := os.ReadFile(filepath.Join(dir, ".git", "info", "attributes"))
-	if strings.Count(string(attrs), "merge=engram-memory") != 1 {
+	if strings.Count(string(attrs), "merge=mindmount-memory") != 1 {
 		t.Fatalf("attributes:\n%s", attrs)
 	}
-	if got := mustGit(t, dir, "config", "merge.engram-memory.driver"); got != "engram merge-memory %O %A %B %P" {
+	if got := mustGit(t, dir, "config", "merge.mindmount-memory.driver"); got != "mindmount merge-memory %O %A %B %P" {
 		t.Fatalf("driver %q", got)
 	}
 	if err := Uninstall(dir); err != nil {
@@ -130,7 +130,7 @@ func TestInstallIdempotentAndUninstall(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, ".git", "hooks", "pre-commit")); !os.IsNotExist(err) {
 		t.Fatal("hook left behind")
 	}
-	if out, err := runGit(t, dir, "config", "merge.engram-memory.driver"); err == nil {
+	if out, err := runGit(t, dir, "config", "merge.mindmount-memory.driver"); err == nil {
 		t.Fatalf("driver left behind: %s", out)
 	}
 	// A foreign hook is never replaced.
@@ -144,7 +144,7 @@ func TestInstallIdempotentAndUninstall(t *testing.T) {
 // "git merge": the access logs union, the conflicting fact leaves a
 // retired sibling, and no conflict marker reaches a file.
 func TestMemoryDriverWithGitMerge(t *testing.T) {
-	engramOnPath(t)
+	mindmountOnPath(t)
 	dir := clone(t)
 	const rel = "user_memory/likes-coffee.md"
 	mustGit(t, dir, "checkout", "-q", "-b", "laptop")
@@ -178,7 +178,7 @@ func TestMemoryDriverWithGitMerge(t *testing.T) {
 // TestPreCommitFirstCommit: with no HEAD yet, everything staged is new and
 // judged.
 func TestPreCommitFirstCommit(t *testing.T) {
-	engramOnPath(t)
+	mindmountOnPath(t)
 	dir := t.TempDir()
 	mustGit(t, dir, "init", "-q", "-b", "main")
 	if err := Install(dir); err != nil {

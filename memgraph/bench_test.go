@@ -28,7 +28,7 @@ func TestMain(m *testing.M) {
 
 func benchRepo(b *testing.B) string {
 	benchOnce.Do(func() {
-		benchDir, benchErr = os.MkdirTemp("", "engram-bench-")
+		benchDir, benchErr = os.MkdirTemp("", "mindmount-bench-")
 		if benchErr != nil {
 			return
 		}

@@ -63,7 +63,7 @@ type ctxList struct {
 
 // buildContext renders the context within max bytes. Caller holds g.mu.
 func (g *Graph) buildContext(max int) []byte {
-	header := "<!-- CONTEXT.md is compiled by engram from this memory repository; edit the source files, not this one -->\n"
+	header := "<!-- CONTEXT.md is compiled by mindmount from this memory repository; edit the source files, not this one -->\n"
 	charBlock := g.blockText(CharacterFile)
 	userBlock := g.blockText(UserFile)
 	var sysBlocks, sysNames []string
@@ -157,7 +157,7 @@ func (g *Graph) buildContext(max int) []byte {
 			omitted = omitted[:cut] + " …"
 		}
 		marker := func() string {
-			return "\n<!-- engram: context truncated at " + strconv.Itoa(len(w.b)) + " bytes (budget " + strconv.Itoa(max) + "); omitted: " + omitted + " -->\n"
+			return "\n<!-- mindmount: context truncated at " + strconv.Itoa(len(w.b)) + " bytes (budget " + strconv.Itoa(max) + "); omitted: " + omitted + " -->\n"
 		}
 		// The marker must fit in the budget too: give back whole lines.
 		for len(w.b)+len(marker()) > max && len(w.b) > 0 {

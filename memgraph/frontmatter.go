@@ -10,7 +10,7 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// knownKeys are the frontmatter keys engram understands; any other key makes
+// knownKeys are the frontmatter keys mindmount understands; any other key makes
 // a file invalid, so that a typo ("descripton") never silently drops data.
 var knownKeys = []string{"description", "status", "supersedes", "superseded_by", "read_only", "created", "source", "tags", "topic"}
 
@@ -214,7 +214,7 @@ func yamlLine(key, value string) string {
 // noFastPath forces every frontmatter through yaml.v3 (tests compare both).
 var noFastPath = false
 
-// fastFrontmatter handles the frontmatter engram itself writes — one
+// fastFrontmatter handles the frontmatter mindmount itself writes — one
 // "key: plain value" line per known key — without yaml.v3, which costs
 // more than the rest of parsing a memory together. It returns false,
 // having changed nothing, for anything else (comments, blank lines,

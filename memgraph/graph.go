@@ -13,7 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/engram-dev/engram/memgraph/recall"
+	"github.com/mindmount/mindmount/memgraph/recall"
 )
 
 // Graph is the in-memory model of one repository, built once by Scan and
@@ -591,7 +591,7 @@ func (g *Graph) Index(kind Kind) []byte {
 }
 
 // FullIndex returns the index of kind with every active memory (the mount
-// shows it as .engram/index/<index file>).
+// shows it as .mindmount/index/<index file>).
 func (g *Graph) FullIndex(kind Kind) []byte { return g.IndexWithin(kind, 0) }
 
 // IndexWithin returns the index of kind within maxBytes (0: no limit).

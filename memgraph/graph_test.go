@@ -40,8 +40,8 @@ func testRepo(t testing.TB) string {
 		"user_memory/old-job.md":          mem("", "Worked at ACME", "contradicted", "ACME.", "01.01.26", "02.01.26", "03.01.26", "04.01.26", "05.01.26", "06.01.26"),
 		"character_memory/be-brief.md":    mem("", "Keep answers brief", "", "Brief.", "03.01.26"),
 		"system/tools.md":                 "---\ndescription: Tools\n---\nUse `grep` to search memory.\n",
-		"projects/engram/notes.md":        "---\ndescription: Notes on the engram project\n---\n# Notes\n",
-		"projects/engram/old.md":          "---\ndescription: Retracted plan\nstatus: retracted\n---\n",
+		"projects/mindmount/notes.md":     "---\ndescription: Notes on the mindmount project\n---\n# Notes\n",
+		"projects/mindmount/old.md":       "---\ndescription: Retracted plan\nstatus: retracted\n---\n",
 		"projects/readme.md":              "# Projects overview\n",
 		"README.md":                       "---\ndescription: How to use this memory\n---\n# README\n",
 		"transcripts/s1.md":               "not a memory",
@@ -75,7 +75,7 @@ func TestScanIndexContext(t *testing.T) {
 		t.Errorf("character index:\n%s", ch)
 	}
 	ctx := string(g.Context(ContextOptions{}))
-	order := []string{"You are a warm, concise assistant.", "## Character memory", "character_memory/be-brief.md", "The user is Ada.", "## User memory", "user_memory/likes-coffee.md", "Use `grep` to search memory.", "## External memory", "- README.md — How to use this memory", "- projects/\n", "  - projects/engram/\n", "    - projects/engram/notes.md — Notes on the engram project\n", "  - projects/readme.md — Projects overview\n"}
+	order := []string{"You are a warm, concise assistant.", "## Character memory", "character_memory/be-brief.md", "The user is Ada.", "## User memory", "user_memory/likes-coffee.md", "Use `grep` to search memory.", "## External memory", "- README.md — How to use this memory", "- projects/\n", "  - projects/mindmount/\n", "    - projects/mindmount/notes.md — Notes on the mindmount project\n", "  - projects/readme.md — Projects overview\n"}
 	last := -1
 	for _, o := range order {
 		i := strings.Index(ctx, o)
@@ -189,7 +189,7 @@ func TestGraphChanges(t *testing.T) {
 	}
 	g.Rename("projects", "work")
 	ctx := string(g.Context(ContextOptions{}))
-	if strings.Contains(ctx, "projects/") || !strings.Contains(ctx, "work/engram/notes.md") {
+	if strings.Contains(ctx, "projects/") || !strings.Contains(ctx, "work/mindmount/notes.md") {
 		t.Errorf("directory rename not reflected:\n%s", ctx)
 	}
 
@@ -239,10 +239,10 @@ func TestContextBudget(t *testing.T) {
 		if len(ctx) > max {
 			t.Errorf("budget %d: context is %d bytes", max, len(ctx))
 		}
-		if !strings.Contains(ctx, "<!-- engram: context truncated at ") {
+		if !strings.Contains(ctx, "<!-- mindmount: context truncated at ") {
 			t.Errorf("budget %d: no truncation marker:\n%s", max, ctx)
 		}
-		for _, w := range []string{"Ada.", "## User memory", "## Character memory", "## External memory", "more user memories not shown in .engram/index/user_memory.md", "more character memories not shown"} {
+		for _, w := range []string{"Ada.", "## User memory", "## Character memory", "## External memory", "more user memories not shown in .mindmount/index/user_memory.md", "more character memories not shown"} {
 			if !strings.Contains(ctx, w) {
 				t.Errorf("budget %d: context lacks %q:\n%s", max, w, ctx)
 			}
@@ -254,7 +254,7 @@ func TestContextBudget(t *testing.T) {
 	// Whatever the budget, the output stays within it once the marker fits.
 	for max := 250; max < 12000; max += 97 {
 		ctx := g.Context(ContextOptions{MaxBytes: max})
-		if len(ctx) > max || !strings.Contains(string(ctx), "<!-- engram: context truncated") {
+		if len(ctx) > max || !strings.Contains(string(ctx), "<!-- mindmount: context truncated") {
 			t.Fatalf("budget %d: %d bytes", max, len(ctx))
 		}
 	}

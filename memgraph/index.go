@@ -36,7 +36,7 @@ func renderIndex(kind Kind, lines [][]byte) []byte {
 
 // FullIndexPath is where the mount shows, and watch mode writes (a
 // git-ignored file), the index of kind with every memory, whatever the
-// budget: .engram/index/user_memory.md.
+// budget: .mindmount/index/user_memory.md.
 func FullIndexPath(kind Kind) string {
 	if kind == KindCharacter {
 		return IndexDir + "/" + CharIndexFile
@@ -90,9 +90,9 @@ func indexFooter(kind Kind, missing, maxBytes int) string {
 		dir, name = CharacterDir, "character "
 	}
 	name += Plural(missing, "memory", "memories")
-	return "\n<!-- engram: index cut at its budget of " + strconv.Itoa(maxBytes/BytesPerToken) + " tokens -->\n" +
+	return "\n<!-- mindmount: index cut at its budget of " + strconv.Itoa(maxBytes/BytesPerToken) + " tokens -->\n" +
 		"… " + strconv.Itoa(missing) + " more " + name + " not shown. All of them: " + FullIndexPath(kind) +
-		"; the files: ls " + dir + "/; search: cat .engram/search/<words>\n"
+		"; the files: ls " + dir + "/; search: cat .mindmount/search/<words>\n"
 }
 
 func indexHeader(kind Kind, n int) string {
@@ -103,7 +103,7 @@ func indexHeader(kind Kind, n int) string {
 	count := strconv.Itoa(n) + " active " + Plural(n, "memory", "memories")
 	var b strings.Builder
 	b.WriteString("# " + title + "\n\n")
-	b.WriteString("<!-- " + file + " is synthesized by engram from " + dir + "/; edits to it are not saved -->\n\n")
+	b.WriteString("<!-- " + file + " is synthesized by mindmount from " + dir + "/; edits to it are not saved -->\n\n")
 	b.WriteString(count + " " + about + ", most used first. Each line: file, description, uses.\n")
 	b.WriteString("Open a file for the full fact; append \"used, DD.MM.YY\" to its Access log when you use it.\n\n")
 	if n == 0 {

@@ -7,10 +7,10 @@ import (
 	"unicode/utf8"
 )
 
-// IsMemoryPath reports whether rel is a markdown file that engram validates
+// IsMemoryPath reports whether rel is a markdown file that mindmount validates
 // and ranks. Every *.md file of the repository is one, except the
 // synthesized files, anything hidden (a path element starting with "."
-// covers .git, .engram, editor locks like ".#note.md"), and transcripts/,
+// covers .git, .mindmount, editor locks like ".#note.md"), and transcripts/,
 // which is the consolidation inbox and holds raw conversations.
 //
 // Only user_memory/ and character_memory/ files need frontmatter with a
@@ -66,8 +66,8 @@ func KindOf(rel string) Kind {
 }
 
 // IsSynthesized reports whether rel is one of the files the daemon makes up
-// on read (user_memory.md, character_memory.md, CONTEXT.md, .engram/status,
-// .engram/search/...).
+// on read (user_memory.md, character_memory.md, CONTEXT.md, .mindmount/status,
+// .mindmount/search/...).
 func IsSynthesized(rel string) bool {
 	switch rel {
 	case UserIndexFile, CharIndexFile, ContextFile, StatusFile, SearchDir:
@@ -76,7 +76,7 @@ func IsSynthesized(rel string) bool {
 	return strings.HasPrefix(rel, SearchDir+"/") || strings.HasPrefix(rel, IndexDir+"/")
 }
 
-// SearchDir is where recall is exposed as files (.engram/search/<query>).
+// SearchDir is where recall is exposed as files (.mindmount/search/<query>).
 const SearchDir = StateDir + "/search"
 
 // CheckName is the one rule for a name anyone writes into a repository,
@@ -94,7 +94,7 @@ func CheckName(rel string) error {
 	return nil
 }
 
-// IsControl is engram's rule for a character that must not appear raw in a
+// IsControl is mindmount's rule for a character that must not appear raw in a
 // name, a line of a file it writes, or a commit message: C0 and C1
 // controls, DEL, the Unicode line and paragraph separators, and invalid
 // UTF-8. (gitrepo.CheckPath applies git's narrower byte rule to what git
@@ -106,7 +106,7 @@ func IsControl(r rune) bool {
 // SlugProblem says why rel breaks the slug rule, or "". Files in
 // user_memory/ and character_memory/ are named <slug>.md (as are any
 // folders between): lower-case a-z, digits and single dashes (ValidSlug),
-// the name engram itself gives a memory (Slug). Hidden names (editor
+// the name mindmount itself gives a memory (Slug). Hidden names (editor
 // locks, ".likes-tea.md.swp") are not memories and are not checked.
 func SlugProblem(rel string) string {
 	k := KindOf(rel)

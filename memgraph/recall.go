@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/engram-dev/engram/memgraph/recall"
+	"github.com/mindmount/mindmount/memgraph/recall"
 )
 
 // VectorCacheDir is where recall caches embeddings, relative to the
@@ -27,11 +27,11 @@ func (g *Graph) Recall(q string, opt recall.Options) []recall.Hit {
 }
 
 // RecallMarkdown renders a recall ranking as the text of
-// .engram/search/<q>: a heading with the question, then one numbered item
+// .mindmount/search/<q>: a heading with the question, then one numbered item
 // per memory, best first, with its repo-relative path, lifecycle status
 // when retired, description and score, and the best-matching sentence when
 // it says more than the description. Paths are plain text, not links: the
-// file is read from .engram/search/, where relative links would point
+// file is read from .mindmount/search/, where relative links would point
 // nowhere. Every piece of text goes through SafeLine.
 func RecallMarkdown(q string, hits []recall.Hit) []byte {
 	var b strings.Builder
@@ -85,7 +85,7 @@ func (g *Graph) RecallContext(ctx context.Context, q string, opt recall.Options)
 
 // SetEmbedder turns on vector recall: memories are embedded in the
 // background (never blocking writes) and cached in cacheDir, "" meaning
-// <root>/.engram/cache/vectors. The model name, part of the cache key, is
+// <root>/.mindmount/cache/vectors. The model name, part of the cache key, is
 // taken from e's Model method when it has one.
 func (g *Graph) SetEmbedder(e recall.Embedder, cacheDir string) error {
 	if cacheDir == "" {

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/engram-dev/engram/memgraph/recall"
+	"github.com/mindmount/mindmount/memgraph/recall"
 )
 
 func recallMemory(title, desc, fact, status string) string {

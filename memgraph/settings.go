@@ -19,7 +19,7 @@ import (
 // The format is the frontmatter's: one "key: value" per line, "#" starts a
 // comment.
 //
-//	# .engram/settings
+//	# .mindmount/settings
 //	index_tokens: 3000
 const SettingsFile = StateDir + "/settings"
 

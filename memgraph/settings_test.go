@@ -93,11 +93,11 @@ func TestIndexBudget(t *testing.T) {
 	}
 	// The top of the ranking, in order: the index is a prefix of the full
 	// listing up to its footer.
-	body := idx[:strings.Index(idx, "\n<!-- engram: index cut")]
+	body := idx[:strings.Index(idx, "\n<!-- mindmount: index cut")]
 	if !strings.HasPrefix(full, body) {
 		t.Errorf("budgeted index is not the top of the full ranking")
 	}
-	footer := fmt.Sprintf("… %d more user memories not shown. All of them: .engram/index/user_memory.md; the files: ls user_memory/; search: cat .engram/search/<words>\n", 400-shown)
+	footer := fmt.Sprintf("… %d more user memories not shown. All of them: .mindmount/index/user_memory.md; the files: ls user_memory/; search: cat .mindmount/search/<words>\n", 400-shown)
 	if !strings.HasSuffix(idx, footer) {
 		t.Errorf("index ends with:\n%s\nwant footer:\n%s", idx[len(idx)-300:], footer)
 	}

@@ -52,7 +52,7 @@ type TopicConflict struct {
 	Retired int
 }
 
-// String is the warning engram check prints.
+// String is the warning mindmount check prints.
 func (c TopicConflict) String() string {
 	return fmt.Sprintf("%s memories share the topic %q while %d of its memories were retired before: %s — a likely missed contradiction; retire the outdated one (status: contradicted)",
 		c.Kind, c.Topic, c.Retired, strings.Join(c.Active, ", "))

@@ -1,4 +1,4 @@
-// Package memgraph is the memory model of an engram repository: the memory
+// Package memgraph is the memory model of a mindmount repository: the memory
 // file format (parse and render with an exact round-trip), validation, slugs,
 // lifecycle, ranking, index and context rendering, recall, and an in-memory
 // graph of one repository kept current by change events.
@@ -42,11 +42,11 @@ const (
 	CharacterDir   = "character_memory"
 	SystemDir      = "system"
 	TranscriptsDir = "transcripts"
-	StateDir       = ".engram"
+	StateDir       = ".mindmount"
 	UserIndexFile  = "user_memory.md"      // synthesized
 	CharIndexFile  = "character_memory.md" // synthesized
 	ContextFile    = "CONTEXT.md"          // synthesized
-	StatusFile     = ".engram/status"      // synthesized
+	StatusFile     = ".mindmount/status"   // synthesized
 	MaxFileSize    = 64 << 10              // 64 KiB: larger memory files are invalid
 	MaxSlugLen     = 80
 	DateLayout     = "02.01.06" // access log dates: DD.MM.YY

@@ -27,7 +27,7 @@ func Validate(path string, data, prev []byte) []Problem {
 	switch {
 	case old.Front.ReadOnly && string(data) != string(prev):
 		probs = append(probs, Problem{Path: path, Line: m.keyLine("read_only"),
-			Msg: "file is read_only: true in the last commit, so engram will not commit changes to it; undo them with 'git checkout -- " + path + "', or commit them yourself with git if you mean them"})
+			Msg: "file is read_only: true in the last commit, so mindmount will not commit changes to it; undo them with 'git checkout -- " + path + "', or commit them yourself with git if you mean them"})
 	case old.hasKey("read_only") != m.hasKey("read_only") || old.Front.ReadOnly != m.Front.ReadOnly:
 		probs = append(probs, Problem{Path: path, Line: m.keyLine("read_only"),
 			Msg: fmt.Sprintf("read_only cannot be set, changed or removed by a write (last commit: %s)", readOnlyText(old))})

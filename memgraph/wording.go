@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// This file holds the wording rules shared by everything engram shows or
+// This file holds the wording rules shared by everything mindmount shows or
 // writes about memories: one-line text (SafeLine, ClipLine, ErrorLine) and counted
 // nouns (Plural). Packages above memgraph use these rather than their own.
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Measures the mount against the same tree read directly, warm, in one run:
-# builds engram (the working tree, "after") and, for comparison, the
+# builds mindmount (the working tree, "after") and, for comparison, the
 # committed version BEFORE ("before"), creates repositories
 # with 3,000 and 10,000 memory files, mounts one copy with each binary and
 # times common shell work on the mounts and on an identical plain copy.
@@ -14,7 +14,7 @@
 #        RUNS=3 (rounds of the grep/cat comparison)
 #        BEFORE=dae4c3a (git revision to compare with, by default the last
 #          one with an OPEN per file; BEFORE= to skip)
-#        ENGRAM_PASSTHROUGH=1 (compare with kernel passthrough of file I/O)
+#        MINDMOUNT_PASSTHROUGH=1 (compare with kernel passthrough of file I/O)
 #
 # Goals (issue 16.1): grep -r and cat of every file within 2x of the
 # direct tree, 1.5x as the target; metadata (find, stat, ls -lR, missing
@@ -28,7 +28,7 @@ REPEAT=${REPEAT:-3}
 RUNS=${RUNS:-3}
 BEFORE=${BEFORE-dae4c3a}
 
-work=$(mktemp -d /tmp/engram-bench.XXXXXX)
+work=$(mktemp -d /tmp/mindmount-bench.XXXXXX)
 pids=()
 mounts=()
 cleanup() {
@@ -41,26 +41,26 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "== building engram (working tree)"
-go build -o "$work/engram" ./cmd/engram
+echo "== building mindmount (working tree)"
+go build -o "$work/mindmount" ./cmd/mindmount
 if [ -n "$BEFORE" ]; then
-  echo "== building engram at $BEFORE (before)"
+  echo "== building mindmount at $BEFORE (before)"
   mkdir -p "$work/src-before"
   git archive "$BEFORE" | tar -x -C "$work/src-before"
-  if ! (cd "$work/src-before" && go build -o "$work/engram-before" ./cmd/engram); then
+  if ! (cd "$work/src-before" && go build -o "$work/mindmount-before" ./cmd/mindmount); then
     echo "cannot build $BEFORE: no before/after comparison"; BEFORE=""
   fi
 fi
-export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@engram.local GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@engram.local
+export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@mindmount.local GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@mindmount.local
 
-# make_repo DIR N: an engram repository with N memory files: 60% user
+# make_repo DIR N: a mindmount repository with N memory files: 60% user
 # memories, 30% character memories, 10% external notes in 20 folders.
 make_repo() {
   local dir=$1 n=$2 i rel
   mkdir -p "$dir/user_memory" "$dir/character_memory" "$dir/transcripts" "$dir/system"
   printf -- '---\ndescription: Base persona\nread_only: true\n---\n# Character\n\nYou are a concise assistant.\n' >"$dir/character.md"
   printf -- '---\ndescription: Who the user is\n---\n# User\n\nThe user is Ada.\n' >"$dir/user.md"
-  printf '%s\n' '.*.sw?' '4913' '*~' '.#*' 'sed??????' '*.tmp' '/user_memory.md' '/character_memory.md' '/CONTEXT.md' '/.engram/status' '/.engram/search/' '/.engram/cache/' >"$dir/.gitignore"
+  printf '%s\n' '.*.sw?' '4913' '*~' '.#*' 'sed??????' '*.tmp' '/user_memory.md' '/character_memory.md' '/CONTEXT.md' '/.mindmount/status' '/.mindmount/search/' '/.mindmount/cache/' >"$dir/.gitignore"
   for ((i = 0; i < n; i++)); do
     if ((i % 10 < 6)); then rel="user_memory/fact-$i.md"
     elif ((i % 10 < 9)); then rel="character_memory/style-$i.md"
@@ -113,11 +113,11 @@ start_mount() {
   pids+=($!)
   mounts+=("$mnt")
   for ((i = 0; i < 600; i++)); do
-    grep -q "engram: mounted" "$out" 2>/dev/null && break
+    grep -q "mindmount: mounted" "$out" 2>/dev/null && break
     kill -0 "${pids[-1]}" 2>/dev/null || { cat "$log"; exit 1; }
     sleep 0.1
   done
-  grep -q "engram: mounted" "$out" || { echo "mount not ready"; cat "$log"; exit 1; }
+  grep -q "mindmount: mounted" "$out" || { echo "mount not ready"; cat "$log"; exit 1; }
 }
 
 ratio() { awk -v m="$1" -v d="$2" 'BEGIN { if (d > 0) printf "%.2f", m / d; else print "-" }'; }
@@ -145,13 +145,13 @@ for size in "${sizes[@]}"; do
   list="$work/list-$size"
   (cd "$b" && find . -path ./.git -prune -o -type f -print | sed 's|^\./||') >"$list"
 
-  start_mount "$work/engram" "$a" "$mnt"
+  start_mount "$work/mindmount" "$a" "$mnt"
   after_pid=${pids[-1]}
   if [ -n "$BEFORE" ]; then
     c="$work/c-$size" cmnt="$work/cmnt-$size"
     cp -a "$b" "$c"
     mkdir -p "$cmnt"
-    start_mount "$work/engram-before" "$c" "$cmnt"
+    start_mount "$work/mindmount-before" "$c" "$cmnt"
     before_pid=${pids[-1]}
     echo "== $size: grep -r and cat, $RUNS rounds (best of $REPEAT each, warm)"
     gb=() ga=() cb=() ca=()
@@ -199,7 +199,7 @@ for size in "${sizes[@]}"; do
   row "commit 1 file (-debounce)" "$daemon" "$cli"
 
   kill -TERM "$after_pid"
-  wait "$after_pid" || { echo "engram mount exited non-zero"; cat "$mnt.log"; }
+  wait "$after_pid" || { echo "mindmount mount exited non-zero"; cat "$mnt.log"; }
 done
 
 if ((${#compare[@]})); then

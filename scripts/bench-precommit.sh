@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench-precommit.sh: what engram's pre-commit hook adds to "git commit" of
+# bench-precommit.sh: what mindmount's pre-commit hook adds to "git commit" of
 # one memory file in a repository of 10,000 memories (the budget is 50 ms).
 # Prints the median of plain commits (--no-verify), the median with the
 # hook, the difference and the ratio.
@@ -12,12 +12,12 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/bin"
-(cd "$here" && go build -o "$work/bin/engram" ./cmd/engram)
+(cd "$here" && go build -o "$work/bin/mindmount" ./cmd/mindmount)
 # After the build: HOME also hides the user's git config from the timing.
 export HOME="$work" GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=b GIT_AUTHOR_EMAIL=b@x GIT_COMMITTER_NAME=b GIT_COMMITTER_EMAIL=b@x
 export PATH="$work/bin:$PATH"
 repo="$work/memory"
-engram init "$repo" >/dev/null
+mindmount init "$repo" >/dev/null
 cd "$repo"
 i=0
 while [ $i -lt "$n" ]; do

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Cost curves of one repository as it grows (issue 16.5): for 1,000,
-# 10,000 and 50,000 memories, prints the start-up time of "engram mount"
+# 10,000 and 50,000 memories, prints the start-up time of "mindmount mount"
 # (scan, recovery, mount until the readiness line), its RSS after start,
 # the commit latency of one file written through the mount (minus the
 # debounce), the render time of the indexes and CONTEXT.md after a change
 # (cat through the mount, median of 20), recall p95 (cat of
-# .engram/search/<query>, 40 queries), and grep -r / cat of every file
+# .mindmount/search/<query>, 40 queries), and grep -r / cat of every file
 # through the mount against the direct tree (best of REPEAT). Any cost that
 # grows faster than its repository (more than 1.5x the size factor from one
 # row to the next) is flagged. Needs root or fusermount3, and /dev/fuse.
@@ -20,7 +20,7 @@ sizes=("$@")
 REPEAT=${REPEAT:-3}
 DEBOUNCE_MS=100
 
-work=$(mktemp -d /tmp/engram-scale.XXXXXX)
+work=$(mktemp -d /tmp/mindmount-scale.XXXXXX)
 pid=""
 mnt=""
 cleanup() {
@@ -30,17 +30,17 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "== building engram"
-go build -o "$work/engram" ./cmd/engram
-export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@engram.local GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@engram.local
+echo "== building mindmount"
+go build -o "$work/mindmount" ./cmd/mindmount
+export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@mindmount.local GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@mindmount.local
 
 # make_repo DIR N: N memory files, 60% user, 30% character, 10% notes.
 make_repo() {
   local dir=$1 n=$2 i rel
-  mkdir -p "$dir/user_memory" "$dir/character_memory" "$dir/.engram"
+  mkdir -p "$dir/user_memory" "$dir/character_memory" "$dir/.mindmount"
   printf -- '---\ndescription: Base persona\nread_only: true\n---\n# Character\n\nYou are a concise assistant.\n' >"$dir/character.md"
   printf -- '---\ndescription: Who the user is\n---\n# User\n\nThe user is Ada.\n' >"$dir/user.md"
-  printf '%s\n' '.*.sw?' '4913' '*~' '.#*' 'sed??????' '*.tmp' '/user_memory.md' '/character_memory.md' '/CONTEXT.md' '/.engram/status' '/.engram/search/' '/.engram/index/' '/.engram/cache/' '/transcripts/' >"$dir/.gitignore"
+  printf '%s\n' '.*.sw?' '4913' '*~' '.#*' 'sed??????' '*.tmp' '/user_memory.md' '/character_memory.md' '/CONTEXT.md' '/.mindmount/status' '/.mindmount/search/' '/.mindmount/index/' '/.mindmount/cache/' '/transcripts/' >"$dir/.gitignore"
   for ((i = 0; i < n; i++)); do
     if ((i % 10 < 6)); then rel="user_memory/fact-$i.md"
     elif ((i % 10 < 9)); then rel="character_memory/style-$i.md"
@@ -91,9 +91,9 @@ for size in "${sizes[@]}"; do
   sync
 
   s=$(now)
-  "$work/engram" mount "$a" "$mnt" --consolidate=false --debounce "${DEBOUNCE_MS}ms" >"$work/out-$size" 2>"$work/log-$size" &
+  "$work/mindmount" mount "$a" "$mnt" --consolidate=false --debounce "${DEBOUNCE_MS}ms" >"$work/out-$size" 2>"$work/log-$size" &
   pid=$!
-  until grep -q "engram: mounted" "$work/out-$size" 2>/dev/null; do
+  until grep -q "mindmount: mounted" "$work/out-$size" 2>/dev/null; do
     kill -0 "$pid" 2>/dev/null || { cat "$work/log-$size"; exit 1; }
     sleep 0.01
   done
@@ -129,7 +129,7 @@ for size in "${sizes[@]}"; do
   rec=()
   for ((i = 0; i < 40; i++)); do
     s=$(now)
-    cat "$mnt/.engram/search/item $((i * 37 % size)) topic $((i % 97))" >/dev/null
+    cat "$mnt/.mindmount/search/item $((i * 37 % size)) topic $((i % 97))" >/dev/null
     e=$(now)
     rec+=("$(secs $((e - s)))")
   done
@@ -142,7 +142,7 @@ for size in "${sizes[@]}"; do
   echo "   startup ${val[$size,startup]}s rss ${val[$size,rss]}MB commit ${val[$size,commit]}s render ${val[$size,render]}s recall-p95 ${val[$size,recall]}s grep ${val[$size,grep]}x cat ${val[$size,cat]}x"
 
   kill -TERM "$pid"
-  wait "$pid" || { echo "engram mount exited non-zero"; cat "$work/log-$size"; }
+  wait "$pid" || { echo "mindmount mount exited non-zero"; cat "$work/log-$size"; }
   pid=""
   rm -rf "$a" "$b"
 done

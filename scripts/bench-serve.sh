@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Measures engram serve (issue 8): configures USERS users (default 1,000),
-# each an engram repository with MEMORIES memories (default 50), serves
+# Measures mindmount serve (issue 8): configures USERS users (default 1,000),
+# each a mindmount repository with MEMORIES memories (default 50), serves
 # them with one daemon and prints:
 #   - the daemon's RSS with every user idle, and after touching 100 users
 #   - the time to the first `cat MNT/<id>/user_memory.md` of a cold user
@@ -23,7 +23,7 @@ WRITERS=${WRITERS:-20}
 WRITES=${WRITES:-50}
 ((USERS >= 100 + 20 + WRITERS)) || { echo "USERS must be at least $((140 + WRITERS))" >&2; exit 2; }
 
-work=$(mktemp -d /tmp/engram-bench-serve.XXXXXX)
+work=$(mktemp -d /tmp/mindmount-bench-serve.XXXXXX)
 chmod 755 "$work"
 root=$work/root mnt=$work/mnt
 mkdir -p "$root/users" "$mnt"
@@ -40,15 +40,15 @@ trap cleanup EXIT
 # past it the daemon unloads the user idle the longest to make room.
 echo "fs.inotify.max_user_instances: $(cat /proc/sys/fs/inotify/max_user_instances)"
 export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@localhost GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@localhost
-go build -o "$work/engram" ./cmd/engram
-engram=$work/engram
+go build -o "$work/mindmount" ./cmd/mindmount
+mindmount=$work/mindmount
 ms() { echo $(( $(date +%s%N) / 1000000 )); }
 rss() { awk '/VmRSS/ {printf "%.1f MB", $2/1024}' "/proc/$pid/status"; }
 
 # One repository with MEMORIES memories, committed, copied for every user.
 t0=$(ms)
 seed=$work/seed
-"$engram" init "$seed" --user Bench >/dev/null
+"$mindmount" init "$seed" --user Bench >/dev/null
 for i in $(seq 1 "$MEMORIES"); do
   cat >"$seed/user_memory/fact-$i.md" <<EOF
 ---
@@ -68,7 +68,7 @@ git -C "$seed" commit -qm "bench: $MEMORIES memories"
 for i in $(seq 1 "$USERS"); do
   cp -a "$seed" "$root/users/u$i"
 done
-# Register them all at once (engram users add per user costs a process
+# Register them all at once (mindmount users add per user costs a process
 # each; the registry format is host.Entry).
 {
   printf '{"users": ['
@@ -81,10 +81,10 @@ done
 for i in $(seq 1 "$USERS"); do chown -R $((20000 + i)):$((20000 + i)) "$root/users/u$i"; done
 echo "setup: $USERS users x $MEMORIES memories in $(( ($(ms) - t0) / 1000 )) s"
 
-"$engram" serve --root "$root" --mount "$mnt" --unload-after 10m --consolidate=false >"$work/serve.out" 2>"$work/serve.log" &
+"$mindmount" serve --root "$root" --mount "$mnt" --unload-after 10m --consolidate=false >"$work/serve.out" 2>"$work/serve.log" &
 pid=$!
-for _ in $(seq 1 600); do grep -q "engram: serving" "$work/serve.out" 2>/dev/null && break; sleep 0.1; done
-grep -q "engram: serving" "$work/serve.out" || { cat "$work/serve.log"; exit 1; }
+for _ in $(seq 1 600); do grep -q "mindmount: serving" "$work/serve.out" 2>/dev/null && break; sleep 0.1; done
+grep -q "mindmount: serving" "$work/serve.out" || { cat "$work/serve.log"; exit 1; }
 sleep 1
 echo "RSS, all $USERS users idle:        $(rss)"
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The main job on embedded defaults. Builds engram, creates a memory
-# repository with "engram init", mounts it, and plays an agent's session
+# The main job on embedded defaults. Builds mindmount, creates a memory
+# repository with "mindmount init", mounts it, and plays an agent's session
 # against the mount: write a memory, stamp a use, read the index and a
 # search, see an invalid file reported. Then a conversation lands in
 # transcripts/ and consolidation turns it into a memory that retires the one
@@ -26,7 +26,7 @@ say() { [ -n "$said" ] || echo; said=1; printf '%s# %s%s\n' "$dim" "$*" "$off"; 
 step() { [ -n "$said" ] || echo; said=''; printf '%s$ %s%s\n' "$bold" "$*" "$off"; }
 die() { echo "demo: $*" >&2; exit 1; }
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/engram-demo.XXXXXX")
+work=$(mktemp -d "${TMPDIR:-/tmp}/mindmount-demo.XXXXXX")
 repo=$work/memory
 mnt=$work/mnt
 mkdir -p "$mnt" "$work/bin"
@@ -38,7 +38,7 @@ cleanup() {
     echo
     echo "kept: repository $repo, mounted at $mnt"
     echo "      the daemon is pid ${pids[1]:-?} (kill -TERM it to unmount), the fake model pid ${pids[0]:-?}"
-    echo "      PATH=$work/bin:\$PATH puts this engram first"
+    echo "      PATH=$work/bin:\$PATH puts this mindmount first"
     return
   fi
   # Stop the daemon before the model it talks to; each commits and exits.
@@ -65,13 +65,13 @@ wait_for() {
   die "waited 30s for \"$want\" from: $*"
 }
 
-echo "== go build -o $work/bin/engram ./cmd/engram   (the first build downloads the Go modules: minutes)"
-go build -o "$work/bin/engram" ./cmd/engram
+echo "== go build -o $work/bin/mindmount ./cmd/mindmount   (the first build downloads the Go modules: minutes)"
+go build -o "$work/bin/mindmount" ./cmd/mindmount
 go build -o "$work/bin/fakellm" ./scripts/fakellm
 export PATH="$work/bin:$PATH"
 
-step engram init "$repo" --user Ada
-engram init "$repo" --user Ada
+step mindmount init "$repo" --user Ada
+mindmount init "$repo" --user Ada
 
 # The stand-in model. Its answers are what a real model answers for the
 # conversation below: one fact about the user, on the topic home-city, and
@@ -92,10 +92,10 @@ pids+=($!)
 wait_for http cat "$work/llm.url"
 llm_url=$(head -n 1 "$work/llm.url")
 
-step "ENGRAM_LLM=ollama OLLAMA_HOST=$llm_url ENGRAM_MODEL=demo engram mount $repo $mnt --idle 2s --debounce 200ms &"
+step "MINDMOUNT_LLM=ollama OLLAMA_HOST=$llm_url MINDMOUNT_MODEL=demo mindmount mount $repo $mnt --idle 2s --debounce 200ms &"
 say "a scripted stand-in for the model listens at $llm_url"
-ENGRAM_LLM=ollama OLLAMA_HOST=$llm_url ENGRAM_MODEL=demo \
-  engram mount "$repo" "$mnt" --idle 2s --debounce 200ms >"$work/mount.out" 2>"$work/mount.log" &
+MINDMOUNT_LLM=ollama OLLAMA_HOST=$llm_url MINDMOUNT_MODEL=demo \
+  mindmount mount "$repo" "$mnt" --idle 2s --debounce 200ms >"$work/mount.out" 2>"$work/mount.log" &
 pids+=($!)
 # Readiness handshake: the daemon prints one line once the mount is usable.
 wait_for mounted cat "$work/mount.out"
@@ -149,17 +149,17 @@ say "The indexes are synthesized on read, ranked by use:"
 step cat user_memory.md
 cat user_memory.md
 
-say "Recall: cat a question under .engram/search/ (active memories only, best first):"
-step 'cat ".engram/search/where does the user live"'
-cat ".engram/search/where does the user live"
+say "Recall: cat a question under .mindmount/search/ (active memories only, best first):"
+step 'cat ".mindmount/search/where does the user live"'
+cat ".mindmount/search/where does the user live"
 
 say "An invalid file stays on disk, is never committed, and status says why:"
 step "printf -- '---\\ndescription: [oops\\n---\\n# Broken\\n' > user_memory/broken.md"
 printf -- '---\ndescription: [oops\n---\n# Broken\n' >user_memory/broken.md
 wait_for has-dog committed user_memory/has-dog.md
-wait_for broken.md cat .engram/status
-step cat .engram/status
-cat .engram/status
+wait_for broken.md cat .mindmount/status
+step cat .mindmount/status
+cat .mindmount/status
 step rm user_memory/broken.md
 rm user_memory/broken.md
 
@@ -176,8 +176,8 @@ JSONL
 cat transcripts/chat-2026-12-01.jsonl
 
 say "Consolidation runs once the transcripts are quiet for --idle; this asks for it now:"
-step 'echo go > .engram/consolidate'
-echo go >.engram/consolidate
+step 'echo go > .mindmount/consolidate'
+echo go >.mindmount/consolidate
 wait_for consolidator git -C "$repo" log -1 --format=%an
 say "consolidation committed:"
 
@@ -187,8 +187,8 @@ step cat user_memory/lives-in-lisbon.md
 cat user_memory/lives-in-lisbon.md
 step cat user_memory.md
 cat user_memory.md
-step 'cat ".engram/search/where does the user live"'
-cat ".engram/search/where does the user live"
+step 'cat ".mindmount/search/where does the user live"'
+cat ".mindmount/search/where does the user live"
 
 say "Every change is a commit, authored by who made it:"
 step git log --stat -3

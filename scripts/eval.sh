@@ -9,4 +9,4 @@
 #   scripts/eval.sh --vectors  # also fuse with the configured embedding model
 set -eu
 cd "$(dirname "$0")/.."
-exec go run ./cmd/engram eval "$@"
+exec go run ./cmd/mindmount eval "$@"

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Soak test of the write path (issue 14): for DURATION, writers write
-# through an engram mount and beside it in the backing repository,
+# through a mindmount mount and beside it in the backing repository,
 # transcripts are consolidated against the fake model server
 # (scripts/fakellm), and the daemon is killed with SIGKILL at random moments
 # — half the time from outside, half the time by an armed failpoint
-# (ENGRAM_FAILPOINT, memgraph/failpoint) in the middle of a commit — and
+# (MINDMOUNT_FAILPOINT, memgraph/failpoint) in the middle of a commit — and
 # restarted. At the end the daemon is stopped cleanly and every write whose
 # close succeeded must be on disk with its content and in HEAD.
 #
@@ -23,7 +23,7 @@ case $dur in
   *) secs=$dur ;;
 esac
 
-work=$(mktemp -d /tmp/engram-soak.XXXXXX)
+work=$(mktemp -d /tmp/mindmount-soak.XXXXXX)
 repo=$work/memory
 mnt=$work/mnt
 mkdir -p "$mnt"
@@ -43,36 +43,36 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "== building engram and the fake model server"
-go build -o "$work/engram" ./cmd/engram
+echo "== building mindmount and the fake model server"
+go build -o "$work/mindmount" ./cmd/mindmount
 go build -o "$work/fakellm" ./scripts/fakellm
-export GIT_AUTHOR_NAME=soak GIT_AUTHOR_EMAIL=soak@engram.local GIT_COMMITTER_NAME=soak GIT_COMMITTER_EMAIL=soak@engram.local
+export GIT_AUTHOR_NAME=soak GIT_AUTHOR_EMAIL=soak@mindmount.local GIT_COMMITTER_NAME=soak GIT_COMMITTER_EMAIL=soak@mindmount.local
 
 "$work/fakellm" >"$work/llm.url" 2>"$work/llm.log" &
 llm_pid=$!
 for _ in $(seq 100); do [[ -s $work/llm.url ]] && break; sleep 0.1; done
-export ENGRAM_LLM=ollama OLLAMA_HOST=$(head -1 "$work/llm.url") ENGRAM_MODEL=fake ENGRAM_LLM_TIMEOUT=10s
-"$work/engram" init "$repo" >/dev/null
+export MINDMOUNT_LLM=ollama OLLAMA_HOST=$(head -1 "$work/llm.url") MINDMOUNT_MODEL=fake MINDMOUNT_LLM_TIMEOUT=10s
+"$work/mindmount" init "$repo" >/dev/null
 
 points=(index-locked objects-written ref-updated index-written index-renamed worktree-written cursor-written)
 restarts=0
 killed_by_point=0
 
-# start_engram [FAILPOINT]: mounts and waits for the readiness line.
-start_engram() {
+# start_mindmount [FAILPOINT]: mounts and waits for the readiness line.
+start_mindmount() {
   unmount
   : >"$work/out"
-  ENGRAM_FAILPOINT=${1:-} "$work/engram" mount "$repo" "$mnt" --debounce 200ms --max-wait 2s --idle 2s --every 5 \
-    >"$work/out" 2>>"$work/engram.log" &
+  MINDMOUNT_FAILPOINT=${1:-} "$work/mindmount" mount "$repo" "$mnt" --debounce 200ms --max-wait 2s --idle 2s --every 5 \
+    >"$work/out" 2>>"$work/mindmount.log" &
   eng_pid=$!
   for _ in $(seq 600); do
-    grep -q "engram: mounted" "$work/out" 2>/dev/null && return 0
+    grep -q "mindmount: mounted" "$work/out" 2>/dev/null && return 0
     kill -0 "$eng_pid" 2>/dev/null || break
     sleep 0.1
   done
   if [[ -z ${1:-} ]]; then
-    echo "engram did not become ready; log tail:" >&2
-    tail -20 "$work/engram.log" >&2
+    echo "mindmount did not become ready; log tail:" >&2
+    tail -20 "$work/mindmount.log" >&2
   fi
   return 1
 }
@@ -129,7 +129,7 @@ echo "== soaking for ${secs}s in $work"
 : >"$work/ledger"
 mkdir -p "$repo/notes"
 point=""
-start_engram
+start_mindmount
 end=$(( $(date +%s) + secs ))
 while (( $(date +%s) < end )); do
   round=$((round + 1))
@@ -155,8 +155,8 @@ while (( $(date +%s) < end )); do
   fi
   # With a point armed the daemon may die during its start-up recovery:
   # that is a restart too, and the next start is unarmed.
-  until start_engram "$point"; do
-    [[ -n $point ]] || { echo "engram failed to start" >&2; exit 1; }
+  until start_mindmount "$point"; do
+    [[ -n $point ]] || { echo "mindmount failed to start" >&2; exit 1; }
     reap
     restarts=$((restarts + 1))
     point=""
@@ -167,7 +167,7 @@ done
 # failpoint so that recovery runs, then stop.
 kill -KILL "$eng_pid" 2>/dev/null || true
 reap
-start_engram
+start_mindmount
 # No writer is left, so what the start-up recovery committed is everything.
 kill -TERM "$eng_pid"
 term=ok
@@ -204,7 +204,7 @@ lost=$(paste "$work/ledger.sorted" "$work/want" "$work/disk" | awk -F'\t' -v hea
 fsck=ok
 git -C "$repo" fsck --strict --no-progress >"$work/fsck" 2>&1 || fsck="FAILED: $(head -3 "$work/fsck")"
 # A write that failed half-way (the daemon died under it; not in the
-# ledger) may leave a torn file: engram holds it back as invalid, by
+# ledger) may leave a torn file: mindmount holds it back as invalid, by
 # design. Anything else uncommitted is a failure.
 git -C "$repo" status --porcelain --untracked-files=all | grep -v '^?? transcripts/' >"$work/status" || true
 torn=0
@@ -219,7 +219,7 @@ while IFS= read -r line; do
 done <"$work/status"
 consolidations=$(git -C "$repo" log --author=consolidator --oneline | wc -l)
 commits=$(git -C "$repo" rev-list --count HEAD)
-repaired=$(grep -c "removed a lock file\|repaired .git/index" "$work/engram.log" || true)
+repaired=$(grep -c "removed a lock file\|repaired .git/index" "$work/mindmount.log" || true)
 
 echo "== soak result (${secs}s)"
 echo "writes attempted:      $attempted"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every engram test: formatting, vet, the go.mod tidy check, the unit,
+# Runs every mindmount test: formatting, vet, the go.mod tidy check, the unit,
 # mount, sandbox and protocol tests under the race detector, and a short
 # fuzz pass over each parser. Installs what the tests need first when run as
 # root (fuse3, bubblewrap, vim, git, node); as another user it says what is
@@ -40,10 +40,10 @@ fi
 # Tests commit with the git CLI too. Without an identity, give this run one
 # through the environment; never write the user's global git config.
 if ! git config user.email >/dev/null 2>&1; then
-  export GIT_AUTHOR_NAME="engram test" GIT_AUTHOR_EMAIL="test@engram.local"
-  export GIT_COMMITTER_NAME="engram test" GIT_COMMITTER_EMAIL="test@engram.local"
+  export GIT_AUTHOR_NAME="mindmount test" GIT_AUTHOR_EMAIL="test@mindmount.local"
+  export GIT_COMMITTER_NAME="mindmount test" GIT_COMMITTER_EMAIL="test@mindmount.local"
 fi
-# The MCP test drives engram with the official TypeScript SDK client.
+# The MCP test drives mindmount with the official TypeScript SDK client.
 if [ -f scripts/mcp-client/package.json ] && command -v npm >/dev/null; then
   (cd scripts/mcp-client && npm ci --no-audit --no-fund --silent >/dev/null) ||
     echo "npm ci in scripts/mcp-client failed; the TypeScript-client test will try again and say why" >&2

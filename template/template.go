@@ -1,10 +1,10 @@
-// Package template holds the skeleton of a new engram repository, embedded
+// Package template holds the skeleton of a new mindmount repository, embedded
 // in the binary: the base persona, the user block, the memory folders, the
 // transcripts inbox, a .gitignore for editor and tool temporaries and the
 // synthesized files, and a README that teaches the agent its memory.
 //
 // Write adds what a repository is missing and never replaces a file, so
-// "engram init" is safe to run on a repository that is already in use.
+// "mindmount init" is safe to run on a repository that is already in use.
 package template
 
 import (
@@ -134,7 +134,7 @@ func emptyOrMissing(dir string) bool {
 
 // CompleteIgnores appends to dir's existing .gitignore the rules of the
 // template's that it lacks (a repository made before a rule existed, such
-// as /.engram/index/), under a comment saying where they came from, and
+// as /.mindmount/index/), under a comment saying where they came from, and
 // returns them. Lines already there, in any place, are left as they are;
 // a missing .gitignore is Write's to create.
 func CompleteIgnores(dir string) ([]string, error) {
@@ -165,7 +165,7 @@ func CompleteIgnores(dir string) ([]string, error) {
 	if len(missing) == 0 {
 		return nil, nil
 	}
-	add := "\n# added by engram init (rules of a newer template)\n" + strings.Join(missing, "\n") + "\n"
+	add := "\n# added by mindmount init (rules of a newer template)\n" + strings.Join(missing, "\n") + "\n"
 	if len(have) > 0 && have[len(have)-1] != '\n' {
 		add = "\n" + add
 	}

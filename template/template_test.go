@@ -9,11 +9,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/engram-dev/engram/memgraph"
+	"github.com/mindmount/mindmount/memgraph"
 )
 
 func TestPaths(t *testing.T) {
-	want := []string{".engram/.gitkeep", ".gitattributes", ".gitignore", "README.md", "character.md", "character_memory/.gitkeep",
+	want := []string{".mindmount/.gitkeep", ".gitattributes", ".gitignore", "README.md", "character.md", "character_memory/.gitkeep",
 		"transcripts/.gitkeep", "user.md", "user_memory/.gitkeep"}
 	if got := Paths(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("Paths() = %q\nwant %q", got, want)
@@ -45,7 +45,7 @@ func TestMemoriesValid(t *testing.T) {
 		}
 		b, _ := Render(p, "Ada")
 		// Validated as already committed (prev = itself): the template is
-		// committed by "engram init", not written through the mount.
+		// committed by "mindmount init", not written through the mount.
 		if probs := memgraph.Validate(p, b, b); len(probs) > 0 {
 			t.Errorf("%s: %v", p, probs)
 		}
@@ -97,7 +97,7 @@ func TestWriteNeverOverwrites(t *testing.T) {
 func TestGitignore(t *testing.T) {
 	b, _ := Render(".gitignore", "")
 	s := string(b)
-	for _, want := range []string{"*.swp", "4913", "*~", ".#*", "sed??????", "*.tmp", "/CONTEXT.md", "/user_memory.md", "/character_memory.md", "/.engram/cache/", "/.engram/status", "/.engram/search/", "/.engram/index/", "/transcripts/*", "!/transcripts/.gitkeep"} {
+	for _, want := range []string{"*.swp", "4913", "*~", ".#*", "sed??????", "*.tmp", "/CONTEXT.md", "/user_memory.md", "/character_memory.md", "/.mindmount/cache/", "/.mindmount/status", "/.mindmount/search/", "/.mindmount/index/", "/transcripts/*", "!/transcripts/.gitkeep"} {
 		if !strings.Contains(s, "\n"+want+"\n") {
 			t.Errorf(".gitignore lacks %q", want)
 		}
@@ -120,10 +120,10 @@ func TestGitignoreWithGit(t *testing.T) {
 		"user_memory/.likes-tea.md.swp": true, "user_memory/.likes-tea.md.swo": true, "user_memory/4913": true,
 		"user_memory/likes-tea.md~": true, "user_memory/.#likes-tea.md": true, "user_memory/#likes-tea.md#": true,
 		"user_memory/sedA1b2C3": true, "user_memory/x.md.tmp": true, "CONTEXT.md": true, "user_memory.md": true,
-		"character_memory.md": true, ".engram/status": true, ".engram/cache/vectors.bin": true,
-		".engram/search/coffee": true, ".engram/index/user_memory.md": true, ".engram/index/character_memory.md": true,
+		"character_memory.md": true, ".mindmount/status": true, ".mindmount/cache/vectors.bin": true,
+		".mindmount/search/coffee": true, ".mindmount/index/user_memory.md": true, ".mindmount/index/character_memory.md": true,
 		"user_memory/likes-tea.md": false, "user_memory/sed-preferences.md": false, "user_memory/sedative.md": false,
-		"user_memory/sedan-owner.md": false, "notes/CONTEXT.md": false, ".engram/cursor.json": false,
+		"user_memory/sedan-owner.md": false, "notes/CONTEXT.md": false, ".mindmount/cursor.json": false,
 		"user_memory/4913.md": false,
 		// transcripts/ is a local inbox, never committed (the transcripts rule)
 		"transcripts/s1.jsonl": true, "transcripts/http/2026-12-01-a.jsonl": true, "transcripts/.gitkeep": false,
@@ -143,7 +143,7 @@ func TestCompleteIgnores(t *testing.T) {
 		wantTail   string
 	}{
 		{"all there", string(full), nil, ""},
-		{"one missing", strings.Replace(string(full), "/.engram/index/\n", "", 1), []string{"/.engram/index/"}, "/.engram/index/\n"},
+		{"one missing", strings.Replace(string(full), "/.mindmount/index/\n", "", 1), []string{"/.mindmount/index/"}, "/.mindmount/index/\n"},
 		{"no final newline, two missing", strings.TrimSuffix(strings.Replace(strings.Replace(string(full), "*.tmp\n", "", 1), "/CONTEXT.md\n", "", 1), "\n"), []string{"*.tmp", "/CONTEXT.md"}, "*.tmp\n/CONTEXT.md\n"},
 		{"own file, indented rule counts", "  /CONTEXT.md\nmine/\n", nil, ""},
 	} {
@@ -158,7 +158,7 @@ func TestCompleteIgnores(t *testing.T) {
 			after, _ := os.ReadFile(p)
 			if tc.name == "own file, indented rule counts" {
 				// Every other template rule is added; the one present is not.
-				if slices.Contains(got, "/CONTEXT.md") || !slices.Contains(got, "/.engram/index/") {
+				if slices.Contains(got, "/CONTEXT.md") || !slices.Contains(got, "/.mindmount/index/") {
 					t.Fatalf("added %v", got)
 				}
 				return

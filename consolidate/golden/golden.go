@@ -7,7 +7,7 @@
 // package llmtest, with a scripted model that follows the decision
 // prompt's rules. It measures what consolidation controls: whether the
 // memory to retire was among the candidates shown, and whether two
-// contradictory memories were left active. Tests and "engram eval" use it.
+// contradictory memories were left active. Tests and "mindmount eval" use it.
 package golden
 
 import (
@@ -18,11 +18,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/engram-dev/engram/consolidate"
-	"github.com/engram-dev/engram/consolidate/llm"
-	"github.com/engram-dev/engram/consolidate/llmtest"
-	"github.com/engram-dev/engram/memgraph"
-	"github.com/engram-dev/engram/memgraph/gitrepo"
+	"github.com/mindmount/mindmount/consolidate"
+	"github.com/mindmount/mindmount/consolidate/llm"
+	"github.com/mindmount/mindmount/consolidate/llmtest"
+	"github.com/mindmount/mindmount/memgraph"
+	"github.com/mindmount/mindmount/memgraph/gitrepo"
 )
 
 // Memory is an existing memory of a scenario.

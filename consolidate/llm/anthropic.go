@@ -14,12 +14,12 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
-	"github.com/engram-dev/engram/memgraph"
+	"github.com/mindmount/mindmount/memgraph"
 )
 
 // Anthropic talks to Anthropic's Messages API through the official Go SDK.
 // The SDK is given everything explicitly and reads no environment
-// (option.WithoutEnvironmentDefaults): cmd/engram decides.
+// (option.WithoutEnvironmentDefaults): cmd/mindmount decides.
 type Anthropic struct {
 	base      string // without credentials; for messages
 	apiKey    string // secret: never logged, never in an error
@@ -90,7 +90,7 @@ func (a *Anthropic) Ping(ctx context.Context) error {
 
 // Embed fails: Anthropic offers no embedding model.
 func (a *Anthropic) Embed(context.Context, []string) ([][]float32, error) {
-	return nil, errors.New("anthropic has no embedding API: use ENGRAM_LLM=ollama or openai for engram reindex")
+	return nil, errors.New("anthropic has no embedding API: use MINDMOUNT_LLM=ollama or openai for mindmount reindex")
 }
 
 func (a *Anthropic) maxTokens() int64 {

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/engram-dev/engram/memgraph"
+	"github.com/mindmount/mindmount/memgraph"
 )
 
 var _ Streamer = (*OpenAI)(nil)

@@ -2,7 +2,7 @@
 // OpenAI-compatible and Anthropic clients, streaming chat, and Pool, the one
 // bounded and fair queue of model calls a daemon shares between its users.
 // It is used by consolidation, recall (embeddings) and the HTTP chat front;
-// it reads no environment — cmd/engram turns variables and flags into a
+// it reads no environment — cmd/mindmount turns variables and flags into a
 // Provider.
 package llm
 
@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/engram-dev/engram/memgraph/secret"
+	"github.com/mindmount/mindmount/memgraph/secret"
 )
 
 // ChatRequest is one structured-output call: a system prompt, a user prompt
@@ -23,7 +23,7 @@ import (
 type ChatRequest struct {
 	System     string
 	Prompt     string
-	SchemaName string          // "engram_extract", "engram_decide"
+	SchemaName string          // "mindmount_extract", "mindmount_decide"
 	Schema     json.RawMessage // JSON schema of the answer
 }
 
@@ -48,7 +48,7 @@ type Endpoint interface {
 // (connection refused, DNS, timeout on connect): consolidation waits for it.
 var ErrNoModel = errors.New("model server unreachable")
 
-// Default models, used when no model is named (ENGRAM_MODEL, --model).
+// Default models, used when no model is named (MINDMOUNT_MODEL, --model).
 const (
 	DefaultOllamaModel    = "llama3.2"
 	DefaultOpenAIModel    = "gpt-4o-mini"

@@ -8,14 +8,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/engram-dev/engram/consolidate/llmtest"
+	"github.com/mindmount/mindmount/consolidate/llmtest"
 )
 
 // The schema of a test call: "title" and "maxItems" are there to check
 // that the OpenAI client reduces it to the strict subset.
-const schemaExtract = "engram_extract"
+const schemaExtract = "mindmount_extract"
 
-var extractSchema = json.RawMessage(`{"title":"engram_extract","type":"object","properties":{"facts":{"type":"array","maxItems":8,"items":{"type":"object"}}},"required":["facts"],"additionalProperties":false}`)
+var extractSchema = json.RawMessage(`{"title":"mindmount_extract","type":"object","properties":{"facts":{"type":"array","maxItems":8,"items":{"type":"object"}}},"required":["facts"],"additionalProperties":false}`)
 
 // providers returns the three production clients pointed at one fake
 // server.
@@ -34,7 +34,7 @@ func TestProviderChat(t *testing.T) {
 	s.Handle(func(c llmtest.Call) llmtest.Reply { return llmtest.Reply{Content: want} })
 	for name, p := range providers(t, s) {
 		t.Run(name, func(t *testing.T) {
-			got, err := p.Chat(context.Background(), ChatRequest{System: "ENGRAM-TASK: extract", Prompt: "hello", SchemaName: schemaExtract, Schema: extractSchema})
+			got, err := p.Chat(context.Background(), ChatRequest{System: "MINDMOUNT-TASK: extract", Prompt: "hello", SchemaName: schemaExtract, Schema: extractSchema})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -43,7 +43,7 @@ func TestProviderChat(t *testing.T) {
 			}
 			calls := s.Calls()
 			c := calls[len(calls)-1]
-			if c.Kind != llmtest.KindExtract || c.Prompt != "hello" || !strings.Contains(c.System, "ENGRAM-TASK") {
+			if c.Kind != llmtest.KindExtract || c.Prompt != "hello" || !strings.Contains(c.System, "MINDMOUNT-TASK") {
 				t.Fatalf("recorded %+v", c)
 			}
 			if !strings.Contains(string(c.Schema), `"facts"`) {
@@ -116,7 +116,7 @@ func TestProviderFailures(t *testing.T) {
 			}
 			t.Run(tc.name+"/"+name, func(t *testing.T) {
 				s.Queue(llmtest.KindExtract, tc.reply)
-				_, err := p.Chat(context.Background(), ChatRequest{System: "ENGRAM-TASK: extract", SchemaName: schemaExtract, Schema: extractSchema})
+				_, err := p.Chat(context.Background(), ChatRequest{System: "MINDMOUNT-TASK: extract", SchemaName: schemaExtract, Schema: extractSchema})
 				if err == nil {
 					t.Fatal("no error")
 				}
@@ -140,7 +140,7 @@ func TestProviderTimeoutAndRefused(t *testing.T) {
 	for name, p := range ps {
 		t.Run("timeout/"+name, func(t *testing.T) {
 			s.Queue(llmtest.KindExtract, llmtest.Reply{Hang: true})
-			_, err := p.Chat(context.Background(), ChatRequest{System: "ENGRAM-TASK: extract", SchemaName: schemaExtract, Schema: extractSchema})
+			_, err := p.Chat(context.Background(), ChatRequest{System: "MINDMOUNT-TASK: extract", SchemaName: schemaExtract, Schema: extractSchema})
 			if !errors.Is(err, context.DeadlineExceeded) {
 				t.Fatalf("want a timeout, got %v", err)
 			}
@@ -149,7 +149,7 @@ func TestProviderTimeoutAndRefused(t *testing.T) {
 	s.Close()
 	for name, p := range ps {
 		t.Run("refused/"+name, func(t *testing.T) {
-			_, err := p.Chat(context.Background(), ChatRequest{System: "ENGRAM-TASK: extract", SchemaName: schemaExtract, Schema: extractSchema})
+			_, err := p.Chat(context.Background(), ChatRequest{System: "MINDMOUNT-TASK: extract", SchemaName: schemaExtract, Schema: extractSchema})
 			if !errors.Is(err, ErrNoModel) {
 				t.Fatalf("want ErrNoModel, got %v", err)
 			}
@@ -169,7 +169,7 @@ func TestOpenAIKeyNeverInErrors(t *testing.T) {
 	// Some servers echo the key they rejected.
 	s.Queue(llmtest.KindExtract, llmtest.Reply{Status: 401, Error: "Incorrect API key provided: " + key})
 	p := NewOpenAI(s.OpenAIURL(), key, "fake")
-	_, err := p.Chat(context.Background(), ChatRequest{System: "ENGRAM-TASK: extract", SchemaName: schemaExtract, Schema: extractSchema})
+	_, err := p.Chat(context.Background(), ChatRequest{System: "MINDMOUNT-TASK: extract", SchemaName: schemaExtract, Schema: extractSchema})
 	if err == nil || strings.Contains(err.Error(), key) || strings.Contains(err.Error(), "abcdefghijklmnop") {
 		t.Fatalf("error leaks the key: %v", err)
 	}
@@ -201,7 +201,7 @@ func TestOpenAIFormatFallback(t *testing.T) {
 		llmtest.Reply{Content: `{"facts":[]}`},
 		llmtest.Reply{Content: `{"facts":[]}`})
 	for i := 0; i < 2; i++ {
-		if _, err := p.Chat(context.Background(), ChatRequest{System: "ENGRAM-TASK: extract", SchemaName: schemaExtract, Schema: extractSchema}); err != nil {
+		if _, err := p.Chat(context.Background(), ChatRequest{System: "MINDMOUNT-TASK: extract", SchemaName: schemaExtract, Schema: extractSchema}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -218,7 +218,7 @@ func TestOpenAIFormatFallback(t *testing.T) {
 	}
 	// Other 400s are errors, not fallbacks.
 	s.Queue(llmtest.KindExtract, llmtest.Reply{Status: 400, Error: "context length exceeded"})
-	if _, err := p.Chat(context.Background(), ChatRequest{System: "ENGRAM-TASK: extract", SchemaName: schemaExtract, Schema: extractSchema}); err == nil || !strings.Contains(err.Error(), "context length") {
+	if _, err := p.Chat(context.Background(), ChatRequest{System: "MINDMOUNT-TASK: extract", SchemaName: schemaExtract, Schema: extractSchema}); err == nil || !strings.Contains(err.Error(), "context length") {
 		t.Fatalf("err %v", err)
 	}
 }
@@ -229,7 +229,7 @@ func TestOllamaLegacyFormatFallback(t *testing.T) {
 	s.Queue(llmtest.KindExtract,
 		llmtest.Reply{Status: 400, Error: `invalid format: expected "json" or a JSON schema`},
 		llmtest.Reply{Content: `{"facts":[]}`})
-	if _, err := p.Chat(context.Background(), ChatRequest{System: "ENGRAM-TASK: extract", SchemaName: schemaExtract, Schema: extractSchema}); err != nil {
+	if _, err := p.Chat(context.Background(), ChatRequest{System: "MINDMOUNT-TASK: extract", SchemaName: schemaExtract, Schema: extractSchema}); err != nil {
 		t.Fatal(err)
 	}
 	cs := s.Calls()
@@ -252,7 +252,7 @@ func TestModelErrorsOneLine(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			s.Queue(llmtest.KindExtract, llmtest.Reply{Status: 401, Error: msg})
-			_, err := p.Chat(context.Background(), ChatRequest{System: "ENGRAM-TASK: extract", SchemaName: schemaExtract, Schema: extractSchema})
+			_, err := p.Chat(context.Background(), ChatRequest{System: "MINDMOUNT-TASK: extract", SchemaName: schemaExtract, Schema: extractSchema})
 			if err == nil {
 				t.Fatal("no error")
 			}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/engram-dev/engram/consolidate/llmtest"
+	"github.com/mindmount/mindmount/consolidate/llmtest"
 )
 
 // TestProviderStream reads the answer piece by piece as the fake server
@@ -101,7 +101,7 @@ func TestAnthropicKeyNeverInErrors(t *testing.T) {
 	key := "sk-ant-abcdefghijklmnopqrstuvwxyz012345"
 	s.Queue(llmtest.KindExtract, llmtest.Reply{Status: 401, Error: "invalid x-api-key: " + key})
 	p := NewAnthropic(s.AnthropicURL(), key, "fake", 0)
-	_, err := p.Chat(context.Background(), ChatRequest{System: "ENGRAM-TASK: extract", SchemaName: schemaExtract, Schema: extractSchema})
+	_, err := p.Chat(context.Background(), ChatRequest{System: "MINDMOUNT-TASK: extract", SchemaName: schemaExtract, Schema: extractSchema})
 	if err == nil || strings.Contains(err.Error(), key) || !strings.Contains(err.Error(), "401") {
 		t.Fatalf("error %v", err)
 	}
@@ -115,7 +115,7 @@ func TestAnthropicOutputFormatFallback(t *testing.T) {
 		llmtest.Reply{Content: `{"facts":[]}`},
 		llmtest.Reply{Content: `{"facts":[]}`})
 	for i := 0; i < 2; i++ {
-		if _, err := p.Chat(context.Background(), ChatRequest{System: "ENGRAM-TASK: extract", SchemaName: schemaExtract, Schema: extractSchema}); err != nil {
+		if _, err := p.Chat(context.Background(), ChatRequest{System: "MINDMOUNT-TASK: extract", SchemaName: schemaExtract, Schema: extractSchema}); err != nil {
 			t.Fatal(err)
 		}
 	}

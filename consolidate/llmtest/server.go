@@ -202,9 +202,9 @@ func kindOf(name, system string) string {
 		return KindExtract
 	case strings.Contains(name, "decide"):
 		return KindDecide
-	case strings.Contains(system, "ENGRAM-TASK: extract"):
+	case strings.Contains(system, "MINDMOUNT-TASK: extract"):
 		return KindExtract
-	case strings.Contains(system, "ENGRAM-TASK: decide"):
+	case strings.Contains(system, "MINDMOUNT-TASK: decide"):
 		return KindDecide
 	}
 	return KindOther

@@ -15,7 +15,7 @@ func TestOllamaStreamShape(t *testing.T) {
 	s := New(t)
 	content := `{"facts":[{"kind":"user","slug":"ünï","description":"d","fact":"f","episode":""}]}`
 	s.Queue(KindExtract, Reply{Content: content}, Reply{Content: content})
-	body := `{"model":"m","messages":[{"role":"system","content":"ENGRAM-TASK: extract"},{"role":"user","content":"hi"}],"format":{"title":"engram_extract"}}`
+	body := `{"model":"m","messages":[{"role":"system","content":"MINDMOUNT-TASK: extract"},{"role":"user","content":"hi"}],"format":{"title":"mindmount_extract"}}`
 	resp, err := http.Post(s.URL+"/api/chat", "application/json", strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
@@ -61,7 +61,7 @@ func TestOllamaStreamShape(t *testing.T) {
 	if err := json.NewDecoder(resp2.Body).Decode(&one); err != nil || !one.Done || one.Message.Content != content {
 		t.Fatalf("non-streaming: %+v %v", one, err)
 	}
-	if cs := s.CallsOf(KindExtract); len(cs) != 2 || cs[0].System != "ENGRAM-TASK: extract" || cs[0].Prompt != "hi" || !cs[0].Stream || cs[1].Stream {
+	if cs := s.CallsOf(KindExtract); len(cs) != 2 || cs[0].System != "MINDMOUNT-TASK: extract" || cs[0].Prompt != "hi" || !cs[0].Stream || cs[1].Stream {
 		t.Fatalf("recorded %+v", cs)
 	}
 }

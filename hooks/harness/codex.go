@@ -48,8 +48,8 @@ func codexEdits(o InstallOptions, uninstall bool) []edit {
 // has no library that rewrites a file and keeps the user's comments and
 // layout, so we append our table as text and check the result parses.
 const (
-	tomlBegin = "# engram:begin (added by \"engram hooks install\"; \"engram hooks uninstall\" removes it)"
-	tomlEnd   = "# engram:end"
+	tomlBegin = "# mindmount:begin (added by \"mindmount hooks install\"; \"mindmount hooks uninstall\" removes it)"
+	tomlEnd   = "# mindmount:end"
 )
 
 func tomlEdit(path, note string, o InstallOptions, uninstall bool) edit {
@@ -60,7 +60,7 @@ func tomlEdit(path, note string, o InstallOptions, uninstall bool) edit {
 		}
 		var before map[string]any
 		if err := toml.Unmarshal(rest, &before); err != nil {
-			return nil, fmt.Errorf("not valid TOML (%v); add engram's entries by hand (see the README)", err)
+			return nil, fmt.Errorf("not valid TOML (%v); add mindmount's entries by hand (see the README)", err)
 		}
 		if uninstall {
 			if old != nil && len(bytes.TrimSpace(rest)) == 0 {
@@ -70,7 +70,7 @@ func tomlEdit(path, note string, o InstallOptions, uninstall bool) edit {
 		}
 		if servers, ok := before["mcp_servers"].(map[string]any); ok {
 			if _, ok := servers[MCPName]; ok {
-				return nil, fmt.Errorf("[mcp_servers.%s] exists and is not engram's; rename it or remove it first", MCPName)
+				return nil, fmt.Errorf("[mcp_servers.%s] exists and is not mindmount's; rename it or remove it first", MCPName)
 			}
 		}
 		var b bytes.Buffer
@@ -82,7 +82,7 @@ func tomlEdit(path, note string, o InstallOptions, uninstall bool) edit {
 			b.WriteByte('\n')
 		}
 		fmt.Fprintf(&b, "%s\n[mcp_servers.%s]\ncommand = %s\nargs = [%s, %s]\n%s\n",
-			tomlBegin, MCPName, tomlString(o.Engram), tomlString("mcp"), tomlString(o.Memory), tomlEnd)
+			tomlBegin, MCPName, tomlString(o.Mindmount), tomlString("mcp"), tomlString(o.Memory), tomlEnd)
 		var after map[string]any
 		if err := toml.Unmarshal(b.Bytes(), &after); err != nil {
 			// e.g. mcp_servers written as an inline table: a [table]

@@ -11,7 +11,7 @@ import (
 // session of every project.
 const DefaultBudget = 8 << 10
 
-// Event names as "engram hook EVENT" takes them.
+// Event names as "mindmount hook EVENT" takes them.
 const (
 	EventSessionStart = "session-start"
 	EventPrompt       = "prompt"
@@ -72,7 +72,7 @@ func Fit(text string, budget int) string {
 	if budget <= 0 || len(text) <= budget {
 		return text
 	}
-	const marker = "\n<!-- engram: context cut to fit the hook budget; read CONTEXT.md for the rest -->\n"
+	const marker = "\n<!-- mindmount: context cut to fit the hook budget; read CONTEXT.md for the rest -->\n"
 	if budget <= len(marker) {
 		return ""
 	}

@@ -15,11 +15,11 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/engram-dev/engram/memgraph"
+	"github.com/mindmount/mindmount/memgraph"
 )
 
 // StateDir holds the copy state of each session, inside the memory but
-// outside git and outside the tracker's view (.engram/cache is both).
+// outside git and outside the tracker's view (.mindmount/cache is both).
 const StateDir = memgraph.StateDir + "/cache/hooks"
 
 // MaxTranscript bounds how much of a harness transcript one call reads: the

@@ -1,12 +1,12 @@
 // Package harness connects coding-agent harnesses (Claude Code, Gemini CLI,
-// Codex, OpenCode, or any agent run through "engram run") to an engram
+// Codex, OpenCode, or any agent run through "mindmount run") to a mindmount
 // memory: it reads a harness's hook payload, renders the compiled context
 // in the shape the harness expects, copies the new turns of the harness's
 // session transcript into the memory's transcripts/ inbox for
-// consolidation, and installs or removes engram's entries in each
+// consolidation, and installs or removes mindmount's entries in each
 // harness's own settings files without touching the user's.
 //
-// Everything a hook does is best effort: the caller (cmd/engram) turns any
+// Everything a hook does is best effort: the caller (cmd/mindmount) turns any
 // error into one line on stderr and exit status 0, because a hook must
 // never block an agent's session.
 package harness

@@ -83,7 +83,7 @@ func FuzzParseObject(f *testing.F) {
 }
 
 func FuzzShellFields(f *testing.F) {
-	f.Add("/usr/bin/engram")
+	f.Add("/usr/bin/mindmount")
 	f.Add("/a b/it's")
 	f.Fuzz(func(t *testing.T, s string) {
 		if strings.ContainsRune(s, 0) {
@@ -100,7 +100,7 @@ func FuzzCutBlock(f *testing.F) {
 	f.Add([]byte("# rules\n"), true)
 	f.Add([]byte(""), false)
 	f.Fuzz(func(t *testing.T, user []byte, trailingNL bool) {
-		if bytes.Contains(user, []byte("engram:")) {
+		if bytes.Contains(user, []byte("mindmount:")) {
 			return
 		}
 		if trailingNL && !bytes.HasSuffix(user, []byte("\n")) {

@@ -16,10 +16,10 @@ func geminiEdits(o InstallOptions, uninstall bool) []edit {
 		instr = filepath.Join(o.Project, "GEMINI.md")
 	}
 	specs := []hookSpec{
-		{event: "SessionStart", command: hookCommand(o, EventSessionStart), timeout: 30000, name: "engram-session-start"},
-		{event: "AfterAgent", command: hookCommand(o, EventStop), timeout: 30000, name: "engram-stop"},
-		{event: "PreCompress", command: hookCommand(o, EventPreCompact), timeout: 30000, name: "engram-pre-compact"},
-		{event: "SessionEnd", command: hookCommand(o, EventSessionEnd), timeout: 30000, name: "engram-session-end"},
+		{event: "SessionStart", command: hookCommand(o, EventSessionStart), timeout: 30000, name: "mindmount-session-start"},
+		{event: "AfterAgent", command: hookCommand(o, EventStop), timeout: 30000, name: "mindmount-stop"},
+		{event: "PreCompress", command: hookCommand(o, EventPreCompact), timeout: 30000, name: "mindmount-pre-compact"},
+		{event: "SessionEnd", command: hookCommand(o, EventSessionEnd), timeout: 30000, name: "mindmount-session-end"},
 	}
 	return []edit{
 		jsonEdit(settings, "hooks SessionStart, AfterAgent, PreCompress, SessionEnd and MCP server "+MCPName, uninstall,

@@ -10,18 +10,18 @@ import (
 	"strings"
 	"time"
 
-	"github.com/engram-dev/engram/memgraph/atomicfile"
+	"github.com/mindmount/mindmount/memgraph/atomicfile"
 )
 
 // InstallOptions says which harness to wire to which memory, and where.
 type InstallOptions struct {
-	Harness string // ClaudeCode, Codex, GeminiCLI or OpenCode
-	Scope   string // "user" (the harness's files under Home) or "project" (under Project)
-	Home    string // the user's home directory
-	Project string // the project directory, for Scope "project"
-	Memory  string // absolute path of the memory (repository or mount)
-	Engram  string // absolute path of the engram binary the harness will run
-	MCP     bool   // also register "engram mcp MEMORY" as an MCP server
+	Harness   string // ClaudeCode, Codex, GeminiCLI or OpenCode
+	Scope     string // "user" (the harness's files under Home) or "project" (under Project)
+	Home      string // the user's home directory
+	Project   string // the project directory, for Scope "project"
+	Memory    string // absolute path of the memory (repository or mount)
+	Mindmount string // absolute path of the mindmount binary the harness will run
+	MCP       bool   // also register "mindmount mcp MEMORY" as an MCP server
 	// Env is the environment for harness-specific locations (CODEX_HOME,
 	// XDG_CONFIG_HOME); nil means none are set.
 	Env func(string) string
@@ -33,7 +33,7 @@ type Change struct {
 	Path    string
 	Backup  string // the copy taken first; "" when the file did not exist
 	Note    string // what changed, for the user
-	Removed bool   // the file held only engram's entries and was deleted
+	Removed bool   // the file held only mindmount's entries and was deleted
 }
 
 // edit computes a settings file's new content from its current content
@@ -45,7 +45,7 @@ type edit struct {
 	change func(old []byte) ([]byte, error)
 }
 
-// Install adds engram's entries to the harness's settings; running it
+// Install adds mindmount's entries to the harness's settings; running it
 // again replaces them. Every file is backed up before it is changed.
 func Install(o InstallOptions) ([]Change, error) { return apply(o, false) }
 
@@ -72,8 +72,8 @@ func apply(o InstallOptions, uninstall bool) ([]Change, error) {
 	default:
 		return nil, fmt.Errorf("scope %q: want user or project", o.Scope)
 	}
-	if !filepath.IsAbs(o.Memory) || !filepath.IsAbs(o.Engram) {
-		return nil, errors.New("memory and engram paths must be absolute")
+	if !filepath.IsAbs(o.Memory) || !filepath.IsAbs(o.Mindmount) {
+		return nil, errors.New("memory and mindmount paths must be absolute")
 	}
 	var edits []edit
 	switch o.Harness {
@@ -121,7 +121,7 @@ func apply(o InstallOptions, uninstall bool) ([]Change, error) {
 	for _, r := range results {
 		c := Change{Path: r.e.path, Note: r.e.note}
 		if r.existed {
-			c.Backup = r.path + ".engram-backup-" + o.Now().UTC().Format("20060102-150405")
+			c.Backup = r.path + ".mindmount-backup-" + o.Now().UTC().Format("20060102-150405")
 			if err := atomicfile.WriteFile(c.Backup, r.old, 0o600); err != nil {
 				return changes, err
 			}
@@ -163,11 +163,11 @@ func shellQuote(s string) string {
 
 // hookCommand is the command line a harness runs for event.
 func hookCommand(o InstallOptions, event string) string {
-	return shellQuote(o.Engram) + " hook " + event + " --harness " + o.Harness + " --repo " + shellQuote(o.Memory)
+	return shellQuote(o.Mindmount) + " hook " + event + " --harness " + o.Harness + " --repo " + shellQuote(o.Memory)
 }
 
-// isOurCommand reports whether a hook command is one engram installed:
-// "ENGRAM hook EVENT --harness NAME --repo DIR", whatever the binary is
+// isOurCommand reports whether a hook command is one mindmount installed:
+// "MINDMOUNT hook EVENT --harness NAME --repo DIR", whatever the binary is
 // called. The user's own hooks do not have that shape.
 func isOurCommand(cmd string) bool {
 	f := shellFields(cmd)

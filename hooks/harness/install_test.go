@@ -31,11 +31,11 @@ var installCases = []harnessCase{
 		s := readJSON(t, filepath.Join(home, ".claude/settings.json"))
 		for _, ev := range []string{"SessionStart", "Stop", "PreCompact", "SessionEnd"} {
 			if n := countOurs(s, ev); n != 1 {
-				t.Errorf("%s: %d engram hooks, want 1", ev, n)
+				t.Errorf("%s: %d mindmount hooks, want 1", ev, n)
 			}
 		}
-		mcp := readJSON(t, filepath.Join(home, ".claude.json"))["mcpServers"].(map[string]any)["engram"].(map[string]any)
-		if mcp["command"] != "/opt/engram/bin/engram-1.2" || !reflect.DeepEqual(mcp["args"], []any{"mcp", mem}) {
+		mcp := readJSON(t, filepath.Join(home, ".claude.json"))["mcpServers"].(map[string]any)["mindmount"].(map[string]any)
+		if mcp["command"] != "/opt/mindmount/bin/mindmount-1.2" || !reflect.DeepEqual(mcp["args"], []any{"mcp", mem}) {
 			t.Errorf("MCP entry %v", mcp)
 		}
 	}},
@@ -46,10 +46,10 @@ var installCases = []harnessCase{
 		s := readJSON(t, filepath.Join(home, ".gemini/settings.json"))
 		for _, ev := range []string{"SessionStart", "AfterAgent", "PreCompress", "SessionEnd"} {
 			if n := countOurs(s, ev); n != 1 {
-				t.Errorf("%s: %d engram hooks, want 1", ev, n)
+				t.Errorf("%s: %d mindmount hooks, want 1", ev, n)
 			}
 		}
-		if _, ok := s["mcpServers"].(map[string]any)["engram"]; !ok {
+		if _, ok := s["mcpServers"].(map[string]any)["mindmount"]; !ok {
 			t.Error("no MCP entry")
 		}
 		md := string(mustRead(t, filepath.Join(home, ".gemini/GEMINI.md")))
@@ -66,8 +66,8 @@ var installCases = []harnessCase{
 		if err := toml.Unmarshal(mustRead(t, filepath.Join(home, ".codex/config.toml")), &cfg); err != nil {
 			t.Fatal(err)
 		}
-		e := cfg["mcp_servers"].(map[string]any)["engram"].(map[string]any)
-		if e["command"] != "/opt/engram/bin/engram-1.2" || !reflect.DeepEqual(e["args"], []any{"mcp", mem}) {
+		e := cfg["mcp_servers"].(map[string]any)["mindmount"].(map[string]any)
+		if e["command"] != "/opt/mindmount/bin/mindmount-1.2" || !reflect.DeepEqual(e["args"], []any{"mcp", mem}) {
 			t.Errorf("MCP entry %v", e)
 		}
 		h := readJSON(t, filepath.Join(home, ".codex/hooks.json"))
@@ -86,8 +86,8 @@ var installCases = []harnessCase{
 		if !reflect.DeepEqual(c["instructions"], []any{"CONTRIBUTING.md", "docs/guidelines.md", mem + "/CONTEXT.md"}) {
 			t.Errorf("instructions %v", c["instructions"])
 		}
-		e := c["mcp"].(map[string]any)["engram"].(map[string]any)
-		if e["type"] != "local" || !reflect.DeepEqual(e["command"], []any{"/opt/engram/bin/engram-1.2", "mcp", mem}) {
+		e := c["mcp"].(map[string]any)["mindmount"].(map[string]any)
+		if e["type"] != "local" || !reflect.DeepEqual(e["command"], []any{"/opt/mindmount/bin/mindmount-1.2", "mcp", mem}) {
 			t.Errorf("MCP entry %v", e)
 		}
 	}},
@@ -102,7 +102,7 @@ func readJSON(t *testing.T, p string) map[string]any {
 	return v
 }
 
-// countOurs counts engram's handlers under hooks.<event>.
+// countOurs counts mindmount's handlers under hooks.<event>.
 func countOurs(settings map[string]any, event string) int {
 	hooks, _ := settings["hooks"].(map[string]any)
 	list, _ := hooks[event].([]any)
@@ -153,7 +153,7 @@ func TestInstallUninstallKeepsUsersEntries(t *testing.T) {
 				orig[p] = b
 			}
 			clock := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
-			o := InstallOptions{Harness: hc.harness, Scope: "user", Home: home, Memory: mem, Engram: "/opt/engram/bin/engram-1.2", MCP: true,
+			o := InstallOptions{Harness: hc.harness, Scope: "user", Home: home, Memory: mem, Mindmount: "/opt/mindmount/bin/mindmount-1.2", MCP: true,
 				Now: func() time.Time { clock = clock.Add(time.Second); return clock }}
 			changes, err := Install(o)
 			if err != nil {
@@ -196,9 +196,9 @@ func TestInstallUninstallKeepsUsersEntries(t *testing.T) {
 					t.Errorf("%s after uninstall:\n%s\nwant:\n%s", p, got, b)
 				}
 			}
-			// Files engram created alone are gone again.
+			// Files mindmount created alone are gone again.
 			filepath.Walk(home, func(p string, fi os.FileInfo, err error) error {
-				if err == nil && !fi.IsDir() && !strings.Contains(p, ".engram-backup-") {
+				if err == nil && !fi.IsDir() && !strings.Contains(p, ".mindmount-backup-") {
 					if _, ok := orig[p]; !ok {
 						t.Errorf("left behind: %s", p)
 					}
@@ -214,7 +214,7 @@ func TestInstallUninstallKeepsUsersEntries(t *testing.T) {
 func TestInstallFreshHome(t *testing.T) {
 	for _, h := range []string{ClaudeCode, GeminiCLI, Codex, OpenCode} {
 		home := t.TempDir()
-		o := InstallOptions{Harness: h, Scope: "user", Home: home, Memory: "/mem", Engram: "/bin/engram", MCP: true}
+		o := InstallOptions{Harness: h, Scope: "user", Home: home, Memory: "/mem", Mindmount: "/bin/mindmount", MCP: true}
 		ch, err := Install(o)
 		if err != nil || len(ch) == 0 {
 			t.Fatalf("%s: %v, %d changes", h, err, len(ch))
@@ -223,7 +223,7 @@ func TestInstallFreshHome(t *testing.T) {
 			t.Fatal(err)
 		}
 		filepath.Walk(home, func(p string, fi os.FileInfo, err error) error {
-			if err == nil && !fi.IsDir() && !strings.Contains(p, ".engram-backup-") {
+			if err == nil && !fi.IsDir() && !strings.Contains(p, ".mindmount-backup-") {
 				t.Errorf("%s: left behind %s", h, p)
 			}
 			return nil
@@ -237,24 +237,24 @@ func TestInstallRefuses(t *testing.T) {
 	os.MkdirAll(filepath.Dir(p), 0o755)
 	bad := []byte("{\"hooks\": // a comment\n}")
 	os.WriteFile(p, bad, 0o644)
-	o := InstallOptions{Harness: ClaudeCode, Scope: "user", Home: home, Memory: "/mem", Engram: "/bin/engram"}
+	o := InstallOptions{Harness: ClaudeCode, Scope: "user", Home: home, Memory: "/mem", Mindmount: "/bin/mindmount"}
 	if _, err := Install(o); err == nil {
 		t.Error("installed into a file that is not JSON")
 	}
 	if got := mustRead(t, p); string(got) != string(bad) {
 		t.Error("changed a file it could not parse")
 	}
-	// A server named engram that the user made is not taken over.
+	// A server named mindmount that the user made is not taken over.
 	os.WriteFile(p, []byte(`{}`), 0o644)
-	os.WriteFile(filepath.Join(home, ".claude.json"), []byte(`{"mcpServers":{"engram":{"command":"my-own"}}}`), 0o644)
+	os.WriteFile(filepath.Join(home, ".claude.json"), []byte(`{"mcpServers":{"mindmount":{"command":"my-own"}}}`), 0o644)
 	o.MCP = true
 	if _, err := Install(o); err == nil {
-		t.Error("replaced the user's own engram MCP server")
+		t.Error("replaced the user's own mindmount MCP server")
 	}
-	if _, err := Install(InstallOptions{Harness: "vim", Scope: "user", Home: home, Memory: "/m", Engram: "/e"}); err == nil {
+	if _, err := Install(InstallOptions{Harness: "vim", Scope: "user", Home: home, Memory: "/m", Mindmount: "/e"}); err == nil {
 		t.Error("unknown harness accepted")
 	}
-	if _, err := Install(InstallOptions{Harness: ClaudeCode, Scope: "global", Home: home, Memory: "/m", Engram: "/e"}); err == nil {
+	if _, err := Install(InstallOptions{Harness: ClaudeCode, Scope: "global", Home: home, Memory: "/m", Mindmount: "/e"}); err == nil {
 		t.Error("unknown scope accepted")
 	}
 }
@@ -262,7 +262,7 @@ func TestInstallRefuses(t *testing.T) {
 // TestInstallProjectScope writes into the project, not the home.
 func TestInstallProjectScope(t *testing.T) {
 	home, proj := t.TempDir(), t.TempDir()
-	o := InstallOptions{Harness: ClaudeCode, Scope: "project", Home: home, Project: proj, Memory: "/mem", Engram: "/bin/engram", MCP: true}
+	o := InstallOptions{Harness: ClaudeCode, Scope: "project", Home: home, Project: proj, Memory: "/mem", Mindmount: "/bin/mindmount", MCP: true}
 	if _, err := Install(o); err != nil {
 		t.Fatal(err)
 	}
@@ -277,18 +277,18 @@ func TestInstallProjectScope(t *testing.T) {
 }
 
 func TestShellQuoteRoundTrip(t *testing.T) {
-	for _, s := range []string{"/usr/bin/engram", "/home/a b/engram", "/x/it's/engram", "", "$HOME;rm -rf /"} {
+	for _, s := range []string{"/usr/bin/mindmount", "/home/a b/mindmount", "/x/it's/mindmount", "", "$HOME;rm -rf /"} {
 		f := shellFields(shellQuote(s) + " hook stop")
 		if len(f) != 3 || f[0] != s {
 			t.Errorf("%q -> %q -> %q", s, shellQuote(s), f)
 		}
 	}
 	for cmd, ours := range map[string]bool{
-		"notify-send engram hook": false,
-		"engram hook stop":        false,
-		"'/a b/engram' hook stop --harness claude-code --repo /m":               true,
-		"/tmp/engram-dev hook session-start --harness gemini-cli --repo '/m n'": true,
-		"engram hook stop --harness vim --repo /m":                              false,
+		"notify-send mindmount hook":                                               false,
+		"mindmount hook stop":                                                      false,
+		"'/a b/mindmount' hook stop --harness claude-code --repo /m":               true,
+		"/tmp/mindmount-dev hook session-start --harness gemini-cli --repo '/m n'": true,
+		"mindmount hook stop --harness vim --repo /m":                              false,
 	} {
 		if isOurCommand(cmd) != ours {
 			t.Errorf("isOurCommand(%q) = %v", cmd, !ours)

@@ -6,24 +6,24 @@ import (
 	"strings"
 )
 
-// The instructions block engram adds to a harness's instruction file
+// The instructions block mindmount adds to a harness's instruction file
 // (AGENTS.md, GEMINI.md) sits between these lines, so uninstall removes
 // exactly it and a reinstall replaces it.
 const (
-	blockBegin = "<!-- engram:begin (added by \"engram hooks install\"; \"engram hooks uninstall\" removes it) -->"
-	blockEnd   = "<!-- engram:end -->"
+	blockBegin = "<!-- mindmount:begin (added by \"mindmount hooks install\"; \"mindmount hooks uninstall\" removes it) -->"
+	blockEnd   = "<!-- mindmount:end -->"
 )
 
 // Instructions is what an agent without a session-start hook is told about
 // its memory.
 func Instructions(memory string, mcp bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "## Long-term memory (engram)\n\n")
+	fmt.Fprintf(&b, "## Long-term memory (mindmount)\n\n")
 	fmt.Fprintf(&b, "Your long-term memory about the user is the folder `%s`: markdown files in git.\n\n", memory)
 	fmt.Fprintf(&b, "- At the start of a task, read `%s/CONTEXT.md` (who the user is, what you learned about them, and a list of further memory files to open when relevant).\n", memory)
 	fmt.Fprintf(&b, "- To remember a fact about the user, write `%s/user_memory/<short-slug>.md` with frontmatter `description: <one line>` and the sections `## Fact` and `## Episode`. Every change is a git commit, so nothing is lost.\n", memory)
 	if mcp {
-		fmt.Fprintf(&b, "- The `engram` MCP server offers the same memory as tools.\n")
+		fmt.Fprintf(&b, "- The `mindmount` MCP server offers the same memory as tools.\n")
 	}
 	return b.String()
 }
@@ -55,7 +55,7 @@ func blockEdit(path, note, body string, uninstall bool) edit {
 	}}
 }
 
-// removeBlock returns data without engram's block and the blank line put
+// removeBlock returns data without mindmount's block and the blank line put
 // before it (a last line that had no newline keeps the one install gave it). A begin marker without an end marker is an error: the user
 // edited the block, and guessing where it ends could delete their text.
 func removeBlock(data []byte) ([]byte, error) { return cutBlock(data, blockBegin, blockEnd) }
@@ -68,7 +68,7 @@ func cutBlock(data []byte, blockBegin, blockEnd string) ([]byte, error) {
 	}
 	j := bytes.Index(data[i:], []byte(blockEnd))
 	if j < 0 {
-		return nil, fmt.Errorf("engram's block has a begin line and no end line %q; fix it by hand", blockEnd)
+		return nil, fmt.Errorf("mindmount's block has a begin line and no end line %q; fix it by hand", blockEnd)
 	}
 	end := i + j + len(blockEnd)
 	if end < len(data) && data[end] == '\n' {

@@ -17,14 +17,14 @@ type hookSpec struct {
 	name    string
 }
 
-// jsonEdit returns an edit of a JSON settings file: drop whatever engram
+// jsonEdit returns an edit of a JSON settings file: drop whatever mindmount
 // added before, then (installing) let add put the current entries in.
 // A file left empty that we created is removed on uninstall.
 func jsonEdit(path, note string, uninstall bool, remove func(*object) error, add func(*object) error) edit {
 	return edit{path: path, note: note, change: func(old []byte) ([]byte, error) {
 		root, err := parseObject(old)
 		if err != nil {
-			return nil, fmt.Errorf("not valid JSON (%v); add engram's entries by hand (see the README)", err)
+			return nil, fmt.Errorf("not valid JSON (%v); add mindmount's entries by hand (see the README)", err)
 		}
 		if err := remove(root); err != nil {
 			return nil, err
@@ -69,7 +69,7 @@ func addHooks(root *object, specs []hookSpec) error {
 	return nil
 }
 
-// removeHooks drops every hook handler engram installed, and the groups,
+// removeHooks drops every hook handler mindmount installed, and the groups,
 // event lists and hooks object that only those handlers made up.
 func removeHooks(root *object) error {
 	v, ok := root.get("hooks")
@@ -130,8 +130,8 @@ func removeHooks(root *object) error {
 	return nil
 }
 
-// MCPName is the name engram's MCP server is registered under.
-const MCPName = "engram"
+// MCPName is the name mindmount's MCP server is registered under.
+const MCPName = "mindmount"
 
 // setMCP registers server under root[section][MCPName]. A server of that
 // name the user added themselves is left alone: installing fails.
@@ -141,13 +141,13 @@ func setMCP(root *object, section string, server *object) error {
 		return err
 	}
 	if v, ok := servers.get(MCPName); ok && !isOurMCP(v) {
-		return fmt.Errorf("%s.%s exists and is not engram's; rename it or remove it first", section, MCPName)
+		return fmt.Errorf("%s.%s exists and is not mindmount's; rename it or remove it first", section, MCPName)
 	}
 	servers.set(MCPName, server)
 	return nil
 }
 
-// removeMCP drops root[section][MCPName] when engram added it.
+// removeMCP drops root[section][MCPName] when mindmount added it.
 func removeMCP(root *object, section string) {
 	v, ok := root.get(section)
 	if !ok {
@@ -165,9 +165,9 @@ func removeMCP(root *object, section string) {
 	}
 }
 
-// isOurMCP recognizes {"command": ".../engram", "args": ["mcp", ...]} and
-// OpenCode's {"command": [".../engram", "mcp", ...]}: an engram binary
-// (any name containing "engram") serving MCP.
+// isOurMCP recognizes {"command": ".../mindmount", "args": ["mcp", ...]} and
+// OpenCode's {"command": [".../mindmount", "mcp", ...]}: a mindmount binary
+// (any name containing "mindmount") serving MCP.
 func isOurMCP(v any) bool {
 	o, ok := v.(*object)
 	if !ok {
@@ -186,7 +186,7 @@ func isOurMCP(v any) bool {
 	}
 	bin, _ := argv[0].(string)
 	sub, _ := argv[1].(string)
-	return strings.Contains(filepath.Base(bin), "engram") && sub == "mcp"
+	return strings.Contains(filepath.Base(bin), "mindmount") && sub == "mcp"
 }
 
 // stdioServer is the usual MCP server entry: {"command":..., "args":[...]}.
@@ -195,7 +195,7 @@ func stdioServer(o InstallOptions, withType bool) *object {
 	if withType {
 		s.set("type", "stdio")
 	}
-	s.set("command", o.Engram)
+	s.set("command", o.Mindmount)
 	s.set("args", strList("mcp", o.Memory))
 	return s
 }

@@ -11,7 +11,7 @@ import (
 // "instructions", a list of files added to the system prompt. AGENTS.md is
 // its rules file. OpenCode has no shell lifecycle hooks (its plugins are
 // JavaScript), so the compiled context reaches it as an instruction file:
-// CONTEXT.md of the memory, which a mount or "engram watch" keeps current.
+// CONTEXT.md of the memory, which a mount or "mindmount watch" keeps current.
 func opencodeEdits(o InstallOptions, uninstall bool) []edit {
 	cfgHome := o.Env("XDG_CONFIG_HOME")
 	if cfgHome == "" {
@@ -35,7 +35,7 @@ func opencodeEdits(o InstallOptions, uninstall bool) []edit {
 				if o.MCP {
 					s := newObject()
 					s.set("type", "local")
-					s.set("command", strList(o.Engram, "mcp", o.Memory))
+					s.set("command", strList(o.Mindmount, "mcp", o.Memory))
 					s.set("enabled", true)
 					if err := setMCP(root, "mcp", s); err != nil {
 						return err

@@ -9,7 +9,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/engram-dev/engram/memgraph"
+	"github.com/mindmount/mindmount/memgraph"
 )
 
 // MaxPayload bounds what a hook reads from stdin. Payloads are a few
@@ -47,8 +47,8 @@ func ParsePayload(r io.Reader) (Payload, error) {
 	return p, nil
 }
 
-// Harnesses lists the harness names engram knows. "run" is the generic
-// wrapper (engram run).
+// Harnesses lists the harness names mindmount knows. "run" is the generic
+// wrapper (mindmount run).
 var Harnesses = []string{ClaudeCode, Codex, GeminiCLI, OpenCode, Run}
 
 // Harness names, as given to --harness.

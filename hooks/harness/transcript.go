@@ -18,7 +18,7 @@ type Message struct {
 //
 //   - Claude Code: {"type":"user"|"assistant", "isSidechain":..., "isMeta":...,
 //     "message":{"role":..., "content": string | [parts]}, ...}
-//   - chat JSONL (OpenAI style, what "engram run" agents often write):
+//   - chat JSONL (OpenAI style, what "mindmount run" agents often write):
 //     {"role":..., "content": string | [parts]}
 //   - Gemini CLI records: {"type":"user"|"gemini", "content": string | [parts]}
 //   - Codex rollout lines: {"type":"response_item","payload":{"type":"message",...}}

@@ -6,7 +6,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/engram-dev/engram/memgraph/gitrepo"
+	"github.com/mindmount/mindmount/memgraph/gitrepo"
 )
 
 // The HTTP API's git endpoints (POST /v1/git/setup, POST /v1/git/update,

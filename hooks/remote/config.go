@@ -10,11 +10,11 @@ import (
 	"github.com/go-git/go-git/v5/config"
 )
 
-// Name is the git remote engram syncs with.
+// Name is the git remote mindmount syncs with.
 const Name = "origin"
 
 // ErrNoRemote means the repository has no remote to sync with.
-var ErrNoRemote = errors.New(`no remote configured; run "engram remote set REPO URL"`)
+var ErrNoRemote = errors.New(`no remote configured; run "mindmount remote set REPO URL"`)
 
 // CheckURL accepts any git URL (https://, ssh://, git@host:path, file://,
 // a local path) that carries no password: a token in a URL would land in

@@ -8,30 +8,30 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/engram-dev/engram/memgraph/atomicfile"
+	"github.com/mindmount/mindmount/memgraph/atomicfile"
 )
 
 // TokenEnv is the environment variable a token is read from first.
-const TokenEnv = "ENGRAM_GIT_TOKEN"
+const TokenEnv = "MINDMOUNT_GIT_TOKEN"
 
 // CredentialsEnv overrides the credentials file's path.
-const CredentialsEnv = "ENGRAM_CREDENTIALS"
+const CredentialsEnv = "MINDMOUNT_CREDENTIALS"
 
 // DefaultCredentialsPath is where tokens are kept when not in the
-// environment: $ENGRAM_CREDENTIALS, else $XDG_CONFIG_HOME/engram/credentials,
-// else ~/.config/engram/credentials. It is outside every repository.
+// environment: $MINDMOUNT_CREDENTIALS, else $XDG_CONFIG_HOME/mindmount/credentials,
+// else ~/.config/mindmount/credentials. It is outside every repository.
 func DefaultCredentialsPath() string {
 	if p := os.Getenv(CredentialsEnv); p != "" {
 		return p
 	}
 	if d := os.Getenv("XDG_CONFIG_HOME"); d != "" {
-		return filepath.Join(d, "engram", "credentials")
+		return filepath.Join(d, "mindmount", "credentials")
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {
 		return ""
 	}
-	return filepath.Join(home, ".config", "engram", "credentials")
+	return filepath.Join(home, ".config", "mindmount", "credentials")
 }
 
 // Credentials finds the token for a remote URL. The file holds one
@@ -46,7 +46,7 @@ type Credentials struct {
 	Path string
 }
 
-// FromEnv is the CLI's credentials: $ENGRAM_GIT_TOKEN, then the default
+// FromEnv is the CLI's credentials: $MINDMOUNT_GIT_TOKEN, then the default
 // file.
 func FromEnv() Credentials {
 	return Credentials{Token: os.Getenv(TokenEnv), Path: DefaultCredentialsPath()}

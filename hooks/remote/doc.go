@@ -1,4 +1,4 @@
-// Package remote syncs an engram repository with a git remote (a private
+// Package remote syncs a mindmount repository with a git remote (a private
 // GitHub repository, or any git URL): fetch, a merge with package hooks'
 // drivers committed as one two-parent commit through the repository's one
 // writer, and push. A daemon runs it beside the write path (Serve): pushes

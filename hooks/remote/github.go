@@ -12,15 +12,15 @@ import (
 	"strings"
 	"time"
 
-	"github.com/engram-dev/engram/memgraph"
-	"github.com/engram-dev/engram/memgraph/gitrepo"
+	"github.com/mindmount/mindmount/memgraph"
+	"github.com/mindmount/mindmount/memgraph/gitrepo"
 )
 
 // DefaultGitHubAPI is github.com's REST API; GitHub Enterprise has its own.
 const DefaultGitHubAPI = "https://api.github.com"
 
-// DefaultRepoName is the repository "engram remote github" creates.
-const DefaultRepoName = "engram-memory"
+// DefaultRepoName is the repository "mindmount remote github" creates.
+const DefaultRepoName = "mindmount-memory"
 
 // GitHub talks to the GitHub REST API with a token.
 type GitHub struct {
@@ -124,7 +124,7 @@ func (g GitHub) EnsureRepo(ctx context.Context, owner, name string) (Repo, error
 	if code != http.StatusNotFound {
 		return r, err
 	}
-	body := map[string]any{"name": name, "private": true, "description": "engram memory", "auto_init": false}
+	body := map[string]any{"name": name, "private": true, "description": "mindmount memory", "auto_init": false}
 	if _, err := g.do(ctx, "POST", "/user/repos", body, &r); err != nil {
 		return r, err
 	}

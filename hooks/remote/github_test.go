@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/engram-dev/engram/hooks/remote/githubtest"
+	"github.com/mindmount/mindmount/hooks/remote/githubtest"
 )
 
 func TestSetupGitHub(t *testing.T) {

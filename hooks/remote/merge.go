@@ -8,13 +8,13 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/engram-dev/engram/consolidate"
-	"github.com/engram-dev/engram/hooks"
-	"github.com/engram-dev/engram/memgraph"
-	"github.com/engram-dev/engram/memgraph/gitrepo"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/mindmount/mindmount/consolidate"
+	"github.com/mindmount/mindmount/hooks"
+	"github.com/mindmount/mindmount/memgraph"
+	"github.com/mindmount/mindmount/memgraph/gitrepo"
 )
 
 // plan is what a sync must do to bring the remote's commits in.

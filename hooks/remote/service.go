@@ -34,13 +34,13 @@ func (t *Timing) fill() {
 	}
 }
 
-// socketFile is where a serving daemon listens for "engram sync".
-const socketFile = "engram/sync.sock"
+// socketFile is where a serving daemon listens for "mindmount sync".
+const socketFile = "mindmount/sync.sock"
 
 // Serve runs the sync loop of a daemon until ctx ends: a full sync on
 // start and every FetchEvery, a push PushDelay after the last Kick (a
 // commit), retries with a doubling backoff after a failure, and requests
-// from "engram sync" on a socket in the git directory. A repository
+// from "mindmount sync" on a socket in the git directory. A repository
 // without a remote costs one config read per wake-up. Network work never
 // holds a lock a write needs; only the merge commit itself goes through
 // Options.Exclusive.
@@ -48,7 +48,7 @@ func (s *Syncer) Serve(ctx context.Context, t Timing) {
 	t.fill()
 	reqs := make(chan chan error)
 	if ln, err := s.listen(); err != nil {
-		s.log.Warn("engram sync requests will not reach this daemon", "err", err)
+		s.log.Warn("mindmount sync requests will not reach this daemon", "err", err)
 	} else {
 		stop := context.AfterFunc(ctx, func() { ln.Close() })
 		defer stop()

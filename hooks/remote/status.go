@@ -9,16 +9,16 @@ import (
 	"strings"
 	"time"
 
-	"github.com/engram-dev/engram/memgraph"
-	"github.com/engram-dev/engram/memgraph/atomicfile"
-	"github.com/engram-dev/engram/memgraph/gitrepo"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/mindmount/mindmount/memgraph"
+	"github.com/mindmount/mindmount/memgraph/atomicfile"
+	"github.com/mindmount/mindmount/memgraph/gitrepo"
 )
 
 // stateFile holds the sync state in the git directory: local, never
 // committed.
-const stateFile = "engram/sync.json"
+const stateFile = "mindmount/sync.json"
 
 // State is the sync state of one repository.
 type State struct {
@@ -92,7 +92,7 @@ func (s *Syncer) record(res Result, err error, fetched bool) {
 	writeState(s.r, st)
 }
 
-// Text renders the state for .engram/status and "engram status"; "" when
+// Text renders the state for .mindmount/status and "mindmount status"; "" when
 // no remote is configured.
 func (st State) Text() string {
 	if st.Remote == "" {
@@ -110,7 +110,7 @@ func (st State) Text() string {
 	return b.String()
 }
 
-// StatusText is the sync part of "engram status" for the repository r.
+// StatusText is the sync part of "mindmount status" for the repository r.
 func StatusText(r *gitrepo.Repo) string { return ReadState(r).Text() }
 
 func when(t time.Time) string {

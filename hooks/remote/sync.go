@@ -9,12 +9,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/engram-dev/engram/memgraph/gitrepo"
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+	"github.com/mindmount/mindmount/memgraph/gitrepo"
 )
 
 // Author signs sync's merge commits (the "remote" writer).

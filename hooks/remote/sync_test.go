@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/engram-dev/engram/memgraph"
+	"github.com/mindmount/mindmount/memgraph"
 )
 
 const shared = `---
@@ -29,7 +29,7 @@ var seed = map[string]string{
 	"user.md":                     "---\ndescription: the user\n---\n# User\n",
 	"user_memory/likes-coffee.md": shared,
 	"user_memory/conflict.md":     strings.Replace(shared, "Enjoys specialty coffee", "Prefers tea", 1),
-	".gitattributes":              ".engram/cursor.json merge=engram-cursor\n",
+	".gitattributes":              ".mindmount/cursor.json merge=mindmount-cursor\n",
 }
 
 // TestSyncTwoDaemons: two machines with a running write path each, edits
@@ -229,7 +229,7 @@ func TestSetURLRefusesCredentials(t *testing.T) {
 }
 
 func TestCredentialsFile(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "engram", "credentials")
+	p := filepath.Join(t.TempDir(), "mindmount", "credentials")
 	c := Credentials{Path: p}
 	if err := c.Save("https://github.com/", testToken); err != nil {
 		t.Fatal(err)
@@ -241,7 +241,7 @@ func TestCredentialsFile(t *testing.T) {
 	if fi.Mode().Perm() != 0o600 {
 		t.Fatalf("mode %v", fi.Mode())
 	}
-	if tok, _ := c.Lookup("https://github.com/ada/engram-memory.git"); tok != "other" {
+	if tok, _ := c.Lookup("https://github.com/ada/mindmount-memory.git"); tok != "other" {
 		t.Fatalf("longest prefix: %q", tok)
 	}
 	if tok, _ := c.Lookup("https://github.com/bob/x.git"); tok != testToken {

@@ -36,7 +36,7 @@ func TestWriteFile(t *testing.T) {
 		{name: "new credentials", perm: 0o600, data: "https://github.com tok\n"},
 		{name: "replace tokens", old: "old\n", perm: 0o600, data: "{}\n"},
 		{name: "registry", old: "{\"users\":[]}\n", perm: 0o644, data: "{\"users\":[{}]}\n"},
-		{name: "hook", perm: 0o755, data: "#!/bin/sh\nexec engram hook\n"},
+		{name: "hook", perm: 0o755, data: "#!/bin/sh\nexec mindmount hook\n"},
 		{name: "empty", old: "something", perm: 0o644, data: ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,7 +1,7 @@
-// Package failpoint names the places in engram's write path where a test
+// Package failpoint names the places in mindmount's write path where a test
 // may kill the process, as etcd's gofail does: "objects written", "index
 // lock taken", "ref updated" and so on. A test starts the built binary with
-// ENGRAM_FAILPOINT=name and the process sends itself SIGKILL the moment it
+// MINDMOUNT_FAILPOINT=name and the process sends itself SIGKILL the moment it
 // reaches that point, so recovery is tested against a real crash, not a
 // simulated error return.
 //
@@ -23,7 +23,7 @@ import (
 )
 
 // EnvVar arms failpoints in a process started with it.
-const EnvVar = "ENGRAM_FAILPOINT"
+const EnvVar = "MINDMOUNT_FAILPOINT"
 
 // The write path's points. Each is reached just after the step it names
 // completed (and before the next one began).

@@ -12,7 +12,7 @@ import (
 // benchFiles is the size of the benchmark repository.
 const benchFiles = 10000
 
-// benchRepo builds a repository shaped like a large engram repository:
+// benchRepo builds a repository shaped like a large mindmount repository:
 // 7,000 user memories, 2,000 character memories and 1,000 external notes
 // in 20 folders, all committed, with a clean work tree.
 func benchRepo(b *testing.B) (*Repo, string) {
@@ -54,7 +54,7 @@ func benchRepo(b *testing.B) (*Repo, string) {
 // ("git add FILE && git commit"). scripts/bench-commit.sh prints the ratio.
 func BenchmarkCommitOneFile(b *testing.B) {
 	const rel = "user_memory/memory-04242.md"
-	b.Run("engram-Commit", func(b *testing.B) {
+	b.Run("mindmount-Commit", func(b *testing.B) {
 		r, dir := benchRepo(b)
 		abs := filepath.Join(dir, rel)
 		b.ResetTimer()
@@ -70,7 +70,7 @@ func BenchmarkCommitOneFile(b *testing.B) {
 		b.StopTimer()
 		checkCleanB(b, dir)
 	})
-	b.Run("engram-Apply", func(b *testing.B) {
+	b.Run("mindmount-Apply", func(b *testing.B) {
 		r, dir := benchRepo(b)
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {

@@ -7,7 +7,7 @@ import (
 	"path"
 )
 
-// ErrUnsafePath is returned when a write engram makes itself would leave
+// ErrUnsafePath is returned when a write mindmount makes itself would leave
 // the work tree or pass through a symbolic link (a memory folder replaced
 // by a link to /etc, say). Such a write is refused, never followed.
 var ErrUnsafePath = errors.New("refusing to write through a symbolic link or outside the repository")
@@ -20,7 +20,7 @@ var ErrUnsafePath = errors.New("refusing to write through a symbolic link or out
 // symbolic link at rel itself is replaced, not followed. Exec makes the
 // file executable. The data is on stable storage when WriteFile returns.
 //
-// It is the one way engram writes files of its own into a repository:
+// It is the one way mindmount writes files of its own into a repository:
 // consolidation (through Apply), watch mode's synthesized files, recovery.
 // It does not commit; see Apply for write-and-commit.
 func (r *Repo) WriteFile(rel string, data []byte, exec bool) error {
@@ -29,7 +29,7 @@ func (r *Repo) WriteFile(rel string, data []byte, exec bool) error {
 	})
 }
 
-// WriteDerived is WriteFile without the flush, for files engram derives
+// WriteDerived is WriteFile without the flush, for files mindmount derives
 // and can always write again (watch mode's indexes, CONTEXT.md, status):
 // symlink-safe and atomic, not durable.
 func (r *Repo) WriteDerived(rel string, data []byte) error {
@@ -64,7 +64,7 @@ func (r *Repo) inWorktree(op, rel string, fn func(b *beneathFS, rel string) erro
 	return nil
 }
 
-// filePerm is the mode of a file engram writes: private (0600/0700) when
+// filePerm is the mode of a file mindmount writes: private (0600/0700) when
 // the repository is (see Private), else 0644/0755.
 func (r *Repo) filePerm(exec bool) fs.FileMode {
 	perm := fs.FileMode(0o644)
@@ -77,7 +77,7 @@ func (r *Repo) filePerm(exec bool) fs.FileMode {
 	return perm
 }
 
-// dirPerm is the mode of a directory engram creates.
+// dirPerm is the mode of a directory mindmount creates.
 func (r *Repo) dirPerm() fs.FileMode {
 	if r.private {
 		return 0o700

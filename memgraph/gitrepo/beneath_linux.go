@@ -8,7 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/engram-dev/engram/memgraph/atomicfile"
+	"github.com/mindmount/mindmount/memgraph/atomicfile"
 )
 
 // beneathFS writes inside one work tree through a file descriptor of its
@@ -161,7 +161,7 @@ func openDirAt(parent int, name string, create bool, perm fs.FileMode) (int, err
 }
 
 // write replaces rel with data through a temp file and a rename inside
-// rel's directory. The temp name is atomicfile's, which engram never
+// rel's directory. The temp name is atomicfile's, which mindmount never
 // commits, so a crash between the two leaves nothing to commit.
 func (b *beneathFS) write(rel string, data []byte, perm fs.FileMode, fsync bool) error {
 	dfd, err := b.dir(path.Dir(rel), true)

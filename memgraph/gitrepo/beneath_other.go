@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/engram-dev/engram/memgraph/atomicfile"
+	"github.com/mindmount/mindmount/memgraph/atomicfile"
 )
 
 // beneathFS is the portable fallback of the Linux openat2 version: it

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/engram-dev/engram/memgraph/failpoint"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
+	"github.com/mindmount/mindmount/memgraph/failpoint"
 )
 
 // ErrRefMoved is returned when the branch kept moving under us (another
@@ -106,11 +106,11 @@ func normalize(changes []Change) ([]Change, error) {
 }
 
 // ErrBadPath is wrapped by CheckPath's errors: git cannot hold the path,
-// or engram will not commit it.
+// or mindmount will not commit it.
 var ErrBadPath = errors.New("path cannot be committed")
 
 // CheckPath is the one rule for which repo-relative paths ('/'-separated)
-// engram commits: not empty or absolute, no "", "." or ".." component, no
+// mindmount commits: not empty or absolute, no "", "." or ".." component, no
 // backslash (git for Windows and go-git read it as a separator), no
 // control character (a newline in a name would start a line of its own in
 // a commit message, an index or the context), and no component that is
@@ -506,7 +506,7 @@ func encodeCommit(tree, parent plumbing.Hash, who Author, when time.Time, msg st
 	b.WriteString("committer " + ident + "\n\n")
 	msg = strings.TrimRight(msg, "\n")
 	if strings.TrimSpace(msg) == "" {
-		msg = "engram: update"
+		msg = "mindmount: update"
 	}
 	b.WriteString(msg + "\n")
 	return []byte(b.String())
@@ -529,8 +529,8 @@ func identLine(who Author, when time.Time) string {
 		}
 		return s
 	}
-	name := clean(who.Name, Engram.Name)
-	email := clean(who.Email, Engram.Email)
+	name := clean(who.Name, Mindmount.Name)
+	email := clean(who.Email, Mindmount.Email)
 	if when.IsZero() {
 		when = time.Now()
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/engram-dev/engram/memgraph/failpoint"
+	"github.com/mindmount/mindmount/memgraph/failpoint"
 )
 
 // crashChild runs this test binary again as a child that opens dir and
@@ -116,8 +116,8 @@ func TestCrashMidCommitNeedsNoRepair(t *testing.T) {
 	}
 }
 
-// TestForeignLockLeftAlone: a lock engram did not record (a git command
-// holds it) or one a live engram process owns is never removed.
+// TestForeignLockLeftAlone: a lock mindmount did not record (a git command
+// holds it) or one a live mindmount process owns is never removed.
 func TestForeignLockLeftAlone(t *testing.T) {
 	r, dir := tempRepo(t)
 	lock := filepath.Join(dir, ".git", "index.lock")

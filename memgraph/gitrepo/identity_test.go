@@ -26,19 +26,19 @@ func TestWriter(t *testing.T) {
 		name string
 		want Author
 	}{
-		{"agent", Author{"agent", "agent@engram.local"}},
-		{"mcp (claude-code)", Author{"mcp (claude-code)", "mcp@engram.local"}},
-		{"engram", Engram},
-		{"", Engram},
-		{"  ", Engram},
+		{"agent", Author{"agent", "agent@mindmount.local"}},
+		{"mcp (claude-code)", Author{"mcp (claude-code)", "mcp@mindmount.local"}},
+		{"mindmount", Mindmount},
+		{"", Mindmount},
+		{"  ", Mindmount},
 	}
 	for _, tt := range tests {
 		if got := Writer(tt.name); got != tt.want {
 			t.Errorf("Writer(%q) = %v, want %v", tt.name, got, tt.want)
 		}
 	}
-	// A commit without an author is engram's own, as init's are.
-	if got := identLine(Author{}, time.Unix(1700000000, 0)); !strings.HasPrefix(got, "engram <engram@engram.local> 1700000000 ") {
+	// A commit without an author is mindmount's own, as init's are.
+	if got := identLine(Author{}, time.Unix(1700000000, 0)); !strings.HasPrefix(got, "mindmount <mindmount@mindmount.local> 1700000000 ") {
 		t.Errorf("identLine of no author = %q", got)
 	}
 }

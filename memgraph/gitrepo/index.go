@@ -12,10 +12,10 @@ import (
 	"sort"
 	"time"
 
-	"github.com/engram-dev/engram/memgraph/failpoint"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
+	"github.com/mindmount/mindmount/memgraph/failpoint"
 )
 
 // indexCache keeps the decoded .git/index in memory between commits. It is

@@ -17,12 +17,12 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 )
 
-// A lock file engram creates in .git (index.lock, a ref's .lock) is
+// A lock file mindmount creates in .git (index.lock, a ref's .lock) is
 // recorded, while it exists, in an owner file beside it naming the process
 // (pid and start time, so a reused pid is not mistaken for us) and the lock
 // file's inode. A crash leaves both behind; on start RecoverLocks finds an
 // owner whose process is gone and whose inode is still the lock's, and
-// knows that lock is engram's own and stale. A lock without such a record
+// knows that lock is mindmount's own and stale. A lock without such a record
 // belongs to a git command and is never touched.
 
 // lockOwner is the content of an owner file.
@@ -53,7 +53,7 @@ func parseOwner(b []byte) (lockOwner, bool) {
 
 // ownerPath is where the owner record of a lock of this kind lives.
 func (r *Repo) ownerPath(kind string) string {
-	return filepath.Join(r.gitDir, "engram-"+kind+".owner")
+	return filepath.Join(r.gitDir, "mindmount-"+kind+".owner")
 }
 
 // createLock creates lock exclusively and records us as its owner. The
@@ -85,7 +85,7 @@ func (r *Repo) dropOwner(kind string) { os.Remove(r.ownerPath(kind)) }
 
 // LockRepair says what RecoverLocks did.
 type LockRepair struct {
-	// Removed lists the stale lock files of a crashed engram process that
+	// Removed lists the stale lock files of a crashed mindmount process that
 	// were removed.
 	Removed []string
 	// Foreign lists lock files held by something else (a git command):
@@ -101,14 +101,14 @@ func (lr LockRepair) Empty() bool {
 	return len(lr.Removed) == 0 && len(lr.Foreign) == 0 && len(lr.IndexFixed) == 0
 }
 
-// RecoverLocks repairs what a crash of engram in the middle of a commit
+// RecoverLocks repairs what a crash of mindmount in the middle of a commit
 // can leave in .git, with no manual step: it removes the lock files a dead
-// engram process owned (index.lock, the branch's .lock), and then brings
+// mindmount process owned (index.lock, the branch's .lock), and then brings
 // .git/index in line with HEAD — a crash after the branch moved and before
 // the new index was renamed into place leaves the old index, which makes
 // "git status" show the commit's files as phantom changes. Lock files that
-// are not engram's are reported in Foreign and left alone. Call it at
-// start, before the first commit, with no other engram writer alive on the
+// are not mindmount's are reported in Foreign and left alone. Call it at
+// start, before the first commit, with no other mindmount writer alive on the
 // repository (LockDaemon).
 func (r *Repo) RecoverLocks() (LockRepair, error) {
 	r.mu.Lock()
@@ -124,7 +124,7 @@ func (r *Repo) RecoverLocks() (LockRepair, error) {
 		}
 		o, ok := parseOwner(b)
 		if ok && processAlive(o.pid, o.start) {
-			continue // a live engram (engram consolidate) holds it now
+			continue // a live mindmount (mindmount consolidate) holds it now
 		}
 		if ok {
 			fi, err := os.Lstat(o.lock)
@@ -223,7 +223,7 @@ func ownerTime(p string) time.Time {
 
 // ErrDaemonRunning is returned by LockDaemon when another process serves
 // the repository already.
-var ErrDaemonRunning = errors.New("another engram process is already serving this repository")
+var ErrDaemonRunning = errors.New("another mindmount process is already serving this repository")
 
 // daemonLocks are the repositories this process serves: a second Tracker
 // on the same repository inside one process (a test, a host that opened a
@@ -239,13 +239,13 @@ type daemonLock struct {
 	path string
 }
 
-// LockDaemon takes the repository's daemon lock, .git/engram-daemon.lock,
+// LockDaemon takes the repository's daemon lock, .git/mindmount-daemon.lock,
 // an flock the kernel releases when the process dies however it dies, so a
-// crash never leaves it behind. A second process (engram mount, watch,
+// crash never leaves it behind. A second process (mindmount mount, watch,
 // serve or mcp on the same repository) gets ErrDaemonRunning with the
 // holder's pid. Call the returned function to release it.
 func (r *Repo) LockDaemon() (unlock func(), err error) {
-	p := filepath.Join(r.gitDir, "engram-daemon.lock")
+	p := filepath.Join(r.gitDir, "mindmount-daemon.lock")
 	daemonMu.Lock()
 	defer daemonMu.Unlock()
 	if l := daemonLocks[p]; l != nil {

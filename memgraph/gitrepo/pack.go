@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/engram-dev/engram/memgraph/atomicfile"
+	"github.com/mindmount/mindmount/memgraph/atomicfile"
 )
 
 // ErrNoGit is returned by Pack when the git CLI is not installed.
@@ -170,7 +170,7 @@ func (r *Repo) packedSize() int64 {
 
 // deepFile records the packed size the last deep repack left, in git's
 // directory where nothing of it is pushed or committed.
-func (r *Repo) deepFile() string { return filepath.Join(r.gitDir, "engram-deep-pack") }
+func (r *Repo) deepFile() string { return filepath.Join(r.gitDir, "mindmount-deep-pack") }
 
 func (r *Repo) deepSize() int64 {
 	b, err := os.ReadFile(r.deepFile())

@@ -1,4 +1,4 @@
-// Package gitrepo is the git mechanism of an engram repository: it writes
+// Package gitrepo is the git mechanism of a mindmount repository: it writes
 // and reads the objects, trees, index and refs, and decides nothing about
 // what is committed or by whom (see the root doc.go for who writes).
 //
@@ -121,7 +121,7 @@ func Open(dir string) (*Repo, error) {
 
 // privateMode reads git's core.sharedRepository the way git does for the
 // permission of the files it creates: "0600" (or any octal mode without
-// group and other bits) makes a private repository, whose files engram
+// group and other bits) makes a private repository, whose files mindmount
 // then writes 0600 and whose directories 0700. Unset, "umask", "group" or
 // "all" keep the usual 0644/0755.
 func privateMode(v string) bool {
@@ -133,11 +133,11 @@ func privateMode(v string) bool {
 }
 
 // Private reports whether the repository is private (core.sharedRepository
-// is 0600): engram's own files are then 0600 and its directories 0700.
+// is 0600): mindmount's own files are then 0600 and its directories 0700.
 func (r *Repo) Private() bool { return r.private }
 
 // SetPrivate records in .git/config (core.sharedRepository) whether the
-// repository is private, so git and engram both create files accordingly
+// repository is private, so git and mindmount both create files accordingly
 // from now on. Existing files keep their modes.
 func (r *Repo) SetPrivate(private bool) error {
 	cfg, err := r.store.Config()

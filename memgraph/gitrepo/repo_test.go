@@ -242,7 +242,7 @@ func TestApplyBeforeCommitHook(t *testing.T) {
 func TestDirtyAndIgnored(t *testing.T) {
 	r, dir := tempRepo(t)
 	apply(t, r, "base",
-		put(".gitignore", "*.swp\n/.engram/cache/\nsed??????\n"),
+		put(".gitignore", "*.swp\n/.mindmount/cache/\nsed??????\n"),
 		put("keep.md", "k\n"), put("mod.md", "m\n"), put("gone.md", "g\n"), put("sub/.gitignore", "local.txt\n"),
 		put("sub/x.md", "x\n"))
 	os.MkdirAll(filepath.Join(dir, ".git", "info"), 0o755)
@@ -260,7 +260,7 @@ func TestDirtyAndIgnored(t *testing.T) {
 	write(".mod.md.swp", "swap")
 	write("sedAb12Cd", "tmp")
 	write("sed-notes.md", "real memory\n")
-	write(".engram/cache/vec.bin", "v")
+	write(".mindmount/cache/vec.bin", "v")
 	write("sub/local.txt", "l")
 	write("local.txt", "not ignored at the root")
 	write("excluded.md", "e")
@@ -275,7 +275,7 @@ func TestDirtyAndIgnored(t *testing.T) {
 		t.Fatalf("Dirty = %q\nwant   %q", got, want)
 	}
 	for p, ign := range map[string]bool{
-		".x.swp": true, "a/b/c.swp": true, ".engram/cache/v": true, ".engram/cache/": true, ".engram/cursor.json": false,
+		".x.swp": true, "a/b/c.swp": true, ".mindmount/cache/v": true, ".mindmount/cache/": true, ".mindmount/cursor.json": false,
 		"sed123456": true, "sed-notes.md": false, "sub/local.txt": true, "local.txt": false, "excluded.md": true,
 		".git/HEAD": true, "user_memory/a.md": false,
 	} {
@@ -284,7 +284,7 @@ func TestDirtyAndIgnored(t *testing.T) {
 		}
 	}
 	// Committing a .gitignore reloads the patterns.
-	apply(t, r, "ignore new", put(".gitignore", "*.swp\n/.engram/cache/\nsed??????\nnew.md\n"))
+	apply(t, r, "ignore new", put(".gitignore", "*.swp\n/.mindmount/cache/\nsed??????\nnew.md\n"))
 	if !r.Ignored("new.md") {
 		t.Error("Commit of .gitignore did not reload the patterns")
 	}

@@ -3,13 +3,13 @@ package recall_test
 import (
 	"testing"
 
-	"github.com/engram-dev/engram/memgraph/recall"
-	"github.com/engram-dev/engram/memgraph/recall/golden"
+	"github.com/mindmount/mindmount/memgraph/recall"
+	"github.com/mindmount/mindmount/memgraph/recall/golden"
 )
 
 // BenchmarkSearch is one golden-set question against a 10,000-memory index
 // (golden set + synthetic distractors), the issue's setting; the goal is a
-// p95 under 5 ms, `engram eval` prints the percentiles.
+// p95 under 5 ms, `mindmount eval` prints the percentiles.
 func BenchmarkSearch(b *testing.B) {
 	s, err := golden.Load(golden.Embedded())
 	if err != nil {

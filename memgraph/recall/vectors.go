@@ -14,7 +14,7 @@ import (
 	"path/filepath"
 	"sync"
 
-	"github.com/engram-dev/engram/memgraph/atomicfile"
+	"github.com/mindmount/mindmount/memgraph/atomicfile"
 )
 
 // Embedder turns texts into vectors, one per text, in order. consolidate's
@@ -29,7 +29,7 @@ const embedBatch = 32
 // Vectors is a persistent cache of embeddings keyed by the SHA-256 of the
 // model name and the embedded text, so a memory is embedded again only when
 // its text or the model changes. The cache is an append-only file per model
-// in a directory outside git (.engram/cache/vectors); deleting it is always
+// in a directory outside git (.mindmount/cache/vectors); deleting it is always
 // safe. Safe for concurrent use.
 type Vectors struct {
 	e     Embedder

@@ -4,7 +4,7 @@
 // commit a file that holds a secret.
 //
 // The rules are gitleaks' maintained default set (its config and detect
-// packages, compiled once on first use) plus a few engram rules for the
+// packages, compiled once on first use) plus a few mindmount rules for the
 // shapes people type into a chat rather than into code: "my password is …",
 // card numbers (Luhn-checked), credentials in a URL, a private key pasted
 // without its END line, and the broad API-key shapes (sk-…, AKIA…, documented

@@ -13,10 +13,10 @@ import (
 
 // detector is gitleaks' detector over its embedded default rules. Compiling
 // its ~220 rules takes about 0.1 s, so it is built on first use, not at
-// start-up of every engram command.
+// start-up of every mindmount command.
 var detector = sync.OnceValue(func() *detect.Detector {
 	// gitleaks logs through its own global zerolog logger to stderr,
-	// matched values included at debug level: silence it. engram logs
+	// matched values included at debug level: silence it. mindmount logs
 	// findings itself, by rule and line only.
 	logging.Logger = zerolog.Nop()
 	v := viper.New() // not viper's global: nothing else may see this config

@@ -5,10 +5,10 @@ import (
 	"strings"
 )
 
-// engramRule finds a secret by shape; group is the submatch that is the
+// mindmountRule finds a secret by shape; group is the submatch that is the
 // value (0: the whole match), and keep, when set, vetoes a match that is
 // prose rather than a secret.
-type engramRule struct {
+type mindmountRule struct {
 	id       string
 	keywords []string // lower-case; the regexp runs only when one occurs (as gitleaks does)
 	re       *regexp.Regexp
@@ -16,34 +16,34 @@ type engramRule struct {
 	keep     func(value string, sub []string) bool
 }
 
-// engramRules complement gitleaks for text people type into a chat. Each
+// mindmountRules complement gitleaks for text people type into a chat. Each
 // is broader than gitleaks' rule for the same family on purpose: in a
 // memory repository a false positive costs a marker, a miss leaks a secret.
-var engramRules = []engramRule{
+var mindmountRules = []mindmountRule{
 	// A pasted key, with or without its END line (a chat message cut short).
-	{id: "engram-private-key", keywords: []string{"private key"}, re: regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)`)},
+	{id: "mindmount-private-key", keywords: []string{"private key"}, re: regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)`)},
 	// OpenAI-style and similar "sk-…" keys, without gitleaks' T3BlbkFJ marker.
-	{id: "engram-api-key", keywords: []string{"sk-", "rk-", "pk-"}, re: regexp.MustCompile(`\b(?:sk|rk|pk)-(?:[A-Za-z0-9]+-)*[A-Za-z0-9_\-]{16,}`)},
+	{id: "mindmount-api-key", keywords: []string{"sk-", "rk-", "pk-"}, re: regexp.MustCompile(`\b(?:sk|rk|pk)-(?:[A-Za-z0-9]+-)*[A-Za-z0-9_\-]{16,}`)},
 	// AWS key IDs, the documented AKIA…EXAMPLE ones included.
-	{id: "engram-aws-access-key", keywords: []string{"akia", "asia", "abia", "acca"}, re: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b`)},
-	{id: "engram-github-token", keywords: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, re: regexp.MustCompile(`\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}|\bgithub_pat_[A-Za-z0-9_]{30,}`)},
-	{id: "engram-google-api-key", keywords: []string{"aiza"}, re: regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}`)},
-	{id: "engram-slack-token", keywords: []string{"xox"}, re: regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9\-]{10,}`)},
-	{id: "engram-gitlab-token", keywords: []string{"glpat-"}, re: regexp.MustCompile(`\bglpat-[A-Za-z0-9_\-]{20,}`)},
-	{id: "engram-stripe-key", keywords: []string{"_live_", "_test_", "_prod_"}, re: regexp.MustCompile(`\b(?:sk|rk|pk)_(?:live|test|prod)_[A-Za-z0-9]{10,}`)},
-	{id: "engram-huggingface-token", keywords: []string{"hf_"}, re: regexp.MustCompile(`\bhf_[A-Za-z0-9]{30,}`)},
-	{id: "engram-npm-token", keywords: []string{"npm_"}, re: regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}\b`)},
-	{id: "engram-jwt", keywords: []string{"eyj"}, re: regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}`)},
-	{id: "engram-bearer-token", keywords: []string{"bearer"}, re: regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/\-]{16,}=*)`), group: 1},
+	{id: "mindmount-aws-access-key", keywords: []string{"akia", "asia", "abia", "acca"}, re: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b`)},
+	{id: "mindmount-github-token", keywords: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, re: regexp.MustCompile(`\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,}|\bgithub_pat_[A-Za-z0-9_]{30,}`)},
+	{id: "mindmount-google-api-key", keywords: []string{"aiza"}, re: regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}`)},
+	{id: "mindmount-slack-token", keywords: []string{"xox"}, re: regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9\-]{10,}`)},
+	{id: "mindmount-gitlab-token", keywords: []string{"glpat-"}, re: regexp.MustCompile(`\bglpat-[A-Za-z0-9_\-]{20,}`)},
+	{id: "mindmount-stripe-key", keywords: []string{"_live_", "_test_", "_prod_"}, re: regexp.MustCompile(`\b(?:sk|rk|pk)_(?:live|test|prod)_[A-Za-z0-9]{10,}`)},
+	{id: "mindmount-huggingface-token", keywords: []string{"hf_"}, re: regexp.MustCompile(`\bhf_[A-Za-z0-9]{30,}`)},
+	{id: "mindmount-npm-token", keywords: []string{"npm_"}, re: regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}\b`)},
+	{id: "mindmount-jwt", keywords: []string{"eyj"}, re: regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}`)},
+	{id: "mindmount-bearer-token", keywords: []string{"bearer"}, re: regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/\-]{16,}=*)`), group: 1},
 	// https://user:password@host: the credentials, not the host.
-	{id: "engram-url-credentials", keywords: []string{"://"}, re: regexp.MustCompile(`\b[a-z][a-z0-9+.\-]*://([^/\s:@]+:[^/\s@]+)@`), group: 1},
+	{id: "mindmount-url-credentials", keywords: []string{"://"}, re: regexp.MustCompile(`\b[a-z][a-z0-9+.\-]*://([^/\s:@]+:[^/\s@]+)@`), group: 1},
 	// "password: x", "my password is x", "the PIN for my card is 1234":
 	// the label stays, the value goes.
-	{id: "engram-password", keywords: labelKeywords, re: labelledRE, group: 3, keep: labelledSecret},
+	{id: "mindmount-password", keywords: labelKeywords, re: labelledRE, group: 3, keep: labelledSecret},
 	// 13-19 digits, plain or in the groups cards are printed in (4-4-4-4,
 	// 4-6-5 and the like); Luhn decides. Groups keep a leading "1 " (a PIN,
 	// a count) from hiding the card number after it.
-	{id: "engram-card-number", keywords: digits, re: regexp.MustCompile(`\b(?:\d{13,19}|\d{4}(?:[ \-]\d{4}){2}[ \-]\d{1,7}|\d{4}[ \-]\d{6}[ \-]\d{4,5})\b`), keep: func(v string, _ []string) bool {
+	{id: "mindmount-card-number", keywords: digits, re: regexp.MustCompile(`\b(?:\d{13,19}|\d{4}(?:[ \-]\d{4}){2}[ \-]\d{1,7}|\d{4}[ \-]\d{6}[ \-]\d{4,5})\b`), keep: func(v string, _ []string) bool {
 		return luhn(strings.NewReplacer(" ", "", "-", "").Replace(v))
 	}},
 }
@@ -69,10 +69,10 @@ var labelKeywords = []string{"pass", "pwd", "pin", "secret", "key", "token", "cv
 // digits makes the card rule run only on text with a digit.
 var digits = []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}
 
-func engramSpans(text string) []span {
+func mindmountSpans(text string) []span {
 	var out []span
 	lower := strings.ToLower(text)
-	for _, r := range engramRules {
+	for _, r := range mindmountRules {
 		if !containsAny(lower, r.keywords) {
 			continue
 		}

@@ -10,7 +10,7 @@ import (
 // line. It never holds the value, so it is safe to log, to show in a
 // status file and to put into an error.
 type Finding struct {
-	Rule string // gitleaks rule ID ("stripe-access-token") or engram's ("engram-password")
+	Rule string // gitleaks rule ID ("stripe-access-token") or mindmount's ("mindmount-password")
 	Line int    // 1-based line of the value's first byte
 
 	start, end int // byte span of the value in the scanned text
@@ -62,7 +62,7 @@ func Redact(text string) (string, []Finding) {
 	return b.String(), found
 }
 
-// Count sums findings per rule, for a log line ("2 engram-password, 1 jwt").
+// Count sums findings per rule, for a log line ("2 mindmount-password, 1 jwt").
 func Count(fs []Finding) string {
 	n := map[string]int{}
 	for _, f := range fs {
@@ -96,7 +96,7 @@ func (s span) finding(text string) Finding {
 func spansOf(text string) []span {
 	var all []span
 	all = append(all, gitleaksSpans(text)...)
-	all = append(all, engramSpans(text)...)
+	all = append(all, mindmountSpans(text)...)
 	if len(all) == 0 {
 		return nil
 	}

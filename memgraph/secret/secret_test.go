@@ -112,28 +112,28 @@ func TestGitleaksRules(t *testing.T) {
 	}
 }
 
-// TestEngramRules checks each engram rule on its own, so that removing one
+// TestMindmountRules checks each mindmount rule on its own, so that removing one
 // is caught even where a gitleaks rule covers the same family.
-func TestEngramRules(t *testing.T) {
+func TestMindmountRules(t *testing.T) {
 	examples := map[string]string{
-		"engram-private-key":       "-----BEGIN OPENSSH " + "PRIVATE KEY-----\n" + pemBody,
-		"engram-api-key":           openaiShort,
-		"engram-aws-access-key":    awsExample,
-		"engram-github-token":      "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789",
-		"engram-google-api-key":    googleKey,
-		"engram-slack-token":       slackToken,
-		"engram-gitlab-token":      gitlabPAT,
-		"engram-stripe-key":        stripeKey,
-		"engram-huggingface-token": hfToken,
-		"engram-npm-token":         npmToken,
-		"engram-jwt":               jwt,
-		"engram-bearer-token":      "Bearer abcdefghijklmnopqrstuvwxyz",
-		"engram-url-credentials":   "https://bob:s3cr3t@example.com/",
-		"engram-password":          "password: hunter2",
-		"engram-card-number":       "4012-8888-8888-1881",
+		"mindmount-private-key":       "-----BEGIN OPENSSH " + "PRIVATE KEY-----\n" + pemBody,
+		"mindmount-api-key":           openaiShort,
+		"mindmount-aws-access-key":    awsExample,
+		"mindmount-github-token":      "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789",
+		"mindmount-google-api-key":    googleKey,
+		"mindmount-slack-token":       slackToken,
+		"mindmount-gitlab-token":      gitlabPAT,
+		"mindmount-stripe-key":        stripeKey,
+		"mindmount-huggingface-token": hfToken,
+		"mindmount-npm-token":         npmToken,
+		"mindmount-jwt":               jwt,
+		"mindmount-bearer-token":      "Bearer abcdefghijklmnopqrstuvwxyz",
+		"mindmount-url-credentials":   "https://bob:s3cr3t@example.com/",
+		"mindmount-password":          "password: hunter2",
+		"mindmount-card-number":       "4012-8888-8888-1881",
 	}
 	seen := map[string]bool{}
-	for _, r := range engramRules {
+	for _, r := range mindmountRules {
 		seen[r.id] = true
 		ex, ok := examples[r.id]
 		if !ok {
@@ -141,7 +141,7 @@ func TestEngramRules(t *testing.T) {
 			continue
 		}
 		found := false
-		for _, s := range engramSpans("x " + ex + " y") {
+		for _, s := range mindmountSpans("x " + ex + " y") {
 			found = found || s.rule == r.id
 		}
 		if !found {
@@ -177,7 +177,7 @@ func TestLinesAndCount(t *testing.T) {
 	if len(found) != 2 || found[0].Line != 2 || found[1].Line != 4 {
 		t.Fatalf("findings %v", found)
 	}
-	if c := Count(found); !strings.Contains(c, "1 engram-password") {
+	if c := Count(found); !strings.Contains(c, "1 mindmount-password") {
 		t.Fatalf("count %q", c)
 	}
 }

@@ -12,8 +12,8 @@ import (
 // container's cgroup). Both go into git trailers, so that "git log" in a
 // user's repository says which agent wrote:
 //
-//	Engram-User: alice
-//	Engram-Sandbox: bwrap[4242]
+//	Mindmount-User: alice
+//	Mindmount-Sandbox: bwrap[4242]
 //
 // The zero value adds nothing: single-repository daemons are unchanged.
 type authorship struct {
@@ -22,7 +22,7 @@ type authorship struct {
 	sandboxes map[string]bool // noted since the last commit
 }
 
-// SetUser names the user this tracker commits for (engram serve).
+// SetUser names the user this tracker commits for (mindmount serve).
 func (t *Tracker) SetUser(id string) {
 	t.who.mu.Lock()
 	t.who.user = id
@@ -62,7 +62,7 @@ func (t *Tracker) withTrailers(msg string) (string, []string) {
 }
 
 // addTrailers is the one writer of the authorship trailers: msg, a blank
-// line, "Engram-User: user" when user is set and one "Engram-Sandbox: sb"
+// line, "Mindmount-User: user" when user is set and one "Mindmount-Sandbox: sb"
 // per sandbox (already trailer values). With neither, msg is returned as
 // it is.
 func addTrailers(msg, user string, sandboxes []string) string {
@@ -73,10 +73,10 @@ func addTrailers(msg, user string, sandboxes []string) string {
 	b.WriteString(strings.TrimRight(msg, "\n"))
 	b.WriteString("\n\n")
 	if user != "" {
-		b.WriteString("Engram-User: " + trailerValue(user) + "\n")
+		b.WriteString("Mindmount-User: " + trailerValue(user) + "\n")
 	}
 	for _, sb := range sandboxes {
-		b.WriteString("Engram-Sandbox: " + sb + "\n")
+		b.WriteString("Mindmount-Sandbox: " + sb + "\n")
 	}
 	return b.String()
 }

@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/engram-dev/engram/memgraph/tracker"
-	"github.com/engram-dev/engram/memgraph/tracker/conformance"
+	"github.com/mindmount/mindmount/memgraph/tracker"
+	"github.com/mindmount/mindmount/memgraph/tracker/conformance"
 )
 
 // bigRepo is a committed repository with n user memories.
@@ -80,7 +80,7 @@ func BenchmarkTouch(b *testing.B) {
 	}
 }
 
-// BenchmarkStatus renders .engram/status, which the mount serves on read.
+// BenchmarkStatus renders .mindmount/status, which the mount serves on read.
 func BenchmarkStatus(b *testing.B) {
 	dir := conformance.NewRepo(b)
 	tr, _, _ := open(b, dir, tracker.Config{})

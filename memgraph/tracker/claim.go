@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/engram-dev/engram/memgraph/gitrepo"
+	"github.com/mindmount/mindmount/memgraph/gitrepo"
 )
 
 // ErrDaemonRunning is returned by Recover and Run when another process
-// (engram mount, watch, serve or mcp) already serves the repository.
+// (mindmount mount, watch, serve or mcp) already serves the repository.
 var ErrDaemonRunning = gitrepo.ErrDaemonRunning
 
 // claim makes this tracker the repository's one writer, once: it takes the
@@ -30,7 +30,7 @@ func (t *Tracker) claim() error {
 	t.unlock = unlock
 	lr, err := t.r.RecoverLocks()
 	for _, p := range lr.Removed {
-		t.log.Warn("removed a lock file left by an engram process that crashed mid-commit", "path", p)
+		t.log.Warn("removed a lock file left by a mindmount process that crashed mid-commit", "path", p)
 	}
 	for _, p := range lr.Foreign {
 		t.log.Warn("a git command holds a lock in the repository; commits wait until it is released", "path", p)

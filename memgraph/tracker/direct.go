@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/engram-dev/engram/memgraph"
-	"github.com/engram-dev/engram/memgraph/gitrepo"
+	"github.com/mindmount/mindmount/memgraph"
+	"github.com/mindmount/mindmount/memgraph/gitrepo"
 )
 
 // Edit is what a front that writes the working tree itself (the MCP
@@ -93,7 +93,7 @@ func (t *Tracker) Write(ctx context.Context, who gitrepo.Author, label string, f
 	return hash, nil
 }
 
-// userTrailer adds the Engram-User trailer of a multi-user daemon
+// userTrailer adds the Mindmount-User trailer of a multi-user daemon
 // (authorship.go) to a Write's commit. Sandboxes noted since the last
 // commit are left for the commit of the mount writers who ran in them.
 func (t *Tracker) userTrailer(msg string) string {

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/engram-dev/engram/memgraph/gitrepo"
-	"github.com/engram-dev/engram/memgraph/tracker"
-	"github.com/engram-dev/engram/memgraph/tracker/conformance"
+	"github.com/mindmount/mindmount/memgraph/gitrepo"
+	"github.com/mindmount/mindmount/memgraph/tracker"
+	"github.com/mindmount/mindmount/memgraph/tracker/conformance"
 )
 
 // TestWriteCommitsOnlyItsPaths: Write commits what its function wrote as
@@ -29,7 +29,7 @@ func TestWriteCommitsOnlyItsPaths(t *testing.T) {
 
 	tr.SetUser("ada")
 	tr.NoteSandbox("bwrap[42]") // the agent's sandbox: not ours to name
-	who := gitrepo.Author{Name: "mcp (tester)", Email: "mcp@engram.local"}
+	who := gitrepo.Author{Name: "mcp (tester)", Email: "mcp@mindmount.local"}
 	ctx := context.Background()
 	hash, err := tr.Write(ctx, who, "mcp (tester)", func() (tracker.Edit, error) {
 		conformance.WriteFile(t, dir, "user_memory/direct.md", conformance.Memory("Direct", "Written directly", "Direct."))
@@ -41,7 +41,7 @@ func TestWriteCommitsOnlyItsPaths(t *testing.T) {
 	if got := sh(t, dir, "git log -1 --format='%an|%s' --name-only"); got != "mcp (tester)|mcp (tester): add user_memory/direct.md\n\nuser_memory/direct.md" {
 		t.Errorf("commit:\n%s", got)
 	}
-	if got := sh(t, dir, "git log -1 --format=%B"); !strings.HasSuffix(got, "\n\nEngram-User: ada") {
+	if got := sh(t, dir, "git log -1 --format=%B"); !strings.HasSuffix(got, "\n\nMindmount-User: ada") {
 		t.Errorf("message lacks the user trailer or names a sandbox:\n%s", got)
 	}
 	if g.Get("user_memory/direct.md") == nil {
@@ -75,7 +75,7 @@ func TestWriteWaitsForGit(t *testing.T) {
 		t.Fatal(err)
 	}
 	called := false
-	_, err := tr.Write(context.Background(), gitrepo.Author{Name: "mcp", Email: "mcp@engram.local"}, "mcp", func() (tracker.Edit, error) {
+	_, err := tr.Write(context.Background(), gitrepo.Author{Name: "mcp", Email: "mcp@mindmount.local"}, "mcp", func() (tracker.Edit, error) {
 		called = true
 		return tracker.Edit{}, nil
 	})

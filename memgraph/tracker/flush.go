@@ -16,8 +16,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/engram-dev/engram/memgraph"
-	"github.com/engram-dev/engram/memgraph/gitrepo"
+	"github.com/mindmount/mindmount/memgraph"
+	"github.com/mindmount/mindmount/memgraph/gitrepo"
 )
 
 // working marks a flush or HEAD reload in progress (Settle waits for it)
@@ -492,7 +492,7 @@ func (t *Tracker) commit(res result, subject string) (string, error) {
 	if author == "" {
 		author = defaultIdentity
 	}
-	msg, sandboxes := t.withTrailers(msg) // engram serve: user and sandbox (authorship.go)
+	msg, sandboxes := t.withTrailers(msg) // mindmount serve: user and sandbox (authorship.go)
 	hash, err := t.commitNow(res.changes, msg, gitrepo.Writer(author))
 	if err != nil {
 		return "", err

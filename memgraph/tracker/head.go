@@ -6,8 +6,8 @@ import (
 	"path"
 	"path/filepath"
 
-	"github.com/engram-dev/engram/memgraph"
-	"github.com/engram-dev/engram/memgraph/gitrepo"
+	"github.com/mindmount/mindmount/memgraph"
+	"github.com/mindmount/mindmount/memgraph/gitrepo"
 )
 
 // SyncHead reloads the graph when HEAD moved without us: a git pull, a git

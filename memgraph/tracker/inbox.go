@@ -3,7 +3,7 @@ package tracker
 import (
 	"strings"
 
-	"github.com/engram-dev/engram/memgraph"
+	"github.com/mindmount/mindmount/memgraph"
 )
 
 // IsInbox reports whether rel is in the transcripts/ inbox. Transcripts

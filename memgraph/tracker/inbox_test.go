@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/engram-dev/engram/memgraph/secret/secrettest"
-	"github.com/engram-dev/engram/memgraph/tracker"
-	"github.com/engram-dev/engram/memgraph/tracker/conformance"
+	"github.com/mindmount/mindmount/memgraph/secret/secrettest"
+	"github.com/mindmount/mindmount/memgraph/tracker"
+	"github.com/mindmount/mindmount/memgraph/tracker/conformance"
 )
 
 // Planted secrets, split so no scanner mistakes this file for a leak.
@@ -123,7 +123,7 @@ func TestIsInbox(t *testing.T) {
 // Config field does.
 func TestCommitSecretsFromSettingsFile(t *testing.T) {
 	dir := conformance.NewRepo(t)
-	conformance.WriteFile(t, dir, ".engram/settings", "commit_secrets: true\n")
+	conformance.WriteFile(t, dir, ".mindmount/settings", "commit_secrets: true\n")
 	tr, _ := watch(t, dir, tracker.Config{Debounce: 100 * time.Millisecond})
 	conformance.WriteFile(t, dir, "notes/keys.md", "# Keys\n\n"+awsKey+"\n")
 	settle(t, tr)

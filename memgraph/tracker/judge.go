@@ -1,6 +1,6 @@
 package tracker
 
-import "github.com/engram-dev/engram/memgraph"
+import "github.com/mindmount/mindmount/memgraph"
 
 // Judge applies the commit rules to one memory file (memgraph.IsMemoryPath):
 // data is the new content (exists false: the file is deleted), prev the
@@ -34,7 +34,7 @@ func Judged(rel string) bool {
 	return memgraph.IsMemoryPath(rel) || rel == memgraph.SettingsFile
 }
 
-// SymlinkProblem is the refusal of a symbolic link: engram commits regular
+// SymlinkProblem is the refusal of a symbolic link: mindmount commits regular
 // files only.
 func SymlinkProblem(rel string) memgraph.Problem {
 	return memgraph.Problem{Path: rel, Msg: "symbolic links are not committed; replace it with a regular file"}

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/engram-dev/engram/memgraph"
+	"github.com/mindmount/mindmount/memgraph"
 )
 
 // Change kinds as they appear in a commit message body, in the order the

@@ -95,10 +95,10 @@ func TestAddTrailers(t *testing.T) {
 		want      string
 	}{
 		{"nothing to add", "agent: add a.md\n\nA a.md\n", "", nil, "agent: add a.md\n\nA a.md\n"},
-		{"user", "agent: add a.md\n\nA a.md\n", "alice", nil, "agent: add a.md\n\nA a.md\n\nEngram-User: alice\n"},
-		{"user and sandboxes", "m\n", "alice", []string{"bwrap[1]", "bwrap[2]"}, "m\n\nEngram-User: alice\nEngram-Sandbox: bwrap[1]\nEngram-Sandbox: bwrap[2]\n"},
-		{"sandbox only", "m", "", []string{"bwrap[1]"}, "m\n\nEngram-Sandbox: bwrap[1]\n"},
-		{"user kept on one line", "m", "al\nice", nil, "m\n\nEngram-User: \"al\\nice\"\n"},
+		{"user", "agent: add a.md\n\nA a.md\n", "alice", nil, "agent: add a.md\n\nA a.md\n\nMindmount-User: alice\n"},
+		{"user and sandboxes", "m\n", "alice", []string{"bwrap[1]", "bwrap[2]"}, "m\n\nMindmount-User: alice\nMindmount-Sandbox: bwrap[1]\nMindmount-Sandbox: bwrap[2]\n"},
+		{"sandbox only", "m", "", []string{"bwrap[1]"}, "m\n\nMindmount-Sandbox: bwrap[1]\n"},
+		{"user kept on one line", "m", "al\nice", nil, "m\n\nMindmount-User: \"al\\nice\"\n"},
 	}
 	for _, tt := range tests {
 		if got := addTrailers(tt.msg, tt.user, tt.sandboxes); got != tt.want {
@@ -108,24 +108,24 @@ func TestAddTrailers(t *testing.T) {
 }
 
 func TestRecoveryMessage(t *testing.T) {
-	got := recoveryMessage("engram: recover 2 uncommitted changes", []entry{
-		{op: opModify, path: "user_memory/b.md", writer: "engram"},
-		{op: opRename, from: "x.md", path: "y.md", writer: "engram"},
+	got := recoveryMessage("mindmount: recover 2 uncommitted changes", []entry{
+		{op: opModify, path: "user_memory/b.md", writer: "mindmount"},
+		{op: opRename, from: "x.md", path: "y.md", writer: "mindmount"},
 	})
-	want := "engram: recover 2 uncommitted changes\n\nM user_memory/b.md\nR x.md -> y.md\n"
+	want := "mindmount: recover 2 uncommitted changes\n\nM user_memory/b.md\nR x.md -> y.md\n"
 	if got != want {
 		t.Errorf("recoveryMessage = %q, want %q", got, want)
 	}
 }
 
-// TestQuote: a path with any character engram counts as a control
+// TestQuote: a path with any character mindmount counts as a control
 // (memgraph.IsControl) is Go-quoted in a commit message, so it cannot
 // start a new line or trailer there; other names are written as they are.
 func TestQuote(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"user_memory/likes-tea.md", "user_memory/likes-tea.md"},
 		{"user_memory/café.md", "user_memory/café.md"},
-		{"user_memory/a\nEngram-User: x.md", `"user_memory/a\nEngram-User: x.md"`},
+		{"user_memory/a\nMindmount-User: x.md", `"user_memory/a\nMindmount-User: x.md"`},
 		{"user_memory/\x1b[31mred.md", `"user_memory/\x1b[31mred.md"`},
 		{"user_memory/line\u2028sep.md", `"user_memory/line\u2028sep.md"`},
 		{"user_memory/c1\u0085.md", `"user_memory/c1\u0085.md"`},

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/engram-dev/engram/memgraph/gitrepo"
+	"github.com/mindmount/mindmount/memgraph/gitrepo"
 )
 
 // defaultPackThreshold is how many loose objects (git's estimate) start a

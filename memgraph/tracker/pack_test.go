@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/engram-dev/engram/memgraph/tracker"
-	"github.com/engram-dev/engram/memgraph/tracker/conformance"
+	"github.com/mindmount/mindmount/memgraph/tracker"
+	"github.com/mindmount/mindmount/memgraph/tracker/conformance"
 )
 
 // TestBackgroundPacking is issue 16.3 in the tracker: once commits leave

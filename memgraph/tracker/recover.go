@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/engram-dev/engram/memgraph"
+	"github.com/mindmount/mindmount/memgraph"
 )
 
 // Recover commits whatever valid change was left uncommitted in the working
-// tree (a crash, edits made while engram was not running) as one commit
-// "engram: recover N uncommitted changes" authored by engram. Invalid files
+// tree (a crash, edits made while mindmount was not running) as one commit
+// "mindmount: recover N uncommitted changes" authored by mindmount. Invalid files
 // are reported and left alone. Call it once at start, before Run.
 func (t *Tracker) Recover(ctx context.Context) error {
 	if err := t.claim(); err != nil {
@@ -39,20 +39,20 @@ func (t *Tracker) Recover(ctx context.Context) error {
 	if len(res.retry) > 0 {
 		t.requeue(res.retry, nil)
 	}
-	subject := fmt.Sprintf("engram: recover %d uncommitted %s", len(res.entries), memgraph.Plural(len(res.entries), "change", "changes"))
+	subject := fmt.Sprintf("mindmount: recover %d uncommitted %s", len(res.entries), memgraph.Plural(len(res.entries), "change", "changes"))
 	hash, err := t.commit(res, subject)
 	if err != nil {
 		return fmt.Errorf("recover uncommitted changes: %w", err)
 	}
 	if n := len(t.Invalid()); n > 0 {
-		t.log.Warn("invalid files left uncommitted; see .engram/status", "problems", n)
+		t.log.Warn("invalid files left uncommitted; see .mindmount/status", "problems", n)
 	}
 	t.afterChange(res.touched, hash)
 	return nil
 }
 
 // Inspect judges the uncommitted changes of the working tree without
-// committing anything, so that Status reports them (engram status without
+// committing anything, so that Status reports them (mindmount status without
 // a running daemon).
 func (t *Tracker) Inspect(ctx context.Context) error {
 	batch, err := t.dirty(ctx)

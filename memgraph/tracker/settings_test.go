@@ -9,12 +9,12 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/engram-dev/engram/memgraph"
-	"github.com/engram-dev/engram/memgraph/tracker"
-	"github.com/engram-dev/engram/memgraph/tracker/conformance"
+	"github.com/mindmount/mindmount/memgraph"
+	"github.com/mindmount/mindmount/memgraph/tracker"
+	"github.com/mindmount/mindmount/memgraph/tracker/conformance"
 )
 
-// A bad .engram/settings is judged like an invalid memory: reported, kept on
+// A bad .mindmount/settings is judged like an invalid memory: reported, kept on
 // disk, not committed; a good one is committed.
 func TestSettingsFileJudged(t *testing.T) {
 	dir := conformance.NewRepo(t)
@@ -39,10 +39,10 @@ func TestSettingsFileJudged(t *testing.T) {
 
 func TestJudged(t *testing.T) {
 	for rel, want := range map[string]bool{
-		"user_memory/tea.md":  true,
-		memgraph.SettingsFile: true,
-		"transcripts/a.jsonl": false,
-		".engram/cursor.json": false,
+		"user_memory/tea.md":     true,
+		memgraph.SettingsFile:    true,
+		"transcripts/a.jsonl":    false,
+		".mindmount/cursor.json": false,
 	} {
 		if got := tracker.Judged(rel); got != want {
 			t.Errorf("Judged(%q) = %v, want %v", rel, got, want)

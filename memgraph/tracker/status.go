@@ -7,11 +7,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/engram-dev/engram/memgraph"
-	"github.com/engram-dev/engram/memgraph/gitrepo"
+	"github.com/mindmount/mindmount/memgraph"
+	"github.com/mindmount/mindmount/memgraph/gitrepo"
 )
 
-// Status renders the human-readable report served as .engram/status: files
+// Status renders the human-readable report served as .mindmount/status: files
 // kept out of git and why (path:line: message), changes waiting for the
 // debounce, the last commit, and extra lines such as consolidation's state.
 func (t *Tracker) Status() []byte {
@@ -86,7 +86,7 @@ func (t *Tracker) Status() []byte {
 		}
 	}
 	if len(uncommitted) > 0 {
-		fmt.Fprintf(&b, "uncommitted changes (%d; committed when engram mount or watch starts):\n", len(uncommitted))
+		fmt.Fprintf(&b, "uncommitted changes (%d; committed when mindmount mount or watch starts):\n", len(uncommitted))
 		for _, e := range uncommitted {
 			fmt.Fprintf(&b, "  %s\n", e.line())
 		}
@@ -123,7 +123,7 @@ func problemString(p memgraph.Problem) string {
 }
 
 // lastCommit is r.LastCommit, cached per HEAD: the mount renders Status on
-// every read of .engram/status and reading the commit costs a few hundred
+// every read of .mindmount/status and reading the commit costs a few hundred
 // microseconds.
 func (t *Tracker) lastCommit() (gitrepo.CommitInfo, error) {
 	t.mu.Lock()

@@ -5,7 +5,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/engram-dev/engram/memgraph"
+	"github.com/mindmount/mindmount/memgraph"
 )
 
 // synthesizedFiles are written as real files in watch mode. They are
@@ -51,9 +51,9 @@ func (t *Tracker) writeSynthesized() {
 		}
 		if !t.warnedIgn[rel] && !t.r.Ignored(rel) {
 			t.warnedIgn[rel] = true
-			t.log.Warn("synthesized file is not git-ignored; add it to .gitignore, or run engram init on the repository to add the template's rules (it is never committed)", "path", rel)
+			t.log.Warn("synthesized file is not git-ignored; add it to .gitignore, or run mindmount init on the repository to add the template's rules (it is never committed)", "path", rel)
 		}
-		// Symlink-safe: a .engram/ replaced by a link is refused, never
+		// Symlink-safe: a .mindmount/ replaced by a link is refused, never
 		// followed out of the repository.
 		if err := t.r.WriteDerived(rel, data); err != nil {
 			t.log.Warn("cannot write synthesized file", "path", rel, "err", err)

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/engram-dev/engram/memgraph/atomicfile"
+	"github.com/mindmount/mindmount/memgraph/atomicfile"
 )
 
 // tempGlobs are base-name patterns of files that editors and tools create
@@ -25,7 +25,7 @@ var tempGlobs = []string{
 // IsTemp reports whether rel names an editor or tool temporary file: vim swap
 // files and its "4913" write probe, "~" backups, emacs ".#" locks and "#…#"
 // auto-saves, the "sedXXXXXX" temporaries of sed -i, and the "*.tmp" of
-// write-to-temp-then-rename (atomicfile.IsTemp: engram's own and many other
+// write-to-temp-then-rename (atomicfile.IsTemp: mindmount's own and many other
 // tools'). Such files may be written freely but are never committed. It
 // looks at the base name only; the tracker also skips whatever .gitignore
 // ignores.

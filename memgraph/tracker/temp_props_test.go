@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/engram-dev/engram/memgraph"
+	"github.com/mindmount/mindmount/memgraph"
 )
 
 // validMemoryName reports whether base names a memory file in a memory

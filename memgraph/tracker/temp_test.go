@@ -3,7 +3,7 @@ package tracker
 import (
 	"testing"
 
-	"github.com/engram-dev/engram/memgraph/atomicfile"
+	"github.com/mindmount/mindmount/memgraph/atomicfile"
 )
 
 func TestIsTemp(t *testing.T) {

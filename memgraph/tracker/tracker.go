@@ -1,4 +1,4 @@
-// Package tracker turns file changes in an engram repository into git
+// Package tracker turns file changes in a mindmount repository into git
 // commits. The mount (FUSE operations) and watch mode (fsnotify) both feed it
 // touched paths; it debounces a burst, skips editor temp files, validates
 // memory files, keeps the in-memory graph current, and commits every valid
@@ -26,8 +26,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/engram-dev/engram/memgraph"
-	"github.com/engram-dev/engram/memgraph/gitrepo"
+	"github.com/mindmount/mindmount/memgraph"
+	"github.com/mindmount/mindmount/memgraph/gitrepo"
 )
 
 // Config tunes a Tracker. The zero value is usable: defaults are filled in
@@ -47,7 +47,7 @@ type Config struct {
 	// (default slog.Default()).
 	Logger *slog.Logger
 	// WriteSynthesized writes user_memory.md, character_memory.md,
-	// CONTEXT.md and .engram/status as real (git-ignored) files after every
+	// CONTEXT.md and .mindmount/status as real (git-ignored) files after every
 	// change. Watch mode sets it; the mount synthesizes them on read.
 	WriteSynthesized bool
 	// PackThreshold is the number of loose objects above which Run packs
@@ -77,7 +77,7 @@ const (
 	// claimed: somebody edited the backing files directly.
 	outsideIdentity = "editor"
 	// recoverIdentity authors the start-up recovery commit.
-	recoverIdentity = "engram"
+	recoverIdentity = "mindmount"
 	// maxPlainFile is the largest non-memory file committed; bigger files
 	// are reported and left alone (git hosts refuse them anyway).
 	maxPlainFile = 100 << 20
@@ -115,7 +115,7 @@ type Tracker struct {
 	claimMu sync.Mutex
 	unlock  func() // releases the daemon lock; nil until claim
 
-	who authorship // engram serve's user and sandboxes (authorship.go)
+	who authorship // mindmount serve's user and sandboxes (authorship.go)
 
 	kick     chan struct{} // Touch -> Run: recompute the debounce deadline
 	packKick chan struct{} // a commit was made: packLoop checks the loose objects
@@ -216,7 +216,7 @@ func trackedRel(rel string) (string, bool) {
 	}
 	// Other paths git cannot hold (a ".GIT" folder, a backslash, a control
 	// character) are kept: examine reports them as not committable.
-	if rel == ".engram/cache" || strings.HasPrefix(rel, ".engram/cache/") {
+	if rel == ".mindmount/cache" || strings.HasPrefix(rel, ".mindmount/cache/") {
 		return "", false
 	}
 	if memgraph.IsSynthesized(rel) || rel == ControlFile {
@@ -319,7 +319,7 @@ func (t *Tracker) poke() {
 
 // Subscribe registers fn to be called with the paths whose state changed
 // after every commit, HEAD reload or newly reported invalid file. The
-// synthesized views (indexes, CONTEXT.md, .engram/status) may have changed
+// synthesized views (indexes, CONTEXT.md, .mindmount/status) may have changed
 // on every call. fn runs on the tracker's goroutine: keep it cheap.
 func (t *Tracker) Subscribe(fn func(paths []string)) {
 	t.mu.Lock()

@@ -13,11 +13,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/engram-dev/engram/memgraph"
-	"github.com/engram-dev/engram/memgraph/failpoint"
-	"github.com/engram-dev/engram/memgraph/gitrepo"
-	"github.com/engram-dev/engram/memgraph/tracker"
-	"github.com/engram-dev/engram/memgraph/tracker/conformance"
+	"github.com/mindmount/mindmount/memgraph"
+	"github.com/mindmount/mindmount/memgraph/failpoint"
+	"github.com/mindmount/mindmount/memgraph/gitrepo"
+	"github.com/mindmount/mindmount/memgraph/tracker"
+	"github.com/mindmount/mindmount/memgraph/tracker/conformance"
 )
 
 // logWriter sends the tracker's logs to the test log.
@@ -222,7 +222,7 @@ func TestIdentitiesAndFlush(t *testing.T) {
 	if s := conformance.Subject(t, dir); s != "agent, editor: 3 changes" {
 		t.Errorf("subject %q", s)
 	}
-	if an := conformance.Git(t, dir, "log", "-1", "--format=%an <%ae>"); an != "agent <agent@engram.local>" {
+	if an := conformance.Git(t, dir, "log", "-1", "--format=%an <%ae>"); an != "agent <agent@mindmount.local>" {
 		t.Errorf("author %q", an)
 	}
 	conformance.CheckRepo(t, dir)
@@ -332,10 +332,10 @@ func TestRecoverOnStart(t *testing.T) {
 	if got := commitCount(t, dir); got != before+1 {
 		t.Fatalf("commits = %d, want %d", got, before+1)
 	}
-	if s := conformance.Subject(t, dir); s != "engram: recover 2 uncommitted changes" {
+	if s := conformance.Subject(t, dir); s != "mindmount: recover 2 uncommitted changes" {
 		t.Errorf("subject %q", s)
 	}
-	if an := conformance.Git(t, dir, "log", "-1", "--format=%an"); an != "engram" {
+	if an := conformance.Git(t, dir, "log", "-1", "--format=%an"); an != "mindmount" {
 		t.Errorf("author %q", an)
 	}
 	if !strings.Contains(string(tr.Status()), "user_memory/bad.md") {
@@ -388,7 +388,7 @@ func TestSynthesizedWrittenOnlyWhenChanged(t *testing.T) {
 	if !os.SameFile(fi1, fi2) || !fi1.ModTime().Equal(fi2.ModTime()) {
 		t.Errorf("user_memory.md rewritten although unchanged")
 	}
-	for _, rel := range []string{"user_memory.md", "character_memory.md", "CONTEXT.md", ".engram/status"} {
+	for _, rel := range []string{"user_memory.md", "character_memory.md", "CONTEXT.md", ".mindmount/status"} {
 		if _, err := os.Stat(filepath.Join(dir, rel)); err != nil {
 			t.Errorf("%s: %v", rel, err)
 		}
@@ -459,14 +459,14 @@ func TestStatusReport(t *testing.T) {
 		"pending changes (1, commit in about",
 		"  user_memory/new.md (agent)",
 		"last commit: ",
-		" engram init\n  by test at ",
+		" mindmount init\n  by test at ",
 		"consolidation: idle, last run 2 added",
 	} {
 		if !strings.Contains(st, want) {
 			t.Errorf("status lacks %q:\n%s", want, st)
 		}
 	}
-	// Inspect (engram status without a daemon) lists uncommitted files.
+	// Inspect (mindmount status without a daemon) lists uncommitted files.
 	conformance.WriteFile(t, dir, "user_memory/bad.md", "---\ndescription: x\nnope: 1\n---\n")
 	other, _, _ := open(t, dir, tracker.Config{})
 	if err := other.Inspect(context.Background()); err != nil {

@@ -182,7 +182,7 @@ type watchState struct {
 }
 
 // addTree watches dir and every directory below it, except .git and
-// .engram/cache. With touch, files found are touched: they may have been
+// .mindmount/cache. With touch, files found are touched: they may have been
 // written before the watch existed (mkdir -p a/b && echo > a/b/c).
 func (ws *watchState) addTree(dir string, touch bool) error {
 	root := ws.t.root
@@ -197,7 +197,7 @@ func (ws *watchState) addTree(dir string, touch bool) error {
 		if d.IsDir() {
 			// Ignored folders are watched too: a file HEAD tracks stays
 			// tracked under a matching pattern, as in git.
-			if d.Name() == ".git" || rel == ".engram/cache" {
+			if d.Name() == ".git" || rel == ".mindmount/cache" {
 				return filepath.SkipDir
 			}
 			if err := ws.w.Add(p); err != nil {
@@ -309,7 +309,7 @@ func (ws *watchState) handleGit(ev fsnotify.Event) {
 	t.SyncHead()
 }
 
-const settlePrefix = "engram-settle-"
+const settlePrefix = "mindmount-settle-"
 
 // barrier writes a marker file into .git and waits until the watcher
 // reports it. inotify delivers the events of one instance in order, so

@@ -7,7 +7,7 @@
 // base URL on its first line and serves until it is killed.
 //
 //	go run ./scripts/fakellm    # prints e.g. http://127.0.0.1:40123
-//	OLLAMA_HOST=that ENGRAM_LLM=ollama ENGRAM_MODEL=fake engram mount ...
+//	OLLAMA_HOST=that MINDMOUNT_LLM=ollama MINDMOUNT_MODEL=fake mindmount mount ...
 package main
 
 import (
@@ -19,7 +19,7 @@ import (
 	"sync/atomic"
 	"syscall"
 
-	"github.com/engram-dev/engram/consolidate/llmtest"
+	"github.com/mindmount/mindmount/consolidate/llmtest"
 )
 
 // cleanup satisfies llmtest.New's test hook outside a test.

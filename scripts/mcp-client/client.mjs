@@ -1,16 +1,16 @@
-// Drives `engram mcp REPO` with the official TypeScript MCP SDK client: a
-// client nobody on the engram side wrote. It lists the tools, creates a
+// Drives `mindmount mcp REPO` with the official TypeScript MCP SDK client: a
+// client nobody on the mindmount side wrote. It lists the tools, creates a
 // memory, views it and recalls it, and prints what it saw as one JSON
-// object on stdout for cmd/engram's TestMCPTypeScriptClient to check.
+// object on stdout for cmd/mindmount's TestMCPTypeScriptClient to check.
 //
-// usage: node client.mjs ENGRAM_BINARY REPO
+// usage: node client.mjs MINDMOUNT_BINARY REPO
 // (npm ci in this directory first; node_modules is git-ignored)
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 
 const [bin, repo] = process.argv.slice(2);
 if (!bin || !repo) {
-  console.error("usage: node client.mjs ENGRAM_BINARY REPO");
+  console.error("usage: node client.mjs MINDMOUNT_BINARY REPO");
   process.exit(2);
 }
 

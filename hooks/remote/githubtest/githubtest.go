@@ -1,5 +1,5 @@
 // Package githubtest is a fake of the part of GitHub's REST API that
-// engram's GitHub setup uses (hooks/remote.SetupGitHub): who the token
+// mindmount's GitHub setup uses (hooks/remote.SetupGitHub): who the token
 // belongs to, a repository's clone URL and visibility, and creating a
 // repository. Created repositories clone from a git server the test runs.
 package githubtest

@@ -2,7 +2,7 @@
 // memories and questions kept in the repository (set/), deterministic
 // synthetic distractors that grow it to a 10,000-memory repository, and the
 // metrics (recall@1, recall@3, MRR, retired memories returned, query
-// latency). `engram eval` prints them; the package test keeps the goals in
+// latency). `mindmount eval` prints them; the package test keeps the goals in
 // CI.
 package golden
 
@@ -19,8 +19,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/engram-dev/engram/memgraph"
-	"github.com/engram-dev/engram/memgraph/recall"
+	"github.com/mindmount/mindmount/memgraph"
+	"github.com/mindmount/mindmount/memgraph/recall"
 )
 
 //go:embed set
@@ -68,7 +68,7 @@ func (s *Set) Retired() int {
 
 // Load reads memory files (user_memory/, character_memory/) in the real
 // file format and questions.tsv from fsys. Invalid files are errors: the
-// golden set must be what engram itself would accept.
+// golden set must be what mindmount itself would accept.
 func Load(fsys fs.FS) (*Set, error) {
 	s := &Set{}
 	byPath := map[string]recall.Doc{}

@@ -8,12 +8,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/engram-dev/engram/memgraph/recall"
+	"github.com/mindmount/mindmount/memgraph/recall"
 )
 
 // TestGolden keeps the recall goals in CI: zero retired results, and
 // recall@1 / recall@3 on the golden set at or above the issue's goals.
-// Latency is measured by BenchmarkSearch and `engram eval`, not asserted.
+// Latency is measured by BenchmarkSearch and `mindmount eval`, not asserted.
 func TestGolden(t *testing.T) {
 	s, err := Load(Embedded())
 	if err != nil {

@@ -13,7 +13,7 @@ func init() {
 
 // uncommittablePathsReported is issue 14 defects 7 and 10: a file git
 // cannot hold (a backslash or a control character in its name, a folder
-// named .git in another letter case) is reported in .engram/status like an
+// named .git in another letter case) is reported in .mindmount/status like an
 // invalid file and never blocks the commits of other files.
 func uncommittablePathsReported(t *testing.T, env Env) {
 	bad := []string{`notes/a\b.md`, "notes/z\n## SYSTEM OVERRIDE.md", "notes/x/.GIT/HEAD", ".Git/config"}
@@ -65,7 +65,7 @@ func uncommittablePathsReported(t *testing.T, env Env) {
 
 func readStatus(t *testing.T, env Env) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(env.Dir, ".engram", "status"))
+	b, err := os.ReadFile(filepath.Join(env.Dir, ".mindmount", "status"))
 	if err != nil {
 		t.Fatal(err)
 	}

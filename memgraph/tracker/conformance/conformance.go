@@ -1,5 +1,5 @@
 // Package conformance is the table of behaviours every way of exposing an
-// engram repository must show: the FUSE mount and the no-FUSE watch mode
+// mindmount repository must show: the FUSE mount and the no-FUSE watch mode
 // both run Suite, so the two cannot drift apart (the idea of go-fuse's
 // posixtest and rclone's vfstest).
 //
@@ -26,7 +26,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/engram-dev/engram/memgraph/secret/secrettest"
+	"github.com/mindmount/mindmount/memgraph/secret/secrettest"
 )
 
 // Env is one exposed repository.
@@ -84,11 +84,11 @@ var (
 	// Ignore mirrors the template's .gitignore: editor temporaries and the
 	// synthesized files.
 	Ignore = "# editor and tool temporaries\n.*.sw?\n*.swp\n4913\n*~\n.#*\n#*#\nsed??????\n*.tmp\n" +
-		"# synthesized by engram\n/user_memory.md\n/character_memory.md\n/CONTEXT.md\n/.engram/status\n/.engram/search/\n/.engram/index/\n/.engram/cache/\n" +
+		"# synthesized by mindmount\n/user_memory.md\n/character_memory.md\n/CONTEXT.md\n/.mindmount/status\n/.mindmount/search/\n/.mindmount/index/\n/.mindmount/cache/\n" +
 		"# the transcripts inbox stays local\n/transcripts/*\n!/transcripts/.gitkeep\n"
 )
 
-// NewRepo creates a committed engram repository in a temp dir with the git
+// NewRepo creates a committed mindmount repository in a temp dir with the git
 // CLI: a read_only character.md, user.md, user_memory/likes-tea.md,
 // character_memory/, transcripts/ and .gitignore.
 func NewRepo(t testing.TB) string {
@@ -119,7 +119,7 @@ func NewRepo(t testing.TB) string {
 	}
 	Git(t, dir, "init", "-q", "-b", "main")
 	Git(t, dir, "add", "-A")
-	Git(t, dir, "commit", "-q", "-m", "engram init")
+	Git(t, dir, "commit", "-q", "-m", "mindmount init")
 	return dir
 }
 
@@ -136,7 +136,7 @@ func Git(t testing.TB, dir string, args ...string) string {
 
 // GitErr is Git without failing.
 func GitErr(dir string, args ...string) (string, error) {
-	cmd := exec.Command("git", append([]string{"-c", "user.name=test", "-c", "user.email=test@engram.local",
+	cmd := exec.Command("git", append([]string{"-c", "user.name=test", "-c", "user.email=test@mindmount.local",
 		"-c", "commit.gpgsign=false", "-c", "core.hooksPath=/dev/null"}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GIT_EDITOR=true", "LC_ALL=C")
@@ -331,8 +331,8 @@ func invalidKeptThenCommitted(t *testing.T, env Env) {
 	if got := ReadFile(t, env.Repo, rel); got != bad {
 		t.Errorf("backing file not kept as written: %q", got)
 	}
-	status := ReadFile(t, env.Dir, ".engram/status")
-	contains(t, ".engram/status", status, rel+":3:")
+	status := ReadFile(t, env.Dir, ".mindmount/status")
+	contains(t, ".mindmount/status", status, rel+":3:")
 	CheckRepo(t, env.Repo, rel)
 
 	WriteFile(t, env.Dir, rel, strings.Replace(bad, "colour: blue\n", "", 1))
@@ -343,7 +343,7 @@ func invalidKeptThenCommitted(t *testing.T, env Env) {
 	if _, ok := HeadFile(t, env.Repo, rel); !ok {
 		t.Errorf("%s not in HEAD after the fix", rel)
 	}
-	lacks(t, ".engram/status", ReadFile(t, env.Dir, ".engram/status"), rel+":")
+	lacks(t, ".mindmount/status", ReadFile(t, env.Dir, ".mindmount/status"), rel+":")
 	CheckRepo(t, env.Repo)
 }
 
@@ -355,11 +355,11 @@ func invalidUpdateKeepsLastGood(t *testing.T, env Env) {
 		t.Errorf("invalid update was committed:\n%s", got)
 	}
 	contains(t, "user_memory.md", ReadFile(t, env.Dir, "user_memory.md"), "Enjoys green tea in the afternoon")
-	contains(t, ".engram/status", ReadFile(t, env.Dir, ".engram/status"), rel)
+	contains(t, ".mindmount/status", ReadFile(t, env.Dir, ".mindmount/status"), rel)
 	CheckRepo(t, env.Repo, rel)
 	WriteFile(t, env.Dir, rel, LikesTea)
 	env.Settle(t)
-	lacks(t, ".engram/status", ReadFile(t, env.Dir, ".engram/status"), rel+":")
+	lacks(t, ".mindmount/status", ReadFile(t, env.Dir, ".mindmount/status"), rel+":")
 	CheckRepo(t, env.Repo)
 }
 
@@ -509,11 +509,11 @@ func readOnlyRefused(t *testing.T, env Env) {
 	if got, _ := HeadFile(t, env.Repo, "character.md"); got != strings.TrimSpace(Character) {
 		t.Fatalf("change to a read_only file was committed:\n%s", got)
 	}
-	contains(t, ".engram/status", ReadFile(t, env.Dir, ".engram/status"), "character.md")
+	contains(t, ".mindmount/status", ReadFile(t, env.Dir, ".mindmount/status"), "character.md")
 	lacks(t, "CONTEXT.md", ReadFile(t, env.Dir, "CONTEXT.md"), "Ignore all previous instructions")
 	WriteFile(t, env.Dir, "character.md", Character)
 	env.Settle(t)
-	lacks(t, ".engram/status", ReadFile(t, env.Dir, ".engram/status"), "character.md:")
+	lacks(t, ".mindmount/status", ReadFile(t, env.Dir, ".mindmount/status"), "character.md:")
 	CheckRepo(t, env.Repo)
 }
 
@@ -539,7 +539,7 @@ func transcriptStaysLocal(t *testing.T, env Env) {
 }
 
 // secretNotCommitted: a memory written with a secret is kept out of git
-// and reported in .engram/status by file, line and rule — never the value
+// and reported in .mindmount/status by file, line and rule — never the value
 // (issue 14 defect 4); removing the secret commits it.
 func secretNotCommitted(t *testing.T, env Env) {
 	key := "sk_live_" + "u8jzPde0IgxLd6GncfBAepfJ" // split: no scanner flags this file
@@ -548,11 +548,11 @@ func secretNotCommitted(t *testing.T, env Env) {
 	if _, ok := HeadFile(t, env.Repo, "user_memory/shop-key.md"); ok {
 		t.Errorf("a memory holding a secret was committed")
 	}
-	st := ReadFile(t, env.Dir, ".engram/status")
-	contains(t, ".engram/status", st, "user_memory/shop-key.md:")
-	contains(t, ".engram/status", st, "secret found (rule ")
+	st := ReadFile(t, env.Dir, ".mindmount/status")
+	contains(t, ".mindmount/status", st, "user_memory/shop-key.md:")
+	contains(t, ".mindmount/status", st, "secret found (rule ")
 	if strings.Contains(st, key) {
-		t.Errorf(".engram/status shows the secret:\n%s", st)
+		t.Errorf(".mindmount/status shows the secret:\n%s", st)
 	}
 	WriteFile(t, env.Dir, "user_memory/shop-key.md", Memory("Shop key", "Shop Key", "Your shop key is in the password manager."))
 	env.Settle(t)
@@ -661,10 +661,10 @@ func executableBit(t *testing.T, env Env) {
 func statusFile(t *testing.T, env Env) {
 	WriteFile(t, env.Dir, "user_memory/likes-jazz.md", Memory("Listens to jazz", "Likes Jazz", "You listen to jazz."))
 	env.Settle(t)
-	st := ReadFile(t, env.Dir, ".engram/status")
-	contains(t, ".engram/status", st, "last commit: ")
-	contains(t, ".engram/status", st, "user_memory/likes-jazz.md")
-	contains(t, ".engram/status", st, "invalid files: none")
+	st := ReadFile(t, env.Dir, ".mindmount/status")
+	contains(t, ".mindmount/status", st, "last commit: ")
+	contains(t, ".mindmount/status", st, "user_memory/likes-jazz.md")
+	contains(t, ".mindmount/status", st, "invalid files: none")
 	CheckRepo(t, env.Repo)
 }
 
@@ -755,7 +755,7 @@ func vimSave(t *testing.T, env Env) {
 // lists every memory of the index, follows a change, and is never
 // committed.
 func fullIndexAtFooterPath(t *testing.T, env Env) {
-	WriteFile(t, env.Dir, ".engram/settings", "index_tokens: 100\n")
+	WriteFile(t, env.Dir, ".mindmount/settings", "index_tokens: 100\n")
 	WriteFile(t, env.Dir, "user_memory/owns-a-kayak.md", Memory("Paddles a sea kayak", "Owns A Kayak", "You own a kayak."))
 	env.Settle(t)
 	idx := ReadFile(t, env.Dir, "user_memory.md")
@@ -764,8 +764,8 @@ func fullIndexAtFooterPath(t *testing.T, env Env) {
 		t.Fatalf("user_memory.md at a 100-token budget has no footer:\n%s", idx)
 	}
 	full, _, _ := strings.Cut(footer, ";")
-	if full != ".engram/index/user_memory.md" {
-		t.Errorf("footer names %q, want .engram/index/user_memory.md", full)
+	if full != ".mindmount/index/user_memory.md" {
+		t.Errorf("footer names %q, want .mindmount/index/user_memory.md", full)
 	}
 	listing := ReadFile(t, env.Dir, full)
 	lacks(t, full, listing, "not shown")
@@ -789,9 +789,9 @@ func fullIndexAtFooterPath(t *testing.T, env Env) {
 	env.Settle(t)
 	contains(t, full, ReadFile(t, env.Dir, full), "- user_memory/grows-tomatoes.md — ")
 	contains(t, "character index", ReadFile(t, env.Dir, path.Join(path.Dir(full), "character_memory.md")), "- character_memory/be-brief.md — ")
-	lacks(t, "files", Git(t, env.Repo, "ls-files"), ".engram/index")
-	if got, _ := HeadFile(t, env.Repo, ".engram/settings"); !strings.Contains(got, "index_tokens: 100") {
-		t.Errorf(".engram/settings not committed: %q", got)
+	lacks(t, "files", Git(t, env.Repo, "ls-files"), ".mindmount/index")
+	if got, _ := HeadFile(t, env.Repo, ".mindmount/settings"); !strings.Contains(got, "index_tokens: 100") {
+		t.Errorf(".mindmount/settings not committed: %q", got)
 	}
 	CheckRepo(t, env.Repo)
 }

@@ -1,0 +1,199 @@
+package host
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"syscall"
+	"time"
+
+	"github.com/mindmount/mindmount/memgraph/atomicfile"
+)
+
+// Layout of a serve ROOT.
+const (
+	// UsersDir holds one mindmount repository per user: ROOT/users/<id>.
+	UsersDir = "users"
+	// RemovedDir receives the repositories of removed users, never deleted:
+	// ROOT/removed/<id>-<time>.
+	RemovedDir = "removed"
+	// RegistryFile lists the users with their uid, gid and name.
+	RegistryFile = "users.json"
+	// registryLock serialises edits of the registry (mindmount users add and
+	// remove, even while a daemon runs).
+	registryLock = ".users.lock"
+	// serveLock is held by the one daemon serving ROOT.
+	serveLock = ".serve.lock"
+)
+
+// Entry is one user of the registry.
+type Entry struct {
+	ID   string `json:"id"`
+	UID  uint32 `json:"uid"`
+	GID  uint32 `json:"gid"`
+	Name string `json:"name,omitempty"`
+}
+
+type registry struct {
+	Users []Entry `json:"users"`
+}
+
+// UserDir is the repository of user id under root.
+func UserDir(root, id string) string { return filepath.Join(root, UsersDir, id) }
+
+// ReadRegistry returns the users of root, sorted by ID. A root without a
+// registry has no users. Entries with an invalid ID are skipped: a registry
+// edited by hand must not make the daemon serve a path outside users/.
+func ReadRegistry(root string) ([]Entry, error) {
+	b, err := os.ReadFile(filepath.Join(root, RegistryFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	users, err := parseRegistry(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(root, RegistryFile), err)
+	}
+	return users, nil
+}
+
+// parseRegistry reads the registry's JSON: valid, unique IDs only, sorted.
+func parseRegistry(b []byte) ([]Entry, error) {
+	var reg registry
+	if err := json.Unmarshal(b, &reg); err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	out := reg.Users[:0]
+	for _, e := range reg.Users {
+		if ValidID(e.ID) != nil || seen[e.ID] {
+			continue
+		}
+		seen[e.ID] = true
+		out = append(out, e)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
+}
+
+// editRegistry runs fn on the registry of root under the registry lock and
+// writes the result atomically (temp file, rename).
+func editRegistry(root string, fn func(reg *registry) error) error {
+	if err := os.MkdirAll(filepath.Join(root, UsersDir), 0o755); err != nil {
+		return err
+	}
+	lf, err := os.OpenFile(filepath.Join(root, registryLock), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return err
+	}
+	defer lf.Close()
+	if err := syscall.Flock(int(lf.Fd()), syscall.LOCK_EX); err != nil {
+		return fmt.Errorf("lock %s: %w", registryLock, err)
+	}
+	users, err := ReadRegistry(root)
+	if err != nil {
+		return err
+	}
+	reg := registry{Users: users}
+	if err := fn(&reg); err != nil {
+		return err
+	}
+	sort.Slice(reg.Users, func(i, j int) bool { return reg.Users[i].ID < reg.Users[j].ID })
+	b, err := json.MarshalIndent(reg, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(filepath.Join(root, RegistryFile), append(b, '\n'), 0o644)
+}
+
+// AddUser registers id under root. The repository ROOT/users/<id> must
+// already be a mindmount repository (mindmount users add makes it); it is handed
+// to uid:gid so that the user's writes through the mount keep working
+// whoever runs the daemon.
+func AddUser(root string, e Entry) error {
+	if err := ValidID(e.ID); err != nil {
+		return err
+	}
+	dir := UserDir(root, e.ID)
+	if !IsMindmountRepo(dir) {
+		return fmt.Errorf("%s is %w", dir, ErrNotMindmount)
+	}
+	err := editRegistry(root, func(reg *registry) error {
+		for _, u := range reg.Users {
+			if u.ID == e.ID {
+				return fmt.Errorf("user %q exists already", e.ID)
+			}
+		}
+		reg.Users = append(reg.Users, e)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return chownTree(dir, e.UID, e.GID)
+}
+
+// RemoveUser unregisters id. Its repository stays where it is until
+// MoveAside: a daemon serving it first commits what is pending (Host.Reload
+// does both), and without a daemon mindmount users remove moves it at once.
+func RemoveUser(root, id string) error {
+	if err := ValidID(id); err != nil {
+		return err
+	}
+	return editRegistry(root, func(reg *registry) error {
+		for i, u := range reg.Users {
+			if u.ID == id {
+				reg.Users = append(reg.Users[:i], reg.Users[i+1:]...)
+				return nil
+			}
+		}
+		return fmt.Errorf("%w %q", ErrUnknownUser, id)
+	})
+}
+
+// MoveAside moves the repository of a removed user to
+// ROOT/removed/<id>-<time>; it never deletes it. It returns where the
+// repository went ("" when there was none).
+func MoveAside(root, id string) (string, error) {
+	if err := ValidID(id); err != nil {
+		return "", err
+	}
+	dir := UserDir(root, id)
+	if _, err := os.Lstat(dir); err != nil {
+		return "", nil
+	}
+	if err := os.MkdirAll(filepath.Join(root, RemovedDir), 0o700); err != nil {
+		return "", err
+	}
+	dest := filepath.Join(root, RemovedDir, id+"-"+time.Now().UTC().Format("20060102T150405.000000000Z"))
+	if err := os.Rename(dir, dest); err != nil {
+		return "", fmt.Errorf("move the repository aside: %w", err)
+	}
+	return dest, nil
+}
+
+// chownTree gives every file of dir to uid:gid (lchown: links are not
+// followed). Nothing to do when they own it already or when we may not.
+func chownTree(dir string, uid, gid uint32) error {
+	var st syscall.Stat_t
+	if err := syscall.Stat(dir, &st); err != nil {
+		return err
+	}
+	if st.Uid == uid && st.Gid == gid {
+		return nil
+	}
+	if os.Geteuid() != 0 {
+		return fmt.Errorf("%s is owned by %d:%d, not %d:%d: chown it (as root) or add the user as root", dir, st.Uid, st.Gid, uid, gid)
+	}
+	return filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(p, int(uid), int(gid))
+	})
+}

@@ -1,0 +1,98 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/subtle"
+	"net/http"
+	"strings"
+)
+
+// caller is who a request acts as: the admin (any user) or one user.
+type caller struct {
+	admin bool
+	user  string // the token's user when not admin
+}
+
+// may reports whether c may act for user id.
+func (c caller) may(id string) bool { return c.admin || c.user == id }
+
+// authRequired says whether requests must carry credentials: when an admin
+// key or any token exists. Without either the server is open, and the
+// daemon listens on loopback only (see mindmount serve --insecure-listen).
+func (s *Server) authRequired() bool {
+	return s.cfg.AdminKey != "" || s.cfg.Tokens.Count() > 0
+}
+
+// identify returns the caller of r, or false when its credentials are
+// missing or wrong. The key and tokens are never logged or echoed.
+func (s *Server) identify(r *http.Request) (caller, bool) {
+	h := r.Header.Get("Authorization")
+	tok, ok := strings.CutPrefix(h, "Bearer ")
+	tok = strings.TrimSpace(tok)
+	if !ok || tok == "" {
+		return caller{admin: !s.authRequired()}, !s.authRequired()
+	}
+	if k := s.cfg.AdminKey; k != "" && subtle.ConstantTimeCompare([]byte(tok), []byte(k)) == 1 {
+		return caller{admin: true}, true
+	}
+	if u, ok := s.cfg.Tokens.User(tok); ok {
+		return caller{user: u}, true
+	}
+	return caller{}, false
+}
+
+// auth wraps a handler that needs a caller: 401 without valid credentials.
+// Whether the caller may act for the request's user is the handler's
+// check (allowed), once it has read the user ID.
+func (s *Server) auth(h func(w http.ResponseWriter, r *http.Request, c caller)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, ok := s.identify(r)
+		if !ok {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="mindmount"`)
+			writeError(w, http.StatusUnauthorized, "missing or invalid credentials: send Authorization: Bearer <key or user token>")
+			return
+		}
+		h(w, r, c)
+	})
+}
+
+// allowed answers 403 when c may not act for user id.
+func allowed(w http.ResponseWriter, c caller, id string) bool {
+	if c.may(id) {
+		return true
+	}
+	writeError(w, http.StatusForbidden, "this token may not act for that user")
+	return false
+}
+
+type userKey struct{}
+
+// RequestUser is the user an authorized /mcp request acts for: a token's
+// user, or for the admin the X-Mindmount-User header (or ?userId=).
+func RequestUser(r *http.Request) string {
+	u, _ := r.Context().Value(userKey{}).(string)
+	return u
+}
+
+// authMCP authorizes /mcp requests and records their user for the MCP
+// handler's resolver.
+func (s *Server) authMCP(next http.Handler) http.Handler {
+	return s.auth(func(w http.ResponseWriter, r *http.Request, c caller) {
+		id := c.user
+		if c.admin {
+			id = r.Header.Get("X-Mindmount-User")
+			if id == "" {
+				id = r.URL.Query().Get("userId")
+			}
+		}
+		if id == "" {
+			writeError(w, http.StatusBadRequest, "say which user: X-Mindmount-User header or ?userId=")
+			return
+		}
+		if !allowed(w, c, id) {
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), userKey{}, id)))
+	})
+}

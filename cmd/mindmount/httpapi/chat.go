@@ -1,0 +1,253 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/mindmount/mindmount/cmd/mindmount/host"
+	"github.com/mindmount/mindmount/consolidate/llm"
+	"github.com/mindmount/mindmount/memgraph"
+	"github.com/mindmount/mindmount/memgraph/recall"
+)
+
+type chatRequest struct {
+	UserID    string `json:"userId"`
+	Message   string `json:"message"`
+	SessionID string `json:"sessionId"`
+}
+
+// cutNote ends the transcript line of an answer the client did not get
+// whole, so that a reader of the transcript (and consolidation) knows.
+const cutNote = "[answer cut off: the client disconnected before the end]"
+
+// writeTimeout bounds one write to a chat client: a client that stops
+// reading loses its stream instead of holding a model slot.
+const writeTimeout = 30 * time.Second
+
+// chat streams the model's answer to one message, with the user's
+// compiled memory and the memories recalled for the message as the system
+// prompt, in OpenAI's chunk format, and keeps both in the transcript.
+func (s *Server) chat(w http.ResponseWriter, r *http.Request, c caller) {
+	var req chatRequest
+	if !decodeBody(w, r, &req) {
+		return
+	}
+	if err := host.ValidID(req.UserID); err != nil {
+		writeError(w, http.StatusBadRequest, "userId: "+err.Error())
+		return
+	}
+	if strings.TrimSpace(req.Message) == "" {
+		writeError(w, http.StatusBadRequest, "message is empty")
+		return
+	}
+	if err := validSession(req.SessionID); err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if !allowed(w, c, req.UserID) {
+		return
+	}
+	if s.cfg.Pool == nil {
+		writeError(w, http.StatusServiceUnavailable, "no language model is configured (MINDMOUNT_LLM)")
+		return
+	}
+	rt, release, err := s.cfg.Users.Acquire(r.Context(), req.UserID)
+	if err != nil {
+		userError(w, err)
+		return
+	}
+	defer release()
+	sid := req.SessionID
+	if sid == "" {
+		sid = "default"
+	}
+	now := s.cfg.Now()
+	sess := s.sessions.get(req.UserID, sid, now)
+	if err := sess.acquire(r.Context()); err != nil {
+		return // the client left while waiting for its own session
+	}
+	defer sess.release()
+
+	if err := appendLines(rt.Dir, sess.rel, line{Role: "user", Content: req.Message, Time: now.UTC().Format(time.RFC3339)}); err != nil {
+		s.log.Error("chat transcript", "user", req.UserID, "transcript", sess.rel, "err", err)
+		writeError(w, http.StatusInternalServerError, "the transcript cannot be written")
+		return
+	}
+	msgs := make([]llm.Message, 0, len(sess.msgs)+2)
+	msgs = append(msgs, llm.Message{Role: "system", Content: s.systemPrompt(r.Context(), rt.Graph, req.Message)})
+	hist := sess.msgs
+	if len(hist) > s.cfg.History {
+		hist = hist[len(hist)-s.cfg.History:]
+	}
+	msgs = append(msgs, hist...)
+	msgs = append(msgs, llm.Message{Role: "user", Content: req.Message})
+
+	st := &sseWriter{w: w, rc: http.NewResponseController(w), id: fmt.Sprintf("chatcmpl-%d", now.UnixNano()), model: s.cfg.Pool.Provider().Model(), created: now.Unix()}
+	var answer strings.Builder
+	err = s.cfg.Pool.For(req.UserID).Stream(r.Context(), msgs, func(d string) error {
+		answer.WriteString(d)
+		return st.delta(d)
+	})
+	cut := err != nil
+	switch {
+	case err == nil:
+		err = st.finish()
+		cut = err != nil
+	case !st.started && !errors.Is(err, errClientGone) && r.Context().Err() == nil:
+		// Nothing sent yet: a plain JSON error with its status.
+		s.log.Warn("chat: model call failed", "user", req.UserID, "why", modelMessage(err)) // the error itself may echo the prompt
+		writeError(w, modelStatus(err), modelMessage(err))
+	case r.Context().Err() == nil && !errors.Is(err, errClientGone):
+		// Mid-stream: the client is still there, tell it in the stream.
+		s.log.Warn("chat: model stream broke", "user", req.UserID, "why", modelMessage(err))
+		st.fail(modelMessage(err))
+	}
+	text := answer.String()
+	if cut {
+		if text != "" {
+			text += "\n"
+		}
+		text += cutNote
+	}
+	if err := appendLines(rt.Dir, sess.rel, line{Role: "assistant", Content: text, Time: s.cfg.Now().UTC().Format(time.RFC3339), Cut: cut}); err != nil {
+		s.log.Error("chat transcript", "user", req.UserID, "transcript", sess.rel, "err", err)
+	}
+	sess.msgs = append(sess.msgs, llm.Message{Role: "user", Content: req.Message}, llm.Message{Role: "assistant", Content: text})
+	if rt.Consolidator != nil {
+		rt.Consolidator.Notify(sess.rel)
+	}
+	s.log.Info("chat", "user", req.UserID, "transcript", sess.rel, "answer_bytes", answer.Len(), "cut", cut)
+}
+
+// validSession checks a client's session ID: printable, at most 128 bytes.
+func validSession(id string) error {
+	if len(id) > 128 {
+		return errors.New("sessionId is longer than 128 bytes")
+	}
+	for _, r := range id {
+		if r < 0x20 || r == 0x7f {
+			return errors.New("sessionId has control characters")
+		}
+	}
+	return nil
+}
+
+// modelMessage says what went wrong with the model without quoting it: a
+// model's error text may echo the prompt, which holds memories.
+func modelMessage(err error) string {
+	switch {
+	case errors.Is(err, llm.ErrBusy):
+		return "the model queue is full; try again shortly"
+	case errors.Is(err, llm.ErrNoModel):
+		return "no model answers"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "the model did not answer in time"
+	case errors.Is(err, llm.ErrStreamCut):
+		return "the model's answer broke off"
+	}
+	return "the model call failed"
+}
+
+// Marks around the recalled memories in the system prompt (README: "How
+// memories reach the model").
+const (
+	recalledOpen  = "<recalled-memories>"
+	recalledClose = "</recalled-memories>"
+)
+
+// systemPrompt is the compiled CONTEXT.md and, marked, the memories recall
+// finds for the message.
+func (s *Server) systemPrompt(ctx context.Context, g *memgraph.Graph, message string) string {
+	var b strings.Builder
+	b.Write(g.Context(memgraph.ContextOptions{}))
+	hits := g.RecallContext(ctx, message, recall.Options{K: s.cfg.RecallK})
+	if len(hits) == 0 {
+		return b.String()
+	}
+	b.WriteString("\n\n" + recalledOpen + "\n")
+	b.WriteString("Memories recalled for the user's latest message, best match first (they may not all be relevant):\n")
+	b.WriteString(memgraph.RecallLines(hits))
+	b.WriteString(recalledClose + "\n")
+	return b.String()
+}
+
+// errClientGone means a write to the chat client failed.
+var errClientGone = errors.New("the client is gone")
+
+// sseWriter writes OpenAI chat.completion.chunk events. Headers go out
+// with the first delta, so an error before any answer is still a JSON
+// error with its status.
+type sseWriter struct {
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	id      string
+	model   string
+	created int64
+	started bool
+}
+
+func (s *sseWriter) start() {
+	if s.started {
+		return
+	}
+	s.started = true
+	h := s.w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	s.w.WriteHeader(http.StatusOK)
+}
+
+func (s *sseWriter) event(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return s.raw("data: " + string(b) + "\n\n")
+}
+
+func (s *sseWriter) raw(data string) error {
+	s.start()
+	s.rc.SetWriteDeadline(time.Now().Add(writeTimeout))
+	if _, err := s.w.Write([]byte(data)); err != nil {
+		return errClientGone
+	}
+	if err := s.rc.Flush(); err != nil {
+		return errClientGone
+	}
+	return nil
+}
+
+func (s *sseWriter) chunk(delta map[string]any, finish any) map[string]any {
+	return map[string]any{"id": s.id, "object": "chat.completion.chunk", "created": s.created, "model": s.model,
+		"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}}
+}
+
+func (s *sseWriter) delta(d string) error {
+	if !s.started {
+		if err := s.event(s.chunk(map[string]any{"role": "assistant", "content": ""}, nil)); err != nil {
+			return err
+		}
+	}
+	return s.event(s.chunk(map[string]any{"content": d}, nil))
+}
+
+// finish ends a complete answer: a chunk with finish_reason, then [DONE].
+func (s *sseWriter) finish() error {
+	if err := s.event(s.chunk(map[string]any{}, "stop")); err != nil {
+		return err
+	}
+	return s.raw("data: [DONE]\n\n")
+}
+
+// fail ends a broken answer with an error event, then [DONE].
+func (s *sseWriter) fail(msg string) {
+	if s.event(map[string]any{"error": map[string]string{"message": msg}}) == nil {
+		s.raw("data: [DONE]\n\n")
+	}
+}

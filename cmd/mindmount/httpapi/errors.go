@@ -1,0 +1,67 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/mindmount/mindmount/cmd/mindmount/host"
+	"github.com/mindmount/mindmount/consolidate/llm"
+)
+
+// writeJSON answers v with status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+// writeError answers {"error": msg}. msg never holds a key, a token or
+// transcript text: callers pass fixed words or errors of our own making.
+func writeError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, map[string]string{"error": msg})
+}
+
+// userError answers an error from Users.Acquire with its status: a bad ID
+// is 400, an unknown user 404, anything else (a broken repository, the
+// daemon closing) 503.
+func userError(w http.ResponseWriter, err error) {
+	switch {
+	case errors.Is(err, host.ErrBadID):
+		writeError(w, http.StatusBadRequest, err.Error())
+	case errors.Is(err, host.ErrUnknownUser):
+		writeError(w, http.StatusNotFound, err.Error())
+	default:
+		writeError(w, http.StatusServiceUnavailable, "the user's memory cannot be served now")
+	}
+}
+
+// modelStatus is the status of a failed model call: 429 when the queue is
+// full, 504 on a timeout, 502 otherwise (the model, not we, failed).
+func modelStatus(err error) int {
+	switch {
+	case errors.Is(err, llm.ErrBusy):
+		return http.StatusTooManyRequests
+	case errors.Is(err, llm.ErrNoModel):
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusBadGateway
+}
+
+// decodeBody reads a JSON body of at most MaxBody bytes into v. It answers
+// 413 or 400 itself and returns false then.
+func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
+	r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
+	dec := json.NewDecoder(r.Body)
+	if err := dec.Decode(v); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			writeError(w, http.StatusRequestEntityTooLarge, "the request body is larger than 1 MiB")
+			return false
+		}
+		writeError(w, http.StatusBadRequest, "the request body is not the expected JSON")
+		return false
+	}
+	return true
+}

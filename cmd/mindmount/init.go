@@ -1,0 +1,216 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mindmount/mindmount/memgraph/gitrepo"
+	"github.com/mindmount/mindmount/template"
+)
+
+func init() {
+	var (
+		user   string
+		shared bool
+	)
+	register(&command{
+		name:    "init",
+		usage:   "init DIR [--user NAME]",
+		summary: "create a memory repository (or add what an existing one lacks)",
+		help: `Creates DIR as a mindmount memory repository: a git repository (branch main)
+holding a base persona (character.md, read-only), a page about the user
+(user.md), the folders user_memory/ and character_memory/ for one memory
+per file, a transcripts/ inbox, a README.md that teaches an agent how to
+use its memory, and a .gitignore that keeps editor temp files and the
+generated indexes out of git. Everything is committed as the first commit,
+authored "mindmount <mindmount@mindmount.local>".
+
+--user NAME puts the user's name into user.md.
+
+Memories are private: a new repository is created readable by its owner
+only (directories 0700, files 0600), and git's core.sharedRepository=0600
+tells git and mindmount to keep creating files that way. --shared creates it
+the usual way instead (0755/0644, as the umask allows).
+
+Running init on a directory that already is a repository (mindmount or plain
+git) only adds the files that are missing, and to an existing .gitignore
+the rules of the template's it lacks (a newer mindmount ignores more of what
+it generates), and commits just those; it never overwrites an existing
+file, so your memories and edits are safe. It says what it added, or that
+the repository was already initialised.
+
+Example:
+  mindmount init ~/memory --user Ada
+  cd ~/memory && git log --stat`,
+		flags: func(fl *flag.FlagSet) {
+			fl.StringVar(&user, "user", "", "the user's `NAME`, written into user.md")
+			fl.BoolVar(&shared, "shared", false, "create a new repository readable by others (0755/0644) instead of private (0700/0600)")
+		},
+		run: func(fl *flag.FlagSet, args []string) error {
+			if len(args) != 1 {
+				fl.Usage()
+				return exitError{2}
+			}
+			return initRepo(args[0], user, !shared)
+		},
+	})
+}
+
+// initRepo creates or completes the repository at dir and commits the
+// template files it added.
+func initRepo(dir, user string, private bool) error {
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return fmt.Errorf("%s exists and is not a directory", dir)
+	}
+	fresh := false
+	r, err := gitrepo.Open(dir)
+	if errors.Is(err, gitrepo.ErrNotRepo) {
+		r, err = gitrepo.Init(dir)
+		fresh = true
+	}
+	if err != nil {
+		return err
+	}
+	if fresh && private {
+		if err := r.SetPrivate(true); err != nil {
+			return err
+		}
+	}
+	created, err := template.Write(r.Dir(), user, false)
+	if err != nil {
+		return err
+	}
+	var ignores []string // rules appended to an existing .gitignore
+	if !fresh && !slices.Contains(created, ".gitignore") {
+		if ignores, err = template.CompleteIgnores(r.Dir()); err != nil {
+			return err
+		}
+		if len(ignores) > 0 {
+			created = append(created, ".gitignore")
+		}
+	}
+	if err := initGitHooks(r.Dir()); err != nil { // githooks.go: pre-commit hook and merge drivers
+		// The repository works without them; only a revert of a
+		// consolidation then replays the reverted messages.
+		slog.Warn("could not install mindmount's git hooks", "err", err)
+	}
+	if len(created) == 0 {
+		fmt.Fprintf(stdout, "%s: already initialised, nothing to add\n", dir)
+		if user != "" {
+			fmt.Fprintf(stdout, "user.md exists and was left as it is; edit it to change the user's name\n")
+		}
+		return nil
+	}
+	changes := make([]gitrepo.Change, 0, len(created))
+	for _, p := range created {
+		data, err := os.ReadFile(filepath.Join(r.Dir(), filepath.FromSlash(p)))
+		if err != nil {
+			return err
+		}
+		changes = append(changes, gitrepo.Change{Path: p, Data: data})
+	}
+	msg := initMessage(created)
+	if len(ignores) > 0 && len(created) == 1 {
+		msg = "mindmount init: add " + strings.Join(ignores, ", ") + " to .gitignore"
+	}
+	hash, err := r.Commit(changes, msg, gitrepo.Mindmount, time.Now())
+	if err != nil {
+		return fmt.Errorf("commit the template: %w", err)
+	}
+	if fresh && private {
+		// Last, so that what git and the hooks created is narrowed too.
+		if err := makePrivate(r.Dir()); err != nil {
+			return err
+		}
+	}
+	if fresh {
+		fmt.Fprintf(stdout, "Created mindmount repository %s\n", dir)
+	} else {
+		fmt.Fprintf(stdout, "Added to %s:\n", dir)
+	}
+	for _, p := range created {
+		if p == ".gitignore" && len(ignores) > 0 {
+			fmt.Fprintf(stdout, "  .gitignore: the rules %s\n", strings.Join(ignores, ", "))
+			continue
+		}
+		fmt.Fprintf(stdout, "  %s\n", p)
+	}
+	if hash != "" {
+		fmt.Fprintf(stdout, "Committed %s: %s\n", gitrepo.ShortHash(hash), gitrepo.Subject(msg))
+	}
+	if fresh {
+		fmt.Fprintf(stdout, "\nNext: edit %s, then try \"mindmount context %s\".\n",
+			filepath.Join(dir, "user.md"), dir)
+	}
+	return nil
+}
+
+// initMessage names the added files: the ones that matter in the subject
+// (placeholders like .gitkeep only when nothing else was added), and every
+// file in the body when the subject could not hold them all.
+func initMessage(created []string) string {
+	var main []string
+	for _, p := range created {
+		if filepath.Base(p) != ".gitkeep" {
+			main = append(main, p)
+		}
+	}
+	if len(main) == 0 {
+		main = created
+	}
+	// The persona and the user page first: they are what a reader of
+	// "git log" looks for.
+	rank := map[string]int{"character.md": 0, "user.md": 1, "README.md": 2}
+	sort.SliceStable(main, func(i, j int) bool {
+		ri, ok := rank[main[i]]
+		if !ok {
+			ri = 3
+		}
+		rj, ok := rank[main[j]]
+		if !ok {
+			rj = 3
+		}
+		return ri < rj
+	})
+	subject := "mindmount init: add "
+	if len(main) > 4 {
+		subject += strings.Join(main[:4], ", ") + fmt.Sprintf(" and %d more", len(created)-4)
+	} else if len(main) < len(created) {
+		subject += strings.Join(main, ", ") + fmt.Sprintf(" and %d more", len(created)-len(main))
+	} else {
+		return subject + strings.Join(main, ", ")
+	}
+	return subject + "\n\nAdded:\n  " + strings.Join(created, "\n  ") + "\n"
+}
+
+// makePrivate narrows a new repository to its owner: directories 0700,
+// files 0600 (0700 when executable), .git included. Memories are private;
+// the root's 0700 alone already keeps other users out.
+func makePrivate(dir string) error {
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			return nil
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		mode := fi.Mode().Perm() &^ 0o077
+		if d.IsDir() {
+			mode |= 0o700
+		}
+		return os.Chmod(p, mode)
+	})
+}

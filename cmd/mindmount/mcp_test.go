@@ -1,0 +1,180 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// mcpRepo makes a mindmount repository for the MCP tests with the template.
+func mcpRepo(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "memory")
+	var out, errOut bytes.Buffer
+	if code := run([]string{"init", dir, "--user", "Ada"}, &out, &errOut); code != 0 {
+		t.Fatalf("mindmount init: %d\n%s", code, errOut.String())
+	}
+	return dir
+}
+
+func toolText(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+// TestMCPStdio runs the built binary as an MCP server over stdio, as a
+// desktop client would, and checks that its writes are commits.
+func TestMCPStdio(t *testing.T) {
+	dir := mcpRepo(t)
+	cmd := exec.Command(mindmountBinary(t), "mcp", dir, "--consolidate=false", "--debounce", "50ms")
+	logs := new(logBuffer)
+	cmd.Stderr = logs
+	cmd.Env = append(os.Environ(), noModel...)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cl := mcp.NewClient(&mcp.Implementation{Name: "stdio-test", Version: "1"}, nil)
+	cs, err := cl.Connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: 30 * time.Second}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\n%s", err, logs.String())
+	}
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tools.Tools) != 9 {
+		t.Errorf("%d tools, want 9", len(tools.Tools))
+	}
+	call := func(name string, args map[string]any) (string, bool) {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", name, err, logs.String())
+		}
+		return toolText(res), res.IsError
+	}
+	memory := "---\ndescription: Allergic to peanuts\nstatus: active\n---\n# Peanut Allergy\n\n## Fact\nThe user is allergic to peanuts.\n\n## Access log\n"
+	if text, isErr := call("create", map[string]any{"path": "/memories/user_memory/peanut-allergy.md", "file_text": memory}); isErr {
+		t.Fatalf("create: %s", text)
+	}
+	if text, isErr := call("create", map[string]any{"path": "user_memory/bad.md", "file_text": "no frontmatter\n"}); !isErr || !strings.Contains(text, "user_memory/bad.md") {
+		t.Errorf("invalid create: %v %s", isErr, text)
+	}
+	if text, _ := call("recall", map[string]any{"query": "does the user have allergies?"}); !strings.Contains(text, "peanut-allergy.md") {
+		t.Errorf("recall: %s", text)
+	}
+	if text, isErr := call("use", map[string]any{"path": "user_memory/peanut-allergy.md"}); isErr {
+		t.Errorf("use: %s", text)
+	}
+	if err := cs.Close(); err != nil {
+		t.Errorf("close: %v", err)
+	}
+	if cmd.ProcessState == nil || !cmd.ProcessState.Success() {
+		t.Errorf("mindmount mcp did not exit cleanly: %v\n%s", cmd.ProcessState, logs.String())
+	}
+	authors := gitOut(t, dir, "log", "--format=%an|%s", "-2")
+	want := "mcp (stdio-test)|mcp (stdio-test): update user_memory/peanut-allergy.md\nmcp (stdio-test)|mcp (stdio-test): add user_memory/peanut-allergy.md"
+	if authors != want {
+		t.Errorf("last commits:\n%s\nwant:\n%s", authors, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "user_memory", "bad.md")); err == nil {
+		t.Error("the refused file was written")
+	}
+}
+
+func TestMCPRefusesNonRepo(t *testing.T) {
+	var out, errOut bytes.Buffer
+	dir := t.TempDir()
+	if code := run([]string{"mcp", dir}, &out, &errOut); code != 1 || !strings.Contains(errOut.String(), "mindmount init") {
+		t.Errorf("exit %d, stderr %q", code, errOut.String())
+	}
+	if out.Len() != 0 {
+		t.Errorf("stdout (the protocol channel) got %q", out.String())
+	}
+}
+
+// TestMCPTypeScriptClient drives mindmount mcp with the official TypeScript
+// SDK client (scripts/mcp-client), a client nobody here wrote.
+func TestMCPTypeScriptClient(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed: the TypeScript MCP client test needs node and npm (CI installs them in .ci/run)")
+	}
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		t.Skip("npm is not installed: the TypeScript MCP client test needs node and npm (CI installs them in .ci/run)")
+	}
+	script, err := filepath.Abs(filepath.Join("..", "..", "scripts", "mcp-client"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(script, "node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
+		// Install exactly what the lockfile says, in place (git-ignored).
+		c := exec.Command(npm, "ci", "--no-audit", "--no-fund")
+		c.Dir = script
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("npm ci in %s: %v\n%s", script, err, out)
+		}
+	}
+	dir := mcpRepo(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	c := exec.CommandContext(ctx, node, filepath.Join(script, "client.mjs"), mindmountBinary(t), dir)
+	c.Env = append(os.Environ(), noModel...)
+	var stderrBuf bytes.Buffer
+	c.Stderr = &stderrBuf
+	out, err := c.Output()
+	if err != nil {
+		t.Fatalf("node client.mjs: %v\n%s", err, stderrBuf.String())
+	}
+	type result struct {
+		IsError bool   `json:"isError"`
+		Text    string `json:"text"`
+	}
+	var got struct {
+		Server       struct{ Name string } `json:"server"`
+		Instructions string                `json:"instructions"`
+		Tools        []string              `json:"tools"`
+		Create       result                `json:"create"`
+		Invalid      result                `json:"invalid"`
+		View         result                `json:"view"`
+		Recall       result                `json:"recall"`
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("client output %q: %v", out, err)
+	}
+	if want := []string{"context", "create", "delete", "insert", "recall", "rename", "str_replace", "use", "view"}; !slices.Equal(got.Tools, want) {
+		t.Errorf("tools %v, want %v", got.Tools, want)
+	}
+	if got.Server.Name != "mindmount" || !strings.Contains(got.Instructions, "One fact per file") {
+		t.Errorf("server %q, instructions %q", got.Server.Name, got.Instructions)
+	}
+	if got.Create.IsError || !strings.Contains(got.Create.Text, "created /memories/user_memory/likes-jazz.md") {
+		t.Errorf("create: %+v", got.Create)
+	}
+	if !got.Invalid.IsError || !strings.Contains(got.Invalid.Text, "refused, nothing was written") {
+		t.Errorf("invalid create: %+v", got.Invalid)
+	}
+	if got.View.IsError || !strings.Contains(got.View.Text, "     5\t# Likes Jazz") {
+		t.Errorf("view: %+v", got.View)
+	}
+	if got.Recall.IsError || !strings.HasPrefix(got.Recall.Text, "1. /memories/user_memory/likes-jazz.md") {
+		t.Errorf("recall: %+v", got.Recall)
+	}
+	if a := gitOut(t, dir, "log", "-1", "--format=%an|%s"); a != "mcp (ts-sdk-client)|mcp (ts-sdk-client): add user_memory/likes-jazz.md" {
+		t.Errorf("last commit %q", a)
+	}
+}

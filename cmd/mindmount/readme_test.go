@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// readmeBlock is one ```sh block of README.md.
+type readmeBlock struct {
+	line int // where the block starts, for messages
+	text string
+}
+
+// shBlocks returns README's ```sh blocks in order.
+func shBlocks(t *testing.T, path string) []readmeBlock {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var (
+		blocks []readmeBlock
+		cur    *readmeBlock
+		n      int
+	)
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		n++
+		l := sc.Text()
+		switch {
+		case cur == nil && strings.TrimSpace(l) == "```sh":
+			cur = &readmeBlock{line: n}
+		case cur != nil && strings.TrimSpace(l) == "```":
+			blocks = append(blocks, *cur)
+			cur = nil
+		case cur != nil:
+			cur.text += l + "\n"
+		}
+	}
+	return blocks
+}
+
+// TestReadmeBlocks pastes every ```sh block of README.md, in order, into a
+// fresh bash with a fresh HOME (no git identity, no ~/mnt), as a new user
+// would, so the README cannot drift from what mindmount does. Blocks that need
+// something this machine cannot have say so on their first line ("# needs
+// Docker"); the block that runs this very test suite is skipped.
+func TestReadmeBlocks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and mounts: not in -short")
+	}
+	if _, err := os.Stat("/dev/fuse"); err != nil {
+		t.Skip("no /dev/fuse: the README's blocks mount")
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := shBlocks(t, filepath.Join(root, "README.md"))
+	if len(blocks) < 3 {
+		t.Fatalf("README.md has %d sh blocks; expected the two commands, the quick start and more", len(blocks))
+	}
+	home := t.TempDir()
+	env := freshEnv(t, home)
+	for _, b := range blocks {
+		first := strings.TrimSpace(strings.SplitN(b.text, "\n", 2)[0])
+		switch {
+		case strings.Contains(b.text, "scripts/test.sh"):
+			t.Logf("README.md:%d: skipped: runs the test suite itself", b.line)
+			continue
+		case strings.HasPrefix(first, "# needs "):
+			t.Logf("README.md:%d: skipped: %s", b.line, strings.TrimPrefix(first, "# "))
+			continue
+		}
+		runReadmeBlock(t, root, home, env, b)
+	}
+}
+
+// freshEnv is the environment of a new user: this machine's PATH plus where
+// "go install" puts binaries, a new HOME, no mindmount or git identity
+// variables; the Go caches are shared so nothing is downloaded twice.
+func freshEnv(t *testing.T, home string) []string {
+	t.Helper()
+	goenv := func(k string) string {
+		out, err := exec.Command("go", "env", k).Output()
+		if err != nil {
+			t.Fatalf("go env %s: %v", k, err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	env := []string{
+		"HOME=" + home,
+		"PATH=" + os.Getenv("PATH") + ":" + filepath.Join(home, "go", "bin"),
+		"GOCACHE=" + goenv("GOCACHE"),
+		"GOMODCACHE=" + goenv("GOMODCACHE"),
+		"GOFLAGS=" + goenv("GOFLAGS"),
+		"GOPROXY=" + goenv("GOPROXY"),
+		"TERM=dumb",
+		"LANG=C.UTF-8",
+	}
+	return env
+}
+
+func runReadmeBlock(t *testing.T, root, home string, env []string, b readmeBlock) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", "-euo", "pipefail", "-c", b.text)
+	cmd.Dir = root
+	cmd.Env = env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	// Whatever the block left running (a daemon it started with &) ends
+	// with it, and so do its mounts.
+	if cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+	}
+	detachMountsUnder(home)
+	if err != nil {
+		t.Fatalf("README.md:%d: block failed: %v\n--- block\n%s--- output\n%s", b.line, err, b.text, out.String())
+	}
+	t.Logf("README.md:%d: ok", b.line)
+}
+
+// detachMountsUnder lazily unmounts every mount below dir.
+func detachMountsUnder(dir string) {
+	data, err := os.ReadFile("/proc/self/mounts")
+	if err != nil {
+		return
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		f := strings.Fields(l)
+		if len(f) > 1 && strings.HasPrefix(f[1], dir) {
+			_ = exec.Command("fusermount3", "-u", "-z", f[1]).Run()
+		}
+	}
+}

@@ -1,0 +1,31 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"runtime/debug"
+)
+
+// version is set by the linker (-X main.version=...) for releases.
+var version = "dev"
+
+func init() {
+	register(&command{
+		name:    "version",
+		usage:   "version",
+		summary: "print the mindmount version",
+		help:    "Prints the mindmount version and the Go toolchain that built it.",
+		run: func(fl *flag.FlagSet, args []string) error {
+			v := version
+			if bi, ok := debug.ReadBuildInfo(); ok && v == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+				v = bi.Main.Version
+			}
+			gov := "unknown"
+			if bi, ok := debug.ReadBuildInfo(); ok {
+				gov = bi.GoVersion
+			}
+			fmt.Fprintf(stdout, "mindmount %s (%s)\n", v, gov)
+			return nil
+		},
+	})
+}
