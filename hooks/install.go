@@ -49,7 +49,7 @@ func Install(dir string) error {
 		return err
 	}
 	hook := filepath.Join(gitDir, "hooks", "pre-commit")
-	if b, err := os.ReadFile(hook); err == nil && !strings.Contains(string(b), hookMarker) {
+	if b, err := os.ReadFile(hook); err == nil && !isOurHook(b) {
 		return fmt.Errorf("%s already has a pre-commit hook that is not mindmount's; add the line \"mindmount hook pre-commit || exit 1\" to it", dir)
 	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
@@ -74,7 +74,7 @@ func Uninstall(dir string) error {
 		return err
 	}
 	hook := filepath.Join(gitDir, "hooks", "pre-commit")
-	if b, err := os.ReadFile(hook); err == nil && strings.Contains(string(b), hookMarker) {
+	if b, err := os.ReadFile(hook); err == nil && isOurHook(b) {
 		if err := os.Remove(hook); err != nil {
 			return err
 		}
@@ -83,6 +83,12 @@ func Uninstall(dir string) error {
 		return err
 	}
 	return setAttributes(gitDir, true)
+}
+
+// isOurHook reports whether a pre-commit script is one install wrote, now
+// or before the rename.
+func isOurHook(script []byte) bool {
+	return strings.Contains(string(script), hookMarker) || strings.Contains(string(script), legacyHookMarker)
 }
 
 func gitDirOf(dir string) (string, error) {
@@ -105,6 +111,11 @@ func setDrivers(dir string, remove bool) error {
 		return err
 	}
 	merge := cfg.Raw.Section("merge")
+	for _, name := range legacyDrivers {
+		if isLegacyDriver(merge.Subsection(name).Option("driver")) {
+			merge.RemoveSubsection(name)
+		}
+	}
 	for _, d := range Drivers {
 		if remove {
 			if merge.Subsection(d.Name).Option("driver") == d.Command {
@@ -133,9 +144,9 @@ func setAttributes(gitDir string, remove bool) error {
 	in := false
 	for _, l := range strings.Split(strings.TrimRight(string(old), "\n"), "\n") {
 		switch {
-		case l == attrMarker:
+		case l == attrMarker || l == legacyAttrMarker:
 			in = true
-		case l == attrMarker+" end":
+		case l == attrMarker+" end" || l == legacyAttrMarker+" end":
 			in = false
 		case !in && l != "":
 			keep = append(keep, l)

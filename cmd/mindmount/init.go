@@ -48,6 +48,13 @@ it generates), and commits just those; it never overwrites an existing
 file, so your memories and edits are safe. It says what it added, or that
 the repository was already initialised.
 
+A repository made before the program was renamed to mindmount keeps its
+daemon state (cursor, settings) in a folder of the old name: init moves it
+to .mindmount/, renames the merge drivers in .gitattributes and the rules
+of .gitignore, moves the git side (hooks, driver config, sync state), and
+commits that as one commit saying so. Daemons refuse such a repository
+until then.
+
 Example:
   mindmount init ~/memory --user Ada
   cd ~/memory && git log --stat`,
@@ -85,6 +92,12 @@ func initRepo(dir, user string, private bool) error {
 			return err
 		}
 	}
+	var up *upgrade // a repository made before the rename
+	if !fresh {
+		if up, err = upgradeRepo(r); err != nil {
+			return fmt.Errorf("upgrade %s: %w", dir, err)
+		}
+	}
 	created, err := template.Write(r.Dir(), user, false)
 	if err != nil {
 		return err
@@ -103,14 +116,17 @@ func initRepo(dir, user string, private bool) error {
 		// consolidation then replays the reverted messages.
 		slog.Warn("could not install mindmount's git hooks", "err", err)
 	}
-	if len(created) == 0 {
+	if len(created) == 0 && up == nil {
 		fmt.Fprintf(stdout, "%s: already initialised, nothing to add\n", dir)
 		if user != "" {
 			fmt.Fprintf(stdout, "user.md exists and was left as it is; edit it to change the user's name\n")
 		}
 		return nil
 	}
-	changes := make([]gitrepo.Change, 0, len(created))
+	var changes []gitrepo.Change
+	if up != nil {
+		changes = append(changes, up.changes...)
+	}
 	for _, p := range created {
 		data, err := os.ReadFile(filepath.Join(r.Dir(), filepath.FromSlash(p)))
 		if err != nil {
@@ -122,6 +138,9 @@ func initRepo(dir, user string, private bool) error {
 	if len(ignores) > 0 && len(created) == 1 {
 		msg = "mindmount init: add " + strings.Join(ignores, ", ") + " to .gitignore"
 	}
+	if up != nil {
+		msg = up.message(created)
+	}
 	hash, err := r.Commit(changes, msg, gitrepo.Mindmount, time.Now())
 	if err != nil {
 		return fmt.Errorf("commit the template: %w", err)
@@ -132,9 +151,16 @@ func initRepo(dir, user string, private bool) error {
 			return err
 		}
 	}
-	if fresh {
+	if up != nil {
+		fmt.Fprintf(stdout, "Upgraded %s, made before the rename:\n", dir)
+		for _, l := range up.lines {
+			fmt.Fprintf(stdout, "  %s\n", l)
+		}
+	}
+	switch {
+	case fresh:
 		fmt.Fprintf(stdout, "Created mindmount repository %s\n", dir)
-	} else {
+	case len(created) > 0:
 		fmt.Fprintf(stdout, "Added to %s:\n", dir)
 	}
 	for _, p := range created {

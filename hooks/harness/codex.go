@@ -113,4 +113,10 @@ func tomlString(s string) string {
 	return b.String()
 }
 
-func removeTOMLBlock(data []byte) ([]byte, error) { return cutBlock(data, tomlBegin, tomlEnd) }
+func removeTOMLBlock(data []byte) ([]byte, error) {
+	rest, err := cutBlock(data, tomlBegin, tomlEnd)
+	if err != nil {
+		return nil, err
+	}
+	return removeLegacyTOMLBlock(rest)
+}

@@ -58,7 +58,13 @@ func blockEdit(path, note, body string, uninstall bool) edit {
 // removeBlock returns data without mindmount's block and the blank line put
 // before it (a last line that had no newline keeps the one install gave it). A begin marker without an end marker is an error: the user
 // edited the block, and guessing where it ends could delete their text.
-func removeBlock(data []byte) ([]byte, error) { return cutBlock(data, blockBegin, blockEnd) }
+func removeBlock(data []byte) ([]byte, error) {
+	rest, err := cutBlock(data, blockBegin, blockEnd)
+	if err != nil {
+		return nil, err
+	}
+	return removeLegacyBlock(rest)
+}
 
 // cutBlock removes the lines from begin to end, and the blank line before.
 func cutBlock(data []byte, blockBegin, blockEnd string) ([]byte, error) {

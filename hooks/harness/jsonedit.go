@@ -147,8 +147,15 @@ func setMCP(root *object, section string, server *object) error {
 	return nil
 }
 
-// removeMCP drops root[section][MCPName] when mindmount added it.
+// removeMCP drops root[section][MCPName] when mindmount added it, and the
+// entry the build before the rename added.
 func removeMCP(root *object, section string) {
+	removeMCPNamed(root, section, MCPName, isOurArgv)
+	removeLegacyMCP(root, section)
+}
+
+// removeMCPNamed drops root[section][name] when its command line is ours.
+func removeMCPNamed(root *object, section, name string, ours func(argv []string) bool) {
 	v, ok := root.get(section)
 	if !ok {
 		return
@@ -157,8 +164,8 @@ func removeMCP(root *object, section string) {
 	if !ok {
 		return
 	}
-	if s, ok := servers.get(MCPName); ok && isOurMCP(s) {
-		servers.del(MCPName)
+	if s, ok := servers.get(name); ok && ours(mcpArgv(s)) {
+		servers.del(name)
 		if len(servers.keys) == 0 {
 			root.del(section)
 		}
@@ -168,25 +175,36 @@ func removeMCP(root *object, section string) {
 // isOurMCP recognizes {"command": ".../mindmount", "args": ["mcp", ...]} and
 // OpenCode's {"command": [".../mindmount", "mcp", ...]}: a mindmount binary
 // (any name containing "mindmount") serving MCP.
-func isOurMCP(v any) bool {
+func isOurMCP(v any) bool { return isOurArgv(mcpArgv(v)) }
+
+func isOurArgv(argv []string) bool {
+	return len(argv) >= 2 && strings.Contains(filepath.Base(argv[0]), "mindmount") && argv[1] == "mcp"
+}
+
+// mcpArgv is an MCP server entry's command line (command, then args); nil
+// when the entry has another shape.
+func mcpArgv(v any) []string {
 	o, ok := v.(*object)
 	if !ok {
-		return false
+		return nil
 	}
-	var argv []any
+	var list []any
 	switch c := o.vals["command"].(type) {
 	case string:
 		args, _ := o.vals["args"].([]any)
-		argv = append([]any{c}, args...)
+		list = append([]any{c}, args...)
 	case []any:
-		argv = c
+		list = c
 	}
-	if len(argv) < 2 {
-		return false
+	argv := make([]string, 0, len(list))
+	for _, a := range list {
+		s, ok := a.(string)
+		if !ok {
+			return nil
+		}
+		argv = append(argv, s)
 	}
-	bin, _ := argv[0].(string)
-	sub, _ := argv[1].(string)
-	return strings.Contains(filepath.Base(bin), "mindmount") && sub == "mcp"
+	return argv
 }
 
 // stdioServer is the usual MCP server entry: {"command":..., "args":[...]}.

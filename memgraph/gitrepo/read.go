@@ -55,6 +55,46 @@ func (r *Repo) HeadExec(rel string) (exec, ok bool, err error) {
 	return e.mode == modeExec, true, nil
 }
 
+// HeadFiles lists the regular files (symlinks too, not submodules) that
+// HEAD holds beneath the folder dir, as slash-separated paths from the
+// repository's root, sorted; none when HEAD has no such folder.
+func (r *Repo) HeadFiles(dir string) ([]string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	h, err := r.readHeadRef()
+	if err != nil {
+		return nil, err
+	}
+	e, ok, err := r.lookup(h.tree, dir)
+	if err != nil || !ok || !e.isTree() {
+		return nil, err
+	}
+	var out []string
+	var walk func(prefix string, tree plumbing.Hash) error
+	walk = func(prefix string, tree plumbing.Hash) error {
+		entries, err := r.readTree(tree)
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			switch {
+			case e.isTree():
+				if err := walk(prefix+e.name+"/", e.hash); err != nil {
+					return err
+				}
+			case e.mode != modeGitlink:
+				out = append(out, prefix+e.name)
+			}
+		}
+		return nil
+	}
+	if err := walk(dir+"/", e.hash); err != nil {
+		return nil, err
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
 // headFile looks up the file (not folder or submodule) at rel in HEAD's
 // tree. Call with r.mu held.
 func (r *Repo) headFile(rel string) (treeEntry, bool, error) {

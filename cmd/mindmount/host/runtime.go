@@ -105,6 +105,9 @@ func OpenRepo(dir string) (*gitrepo.Repo, *memgraph.Graph, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := CheckUpgraded(dir); err != nil {
+		return nil, nil, err
+	}
 	g, err := memgraph.Scan(dir)
 	if err != nil {
 		return nil, nil, err
