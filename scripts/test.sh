@@ -38,10 +38,13 @@ if [ "$(id -u)" = 0 ] && [ "$(cat /proc/sys/fs/inotify/max_user_instances)" -lt 
   sysctl -qw fs.inotify.max_user_instances=1024 || true
 fi
 # Tests commit with the git CLI too. Without an identity, give this run one
-# through the environment; never write the user's global git config.
+# through the environment, never the user's global git config. As config
+# (GIT_CONFIG_COUNT), not GIT_AUTHOR_*: a test's own "git -c user.name=…"
+# must still win, as it does on a machine with a global identity.
 if ! git config user.email >/dev/null 2>&1; then
-  export GIT_AUTHOR_NAME="mindmount test" GIT_AUTHOR_EMAIL="test@mindmount.local"
-  export GIT_COMMITTER_NAME="mindmount test" GIT_COMMITTER_EMAIL="test@mindmount.local"
+  export GIT_CONFIG_COUNT=2
+  export GIT_CONFIG_KEY_0=user.name GIT_CONFIG_VALUE_0="mindmount test"
+  export GIT_CONFIG_KEY_1=user.email GIT_CONFIG_VALUE_1="test@mindmount.local"
 fi
 # The MCP test drives mindmount with the official TypeScript SDK client.
 if [ -f scripts/mcp-client/package.json ] && command -v npm >/dev/null; then
