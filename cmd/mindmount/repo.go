@@ -27,7 +27,8 @@ func requireDir(dir string) error {
 // requireMindmountRepo is the one test every command applies to a repository
 // argument: a directory holding a git work tree (.git) and character.md or
 // user.md at its top. A plain folder or a plain git repository gets the
-// same error everywhere, saying how to make one.
+// same error everywhere, saying how to make one; a repository made before
+// the rename, saying how to upgrade it.
 func requireMindmountRepo(dir string) error {
 	if err := requireDir(dir); err != nil {
 		return err
@@ -35,7 +36,7 @@ func requireMindmountRepo(dir string) error {
 	if !host.IsMindmountRepo(dir) {
 		return host.NotMindmountError(dir)
 	}
-	return nil
+	return host.CheckUpgraded(dir)
 }
 
 // repoOf finds the mindmount repository holding path (a file or folder inside

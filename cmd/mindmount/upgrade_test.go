@@ -115,6 +115,14 @@ func TestInitUpgradesEarlierRepository(t *testing.T) {
 		t.Fatalf("OpenRepo before the upgrade: %v, want ErrNotUpgraded", err)
 	}
 
+	// So do the commands: consolidate would start again from an empty cursor.
+	for _, args := range [][]string{{"consolidate", repo}, {"index", repo}, {"sync", repo}, {"mcp", repo}} {
+		var so, se strings.Builder
+		if code := run(args, &so, &se); code == 0 || !strings.Contains(se.String(), `run "mindmount init `+repo+`" once to upgrade it`) {
+			t.Errorf("mindmount %s before the upgrade: exit %d\n%s%s", args[0], code, so.String(), se.String())
+		}
+	}
+
 	out := runCmd(t, "init", repo)
 	for _, want := range []string{"Upgraded " + repo, ".engram/cursor.json -> .mindmount/cursor.json",
 		".engram/settings -> .mindmount/settings", ".git/engram/ -> .git/mindmount/", "Committed "} {
