@@ -44,12 +44,18 @@ func upgradeRepo(r *gitrepo.Repo) (*upgrade, error) {
 		return nil, err
 	}
 	dir := r.Dir()
-	if err := moveState(dir); err != nil {
+	movedState, err := moveState(dir)
+	if err != nil {
 		return nil, err
 	}
 	tracked, err := r.HeadFiles(host.LegacyStateDir)
 	if err != nil {
 		return nil, err
+	}
+	if !movedState && len(tracked) == 0 && len(moved) == 0 {
+		// Not made by the old build: a README or .gitignore of the user's
+		// that mentions a folder of that name is none of our business.
+		return nil, nil
 	}
 	for _, old := range tracked {
 		to := stateDir + strings.TrimPrefix(old, host.LegacyStateDir)
@@ -195,29 +201,35 @@ func rewriteFile(p string, rewrite func([]byte) string) (bool, error) {
 	return true, atomicfile.WriteFile(p, []byte(next), fi.Mode().Perm())
 }
 
-// moveState renames the work tree's .engram/ to .mindmount/. Where both
+// moveState renames the work tree's .engram/ to .mindmount/ and reports
+// whether there was one. Where both
 // exist, each old file moves unless the new folder has a file there: equal
 // ones are dropped, different ones stop the upgrade before anything else
 // changes, naming both, so no data is lost. A symbolic link is never
 // followed.
-func moveState(dir string) error {
+func moveState(dir string) (bool, error) {
 	from, to := filepath.Join(dir, host.LegacyStateDir), filepath.Join(dir, stateDir)
 	fi, err := os.Lstat(from)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return false, nil
 	}
 	if err != nil {
-		return err
+		return false, err
 	}
 	if !fi.IsDir() {
-		return fmt.Errorf("%s is not a folder: move it out of the way by hand, then run mindmount init again", from)
+		return false, fmt.Errorf("%s is not a folder: move it out of the way by hand, then run mindmount init again", from)
 	}
 	if _, err := os.Lstat(to); errors.Is(err, fs.ErrNotExist) {
-		return os.Rename(from, to)
+		return true, os.Rename(from, to)
 	}
+	return true, mergeState(from, to)
+}
+
+// mergeState moves the files of from into to, which exists (see moveState).
+func mergeState(from, to string) error {
 	// Check every file first, so a conflict moves nothing.
 	var conflicts []string
-	err = filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}

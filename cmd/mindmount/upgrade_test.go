@@ -307,7 +307,7 @@ func TestMoveStateConflicts(t *testing.T) {
 	write(".engram/.gitkeep", "")
 	write(".mindmount/.gitkeep", "")
 	write(".mindmount/settings", "index_tokens: 3000\n")
-	err := moveState(dir)
+	_, err := moveState(dir)
 	if err == nil || !strings.Contains(err.Error(), "settings") {
 		t.Fatalf("moveState with two different settings: %v", err)
 	}
@@ -319,8 +319,8 @@ func TestMoveStateConflicts(t *testing.T) {
 	}
 	// Once the user keeps one, the rest moves and equal files merge.
 	os.Remove(filepath.Join(dir, ".mindmount/settings"))
-	if err := moveState(dir); err != nil {
-		t.Fatal(err)
+	if moved, err := moveState(dir); err != nil || !moved {
+		t.Fatal(moved, err)
 	}
 	var got []string
 	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
@@ -335,7 +335,38 @@ func TestMoveStateConflicts(t *testing.T) {
 	}
 	// A link named like the old folder is never followed.
 	os.Symlink("/etc", filepath.Join(dir, ".engram"))
-	if err := moveState(dir); err == nil {
+	if _, err := moveState(dir); err == nil {
 		t.Error("moveState followed a symbolic link")
+	}
+	os.Remove(filepath.Join(dir, ".engram"))
+	if moved, err := moveState(dir); moved || err != nil {
+		t.Errorf("moveState without the old folder: %v, %v", moved, err)
+	}
+}
+
+// TestInitLeavesOtherEngramAlone: a repository the old build never touched
+// is not "upgraded" because its README or .gitignore names a folder
+// .engram/ (another program of that name keeps its data there).
+func TestInitLeavesOtherEngramAlone(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git CLI not installed")
+	}
+	dir := t.TempDir()
+	readme := "Notes. The other tool keeps its data in `.engram/`.\n"
+	ignore := ".engram/\n"
+	os.WriteFile(filepath.Join(dir, "README.md"), []byte(readme), 0o644)
+	os.WriteFile(filepath.Join(dir, ".gitignore"), []byte(ignore), 0o644)
+	gitOut(t, dir, "init", "-q", "-b", "main")
+	gitOut(t, dir, "add", "-A")
+	gitOut(t, dir, "commit", "-q", "-m", "mine")
+	out := runCmd(t, "init", dir)
+	if strings.Contains(out, "Upgraded") {
+		t.Errorf("init upgraded a repository the old build never made:\n%s", out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "README.md")); string(b) != readme {
+		t.Errorf("README.md rewritten:\n%s", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, ".gitignore")); !strings.HasPrefix(string(b), ignore) {
+		t.Errorf(".gitignore rewritten:\n%s", b)
 	}
 }
