@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
@@ -122,7 +120,7 @@ func (s *chunkRun) extract(ctx context.Context, text string, rep *Report) ([]Fac
 func (s *chunkRun) load(rel string) *memgraph.Memory {
 	data, seen := s.snap[rel]
 	if !seen {
-		b, err := os.ReadFile(filepath.Join(s.c.r.Dir(), filepath.FromSlash(rel)))
+		b, err := s.c.r.Tree().ReadFile(rel, MaxTranscriptSize)
 		if err == nil {
 			data = b
 		}

@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"os"
 	"path"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mindmount/mindmount/memgraph/subtree"
 
 	"github.com/mindmount/mindmount/consolidate/llm"
 	"github.com/mindmount/mindmount/memgraph"
@@ -192,11 +192,11 @@ func (c *Consolidator) Run(ctx context.Context) (Report, error) {
 	if err != nil {
 		return rep, err
 	}
+	tree := c.r.Tree()
 	for _, rel := range paths {
-		abs := filepath.Join(c.r.Dir(), filepath.FromSlash(rel))
-		st, err := os.Stat(abs)
-		if err != nil {
-			continue // vanished since the listing
+		st, err := tree.Lstat(rel)
+		if err != nil || !st.Mode().IsRegular() {
+			continue // vanished since the listing, or not a file (a link, a FIFO)
 		}
 		stamp := fileStamp{st.Size(), st.ModTime(), cur.Transcripts[rel]}
 		if c.consumed(rel, stamp) {
@@ -207,10 +207,10 @@ func (c *Consolidator) Run(ctx context.Context) (Report, error) {
 			rep.problem("%s: %d bytes, more than the %d a transcript may have; skipped", rel, st.Size(), MaxTranscriptSize)
 			continue
 		}
-		data, err := os.ReadFile(abs)
+		data, err := tree.ReadFile(rel, MaxTranscriptSize)
 		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				continue
+			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, subtree.ErrUnsafePath) || errors.Is(err, subtree.ErrNotRegular) || errors.Is(err, subtree.ErrTooLarge) {
+				continue // replaced since the listing; seen again at the next run
 			}
 			return rep, err
 		}
@@ -284,32 +284,27 @@ func (c *Consolidator) headCursor() (*Cursor, error) {
 // transcripts lists transcript files: everything under transcripts/ that is
 // not hidden or an editor temp file (the tracker's one rule).
 func (c *Consolidator) transcripts() ([]string, error) {
-	root := filepath.Join(c.r.Dir(), memgraph.TranscriptsDir)
 	var out []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	err := c.r.Tree().WalkDir(memgraph.TranscriptsDir, func(rel string, d fs.DirEntry, err error) error {
 		if err != nil {
-			if p == root && errors.Is(err, fs.ErrNotExist) {
-				return filepath.SkipDir
+			if rel == memgraph.TranscriptsDir && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, subtree.ErrUnsafePath)) {
+				return fs.SkipDir // no inbox, or a link where it should be: nothing to read
 			}
 			return nil
 		}
 		name := d.Name()
-		if p != root && strings.HasPrefix(name, ".") {
+		if rel != memgraph.TranscriptsDir && strings.HasPrefix(name, ".") {
 			if d.IsDir() {
-				return filepath.SkipDir
+				return fs.SkipDir
 			}
 			return nil
 		}
 		if d.IsDir() || !d.Type().IsRegular() || tracker.IsTemp(name) {
 			return nil
 		}
-		rel, err := filepath.Rel(c.r.Dir(), p)
-		if err != nil {
-			return nil
-		}
 		// git-ignored or not: transcripts/ is a local inbox that git
 		// ignores by design (inbox.go).
-		out = append(out, filepath.ToSlash(rel))
+		out = append(out, rel)
 		return nil
 	})
 	sort.Strings(out)
@@ -330,8 +325,8 @@ func source(rel string, lo, hi int) string {
 // the run's message. Messages are thereby consolidated exactly once. The
 // change tracker's own recovery, when it runs first, has the same effect.
 func (c *Consolidator) Recover() error {
-	wt, err := os.ReadFile(filepath.Join(c.r.Dir(), filepath.FromSlash(CursorFile)))
-	if errors.Is(err, fs.ErrNotExist) {
+	wt, err := c.r.Tree().ReadFile(CursorFile, MaxTranscriptSize)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, subtree.ErrUnsafePath) {
 		return nil
 	}
 	if err != nil {
@@ -354,8 +349,8 @@ func (c *Consolidator) Recover() error {
 		if !allowedMemoryPath(rel) {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(c.r.Dir(), filepath.FromSlash(rel)))
-		if errors.Is(err, fs.ErrNotExist) {
+		data, err := c.r.Tree().ReadFile(rel, MaxTranscriptSize)
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, subtree.ErrUnsafePath) || errors.Is(err, subtree.ErrNotRegular) {
 			continue
 		}
 		if err != nil {

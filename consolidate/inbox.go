@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"time"
 )
 
@@ -90,13 +88,13 @@ func (c *Consolidator) expire(paths []string, cur *Cursor) {
 		return
 	}
 	cutoff := c.cfg.Now().Add(-keep)
+	tree := c.r.Tree()
 	for _, rel := range paths {
-		abs := filepath.Join(c.r.Dir(), filepath.FromSlash(rel))
-		st, err := os.Lstat(abs)
+		st, err := tree.Lstat(rel)
 		if err != nil || !st.Mode().IsRegular() || st.ModTime().After(cutoff) || st.Size() > MaxTranscriptSize {
 			continue
 		}
-		data, err := os.ReadFile(abs)
+		data, err := tree.ReadFile(rel, MaxTranscriptSize)
 		if err != nil {
 			continue
 		}
@@ -107,7 +105,7 @@ func (c *Consolidator) expire(paths []string, cur *Cursor) {
 		if _, tracked, err := c.r.ReadHead(rel); err != nil || tracked {
 			continue
 		}
-		if err := os.Remove(abs); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := tree.Remove(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			c.log.Warn("cannot remove an expired transcript", "transcript", rel, "err", err)
 			continue
 		}

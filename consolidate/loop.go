@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -63,7 +61,7 @@ func (c *Consolidator) poke() {
 
 // newUserMessages counts user messages of rel beyond the committed cursor.
 func (c *Consolidator) newUserMessages(rel string) int {
-	data, err := os.ReadFile(filepath.Join(c.r.Dir(), filepath.FromSlash(rel)))
+	data, err := c.r.Tree().ReadFile(rel, MaxTranscriptSize)
 	if err != nil {
 		return 0
 	}

@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -201,7 +199,7 @@ func (s *chunkRun) newMemory(f Fact, desc, text string, out *outcome, pending ma
 		if out.files[rel] != nil || pending[rel] != nil || s.c.g.Get(rel) != nil {
 			return true
 		}
-		_, err := os.Lstat(filepath.Join(s.c.r.Dir(), dir, slug+".md"))
+		_, err := s.c.r.Tree().Lstat(dir + "/" + slug + ".md")
 		return !errors.Is(err, fs.ErrNotExist)
 	})
 	rel := dir + "/" + slug + ".md"
@@ -285,7 +283,7 @@ func (s *chunkRun) headVersion(rel string) ([]byte, error) {
 func (s *chunkRun) conflicts(out *outcome) []int {
 	redo := map[int]bool{}
 	check := func(rel string, facts []int) {
-		now, err := os.ReadFile(filepath.Join(s.c.r.Dir(), filepath.FromSlash(rel)))
+		now, err := s.c.r.Tree().ReadFile(rel, MaxTranscriptSize)
 		if err != nil {
 			now = nil
 		}

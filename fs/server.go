@@ -12,9 +12,9 @@ import (
 
 	fusefs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
-	"golang.org/x/sys/unix"
 
 	"github.com/mindmount/mindmount/memgraph"
+	"github.com/mindmount/mindmount/memgraph/subtree"
 )
 
 // Errors of Mount a caller may want to tell apart.
@@ -60,8 +60,8 @@ func mount(mountpoint string, d deps, opt Options) (*fuse.Server, *mountState, e
 	})
 	srv, err := serve(mnt, &rawFS{RawFileSystem: fusefs.NewNodeFS(m.root, fopts), appends: &m.appends}, &fopts.MountOptions)
 	if err != nil {
-		if m.rootFd >= 0 {
-			unix.Close(m.rootFd)
+		if m.tree != nil {
+			m.tree.Close()
 		}
 		return nil, nil, explainMountError(mnt, err)
 	}
@@ -70,8 +70,8 @@ func mount(mountpoint string, d deps, opt Options) (*fuse.Server, *mountState, e
 		srv.Wait()
 		m.closed.Store(true)
 		m.inval.stop()
-		if m.rootFd >= 0 {
-			unix.Close(m.rootFd)
+		if m.tree != nil {
+			m.tree.Close()
 		}
 	}()
 	return srv, m, nil
@@ -165,9 +165,10 @@ func newMountState(dir string, d deps, opt Options, log *slog.Logger) (*mountSta
 		synth:   map[string]*fusefs.Inode{},
 	}
 	m.inval = newInvalidator(m)
-	m.rootFd = -1
-	if fd, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0); err == nil {
-		m.rootFd = fd
+	if t, err := subtree.Open(dir); err == nil {
+		m.tree = t
+	} else {
+		log.Warn("cannot open the backing root; every open will fail", "dir", dir, "err", err)
 	}
 	lr := &fusefs.LoopbackRoot{Path: dir, Dev: uint64(st.Dev)}
 	m.root = &node{LoopbackNode: &fusefs.LoopbackNode{RootData: lr}, m: m}

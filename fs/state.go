@@ -15,6 +15,7 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 
 	"github.com/mindmount/mindmount/memgraph"
+	"github.com/mindmount/mindmount/memgraph/subtree"
 )
 
 // mountState is shared by every node of one mount.
@@ -32,8 +33,8 @@ type mountState struct {
 	// mount apart (users.go); 0 for a single-repository mount.
 	inoSalt uint64
 
-	root   *node // set once before the mount starts
-	rootFd int   // O_PATH descriptor of the backing root, -1 if none
+	root *node         // set once before the mount starts
+	tree *subtree.Tree // the backing root, opened: every open beneath it
 
 	// synth holds the daemon's virtual inodes by repo path, created on
 	// first lookup and kept for the life of the mount.
@@ -42,8 +43,7 @@ type mountState struct {
 
 	closed atomic.Bool
 
-	appends   appendRequests // in-flight WRITEs from O_APPEND descriptors
-	noOpenat2 atomic.Bool    // openat2 is missing or refused: open by path
+	appends appendRequests // in-flight WRITEs from O_APPEND descriptors
 
 	// dirty holds paths written since the graph last read them: a WRITE
 	// or SETATTR marks them, and they are folded into the graph before

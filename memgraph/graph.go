@@ -2,6 +2,7 @@ package memgraph
 
 import (
 	"errors"
+	"github.com/mindmount/mindmount/memgraph/subtree"
 	"hash/maphash"
 	"io/fs"
 	"maps"
@@ -31,6 +32,7 @@ type Graph struct {
 
 	mu       sync.RWMutex
 	root     string
+	tree     *subtree.Tree // root, opened: every read beneath it, no symlink followed
 	files    map[string]*entry
 	dirs     map[string]int // folder -> number of known files under it, so Remove of an unknown path costs nothing
 	ranked   [2][]*item     // active user / character memories in rank order
@@ -104,8 +106,8 @@ func rankSlot(k Kind) int {
 	return 0
 }
 
-func newGraph(root string) *Graph {
-	return &Graph{root: root, files: map[string]*entry{}, dirs: map[string]int{}, bad: map[string]bool{}, ctxCache: map[int]cached{}, idxCache: map[idxKey]cached{}, seed: maphash.MakeSeed(), recall: recall.New()}
+func newGraph(root string, tree *subtree.Tree) *Graph {
+	return &Graph{root: root, tree: tree, files: map[string]*entry{}, dirs: map[string]int{}, bad: map[string]bool{}, ctxCache: map[int]cached{}, idxCache: map[idxKey]cached{}, seed: maphash.MakeSeed(), recall: recall.New()}
 }
 
 // scanReaders is how many files Scan reads at once.
@@ -126,8 +128,12 @@ func Scan(root string) (*Graph, error) {
 	if !st.IsDir() {
 		return nil, errors.New(abs + " is not a directory")
 	}
-	g := newGraph(abs)
-	rels, err := MemoryFiles(abs)
+	tree, err := subtree.Open(abs)
+	if err != nil {
+		return nil, err
+	}
+	g := newGraph(abs, tree)
+	rels, err := memoryFiles(tree)
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +152,7 @@ func Scan(root string) (*Graph, error) {
 				if i >= len(rels) {
 					return
 				}
-				datas[i], errs[i] = os.ReadFile(filepath.Join(abs, filepath.FromSlash(rels[i])))
+				datas[i], errs[i] = tree.ReadFile(rels[i], 0)
 			}
 		}()
 	}
@@ -185,29 +191,31 @@ func Scan(root string) (*Graph, error) {
 
 // MemoryFiles lists the memory files under root (regular files for which
 // IsMemoryPath holds), sorted, without descending into hidden folders or
-// transcripts/.
+// transcripts/. No symbolic link is followed.
 func MemoryFiles(root string) ([]string, error) {
-	// WalkDir does not descend into a root that is a symlink (a repository
-	// reached through a linked folder), so walk the real folder.
-	if r, err := filepath.EvalSymlinks(root); err == nil {
-		root = r
+	tree, err := subtree.Open(root)
+	if err != nil {
+		return nil, err
 	}
+	defer tree.Close()
+	return memoryFiles(tree)
+}
+
+func memoryFiles(tree *subtree.Tree) ([]string, error) {
 	var rels []string
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	err := tree.WalkDir(".", func(rel string, d fs.DirEntry, err error) error {
 		if err != nil {
-			if p == root {
+			if rel == "." {
 				return err
 			}
 			return nil // an unreadable subfolder is skipped, not fatal
 		}
-		rel, rerr := filepath.Rel(root, p)
-		if rerr != nil || rel == "." {
+		if rel == "." {
 			return nil
 		}
-		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
 			if strings.HasPrefix(d.Name(), ".") || rel == TranscriptsDir {
-				return filepath.SkipDir
+				return fs.SkipDir
 			}
 			return nil
 		}
@@ -229,20 +237,19 @@ func (g *Graph) Update(rel string) error {
 	if !isCleanRel(rel) {
 		return nil
 	}
-	p := filepath.Join(g.root, filepath.FromSlash(rel))
 	if !IsMemoryPath(rel) {
 		// Not a memory file, but perhaps a folder of them (after a folder
 		// rename or a checkout), or a folder that is gone.
-		st, err := os.Lstat(p)
+		st, err := g.tree.Lstat(rel)
 		switch {
-		case errors.Is(err, fs.ErrNotExist):
+		case errors.Is(err, fs.ErrNotExist), errors.Is(err, subtree.ErrUnsafePath):
 			g.Remove(rel)
 		case err == nil && st.IsDir():
 			return g.updateDir(rel)
 		}
 		return nil
 	}
-	data, isDir, notRegular, err := readMemoryFile(p)
+	data, isDir, notRegular, err := readMemoryFile(g.tree, rel)
 	switch {
 	case errors.Is(err, fs.ErrNotExist), notRegular:
 		g.Remove(rel)
@@ -265,21 +272,19 @@ func (g *Graph) updateDir(rel string) error {
 	}
 	prefix := rel + "/"
 	present := map[string]bool{}
-	base := filepath.Join(g.root, filepath.FromSlash(rel))
-	err := filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
+	err := g.tree.WalkDir(rel, func(r string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil
 		}
-		r := prefix + filepath.ToSlash(strings.TrimPrefix(strings.TrimPrefix(p, base), string(filepath.Separator)))
 		if d.IsDir() {
-			if p != base && strings.HasPrefix(d.Name(), ".") {
-				return filepath.SkipDir
+			if r != rel && strings.HasPrefix(d.Name(), ".") {
+				return fs.SkipDir
 			}
 			return nil
 		}
 		if d.Type().IsRegular() && IsMemoryPath(r) {
 			present[r] = true
-			data, err := os.ReadFile(p)
+			data, err := g.tree.ReadFile(r, 0)
 			if err == nil {
 				g.Put(r, data)
 			}
@@ -502,7 +507,7 @@ func (g *Graph) Rename(oldRel, newRel string) {
 	_, isFile := g.files[oldRel]
 	g.mu.RUnlock()
 	if !isFile {
-		st, err := os.Stat(filepath.Join(g.root, filepath.FromSlash(newRel)))
+		st, err := g.tree.Lstat(newRel)
 		if err == nil && st.IsDir() {
 			g.Remove(oldRel)
 			_ = g.updateDir(newRel)

@@ -2,8 +2,7 @@ package memgraph
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
+	"github.com/mindmount/mindmount/memgraph/subtree"
 	"strconv"
 	"strings"
 	"sync"
@@ -115,12 +114,14 @@ type settingsCache struct {
 	probs  []Problem
 }
 
-func (c *settingsCache) get(root string) (Settings, []Problem) {
-	p := filepath.Join(root, filepath.FromSlash(SettingsFile))
-	var st syscall.Stat_t
+func (c *settingsCache) get(tree *subtree.Tree) (Settings, []Problem) {
 	var stamp [3]int64
-	if syscall.Stat(p, &st) == nil {
-		stamp = [3]int64{st.Size, st.Mtim.Nano(), int64(st.Ino)}
+	if fi, err := tree.Lstat(SettingsFile); err == nil {
+		var ino uint64
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+			ino = uint64(st.Ino)
+		}
+		stamp = [3]int64{fi.Size(), fi.ModTime().UnixNano(), int64(ino)}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -130,7 +131,7 @@ func (c *settingsCache) get(root string) (Settings, []Problem) {
 	c.loaded, c.stamp = true, stamp
 	c.s, c.probs = Settings{}, nil
 	if stamp != ([3]int64{}) {
-		data, err := os.ReadFile(p)
+		data, err := tree.ReadFile(SettingsFile, maxSettings)
 		if err != nil {
 			c.probs = []Problem{{Path: SettingsFile, Msg: "cannot read: " + err.Error()}}
 		} else {
@@ -142,7 +143,7 @@ func (c *settingsCache) get(root string) (Settings, []Problem) {
 
 // Settings returns the repository's settings as SettingsFile has them now
 // (defaults where it is missing or invalid) and its problems.
-func (g *Graph) Settings() (Settings, []Problem) { return g.settings.get(g.root) }
+func (g *Graph) Settings() (Settings, []Problem) { return g.settings.get(g.tree) }
 
 // SetIndexTokens overrides the index budget of SettingsFile (a command-line
 // flag); 0 removes the override.
@@ -159,3 +160,6 @@ func (g *Graph) IndexTokens() int {
 	}
 	return DefaultIndexTokens
 }
+
+// maxSettings bounds the settings file read: it holds a few keys.
+const maxSettings = 1 << 20

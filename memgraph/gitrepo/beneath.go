@@ -1,16 +1,17 @@
 package gitrepo
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"path"
+
+	"github.com/mindmount/mindmount/memgraph/subtree"
 )
 
 // ErrUnsafePath is returned when a write mindmount makes itself would leave
 // the work tree or pass through a symbolic link (a memory folder replaced
 // by a link to /etc, say). Such a write is refused, never followed.
-var ErrUnsafePath = errors.New("refusing to write through a symbolic link or outside the repository")
+var ErrUnsafePath = subtree.ErrUnsafePath
 
 // WriteFile replaces the work tree file rel (repo-relative, '/') with data,
 // atomically (a temp file in the same directory, then a rename) and

@@ -2,30 +2,27 @@ package gitrepo
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"path"
+
+	"github.com/mindmount/mindmount/memgraph/subtree"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/mindmount/mindmount/memgraph/atomicfile"
 )
 
-// beneathFS writes inside one work tree through a file descriptor of its
-// root, so that no path string is ever resolved from "/".
+// beneathFS writes inside one work tree through descriptors opened beneath
+// its root (subtree), so that no path string is ever resolved from "/".
 type beneathFS struct {
-	root    int
+	tree    *subtree.Tree
 	dirs    map[string]int // open directory descriptors by repo-relative path
 	perm    fs.FileMode    // for directories created
 	written []int          // files written without fsync, kept open for flush
 }
 
 func (r *Repo) beneath() (*beneathFS, error) {
-	fd, err := unix.Open(r.dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", r.dir, err)
-	}
-	return &beneathFS{root: fd, dirs: map[string]int{}, perm: r.dirPerm()}, nil
+	return &beneathFS{tree: r.tree, dirs: map[string]int{}, perm: r.dirPerm()}, nil
 }
 
 func (b *beneathFS) close() {
@@ -36,7 +33,6 @@ func (b *beneathFS) close() {
 	for _, fd := range b.dirs {
 		unix.Close(fd)
 	}
-	unix.Close(b.root)
 }
 
 // flush makes the files written without fsync and the given loose objects
@@ -96,68 +92,17 @@ func syncAll(n int, sync func(i int) error) error {
 
 // dir returns a descriptor of directory rel ("." is the root), opened
 // beneath the root without following symbolic links; create makes the
-// missing ones.
+// missing ones. The descriptors are kept for the rest of the operation.
 func (b *beneathFS) dir(rel string, create bool) (int, error) {
-	if rel == "." {
-		return b.root, nil
-	}
 	if fd, ok := b.dirs[rel]; ok {
 		return fd, nil
 	}
-	fd, err := openat2Dir(b.root, rel)
-	switch {
-	case err == nil:
-	case errors.Is(err, unix.ENOENT) && create, errors.Is(err, unix.ENOSYS), errors.Is(err, unix.EPERM):
-		// Make the missing directories (or walk by hand where openat2 is
-		// unavailable), one component at a time.
-		parent, perr := b.dir(path.Dir(rel), create)
-		if perr != nil {
-			return -1, perr
-		}
-		fd, err = openDirAt(parent, path.Base(rel), create, b.perm)
-	case errors.Is(err, unix.ELOOP), errors.Is(err, unix.EXDEV):
-		return -1, fmt.Errorf("%s: %w", rel, ErrUnsafePath)
-	}
+	fd, err := b.tree.OpenDir(rel, create, b.perm)
 	if err != nil {
 		return -1, err
 	}
 	b.dirs[rel] = fd
 	return fd, nil
-}
-
-func openat2Dir(root int, rel string) (int, error) {
-	for {
-		fd, err := unix.Openat2(root, rel, &unix.OpenHow{
-			Flags:   unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC,
-			Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
-		})
-		if err == unix.EINTR || err == unix.EAGAIN {
-			continue // openat2 asks to retry after a racing rename
-		}
-		return fd, err
-	}
-}
-
-// openDirAt opens the single name under parent as a directory, never
-// following a symbolic link, creating it when asked.
-func openDirAt(parent int, name string, create bool, perm fs.FileMode) (int, error) {
-	for try := 0; ; try++ {
-		fd, err := unix.Openat(parent, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		if err == nil {
-			return fd, nil
-		}
-		if errors.Is(err, unix.ENOENT) && create && try == 0 {
-			if err := unix.Mkdirat(parent, name, uint32(perm)); err != nil && !errors.Is(err, unix.EEXIST) {
-				return -1, err
-			}
-			continue
-		}
-		var st unix.Stat_t
-		if unix.Fstatat(parent, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK {
-			return -1, fmt.Errorf("%s: %w", name, ErrUnsafePath)
-		}
-		return -1, err
-	}
 }
 
 // write replaces rel with data through a temp file and a rename inside

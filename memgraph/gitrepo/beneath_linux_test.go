@@ -68,26 +68,3 @@ func TestApplyReplacesSymlinkedFile(t *testing.T) {
 	}
 	checkClean(t, dir)
 }
-
-// TestOpenDirAtRefusesLinks covers the component walk used where openat2
-// is unavailable.
-func TestOpenDirAtRefusesLinks(t *testing.T) {
-	r, dir := tempRepo(t)
-	os.Symlink(t.TempDir(), filepath.Join(dir, "l"))
-	b, err := r.beneath()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.close()
-	if _, err := openDirAt(b.root, "l", true, 0o755); !errors.Is(err, ErrUnsafePath) {
-		t.Fatalf("openDirAt on a link: %v", err)
-	}
-	fd, err := openDirAt(b.root, "made", true, 0o755)
-	if err != nil {
-		t.Fatal(err)
-	}
-	closeFd(fd)
-	if fi, err := os.Lstat(filepath.Join(dir, "made")); err != nil || !fi.IsDir() {
-		t.Fatal("directory not created")
-	}
-}

@@ -2,7 +2,6 @@ package gitrepo
 
 import (
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -86,15 +85,15 @@ func (r *Repo) Dirty() ([]string, error) {
 	indexTime := r.idx.key.mtime
 	seen := make(map[string]bool, len(files))
 	var out []string
-	err = filepath.WalkDir(r.dir, func(abs string, d fs.DirEntry, err error) error {
+	// The walk and every read go beneath the work tree by descriptor and
+	// follow no link (subtree): a folder swapped for a link is not listed.
+	err = r.tree.WalkDir(".", func(rel string, d fs.DirEntry, err error) error {
 		if err != nil {
-			if abs == r.dir {
+			if rel == "." {
 				return err
 			}
 			return nil // vanished or unreadable: report what we can
 		}
-		rel, _ := filepath.Rel(r.dir, abs)
-		rel = filepath.ToSlash(rel)
 		if rel == "." {
 			return nil
 		}
@@ -121,7 +120,7 @@ func (r *Repo) Dirty() ([]string, error) {
 			statClean(ie, fi) && ie.ModifiedAt.Before(indexTime) {
 			return nil
 		}
-		if !sameContent(abs, fi, e) {
+		if !r.sameContent(rel, fi, e) {
 			out = append(out, rel)
 		}
 		return nil
@@ -151,10 +150,10 @@ func statClean(ie *index.Entry, fi fs.FileInfo) bool {
 }
 
 // sameContent hashes the work tree file and compares it with e.
-func sameContent(abs string, fi fs.FileInfo, e treeEntry) bool {
+func (r *Repo) sameContent(rel string, fi fs.FileInfo, e treeEntry) bool {
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
-		t, err := os.Readlink(abs)
+		t, err := r.tree.Readlink(rel)
 		return err == nil && e.mode == modeSymlink && hashObject("blob", []byte(t)) == e.hash
 	case fi.Mode().IsRegular():
 		mode := modeFile
@@ -164,7 +163,7 @@ func sameContent(abs string, fi fs.FileInfo, e treeEntry) bool {
 		if mode != e.mode {
 			return false
 		}
-		b, err := os.ReadFile(abs)
+		b, err := r.tree.ReadFile(rel, 0)
 		return err == nil && hashObject("blob", b) == e.hash
 	}
 	return false

@@ -18,6 +18,7 @@ package gitrepo
 import (
 	"errors"
 	"fmt"
+	"github.com/mindmount/mindmount/memgraph/subtree"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -71,9 +72,10 @@ type CommitInfo struct {
 // Repo is one repository opened for writing. All methods are safe for
 // concurrent use; commits are serialised.
 type Repo struct {
-	dir    string // absolute work tree root
-	gitDir string // absolute .git directory (HEAD, index)
-	objDir string // absolute objects directory (differs in linked worktrees)
+	dir    string        // absolute work tree root
+	tree   *subtree.Tree // dir, opened: reads of the work tree go beneath it
+	gitDir string        // absolute .git directory (HEAD, index)
+	objDir string        // absolute objects directory (differs in linked worktrees)
 
 	// BeforeCommit, when set, runs inside Apply after the working tree files
 	// were written and before the commit is made. Tests use it to inject a
@@ -113,6 +115,9 @@ func Open(dir string) (*Repo, error) {
 		return nil, fmt.Errorf("open git repository %s: %w", abs, err)
 	}
 	repo := newRepo(abs, gitDir, r.Storer)
+	if repo.tree, err = subtree.Open(abs); err != nil {
+		return nil, err
+	}
 	if cfg, err := r.Storer.Config(); err == nil {
 		repo.private = privateMode(cfg.Raw.Section("core").Option("sharedRepository"))
 	}
@@ -131,6 +136,10 @@ func privateMode(v string) bool {
 	m, err := strconv.ParseUint(v, 8, 32)
 	return err == nil && m&0o077 == 0
 }
+
+// Tree is the work tree opened by descriptor: the one way to read or stat a
+// path in it without following a symbolic link out (see subtree).
+func (r *Repo) Tree() *subtree.Tree { return r.tree }
 
 // Private reports whether the repository is private (core.sharedRepository
 // is 0600): mindmount's own files are then 0600 and its directories 0700.

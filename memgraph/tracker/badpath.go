@@ -3,8 +3,9 @@ package tracker
 import (
 	"errors"
 	"os"
-	"path/filepath"
 	"strings"
+
+	"github.com/mindmount/mindmount/memgraph/subtree"
 
 	"github.com/mindmount/mindmount/memgraph"
 	"github.com/mindmount/mindmount/memgraph/gitrepo"
@@ -33,7 +34,7 @@ func uncommittable(rel string) (error, string) {
 // judgeUncommittable records key as not committable while something is
 // there, and forgets it once it is gone (renamed or removed).
 func (t *Tracker) judgeUncommittable(key, id string, bad error, res *result) {
-	if _, err := os.Lstat(filepath.Join(t.root, filepath.FromSlash(key))); errors.Is(err, os.ErrNotExist) {
+	if _, err := t.r.Tree().Lstat(key); errors.Is(err, os.ErrNotExist) || errors.Is(err, subtree.ErrUnsafePath) {
 		t.clearInvalid(key, res)
 		return
 	}

@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mindmount/mindmount/memgraph/subtree"
+
 	"github.com/mindmount/mindmount/memgraph"
 	"github.com/mindmount/mindmount/memgraph/gitrepo"
 )
@@ -343,10 +345,12 @@ func (t *Tracker) examine(batch map[string]string, renames []renamePair) result 
 // error means there is nothing to commit.
 func (t *Tracker) read(rel, id string) (*fileState, []memgraph.Problem, error) {
 	st := &fileState{rel: rel, id: id}
-	abs := filepath.Join(t.root, filepath.FromSlash(rel))
-	fi, err := os.Lstat(abs)
+	tree := t.r.Tree()
+	fi, err := tree.Lstat(rel)
 	switch {
-	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+	// A folder on the way replaced by a symlink is, for the files that
+	// were in it, a deletion; the link itself is judged as its own path.
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, subtree.ErrUnsafePath):
 	case err != nil:
 		return nil, nil, err
 	case fi.IsDir():
@@ -357,9 +361,12 @@ func (t *Tracker) read(rel, id string) (*fileState, []memgraph.Problem, error) {
 	case fi.Size() > maxPlainFile:
 		return st, []memgraph.Problem{{Path: rel, Msg: fmt.Sprintf("file is larger than %d MiB and is not committed", maxPlainFile>>20)}}, nil
 	default:
-		data, err := os.ReadFile(abs)
-		if errors.Is(err, fs.ErrNotExist) {
-			break // removed while we looked: a deletion
+		data, err := tree.ReadFile(rel, maxPlainFile)
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, subtree.ErrUnsafePath) {
+			break // removed, or its folder swapped for a link, while we looked: a deletion
+		}
+		if errors.Is(err, subtree.ErrNotRegular) || errors.Is(err, subtree.ErrTooLarge) {
+			return nil, nil, nil // replaced while we looked; judged again at its own event
 		}
 		if err != nil {
 			return nil, nil, err
@@ -439,7 +446,7 @@ func (t *Tracker) clearInvalid(rel string, res *result) {
 	delete(t.invalid, rel)
 	t.mu.Unlock()
 	if had {
-		if _, err := os.Lstat(filepath.Join(t.r.Dir(), filepath.FromSlash(rel))); errors.Is(err, fs.ErrNotExist) {
+		if _, err := t.r.Tree().Lstat(rel); errors.Is(err, fs.ErrNotExist) {
 			t.log.Info("invalid file removed; no longer reported", "path", rel)
 		} else {
 			t.log.Info("file is valid again", "path", rel)

@@ -2,9 +2,9 @@ package tracker
 
 import (
 	"bytes"
-	"os"
+	"errors"
+	"io/fs"
 	"path"
-	"path/filepath"
 
 	"github.com/mindmount/mindmount/memgraph"
 	"github.com/mindmount/mindmount/memgraph/gitrepo"
@@ -46,9 +46,9 @@ func (t *Tracker) syncHeadLocked() {
 			ignores = true
 		}
 		touched = append(touched, rel)
-		abs := filepath.Join(t.root, filepath.FromSlash(rel))
+		tree := t.r.Tree()
 		if memgraph.IsMemoryPath(rel) {
-			if _, err := os.Stat(abs); err != nil {
+			if _, err := tree.Lstat(rel); err != nil {
 				t.g.Remove(rel)
 			} else if err := t.g.Update(rel); err != nil {
 				t.log.Warn("cannot reload changed file", "path", rel, "err", err)
@@ -61,9 +61,9 @@ func (t *Tracker) syncHeadLocked() {
 		_, held := t.invalid[rel]
 		t.mu.Unlock()
 		if held {
-			data, derr := os.ReadFile(abs)
+			data, derr := tree.ReadFile(rel, maxPlainFile)
 			prev, ok, herr := t.r.ReadHead(rel)
-			gone := os.IsNotExist(derr) && herr == nil && !ok
+			gone := errors.Is(derr, fs.ErrNotExist) && herr == nil && !ok
 			if gone || (derr == nil && herr == nil && ok && bytes.Equal(data, prev)) {
 				t.mu.Lock()
 				delete(t.invalid, rel)

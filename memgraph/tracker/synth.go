@@ -2,8 +2,6 @@ package tracker
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 
 	"github.com/mindmount/mindmount/memgraph"
 )
@@ -43,7 +41,7 @@ func (t *Tracker) writeSynthesized() {
 		}
 		old, ok := t.synth[rel]
 		if !ok {
-			old, _ = os.ReadFile(filepath.Join(t.root, filepath.FromSlash(rel)))
+			old, _ = t.r.Tree().ReadFile(rel, maxPlainFile)
 		}
 		if old != nil && bytes.Equal(old, data) {
 			t.synth[rel] = data

@@ -17,9 +17,7 @@ import (
 	"context"
 	"log/slog"
 	"maps"
-	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -246,8 +244,7 @@ func (t *Tracker) control() {
 	if fn == nil {
 		return
 	}
-	abs := filepath.Join(t.root, filepath.FromSlash(ControlFile))
-	if _, err := os.Lstat(abs); err != nil {
+	if _, err := t.r.Tree().Lstat(ControlFile); err != nil {
 		return // our own removal, or already handled
 	}
 	if err := t.r.RemoveFile(ControlFile); err != nil {

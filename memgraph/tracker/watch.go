@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+	"github.com/mindmount/mindmount/memgraph/subtree"
 )
 
 // Run watches the backing tree and commits debounced bursts until ctx is
@@ -164,7 +165,7 @@ func (t *Tracker) rescan() {
 			continue
 		}
 		if bad {
-			data, err := os.ReadFile(filepath.Join(t.root, filepath.FromSlash(rel)))
+			data, err := t.r.Tree().ReadFile(rel, maxPlainFile)
 			if err == nil && fingerprint(data) == inv.sum {
 				continue
 			}
@@ -186,21 +187,30 @@ type watchState struct {
 // written before the watch existed (mkdir -p a/b && echo > a/b/c).
 func (ws *watchState) addTree(dir string, touch bool) error {
 	root := ws.t.root
-	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	start := relOf(root, dir)
+	if start == "" {
+		start = "."
+	}
+	// The walk goes beneath the root by descriptor and follows no link:
+	// a folder swapped for a symlink to /etc while we walk is not
+	// listed, so nothing outside is ever touched.
+	return ws.t.r.Tree().WalkDir(start, func(rel string, d fs.DirEntry, err error) error {
 		if err != nil {
-			if p == dir && !errors.Is(err, fs.ErrNotExist) {
+			if rel == start && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, subtree.ErrUnsafePath) {
 				return err
 			}
 			return nil // vanished while we walked: its events say so
 		}
-		rel := relOf(root, p)
+		if rel == "." {
+			rel = ""
+		}
 		if d.IsDir() {
 			// Ignored folders are watched too: a file HEAD tracks stays
 			// tracked under a matching pattern, as in git.
 			if d.Name() == ".git" || rel == ".mindmount/cache" {
-				return filepath.SkipDir
+				return fs.SkipDir
 			}
-			if err := ws.w.Add(p); err != nil {
+			if err := ws.w.Add(filepath.Join(root, filepath.FromSlash(rel))); err != nil {
 				ws.t.log.Warn("cannot watch directory; the periodic rescan covers it", "dir", rel, "err", err)
 				return nil
 			}

@@ -75,7 +75,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, c caller) {
 
 	if err := appendLines(rt.Dir, sess.rel, line{Role: "user", Content: req.Message, Time: now.UTC().Format(time.RFC3339)}); err != nil {
 		s.log.Error("chat transcript", "user", req.UserID, "transcript", sess.rel, "err", err)
-		writeError(w, http.StatusInternalServerError, "the transcript cannot be written")
+		transcriptError(w, err)
 		return
 	}
 	msgs := make([]llm.Message, 0, len(sess.msgs)+2)

@@ -80,7 +80,7 @@ func (s *Server) consolidate(w http.ResponseWriter, r *http.Request, c caller) {
 	rel := path.Join(TranscriptDir, fmt.Sprintf("%s-posted-%d.jsonl", now.UTC().Format("2006-01-02"), now.UnixNano()))
 	if err := appendLines(rt.Dir, rel, lines...); err != nil {
 		s.log.Error("posted transcript", "user", req.UserID, "transcript", rel, "err", err)
-		writeError(w, http.StatusInternalServerError, "the transcript cannot be written")
+		transcriptError(w, err)
 		return
 	}
 	s.log.Info("transcript posted", "user", req.UserID, "transcript", rel, "messages", len(lines))

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mindmount/mindmount/cmd/mindmount/host"
 	"github.com/mindmount/mindmount/consolidate/llm"
+	"github.com/mindmount/mindmount/memgraph/subtree"
 )
 
 // writeJSON answers v with status.
@@ -64,4 +65,16 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
 		return false
 	}
 	return true
+}
+
+// transcriptError answers a transcript that cannot be written. A symbolic
+// link on its path (planted at transcripts/ or transcripts/http) is the
+// user's to remove, so it is named: 409, with the fix. Anything else is
+// ours: 500.
+func transcriptError(w http.ResponseWriter, err error) {
+	if errors.Is(err, subtree.ErrUnsafePath) {
+		writeError(w, http.StatusConflict, "the transcript cannot be written: "+TranscriptDir+" or a folder above it is a symbolic link; mindmount never writes through one — replace it with a folder")
+		return
+	}
+	writeError(w, http.StatusInternalServerError, "the transcript cannot be written")
 }

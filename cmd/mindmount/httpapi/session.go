@@ -8,9 +8,10 @@ import (
 	"fmt"
 	"os"
 	"path"
-	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/mindmount/mindmount/memgraph/subtree"
 
 	"github.com/mindmount/mindmount/consolidate/llm"
 )
@@ -100,10 +101,17 @@ type line struct {
 
 // appendLines appends msgs to the transcript rel of the repository at dir,
 // creating it (and its folder) when needed. One write per call, so a
-// reader never sees half a message from us.
+// reader never sees half a message from us. Every path is opened beneath
+// the repository without following a symbolic link: a link planted at
+// transcripts/, transcripts/http or the file itself is refused, never
+// appended through.
 func appendLines(dir, rel string, msgs ...line) error {
-	abs := filepath.Join(dir, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+	tree, err := subtree.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer tree.Close()
+	if err := tree.MkdirAll(path.Dir(rel), 0o700); err != nil {
 		return err
 	}
 	var b []byte
@@ -114,7 +122,7 @@ func appendLines(dir, rel string, msgs ...line) error {
 		}
 		b = append(append(b, j...), '\n')
 	}
-	f, err := os.OpenFile(abs, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := tree.OpenFile(rel, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return err
 	}

@@ -73,7 +73,7 @@ func newServer(repo Repo, opts Options) *server {
 	if version == "" {
 		version = "dev"
 	}
-	s := &server{g: repo.Graph, tr: repo.Tracker, r: repo.Git, tree: tree{root: repo.Git.Dir()}, log: log}
+	s := &server{g: repo.Graph, tr: repo.Tracker, r: repo.Git, tree: tree{repo.Git.Tree()}, log: log}
 	s.res = newResources(s)
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "mindmount", Title: "mindmount memory", Version: version}, &mcp.ServerOptions{
 		Instructions:       Instructions,

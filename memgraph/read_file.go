@@ -1,34 +1,29 @@
-//go:build unix
-
 package memgraph
 
 import (
 	"errors"
+	"github.com/mindmount/mindmount/memgraph/subtree"
 	"io/fs"
 	"syscall"
 )
 
-// readMemoryFile reads the file at p for Update with as few system calls as
-// possible (open, fstat, read, close), because Update runs on every write
-// the mount sees. It does not follow a symlink in the last element: a
-// memory is a regular file, and a link could point outside the repository.
-// isDir reports a directory; notRegular anything else that is not a file.
-func readMemoryFile(p string) (data []byte, isDir, notRegular bool, err error) {
-	var fd int
-	for {
-		fd, err = syscall.Open(p, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-		if err != syscall.EINTR {
-			break
-		}
-	}
+// readMemoryFile reads the file rel of tree for Update with as few system
+// calls as possible (open, fstat, read, close), because Update runs on
+// every write the mount sees. It follows no symlink, anywhere on the path:
+// a memory is a regular file, and a link could point outside the
+// repository. isDir reports a directory; notRegular anything else that is
+// not a file, or a path through a link.
+func readMemoryFile(tree *subtree.Tree, rel string) (data []byte, isDir, notRegular bool, err error) {
+	p := rel
+	fd, err := tree.OpenFd(rel, syscall.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		if errors.Is(err, syscall.ELOOP) {
+		if errors.Is(err, subtree.ErrUnsafePath) {
 			return nil, false, true, nil
 		}
 		if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ENOTDIR) {
 			return nil, false, false, fs.ErrNotExist
 		}
-		return nil, false, false, &fs.PathError{Op: "open", Path: p, Err: err}
+		return nil, false, false, err
 	}
 	defer syscall.Close(fd)
 	var st syscall.Stat_t
