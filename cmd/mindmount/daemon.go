@@ -92,6 +92,9 @@ type front func(ctx context.Context, rt *host.Runtime) (ended <-chan error, stop
 // stops the front, so nothing new arrives, and commits everything left
 // (closeRuntime). A signal or a clean end of the front is a nil error.
 func runDaemon(dir string, cfg host.RuntimeConfig, start front) error {
+	if err := host.CheckNotServed(dir); err != nil {
+		return err
+	}
 	rt, err := host.OpenRuntime(dir, cfg)
 	if err != nil {
 		return err

@@ -419,3 +419,24 @@ func TestUsersCommand(t *testing.T) {
 		t.Fatalf("status --root:\n%s", st)
 	}
 }
+
+// TestSingleDaemonsRefuseAServedRepository: while serve owns ROOT, watch,
+// mount and mcp on a user's repository — one never loaded — are refused
+// with a message naming the daemon, and nothing is committed by them.
+func TestSingleDaemonsRefuseAServedRepository(t *testing.T) {
+	root := t.TempDir()
+	runCmd(t, "users", "add", root, "bob", "--uid", itoa(os.Getuid()))
+	h, err := host.New(host.Config{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(context.Background())
+	bob := host.UserDir(root, "bob")
+	for _, args := range [][]string{{"watch", bob}, {"mount", bob, t.TempDir()}, {"mcp", bob}} {
+		var out, errb bytes.Buffer
+		code := run(args, &out, &errb)
+		if code == 0 || !strings.Contains(errb.String(), "served by mindmount serve") {
+			t.Errorf("mindmount %s while served: exit %d\n%s", strings.Join(args, " "), code, errb.String())
+		}
+	}
+}

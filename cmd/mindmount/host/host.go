@@ -547,3 +547,34 @@ func (h *Host) Close(ctx context.Context) error {
 	h.lock.Close()
 	return first
 }
+
+// ErrServed means a repository belongs to a ROOT that mindmount serve is
+// serving: a second daemon on it would make two writers of one repository.
+var ErrServed = errors.New("is served by mindmount serve")
+
+// CheckNotServed refuses dir when it is a user's repository of a ROOT a
+// running daemon serves, loaded or not (serve holds every registered
+// user's repository from its start). Single-repository daemons (mount,
+// watch, mcp) call it before they start.
+func CheckNotServed(dir string) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	users := filepath.Dir(abs)
+	if filepath.Base(users) != UsersDir {
+		return nil
+	}
+	root := filepath.Dir(users)
+	if running, pid, mnt := Running(root); running {
+		where := ""
+		if mnt != "" {
+			where = "; use " + filepath.Join(mnt, filepath.Base(abs)) + " instead"
+		}
+		return fmt.Errorf("%s %w (pid %s, root %s)%s", dir, ErrServed, pid, root, where)
+	}
+	return nil
+}

@@ -228,3 +228,35 @@ func TestHostBrokenRepositoryIsolated(t *testing.T) {
 		t.Fatalf("status:\n%s", st)
 	}
 }
+
+// TestCheckNotServed is issue 22's sixth defect: mindmount mount of
+// ROOT/users/bob succeeded while serve owned ROOT, as long as bob was not
+// loaded, and two daemons then wrote one repository. Serve holds every
+// registered user's repository from its start, loaded or not, and through
+// any path that names it.
+func TestCheckNotServed(t *testing.T) {
+	root := t.TempDir()
+	bob := newUser(t, root, "bob")
+	if err := CheckNotServed(bob); err != nil {
+		t.Fatalf("no daemon yet: %v", err)
+	}
+	h, err := New(Config{Root: root, Mount: "/mnt/memory"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), "bob-link")
+	os.Symlink(bob, link)
+	for _, p := range []string{bob, link, bob + "/"} {
+		err := CheckNotServed(p)
+		if !errors.Is(err, ErrServed) {
+			t.Fatalf("CheckNotServed(%s) while served, bob never loaded: %v", p, err)
+		}
+		if !strings.Contains(err.Error(), "/mnt/memory/bob") {
+			t.Errorf("the error does not say where the memory is served: %v", err)
+		}
+	}
+	h.Close(context.Background())
+	if err := CheckNotServed(bob); err != nil {
+		t.Fatalf("after the daemon stopped: %v", err)
+	}
+}
