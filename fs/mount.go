@@ -19,6 +19,6 @@ import (
 func Mount(mountpoint string, g *memgraph.Graph, t *tracker.Tracker, r *gitrepo.Repo, opt Options) (*fuse.Server, error) {
 	// Every commit goes through the tracker, the repository's one writer;
 	// the mount only reads the last commit (is a memory read_only there?).
-	srv, _, err := mount(mountpoint, deps{graph: g, tracker: t, search: searchFunc(g), head: r.ReadHead}, opt)
+	srv, _, err := mount(mountpoint, deps{graph: g, tracker: t, search: searchFunc(g), head: r.ReadHead, sandbox: t.NoteSandbox}, opt)
 	return srv, err
 }

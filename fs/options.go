@@ -41,7 +41,14 @@ type Options struct {
 	// serves warm reads from its page cache without asking (see
 	// node_io.go; scripts/bench-mount.sh compares). Passthrough implies it.
 	OpenEachFile bool
+	// Owner, when set, is the one user (besides root) whose requests the
+	// mount answers: mindmount serve's per-user mounts. Every other caller
+	// gets EACCES from the daemon itself (ownerGuard).
+	Owner *Owner
 }
+
+// Owner is the user a per-user mount serves.
+type Owner struct{ UID, GID uint32 }
 
 // noOpen reports whether the mount runs without OPEN (the default): the
 // kernel is answered ENOSYS once and serves reads without asking. It stops
@@ -79,4 +86,8 @@ type deps struct {
 	// head reads a file as the last commit has it; nil trusts the graph
 	// alone for read_only.
 	head func(rel string) (data []byte, ok bool, err error)
+	// sandbox records the sandbox a writer runs in for the next commit's
+	// Mindmount-Sandbox trailer (a per-user mount, Options.Owner); nil:
+	// not recorded.
+	sandbox func(name string)
 }

@@ -41,12 +41,28 @@ func mount(mountpoint string, d deps, opt Options) (*fuse.Server, *mountState, e
 	if opt.AllowOther {
 		allowOther = "--allow-other"
 	}
-	if err := preflight(dir, mnt, allowOther); err != nil {
-		return nil, nil, err
+	// A descriptor handed down by serve (/dev/fd/N) was mounted by the
+	// daemon, which checked the mountpoint; there is none to check here.
+	if !isPassedFd(mountpoint) {
+		if err := preflight(dir, mnt, allowOther); err != nil {
+			return nil, nil, err
+		}
+	} else {
+		mnt = mountpoint
 	}
 	m, err := newMountState(dir, d, opt, log)
 	if err != nil {
 		return nil, nil, err
+	}
+	if opt.Owner != nil && d.sandbox != nil {
+		// A served user's agents run in sandboxes and containers: name
+		// the one a write came from in the commit.
+		sb := newSandboxes()
+		m.callers.writer = func(pid uint32) {
+			if name := sb.of(pid); name != "" {
+				d.sandbox(name)
+			}
+		}
 	}
 	fopts := fuseOptions(fuseConfig{
 		fsName:     dir,
@@ -58,7 +74,11 @@ func mount(mountpoint string, d deps, opt Options) (*fuse.Server, *mountState, e
 		cacheTimeout: opt.CacheTimeout,
 		log:          log,
 	})
-	srv, err := serve(mnt, &rawFS{RawFileSystem: fusefs.NewNodeFS(m.root, fopts), appends: &m.appends}, &fopts.MountOptions)
+	var raw fuse.RawFileSystem = &rawFS{RawFileSystem: fusefs.NewNodeFS(m.root, fopts), appends: &m.appends}
+	if opt.Owner != nil {
+		raw = &ownerGuard{RawFileSystem: raw, uid: opt.Owner.UID}
+	}
+	srv, err := serve(mnt, raw, &fopts.MountOptions)
 	if err != nil {
 		if m.tree != nil {
 			m.tree.Close()

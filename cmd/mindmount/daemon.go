@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -31,11 +32,35 @@ func (d *daemonFlags) register(fl *flag.FlagSet) {
 	fl.IntVar(&d.indexTokens, "index-tokens", 0, "budget of user_memory.md and character_memory.md in estimated `TOKENS` (default: .mindmount/settings, else 2000)")
 }
 
+// args are the flags that give a worker (mindmount serve's) the same
+// timing and triggers.
+func (d *daemonFlags) args() []string {
+	return []string{
+		"--debounce=" + d.debounce.String(), "--max-wait=" + d.maxWait.String(), "--rescan=" + d.rescan.String(),
+		"--consolidate=" + strconv.FormatBool(d.consolidate), "--idle=" + d.idle.String(),
+		"--every=" + strconv.Itoa(d.every), "--index-tokens=" + strconv.Itoa(d.indexTokens),
+	}
+}
+
 // runtimeConfig is the configuration of one served repository. The model
 // comes from the environment; without one consolidation still runs and the
 // status file says it is waiting for a model. writeSynthesized is watch
 // mode: the indexes, context and status are written as real files.
 func (d *daemonFlags) runtimeConfig(writeSynthesized bool, log *slog.Logger) host.RuntimeConfig {
+	cfg := d.baseConfig(writeSynthesized, log)
+	if d.consolidate {
+		p, err := providerFromEnv()
+		if err != nil {
+			log.Warn("consolidation has no model; running without it", "err", err)
+		} else {
+			cfg.Provider = p
+		}
+	}
+	return cfg
+}
+
+// baseConfig is runtimeConfig without a model.
+func (d *daemonFlags) baseConfig(writeSynthesized bool, log *slog.Logger) host.RuntimeConfig {
 	cfg := host.RuntimeConfig{
 		Debounce:         d.debounce,
 		MaxWait:          d.maxWait,
@@ -47,14 +72,6 @@ func (d *daemonFlags) runtimeConfig(writeSynthesized bool, log *slog.Logger) hos
 		IndexTokens:      d.indexTokens,
 		Logger:           log,
 		Services:         []host.Service{syncService}, // sync.go: push after commits, fetch periodically
-	}
-	if d.consolidate {
-		p, err := providerFromEnv()
-		if err != nil {
-			log.Warn("consolidation has no model; running without it", "err", err)
-		} else {
-			cfg.Provider = p
-		}
 	}
 	return cfg
 }
@@ -95,9 +112,18 @@ func runDaemon(dir string, cfg host.RuntimeConfig, start front) error {
 	if err := host.CheckNotServed(dir); err != nil {
 		return err
 	}
+	return serveRuntime(dir, "", cfg, start)
+}
+
+// serveRuntime is runDaemon without the check that no serve owns dir: a
+// serve worker is that owner. id names the served user ("" for none).
+func serveRuntime(dir, id string, cfg host.RuntimeConfig, start front) error {
 	rt, err := host.OpenRuntime(dir, cfg)
 	if err != nil {
 		return err
+	}
+	if id != "" {
+		rt.SetUser(id)
 	}
 	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stopSignals()

@@ -244,8 +244,10 @@ usage: mindmount COMMAND [ARGS] [FLAGS]
 commands:
 `)
 	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
+	for n, c := range commands {
+		if c.summary != "" { // internal commands (worker) have none
+			names = append(names, n)
+		}
 	}
 	sort.Strings(names)
 	for _, n := range names {

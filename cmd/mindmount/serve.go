@@ -23,7 +23,7 @@ type serveFront struct {
 	name  string
 	flags func(fl *flag.FlagSet)
 	// start runs the front until ctx ends; it returns once ready (or failed).
-	start func(ctx context.Context, h *host.Host) (wait func() error, err error)
+	start func(ctx context.Context, ws *host.Workers) (wait func() error, err error)
 	// ready, when set, describes the started front for the readiness
 	// line ("http on 127.0.0.1:8080"); "" adds nothing.
 	ready func() string
@@ -37,15 +37,17 @@ type serveOptions struct {
 	root, mount    string
 	unloadAfter    time.Duration
 	llmConcurrency int
+	userMemory     uint64
 	debug          bool
 }
 
 func (o *serveOptions) register(fl *flag.FlagSet) {
 	o.daemon.register(fl)
 	fl.StringVar(&o.root, "root", "", "the serve `ROOT`: ROOT/users.json and one repository per user under ROOT/users/<id>")
-	fl.StringVar(&o.mount, "mount", "", "mount every user's memory at `MNT`/<id> (FUSE)")
-	fl.DurationVar(&o.unloadAfter, "unload-after", 10*time.Minute, "unload a user idle this long, committing what is pending first")
+	fl.StringVar(&o.mount, "mount", "", "mount every user's memory at `MNT`/<id> (FUSE; needs root)")
+	fl.DurationVar(&o.unloadAfter, "unload-after", 10*time.Minute, "stop a user's worker idle this long, committing what is pending first (users without a mount)")
 	fl.IntVar(&o.llmConcurrency, "llm-concurrency", 2, "model calls running at once, shared fairly by all users")
+	fl.Uint64Var(&o.userMemory, "user-memory", defaultUserMemory, "bound each user's worker to this many `BYTES` of memory (RLIMIT_DATA; 0: no bound)")
 	fl.BoolVar(&o.debug, "debug", false, "log every FUSE request")
 	for _, f := range serveFronts {
 		if f.flags != nil {
@@ -54,40 +56,53 @@ func (o *serveOptions) register(fl *flag.FlagSet) {
 	}
 }
 
+// defaultUserMemory bounds a worker's writable memory (RLIMIT_DATA: heap
+// and stacks, not the address space Go only reserves); the worker's Go heap
+// is held to half of it, so the collector works long before the bound.
+const defaultUserMemory = 512 << 20
+
 func init() {
 	var opts serveOptions
 	register(&command{
 		name:    "serve",
 		usage:   "serve --root ROOT [--mount MNT] [--unload-after 10m] [--llm-concurrency 2]",
-		summary: "serve every user's memory from one daemon (multi-user mount, fronts)",
+		summary: "serve every user's memory from one daemon (per-user mounts and workers, fronts)",
 		help: `Serves every user registered under ROOT (mindmount users add): ROOT/users/<id>
 is an ordinary mindmount repository, usable alone with mindmount mount when no
 daemon serves it. With --mount, MNT/<id>/ shows exactly what mindmount mount
 shows for that repository: the files, user_memory.md, character_memory.md,
 CONTEXT.md, .mindmount/status, .mindmount/search/QUERY and .mindmount/consolidate.
 
-Isolation: MNT/<id> and everything in it belongs to the user's uid and gid
-(the directory is mode 0700). A process whose uid is neither root nor the
-user's gets EACCES under MNT/<id> and does not see the user in "ls MNT";
-the daemon checks every request's credentials itself. Unknown users are
-ENOENT. A user whose repository is missing or broken shows only
-.mindmount/status saying why; the other users are not affected. MNT/.mindmount/status
-(root only) summarizes the daemon: users loaded, the model queue, per user
-its last commit, consolidation and invalid files.
+Privilege separation: the daemon runs as root only to mount, listen, read
+the user registry and tokens, check credentials and hold the model's key.
+Everything that touches a user's repository — reads, writes, git,
+consolidation, sync — runs in that user's worker process ("mindmount
+worker"), started with the user's uid and gid: the kernel, not the
+daemon's care, keeps it within the user's own rights. Every file in the
+repository belongs to the user, who can use plain git on it.
+
+Isolation: MNT/<id> is its own mount, served by the user's worker; a
+process whose uid is neither root nor the user's gets EACCES there (from
+the kernel, the top being the user's and 0700, and from the worker). MNT
+itself is root's, 0711: others cannot list who the users are.
 
 Bind-mount MNT/<id> into a sandbox or container to give an agent its
 memory (see the README, "Many users and containers").
 
-Users load on first access and unload after --unload-after without use,
-committing what is pending first. A user added or removed with mindmount
-users is picked up at its next access; SIGHUP re-reads the user list at
-once. All users share --llm-concurrency model calls, queued fairly.
+With --mount each user's worker starts with the daemon and serves the
+mount for its life; without, a worker starts at the user's first HTTP or
+MCP request and stops after --unload-after without use, committing what
+is pending first. A worker that dies is started again. SIGHUP re-reads
+the user list: added users are mounted, removed ones stopped and moved
+aside, and a user whose uid or gid changed gets a new worker and a new
+mount at once, the old uid refused from then on. All users share
+--llm-concurrency model calls, queued fairly, through the daemon.
 
 The line "mindmount: serving ROOT" on standard output (and READY=1 to
 systemd's NOTIFY_SOCKET) says the daemon is ready. SIGINT or SIGTERM
-commits what is pending for every loaded user, unmounts and exits 0. When
-the mount is unmounted from outside (fusermount3 -u), the daemon commits
-what is pending and exits with status 1. Only one daemon serves a ROOT.
+stops every worker (each commits what is pending), unmounts and exits 0.
+Only one daemon serves a ROOT, and while it runs, mount, watch and mcp
+refuse its users' repositories.
 
 Example:
 
@@ -106,23 +121,39 @@ Example:
 }
 
 // runServe runs the daemon until SIGINT/SIGTERM (nil: everything pending
-// committed) or until the mount is taken away from outside (an error).
+// committed) or until a front fails.
 func runServe(o *serveOptions, log *slog.Logger) error {
 	cfg := o.daemon.runtimeConfig(false, log)
 	if o.mount != "" {
-		// Checked before anything starts: a mount that cannot happen
-		// changes nothing.
-		if err := enfs.CheckMount(o.root, o.mount, enfs.UsersAllowOther); err != nil {
+		if os.Geteuid() != 0 {
+			return fmt.Errorf("--mount %s: mounting every user's memory needs root (each user's mount is made by the daemon and served by the user's worker)", o.mount)
+		}
+		if err := checkServeMountpoint(o.mount); err != nil {
 			return err
 		}
 	}
-	h, err := host.New(host.Config{
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	var model func(id string) llm.ChatProvider
+	if cfg.Provider != nil {
+		pool := newModelPool(cfg.Provider, o.llmConcurrency)
+		model = func(id string) llm.ChatProvider { return pool.For(id) }
+	}
+	args := append(o.daemon.args(), "--github-api="+serveGitHubAPI)
+	if o.debug {
+		args = append(args, "--debug")
+	}
+	ws, err := host.NewWorkers(host.WorkersConfig{
 		Root:        o.root,
-		Runtime:     cfg,
-		ProviderFor: modelShares(cfg, o.llmConcurrency),
+		Mount:       o.mount,
+		Exe:         exe,
+		Args:        args,
+		Model:       model,
+		Memory:      o.userMemory,
 		UnloadAfter: o.unloadAfter,
 		Logger:      log,
-		Mount:       o.mount,
 	})
 	if err != nil {
 		return err
@@ -136,33 +167,18 @@ func runServe(o *serveOptions, log *slog.Logger) error {
 	reaped := make(chan struct{})
 	go func() {
 		defer close(reaped)
-		h.Run(ctx)
+		ws.Run(ctx)
 	}()
-
-	var (
-		us   *enfs.UsersServer
-		gone <-chan struct{}
-	)
-	if o.mount != "" {
-		us, err = serveMount(h, o.mount, enfs.UsersOptions{Options: enfs.Options{Debug: o.debug, Logger: log}})
-		if err != nil {
-			stop()
-			<-reaped
-			h.Close(context.Background())
-			return err
-		}
-		gone = unmountedOutside(us.Server())
-	}
 
 	frontCtx, stopFronts := context.WithCancel(ctx)
 	defer stopFronts()
 	frontErr := make(chan error, len(serveFronts))
 	var waits []func() error
 	for _, f := range serveFronts {
-		wait, err := f.start(frontCtx, h)
+		wait, err := f.start(frontCtx, ws)
 		if err != nil {
 			stop()
-			shutdownServe(h, us, o.mount, false, stopFronts, waits, reaped, log)
+			shutdownServe(ws, stopFronts, waits, reaped, log)
 			return fmt.Errorf("%s: %w", f.name, err)
 		}
 		waits = append(waits, wait)
@@ -187,27 +203,23 @@ func runServe(o *serveOptions, log *slog.Logger) error {
 	fmt.Fprintf(stdout, "mindmount: serving %s%s\n", o.root, where)
 	sdNotify("READY=1")
 
-	outside := false
 	for done := false; !done; {
 		select {
 		case <-ctx.Done():
 			done = true
 		case <-hup:
-			if err := h.Reload(); err != nil {
+			if err := ws.Reload(); err != nil {
 				log.Warn("re-read users", "err", err)
 			} else {
-				log.Info("users re-read", "users", len(h.Users()))
+				log.Info("users re-read", "users", len(ws.Users()))
 			}
-		case <-gone:
-			outside, done = true, true
-			err = errUnmountedOutside(o.mount)
 		case err = <-frontErr:
 			done = true
 		}
 	}
 	sdNotify("STOPPING=1")
 	stop()
-	if serr := shutdownServe(h, us, o.mount, outside, stopFronts, waits, reaped, log); serr != nil && err == nil {
+	if serr := shutdownServe(ws, stopFronts, waits, reaped, log); serr != nil && err == nil {
 		err = serr
 	}
 	if err == nil {
@@ -216,35 +228,28 @@ func runServe(o *serveOptions, log *slog.Logger) error {
 	return err
 }
 
-// serveMount mounts every user of h at mnt and keeps the mount in step
-// with the host: users added or removed, and users loaded by any front.
-func serveMount(h *host.Host, mnt string, opt enfs.UsersOptions) (*enfs.UsersServer, error) {
-	opt.Root = h.Root()
-	us, err := enfs.MountUsers(mnt, hostUsers{h}, opt)
-	if err != nil {
-		return nil, err
+// checkServeMountpoint checks MNT before anything starts and makes it
+// root's, 0711: users reach MNT/<id> knowing their id, and cannot list the
+// others.
+func checkServeMountpoint(mnt string) error {
+	fi, err := os.Stat(mnt)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("mountpoint %s does not exist: create it with mkdir -p %s", mnt, mnt)
+	case err != nil:
+		return fmt.Errorf("mountpoint %s: %w", mnt, err)
+	case !fi.IsDir():
+		return fmt.Errorf("mountpoint %s is not a directory", mnt)
 	}
-	h.Subscribe(func(ev host.Event) {
-		switch ev.Kind {
-		case host.Added, host.Removed:
-			us.Changed(ev.ID)
-		case host.Loaded:
-			us.Loaded(ev.ID)
-		}
-	})
-	return us, nil
+	if _, err := os.Stat("/dev/fuse"); err != nil {
+		return fmt.Errorf("%w: mounting needs FUSE (modprobe fuse; in a container --device /dev/fuse)", enfs.ErrNoFUSE)
+	}
+	return os.Chmod(mnt, 0o711)
 }
 
-// shutdownServe unmounts (so nothing new arrives), stops the fronts and the
-// reaper, then unloads every user, committing what is pending.
-func shutdownServe(h *host.Host, us *enfs.UsersServer, mnt string, outside bool, stopFronts func(), waits []func() error, reaped <-chan struct{}, log *slog.Logger) error {
-	var err error
-	if us != nil && !outside {
-		if uerr := us.Unmount(); uerr != nil {
-			log.Warn("unmount", "mountpoint", mnt, "err", uerr)
-			err = uerr
-		}
-	}
+// shutdownServe stops the fronts (nothing new arrives) and the reaper, then
+// every worker, each committing what is pending, and unmounts.
+func shutdownServe(ws *host.Workers, stopFronts func(), waits []func() error, reaped <-chan struct{}, log *slog.Logger) error {
 	stopFronts()
 	for _, w := range waits {
 		if werr := w(); werr != nil && !errors.Is(werr, context.Canceled) {
@@ -252,12 +257,9 @@ func shutdownServe(h *host.Host, us *enfs.UsersServer, mnt string, outside bool,
 		}
 	}
 	<-reaped
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if cerr := h.Close(ctx); cerr != nil {
-		err = cerr
-	}
-	return err
+	return ws.Close(ctx)
 }
 
 // sdNotify tells systemd (Type=notify) about the daemon's state; nothing
@@ -276,48 +278,6 @@ func sdNotify(state string) {
 	}
 	defer c.Close()
 	c.Write([]byte(state))
-}
-
-// hostUsers adapts the host to what the multi-user mount needs.
-type hostUsers struct{ h *host.Host }
-
-var _ enfs.Users = hostUsers{}
-
-func (u hostUsers) List() []enfs.UserInfo {
-	us := u.h.Users()
-	out := make([]enfs.UserInfo, len(us))
-	for i, x := range us {
-		out[i] = enfs.UserInfo{ID: x.ID, UID: x.UID, GID: x.GID, Dir: x.Dir}
-	}
-	return out
-}
-
-func (u hostUsers) Lookup(id string) (enfs.UserInfo, bool) {
-	x, err := u.h.Lookup(id)
-	if err != nil {
-		return enfs.UserInfo{}, false
-	}
-	return enfs.UserInfo{ID: x.ID, UID: x.UID, GID: x.GID, Dir: x.Dir}, true
-}
-
-func (u hostUsers) Acquire(ctx context.Context, id string) (*enfs.UserRepo, func(), error) {
-	rt, release, err := u.h.Acquire(ctx, id)
-	if err != nil {
-		return nil, nil, err
-	}
-	return &enfs.UserRepo{Graph: rt.Graph, Tracker: rt.Tracker, Repo: rt.Repo, Consolidate: rt.RequestConsolidation}, release, nil
-}
-
-func (u hostUsers) Status() []byte { return u.h.Status(modelQueue()) }
-
-// modelShares gives every user its share of the one model: the daemon's
-// fair pool (llm.Pool, see llmenv.go) bounds the calls to concurrency.
-func modelShares(cfg host.RuntimeConfig, concurrency int) func(id string) llm.Provider {
-	if cfg.Provider == nil {
-		return nil
-	}
-	pool := newModelPool(cfg.Provider, concurrency)
-	return func(id string) llm.Provider { return pool.For(id) }
 }
 
 // modelQueue describes the model pool for the status report.

@@ -18,14 +18,21 @@ import (
 func startServeBinary(t *testing.T, root string, extra ...string) (*exec.Cmd, *logBuffer, string) {
 	t.Helper()
 	mnt := mountDir(t)
-	t.Cleanup(func() {
-		if mounted(mnt) {
-			syscall.Unmount(mnt, syscall.MNT_DETACH)
-		}
-	})
+	t.Cleanup(func() { detachUnder(mnt) })
 	args := append([]string{"serve", "--root", root, "--mount", mnt}, extra...)
 	cmd, logs := startMindmount(t, noModel, "mindmount: serving "+root+" at "+mnt, args...)
 	return cmd, logs, mnt
+}
+
+// detachUnder detaches every mount at or below dir (each user's mount
+// under MNT) that a killed daemon left behind.
+func detachUnder(dir string) {
+	b, _ := os.ReadFile("/proc/mounts")
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) > 1 && (f[1] == dir || strings.HasPrefix(f[1], dir+"/")) {
+			syscall.Unmount(f[1], syscall.MNT_DETACH)
+		}
+	}
 }
 
 // waitExit waits for the daemon to exit by itself and returns its error.
@@ -167,17 +174,31 @@ func TestOutsideUnmountNoticed(t *testing.T) {
 			}
 		}
 	}
+	// Under serve, each user's mount is its own: the user's worker
+	// notices, commits what is pending and exits; the daemon mounts the
+	// user again with a new worker, and the other users never notice.
 	t.Run("serve", func(t *testing.T) {
 		root := serveRoot(t)
-		cmd, logs, mnt := startServeBinary(t, root, "--debounce", "1h", "--max-wait", "1h")
+		_, logs, mnt := startServeBinary(t, root, "--debounce", "1h", "--max-wait", "1h")
 		writeAs(t, aliceUID, filepath.Join(mnt, "alice/user_memory/likes-tea.md"), teaMemory)
-		unmount(mnt)
-		err := waitExit(t, cmd, logs)
-		if err == nil || !strings.Contains(logs.String(), "unmounted from outside") {
-			t.Fatalf("serve after an outside unmount: %v\n%s", err, logs.String())
+		before := workerOf(t, "alice", root)
+		unmount(filepath.Join(mnt, "alice"))
+		deadline := time.Now().Add(30 * time.Second)
+		for !strings.Contains(gitLog(t, host.UserDir(root, "alice"), "-1", "--format=%s"), "likes-tea.md") {
+			if time.Now().After(deadline) {
+				t.Fatalf("pending change lost after an outside unmount:\n%s", logs)
+			}
+			time.Sleep(20 * time.Millisecond)
 		}
-		if log := gitLog(t, host.UserDir(root, "alice"), "-1", "--format=%s"); !strings.Contains(log, "likes-tea.md") {
-			t.Fatalf("pending change lost: %s", log)
+		waitFor(t, func() bool {
+			_, err := as(aliceUID, "cat", filepath.Join(mnt, "alice/user_memory/likes-tea.md"))
+			return err == nil && mounted(filepath.Join(mnt, "alice"))
+		}, "alice mounted again")
+		if after := workerOf(t, "alice", root); after == before {
+			t.Fatalf("alice is served by the same worker %d", after)
+		}
+		if _, err := os.ReadFile(filepath.Join(mnt, "bob/user.md")); err != nil {
+			t.Fatalf("bob beside alice's unmount: %v", err)
 		}
 	})
 	t.Run("mount", func(t *testing.T) {

@@ -7,20 +7,17 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"strings"
 
 	"github.com/mindmount/mindmount/cmd/mindmount/host"
 	"github.com/mindmount/mindmount/cmd/mindmount/httpapi"
-	"github.com/mindmount/mindmount/cmd/mindmount/mcpserver"
 	"github.com/mindmount/mindmount/hooks/remote"
 )
 
 // httpFront is mindmount serve --http: the reference server's API and MCP.
 type httpFront struct {
 	addr, keyFile string
-	githubAPI     string
 	insecure      bool
 	bound         string // the address listened on, once started
 }
@@ -32,7 +29,7 @@ func init() {
 		flags: func(fl *flag.FlagSet) {
 			fl.StringVar(&f.addr, "http", "", "serve the HTTP API (chat, bye, consolidate, recall, health, MCP at /mcp) on `ADDR`, e.g. 127.0.0.1:8080")
 			fl.StringVar(&f.keyFile, "api-key-file", "", "read the admin API key from `FILE` (default $MINDMOUNT_API_KEY)")
-			fl.StringVar(&f.githubAPI, "github-api", remote.DefaultGitHubAPI, "GitHub REST API base `URL` for /v1/git/setup (GitHub Enterprise: https://HOST/api/v3)")
+			fl.StringVar(&serveGitHubAPI, "github-api", remote.DefaultGitHubAPI, "GitHub REST API base `URL` for /v1/git/setup (GitHub Enterprise: https://HOST/api/v3)")
 			fl.BoolVar(&f.insecure, "insecure-listen", false, "allow --http on a non-loopback address without an API key or user tokens")
 		},
 		start: f.start,
@@ -47,7 +44,7 @@ func init() {
 
 // start listens and serves until ctx ends. The readiness line of mindmount
 // serve then ends with "http on ADDR", the bound address (so :0 works).
-func (f *httpFront) start(ctx context.Context, h *host.Host) (func() error, error) {
+func (f *httpFront) start(ctx context.Context, ws *host.Workers) (func() error, error) {
 	if f.addr == "" {
 		return func() error { return nil }, nil
 	}
@@ -55,7 +52,7 @@ func (f *httpFront) start(ctx context.Context, h *host.Host) (func() error, erro
 	if err != nil {
 		return nil, err
 	}
-	tokens := httpapi.OpenTokens(h.Root())
+	tokens := httpapi.OpenTokens(ws.Root())
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
 		return nil, err
@@ -65,22 +62,16 @@ func (f *httpFront) start(ctx context.Context, h *host.Host) (func() error, erro
 		return nil, fmt.Errorf("--http %s: no API key (MINDMOUNT_API_KEY, --api-key-file) and no user tokens (mindmount users token), so only a loopback address is allowed; add --insecure-listen to serve anyone who can reach %s", f.addr, f.addr)
 	}
 	log := slog.Default()
+	// The front checks credentials and forwards each request to the
+	// user's worker, which answers it as the user (chat, bye, consolidate,
+	// recall, git, MCP): nothing here touches a user's repository.
 	srv := httpapi.New(httpapi.Config{
-		Users:    h,
+		Forward:  ws,
+		List:     ws,
 		Pool:     servePool.Load(),
 		AdminKey: key,
 		Tokens:   tokens,
-		MCP: mcpserver.NewHandler(func(r *http.Request) (*host.Runtime, func(), error) {
-			return h.Acquire(r.Context(), httpapi.RequestUser(r))
-		}, mcpserver.Options{Logger: log, Version: version}),
-		// A user's GitHub token is kept in ROOT/credentials/<id>, where
-		// the daemon's sync service (sync.go) finds it for later pushes.
-		Git: &remote.API{
-			GitHubAPI:   f.githubAPI,
-			Credentials: func(id string) remote.Credentials { return remote.CredentialsFor(h.Root(), id) },
-			Logger:      log,
-		},
-		Logger: log,
+		Logger:   log,
 	})
 	done := make(chan struct{})
 	var serveErr error
@@ -93,6 +84,10 @@ func (f *httpFront) start(ctx context.Context, h *host.Host) (func() error, erro
 	// it at shutdown).
 	return func() error { <-done; return serveErr }, nil
 }
+
+// serveGitHubAPI is --github-api, handed to every worker (which answers
+// /v1/git/setup as its user).
+var serveGitHubAPI = remote.DefaultGitHubAPI
 
 // adminKey reads the admin key from file, else MINDMOUNT_API_KEY. The key is
 // never printed; an error names the file, not its content.

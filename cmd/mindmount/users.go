@@ -134,6 +134,13 @@ func usersAdd(args []string) error {
 			return err
 		}
 	}
+	if os.Geteuid() == 0 {
+		// The repository is the user's from the start: the user's worker
+		// (and the user's own git) work in it as the user.
+		if err := host.GiveToUser(dir, uid, gid); err != nil {
+			return err
+		}
+	}
 	if err := host.AddUser(root, host.Entry{ID: id, UID: uid, GID: gid, Name: *display}); err != nil {
 		return err
 	}

@@ -79,7 +79,15 @@ func (a API) Status(r *gitrepo.Repo, userID string) GitStatus {
 }
 
 // CredentialsFor is where a served user's token is kept:
-// ROOT/credentials/<id>, beside ROOT/users/ and outside every repository.
+// ROOT/credentials/<id>/git, beside ROOT/users/ and outside every
+// repository. The folder ROOT/credentials/<id> belongs to the user (0700),
+// so the user's worker reads and replaces the file as the user, and no
+// other user can.
 func CredentialsFor(root, userID string) Credentials {
-	return Credentials{Path: root + "/credentials/" + userID}
+	return Credentials{Path: CredentialsDir(root, userID) + "/git"}
+}
+
+// CredentialsDir is the user's own folder under ROOT/credentials.
+func CredentialsDir(root, userID string) string {
+	return root + "/credentials/" + userID
 }

@@ -17,7 +17,11 @@ type modelHealth struct {
 // health answers without auth: status, uptime, users and the model. 503
 // while the daemon shuts down, so a load balancer stops sending.
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
-	users := s.cfg.Users.Users()
+	var list UserList = s.cfg.Users
+	if s.cfg.Forward != nil {
+		list = s.cfg.List
+	}
+	users := list.Users()
 	loaded := 0
 	for _, u := range users {
 		if u.Loaded {

@@ -27,7 +27,12 @@ import (
 type Users interface {
 	// Acquire loads user id and holds it until release is called.
 	Acquire(ctx context.Context, id string) (*host.Runtime, func(), error)
-	// Users lists the registered users (health counts the loaded ones).
+	UserList
+}
+
+// UserList lists the registered users (health counts the loaded ones);
+// mindmount serve's front needs only this (see Config.Forward).
+type UserList interface {
 	Users() []host.User
 }
 
@@ -44,6 +49,12 @@ type Config struct {
 	AdminKey string
 	// Tokens are the per-user tokens; nil means none.
 	Tokens *TokenStore
+	// Forward, when set, makes the server mindmount serve's front: every
+	// request but /health is authorized here and answered by the user's
+	// worker (forward.go); List then lists the users for /health, and
+	// Users is not used.
+	Forward Forwarder
+	List    UserList
 	// MCP, when set, is served at /mcp behind the same auth; it finds the
 	// user with RequestUser.
 	MCP http.Handler
@@ -90,6 +101,10 @@ func New(cfg Config) *Server {
 	s := &Server{cfg: cfg, log: cfg.Logger, started: cfg.Now(), mux: http.NewServeMux()}
 	s.sessions.m = map[string]*session{}
 	s.mux.HandleFunc("GET /health", s.health)
+	if cfg.Forward != nil {
+		s.mux.Handle("/", s.auth(s.forward))
+		return s
+	}
 	s.mux.Handle("POST /v1/chat", s.auth(s.chat))
 	s.mux.Handle("POST /v1/bye", s.auth(s.bye))
 	s.mux.Handle("POST /v1/consolidate", s.auth(s.consolidate))

@@ -1,0 +1,101 @@
+package host
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"golang.org/x/sys/unix"
+)
+
+// GiveToUser makes every file and folder under dir that root owns the
+// user's (uid, gid): what an earlier serve, running everything as root,
+// left in a user's repository (.git/index, refs, object folders), so that
+// the user's worker — and the user's own git — can use it. It runs as root
+// on a tree the user controls, so it never follows a symlink (every folder
+// is opened by descriptor with O_NOFOLLOW, every change is fchownat
+// AT_SYMLINK_NOFOLLOW), leaves alone what another user owns, and skips a
+// regular file with more than one link: a hard link to /etc/shadow is
+// root's and must stay root's.
+func GiveToUser(dir string, uid, gid uint32) error { return GiveTo(dir, uid, gid, 0) }
+
+// GiveTo is GiveToUser for entries owned by root or by any of from (the
+// user's previous uids, after a uid change).
+func GiveTo(dir string, uid, gid uint32, from ...uint32) error {
+	own := func(u uint32) bool { return u == 0 || slices.Contains(from, u) }
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("%s: %w", dir, err)
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return err
+	}
+	if own(st.Uid) {
+		if err := unix.Fchown(fd, int(uid), int(gid)); err != nil {
+			return err
+		}
+	}
+	return giveDir(fd, uid, gid, own, 0)
+}
+
+// maxDepth bounds the walk: a memory repository is never this deep.
+const maxDepth = 64
+
+func giveDir(dfd int, uid, gid uint32, own func(uint32) bool, depth int) error {
+	if depth > maxDepth {
+		return errors.New("folders nested too deep")
+	}
+	f, err := unix.Dup(dfd)
+	if err != nil {
+		return err
+	}
+	names, err := readNames(f)
+	if err != nil {
+		return err
+	}
+	var first error
+	for _, name := range names {
+		var st unix.Stat_t
+		if err := unix.Fstatat(dfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			continue // gone since the listing
+		}
+		kind := st.Mode & unix.S_IFMT
+		if own(st.Uid) && (kind == unix.S_IFDIR || kind == unix.S_IFLNK || (kind == unix.S_IFREG && st.Nlink == 1)) {
+			if err := unix.Fchownat(dfd, name, int(uid), int(gid), unix.AT_SYMLINK_NOFOLLOW); err != nil && first == nil {
+				first = fmt.Errorf("%s: %w", name, err)
+			}
+		}
+		if kind != unix.S_IFDIR {
+			continue
+		}
+		sub, err := unix.Openat(dfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			continue // swapped for something else since the stat: not ours to follow
+		}
+		err = giveDir(sub, uid, gid, own, depth+1)
+		unix.Close(sub)
+		if err != nil && first == nil {
+			first = fmt.Errorf("%s/%w", name, err)
+		}
+	}
+	return first
+}
+
+// readNames lists the directory open at fd (consumed: fd is closed).
+func readNames(fd int) ([]string, error) {
+	defer unix.Close(fd)
+	var names []string
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := unix.Getdents(fd, buf)
+		if err != nil {
+			return nil, err
+		}
+		if n <= 0 {
+			return names, nil
+		}
+		_, _, names = unix.ParseDirent(buf[:n], -1, names)
+	}
+}
