@@ -291,7 +291,6 @@ func TestServeAddRemoveWhileRunning(t *testing.T) {
 	}, "bob unmounted and moved aside")
 }
 
-
 // A broken repository is not served (the log says why); the other users
 // are unaffected.
 func TestServeBrokenRepositoryIsolated(t *testing.T) {
