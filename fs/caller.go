@@ -21,8 +21,8 @@ const callerTTL = 2 * time.Second
 type callerNames struct {
 	names pidCache
 	now   func() time.Time
-	// writer, when set, hears of every writing process (the multi-user
-	// mount notes its sandbox for the commit: users_sandbox.go).
+	// writer, when set, hears of every writing process (serve's per-user
+	// mount notes its sandbox for the commit: sandbox.go).
 	writer func(pid uint32)
 }
 

@@ -166,7 +166,7 @@ func unwrapPath(err error) error {
 
 // CheckMount reports, before anything else starts, whether the repository
 // (or serve root) dir can be mounted at mountpoint: the same checks Mount
-// and MountUsers make first, as one-line errors naming the cause and the
+// makes first, as one-line errors naming the cause and the
 // fix. allowOther names what asks for allow_other ("--allow-other"; "" when
 // nothing does).
 func CheckMount(dir, mountpoint, allowOther string) error {
@@ -180,10 +180,6 @@ func CheckMount(dir, mountpoint, allowOther string) error {
 	}
 	return preflight(d, mnt, allowOther)
 }
-
-// UsersAllowOther is what asks for allow_other in MountUsers, for
-// CheckMount.
-const UsersAllowOther = "the multi-user mount (allow_other)"
 
 // preflight turns the usual reasons a mount fails into clear errors before
 // the kernel is asked: no /dev/fuse at all, then the mountpoint (missing, a

@@ -53,7 +53,7 @@ type Owner struct{ UID, GID uint32 }
 // noOpen reports whether the mount runs without OPEN (the default): the
 // kernel is answered ENOSYS once and serves reads without asking. It stops
 // sending OPEN for the whole mount at the first ENOSYS, so every file of
-// the mount (the multi-user root's too) must ask this one rule.
+// the mount must ask this one rule.
 func (o *Options) noOpen() bool { return !o.OpenEachFile && !o.Passthrough }
 
 // model is what the mount needs of *memgraph.Graph. An interface so the FUSE

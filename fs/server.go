@@ -98,7 +98,7 @@ func mount(mountpoint string, d deps, opt Options) (*fuse.Server, *mountState, e
 }
 
 // fuseConfig is what tells the single-user mount (mount) and the
-// multi-user one (MountUsers) apart in their go-fuse options.
+// per-user mounts of serve apart in their go-fuse options.
 type fuseConfig struct {
 	fsName       string // the source column of /proc/mounts
 	allowOther   bool
@@ -161,7 +161,7 @@ func serve(mnt string, raw fuse.RawFileSystem, opts *fuse.MountOptions) (*fuse.S
 
 // newMountState builds the state and root node of a mount of the backing
 // tree dir (absolute) without mounting it: mount puts it at the root of a
-// FUSE server, the multi-user mount (users.go) one level down. attach
+// FUSE server. attach
 // starts it.
 func newMountState(dir string, d deps, opt Options, log *slog.Logger) (*mountState, error) {
 	// .mindmount holds the daemon's virtual files; it may not exist yet in a

@@ -29,8 +29,8 @@ type mountState struct {
 	own     ownWrites
 	started time.Time
 	owner   fuse.Owner // of the backing root, for virtual files
-	// inoSalt keeps the virtual inodes of each user of a multi-user
-	// mount apart (users.go); 0 for a single-repository mount.
+	// inoSalt offsets the virtual inodes (0: every mount is one
+	// repository's; serve's users each have a mount of their own).
 	inoSalt uint64
 
 	root *node         // set once before the mount starts

@@ -39,9 +39,7 @@ const (
 //
 // With Options.OpenEachFile, an open snapshots the bytes for its handle
 // and reads bypass the page cache (direct I/O).
-//
-// The multi-user root's files (MNT/.mindmount/status, the status of a broken
-// user) are synthFiles too, with their own attributes (usersRoot.synthFile).
+
 type synthFile struct {
 	fusefs.Inode
 	gen    func() []byte

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# Measures mindmount serve (issue 8): configures USERS users (default 1,000),
-# each a mindmount repository with MEMORIES memories (default 50), serves
-# them with one daemon and prints:
-#   - the daemon's RSS with every user idle, and after touching 100 users
+# Measures mindmount serve (issues 8 and 22): configures USERS users
+# (default 200), each a mindmount repository with MEMORIES memories (default
+# 50), serves them with one daemon — a root daemon and one worker process
+# per user, running as the user — and prints:
+#   - the RSS of the daemon and of all workers with every user idle, the
+#     median worker, and after touching 100 users
 #   - the time to the first `cat MNT/<id>/user_memory.md` of a cold user
 #     (goal: under 50 ms at 50 memories), median and worst of 20 users
+#   - warm "grep -r" through MNT/<id> against the same tree unmounted
+#     (goal: at most 2x), median of 20 runs each
 #   - writes per second with WRITERS users (default 20) writing at once
 #     (each WRITES new memories, default 50, through the mount as fast as
 #     it can), and the share of those writes committed within 3 seconds
@@ -13,15 +17,18 @@
 # Needs root (the mount hands directories to other uids) and /dev/fuse.
 #
 # usage: scripts/bench-serve.sh
-# env:   USERS=1000 MEMORIES=50 WRITERS=20 WRITES=50
+# env:   USERS=200 MEMORIES=50 WRITERS=20 WRITES=50
+# With --mount every user's worker starts with the daemon (a FUSE
+# connection is served by one process for its life), so memory grows with
+# the users: see the median worker's RSS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-USERS=${USERS:-1000}
+USERS=${USERS:-200}
 MEMORIES=${MEMORIES:-50}
 WRITERS=${WRITERS:-20}
 WRITES=${WRITES:-50}
-((USERS >= 100 + 20 + WRITERS)) || { echo "USERS must be at least $((140 + WRITERS))" >&2; exit 2; }
+((USERS >= 100 + 20 + WRITERS)) || { echo "USERS must be at least $((120 + WRITERS))" >&2; exit 2; }
 
 work=$(mktemp -d /tmp/mindmount-bench-serve.XXXXXX)
 chmod 755 "$work"
@@ -44,6 +51,12 @@ go build -o "$work/mindmount" ./cmd/mindmount
 mindmount=$work/mindmount
 ms() { echo $(( $(date +%s%N) / 1000000 )); }
 rss() { awk '/VmRSS/ {printf "%.1f MB", $2/1024}' "/proc/$pid/status"; }
+# workers' RSS: the sum and the median, in MB.
+wrss() {
+  local kb=() p
+  for p in $(pgrep -P "$pid" -f " worker "); do kb+=($(awk '/VmRSS/ {print $2}' "/proc/$p/status" 2>/dev/null || echo 0)); done
+  printf '%s\n' "${kb[@]}" | sort -n | awk '{a[NR]=$1; s+=$1} END {printf "%d workers, %.1f MB in all, median %.1f MB", NR, s/1024, a[int((NR+1)/2)]/1024}'
+}
 
 # One repository with MEMORIES memories, committed, copied for every user.
 t0=$(ms)
@@ -83,13 +96,20 @@ echo "setup: $USERS users x $MEMORIES memories in $(( ($(ms) - t0) / 1000 )) s"
 
 "$mindmount" serve --root "$root" --mount "$mnt" --unload-after 10m --consolidate=false >"$work/serve.out" 2>"$work/serve.log" &
 pid=$!
-for _ in $(seq 1 600); do grep -q "mindmount: serving" "$work/serve.out" 2>/dev/null && break; sleep 0.1; done
+for _ in $(seq 1 3000); do grep -q "mindmount: serving" "$work/serve.out" 2>/dev/null && break; sleep 0.1; done
 grep -q "mindmount: serving" "$work/serve.out" || { cat "$work/serve.log"; exit 1; }
 sleep 1
-echo "RSS, all $USERS users idle:        $(rss)"
+echo "RSS, all $USERS users idle:        daemon $(rss); $(wrss)"
 
 for i in $(seq 1 100); do cat "$mnt/u$i/user_memory.md" >/dev/null; done
-echo "RSS, after touching 100 users:     $(rss)"
+echo "RSS, after touching 100 users:     daemon $(rss); $(wrss)"
+
+# Warm grep -r: the same tree through the user's mount and unmounted.
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+grepms() { for _ in $(seq 1 20); do a=$(date +%s%N); grep -rq "fact number 999" "$1" 2>/dev/null || true; b=$(date +%s%N); echo $(( (b - a) / 1000 )); done | median; }
+grep -rq x "$mnt/u1" || true
+m=$(grepms "$mnt/u1"); d=$(grepms "$root/users/u1")
+printf 'warm grep -r of %d memories: mount %.2f ms, unmounted %.2f ms, ratio %.2fx\n' "$MEMORIES" "$(echo "$m / 1000" | bc -l)" "$(echo "$d / 1000" | bc -l)" "$(echo "$m / $d" | bc -l)"
 
 # Cold first cat: users nobody touched yet.
 times=()
@@ -143,4 +163,4 @@ for w in $(seq 0 $((WRITERS - 1))); do
   unset committed
 done
 printf 'committed within 3 s: %d of %d writes (%.0f%%)\n' "$within" "$total" "$(echo "100 * $within / $total" | bc -l)"
-echo "RSS, after the writers:            $(rss)"
+echo "RSS, after the writers:            daemon $(rss); $(wrss)"
