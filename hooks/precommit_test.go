@@ -98,6 +98,20 @@ func TestPreCommitWithGitCLI(t *testing.T) {
 	mustGit(t, dir, "reset", "-q", "HEAD", "character.md")
 	mustGit(t, dir, "checkout", "--", "character.md")
 
+	// read_only: so is its deletion (git rm), and the file can be had back.
+	mustGit(t, dir, "rm", "-q", "character.md")
+	if out, err := runGit(t, dir, "commit", "-q", "-m", "rm ro"); err == nil || !strings.Contains(out, "character.md: read_only: true protects this file; its deletion is not committed") {
+		t.Fatalf("read_only deletion not refused (err %v):\n%s", err, out)
+	}
+	if _, err := runGit(t, dir, "cat-file", "-e", "HEAD:character.md"); err != nil {
+		t.Fatal("the deletion reached HEAD")
+	}
+	mustGit(t, dir, "reset", "-q", "HEAD", "character.md")
+	mustGit(t, dir, "checkout", "--", "character.md")
+	if b, err := os.ReadFile(filepath.Join(dir, "character.md")); err != nil || !strings.Contains(string(b), "# Persona\n") {
+		t.Fatalf("character.md not back: %q %v", b, err)
+	}
+
 	// Valid: accepted.
 	write(t, dir, "user_memory/likes-tea.md", strings.ReplaceAll(baseMem, "coffee", "tea"))
 	mustGit(t, dir, "add", "user_memory/likes-tea.md")
