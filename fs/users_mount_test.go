@@ -185,7 +185,9 @@ func (um *usersMount) exists(user, rel string) bool {
 // source and for root alike; one whose source is another user's is
 // EACCES; files and directories alike; and nothing moves. Within one
 // user's tree a rename goes through, so the refusals are not a rename
-// that never works.
+// that never works. (Behind the guard, go-fuse's loopback refuses a
+// rename between two roots as well, and each user's tree has its own:
+// TestGuardAcrossUsers shows the guard's refusal alone.)
 func TestUsersRenameStaysInOneTree(t *testing.T) {
 	um := mountUsers(t)
 	aliceMem := um.lookup("alice/user_memory", aliceUID)

@@ -73,15 +73,14 @@ func TestSyncDeleteVsChange(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			srv := startGitServer(t)
 			ctx := context.Background()
-			a := newNode(t, seed)
-			SetURL(a.dir, srv.URL())
-			if _, err := a.s.Sync(ctx); err != nil {
-				t.Fatal(err)
-			}
-			b := newNode(t, nil)
-			SetURL(b.dir, srv.URL())
-			if _, err := b.s.Sync(ctx); err != nil {
-				t.Fatal(err)
+			a, b := newNode(t, seed), newNode(t, nil)
+			for _, n := range []*node{a, b} { // a pushes the seed, b takes it
+				if err := SetURL(n.dir, srv.URL()); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := n.s.Sync(ctx); err != nil {
+					t.Fatal(err)
+				}
 			}
 			// a deletes, b changes.
 			if err := os.Remove(filepath.Join(a.dir, filepath.FromSlash(rel))); err != nil {
