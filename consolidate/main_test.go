@@ -12,7 +12,26 @@ func TestMain(m *testing.M) {
 	if os.Getenv("MINDMOUNT_TEST_MERGE_DRIVER") == "1" {
 		os.Exit(mergeDriverMain(os.Args[len(os.Args)-3:]))
 	}
-	os.Exit(m.Run())
+	os.Exit(runInOwnTmp(m))
+}
+
+// runInOwnTmp runs the tests with a temporary directory of their own,
+// removed at the end: each test repository leaves a consolidation lock
+// file in the temporary directory (lock_unix.go keeps them by design), and
+// a run must leave $TMPDIR as it found it.
+func runInOwnTmp(m *testing.M) int {
+	tmp, err := os.MkdirTemp("", "mm")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "test temp dir:", err)
+		return 1
+	}
+	os.Setenv("TMPDIR", tmp)
+	code := m.Run()
+	if err := os.RemoveAll(tmp); err != nil {
+		fmt.Fprintln(os.Stderr, "removing the test temp dir:", err)
+		return max(code, 1)
+	}
+	return code
 }
 
 func mergeDriverMain(args []string) int {

@@ -70,6 +70,24 @@ func TestMergeMemory(t *testing.T) {
 			want:   []string{"used, 02.09.26"},
 		},
 		{
+			name:   "deleted here, changed there: kept",
+			ours:   nil,
+			theirs: edit(baseMem, "used, 31.08.26\n", "used, 31.08.26\nused, 03.09.26\n"),
+			want:   []string{"used, 03.09.26", "You enjoy specialty coffee."},
+		},
+		{
+			name:    "deleted here, unchanged there: deleted",
+			ours:    nil,
+			theirs:  []byte(baseMem),
+			deleted: true,
+		},
+		{
+			name:   "deleted here, fact changed there: kept",
+			ours:   nil,
+			theirs: edit(baseMem, "You enjoy specialty coffee.", "You enjoy espresso."),
+			want:   []string{"You enjoy espresso."},
+		},
+		{
 			name:    "deleted there, unchanged here: deleted",
 			ours:    []byte(baseMem),
 			theirs:  nil,
@@ -79,6 +97,13 @@ func TestMergeMemory(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			res := MergeMemory(MemoryMergeInput{Path: rel, Base: []byte(baseMem), Ours: tc.ours, Theirs: tc.theirs, TheirsNewer: true})
+			if !tc.sibling {
+				// Without a real conflict, which side is newer must not
+				// matter.
+				if older := MergeMemory(MemoryMergeInput{Path: rel, Base: []byte(baseMem), Ours: tc.ours, Theirs: tc.theirs}); !bytes.Equal(older.Data, res.Data) || older.Deleted != res.Deleted {
+					t.Fatalf("the result depends on which side is newer:\n%s\nvs\n%s", res.Data, older.Data)
+				}
+			}
 			if res.Deleted != tc.deleted {
 				t.Fatalf("deleted = %v", res.Deleted)
 			}

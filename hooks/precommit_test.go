@@ -98,6 +98,20 @@ func TestPreCommitWithGitCLI(t *testing.T) {
 	mustGit(t, dir, "reset", "-q", "HEAD", "character.md")
 	mustGit(t, dir, "checkout", "--", "character.md")
 
+	// read_only: so is its deletion (git rm), and the file can be had back.
+	mustGit(t, dir, "rm", "-q", "character.md")
+	if out, err := runGit(t, dir, "commit", "-q", "-m", "rm ro"); err == nil || !strings.Contains(out, "character.md: read_only: true protects this file; its deletion is not committed") {
+		t.Fatalf("read_only deletion not refused (err %v):\n%s", err, out)
+	}
+	if _, err := runGit(t, dir, "cat-file", "-e", "HEAD:character.md"); err != nil {
+		t.Fatal("the deletion reached HEAD")
+	}
+	mustGit(t, dir, "reset", "-q", "HEAD", "character.md")
+	mustGit(t, dir, "checkout", "--", "character.md")
+	if b, err := os.ReadFile(filepath.Join(dir, "character.md")); err != nil || !strings.Contains(string(b), "# Persona\n") {
+		t.Fatalf("character.md not back: %q %v", b, err)
+	}
+
 	// Valid: accepted.
 	write(t, dir, "user_memory/likes-tea.md", strings.ReplaceAll(baseMem, "coffee", "tea"))
 	mustGit(t, dir, "add", "user_memory/likes-tea.md")
@@ -205,4 +219,58 @@ func FuzzParseDiffIndex(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestMemoryDriverDeleteVsChange: a memory deleted on one branch and
+// changed on the other, merged with "git merge" and the installed drivers,
+// both ways round. git runs no merge driver for a modify/delete conflict;
+// what must hold is that the change is never silently lost: the merge
+// stops and names the file, the changed version is in the work tree, and
+// committing it (through the pre-commit hook) keeps the change.
+func TestMemoryDriverDeleteVsChange(t *testing.T) {
+	const rel = "user_memory/likes-coffee.md"
+	changed := strings.Replace(baseMem, "used, 31.08.26\n", "used, 31.08.26\nused, 04.09.26\n", 1)
+	for _, deleteHere := range []bool{true, false} {
+		name := "changed here, deleted there"
+		if deleteHere {
+			name = "deleted here, changed there"
+		}
+		t.Run(name, func(t *testing.T) {
+			mindmountOnPath(t)
+			dir := clone(t)
+			del := func() { mustGit(t, dir, "rm", "-q", rel); mustGit(t, dir, "commit", "-q", "-m", "delete") }
+			change := func() { write(t, dir, rel, changed); mustGit(t, dir, "commit", "-q", "-am", "change") }
+			mustGit(t, dir, "checkout", "-q", "-b", "laptop")
+			if deleteHere {
+				change()
+			} else {
+				del()
+			}
+			mustGit(t, dir, "checkout", "-q", "main")
+			if deleteHere {
+				del()
+			} else {
+				change()
+			}
+			out, err := runGit(t, dir, "merge", "--no-edit", "laptop")
+			if err == nil {
+				t.Fatalf("git merge went through a modify/delete conflict:\n%s\n%s", out, mustGit(t, dir, "show", "--stat", "HEAD"))
+			}
+			if !strings.Contains(out, "CONFLICT (modify/delete): "+rel) {
+				t.Fatalf("merge output does not name the file:\n%s", out)
+			}
+			got, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
+			if err != nil || string(got) != changed {
+				t.Fatalf("the changed version is not in the work tree (%v):\n%s", err, got)
+			}
+			mustGit(t, dir, "add", rel)
+			mustGit(t, dir, "commit", "-q", "--no-edit")
+			if show := mustGit(t, dir, "show", "HEAD:"+rel); !strings.Contains(show, "used, 04.09.26") {
+				t.Fatalf("merge commit lost the change:\n%s", show)
+			}
+			if parents := mustGit(t, dir, "rev-list", "--parents", "-n1", "HEAD"); len(strings.Fields(parents)) != 3 {
+				t.Fatalf("not a merge commit: %s", parents)
+			}
+		})
+	}
 }

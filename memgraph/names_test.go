@@ -24,6 +24,10 @@ func TestNameRule(t *testing.T) {
 		{"notes/nel\u0085.md", "control character"},
 		{"notes/ls\u2028.md", "control character"},
 		{"notes/esc\x1b[31m.md", "control character"},
+		{"notes/del\x7f.md", "control character"},       // DEL, the one control above 0x1f in ASCII
+		{"notes/c1-last\u009f.md", "control character"}, // the last C1 control
+		{"notes/nbsp\u00a0after.md", ""},                // the first character past C1 is allowed
+		{"notes/tilde~.md", ""},                         // 0x7e, just below DEL
 	}
 	for _, tt := range tests {
 		probs := nameProblems(tt.rel)

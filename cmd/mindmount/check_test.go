@@ -128,18 +128,8 @@ func TestContextCommand(t *testing.T) {
 // TestCheckReadOnlyAgainstGit judges read_only against the last commit made
 // with the real git CLI.
 func TestCheckReadOnlyAgainstGit(t *testing.T) {
-	dir := mgRepo(t, mgFiles)
-	for _, args := range [][]string{
-		{"init", "-q"},
-		{"-c", "user.name=t", "-c", "user.email=t@e", "add", "."},
-		{"-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "-m", "init"},
-	} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Skipf("git %v: %v %s", args, err, out)
-		}
-	}
+	requireGitCLI(t)
+	dir := mgRepo(t, mgFiles) // committed: read_only is judged against this commit
 	if out, _, code := mgRun("check", dir); code != 0 {
 		t.Fatalf("committed repo: exit %d\n%s", code, out)
 	}

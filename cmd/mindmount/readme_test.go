@@ -87,7 +87,9 @@ func TestReadmeBlocks(t *testing.T) {
 
 // freshEnv is the environment of a new user: this machine's PATH plus where
 // "go install" puts binaries, a new HOME, no mindmount or git identity
-// variables; the Go caches are shared so nothing is downloaded twice.
+// variables; the Go caches are shared so nothing is downloaded twice. The
+// tests' own TMPDIR is kept, so what the blocks' daemons leave there (a
+// consolidation lock file per repository) is removed with it (TestMain).
 func freshEnv(t *testing.T, home string) []string {
 	t.Helper()
 	goenv := func(k string) string {
@@ -106,6 +108,7 @@ func freshEnv(t *testing.T, home string) []string {
 		"GOPROXY=" + goenv("GOPROXY"),
 		"TERM=dumb",
 		"LANG=C.UTF-8",
+		"TMPDIR=" + os.TempDir(),
 	}
 	return env
 }

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -34,6 +35,10 @@ type gitServer struct {
 	srv  *http.Server
 
 	handler http.Handler
+	// leak, when set, makes the server refuse every request with a 403
+	// whose message quotes the password it was sent, as careless git
+	// hosts and proxies do: the token reaches go-git's error text.
+	leak atomic.Bool
 }
 
 func startGitServer(t *testing.T) *gitServer {
@@ -82,6 +87,10 @@ func (s *gitServer) start() {
 	}
 	s.addr = ln.Addr().String()
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, pw, ok := r.BasicAuth(); ok && s.leak.Load() {
+			http.Error(w, "token "+pw+" may not access memory.git", http.StatusForbidden)
+			return
+		}
 		if _, pw, ok := r.BasicAuth(); !ok || pw != testToken {
 			w.Header().Set("WWW-Authenticate", `Basic realm="git"`)
 			http.Error(w, "authentication required", http.StatusUnauthorized)

@@ -2,6 +2,8 @@ package remote
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -308,4 +310,66 @@ func FuzzCredentialsLookup(f *testing.F) {
 			t.Fatalf("token %q holds a separator", tok)
 		}
 	})
+}
+
+// TestSyncErrorQuotingTheTokenIsScrubbed: a git host whose error message
+// quotes the token it was sent (go-git puts the message into its error)
+// fails the sync, a push and a sync asked for through the daemon's socket
+// ("mindmount sync"); the token is in none of the errors, the log, the sync
+// state file, the status report or the socket's answer, while the
+// message itself still says what went wrong.
+func TestSyncErrorQuotingTheTokenIsScrubbed(t *testing.T) {
+	srv := startGitServer(t)
+	a := newNode(t, seed)
+	if err := SetURL(a.dir, srv.URL()); err != nil {
+		t.Fatal(err)
+	}
+	a.tr.AddExtraStatus(func() string { return StatusText(a.r) })
+	srv.leak.Store(true)
+	ctx := context.Background()
+
+	_, syncErr := a.s.Sync(ctx)
+	if syncErr == nil {
+		t.Fatal("sync against a refusing host succeeded")
+	}
+	a.write("user_memory/pushed.md", strings.Replace(shared, "specialty coffee", "a push", -1))
+	a.flush()
+	_, pushErr := a.s.Push(ctx)
+	if pushErr == nil {
+		t.Fatal("push against a refusing host succeeded")
+	}
+
+	// The same through a serving daemon's socket, as "mindmount sync" asks.
+	sctx, cancel := context.WithCancel(ctx)
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		a.s.Serve(sctx, Timing{PushDelay: time.Hour, FetchEvery: time.Hour, RetryMin: time.Hour, RetryMax: time.Hour})
+	}()
+	defer func() { cancel(); <-served }()
+	var st State
+	var askErr error
+	waitFor(t, "the daemon's answer", func() bool {
+		st, askErr = AskDaemon(ctx, a.r.GitDir())
+		return !errors.Is(askErr, ErrNoDaemon)
+	})
+	if askErr == nil {
+		t.Fatal("sync through the daemon against a refusing host succeeded")
+	}
+	answer, _ := json.Marshal(st)
+
+	state, err := os.ReadFile(filepath.Join(a.r.GitDir(), "mindmount", "sync.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for what, text := range map[string]string{"sync error": syncErr.Error(), "push error": pushErr.Error(), "daemon error": askErr.Error(), "sync state": string(state)} {
+		if !strings.Contains(text, "may not access memory.git") {
+			t.Errorf("%s does not say what the host said: %s", what, text)
+		}
+	}
+	if !strings.Contains(a.logs.String(), "sync failed") {
+		t.Errorf("the failure was not logged:\n%s", a.logs.String())
+	}
+	assertNoToken(t, a.dir, syncErr.Error(), pushErr.Error(), askErr.Error(), string(answer),
+		a.logs.String(), string(state), ReadState(a.r).Text(), string(a.tr.Status()))
 }

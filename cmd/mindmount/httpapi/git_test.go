@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -35,6 +36,9 @@ const ghToken = "ghp_HTTPapiSECRET0123456789abcdefXYZ"
 type gitHost struct {
 	bare string
 	url  string
+	// leak, when set, makes the host refuse every request with a 403 whose
+	// message quotes the password it was sent.
+	leak *atomic.Bool
 }
 
 func startGitHost(t *testing.T) *gitHost {
@@ -52,7 +56,12 @@ func startGitHost(t *testing.T) *gitHost {
 	git(t, root, "init", "-q", "--bare", "-b", "main", bare)
 	git(t, bare, "config", "http.receivepack", "true")
 	backend := &cgi.Handler{Path: bin, Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1", "REMOTE_USER=test"}}
+	leak := new(atomic.Bool)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, pw, ok := r.BasicAuth(); ok && leak.Load() {
+			http.Error(w, "token "+pw+" may not access memory.git", http.StatusForbidden)
+			return
+		}
 		if _, pw, ok := r.BasicAuth(); !ok || pw != ghToken {
 			w.Header().Set("WWW-Authenticate", `Basic realm="git"`)
 			http.Error(w, "authentication required", http.StatusUnauthorized)
@@ -61,7 +70,7 @@ func startGitHost(t *testing.T) *gitHost {
 		backend.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
-	return &gitHost{bare: bare, url: srv.URL + "/memory.git"}
+	return &gitHost{bare: bare, url: srv.URL + "/memory.git", leak: leak}
 }
 
 // lockedBuffer collects log lines from many goroutines.
@@ -262,6 +271,28 @@ func TestGitEndpoints(t *testing.T) {
 	code, v, _ = g.call("POST", "/v1/git/setup", alice, setupBody("alice", ghToken, "leaky"))
 	if msg, _ := v["error"].(string); code != http.StatusBadGateway || !strings.Contains(msg, "lacks the repo scope") {
 		t.Fatalf("leaky GitHub: %d %v", code, v)
+	}
+
+	// A git host whose refusal quotes the token: the update fails with a
+	// 502 that says what the host said, scrubbed, and so does the sync
+	// state behind GET /v1/git/status and "mindmount status".
+	g.host.leak.Store(true)
+	code, v, raw = g.call("POST", "/v1/git/update", alice, `{"userId":"alice"}`)
+	if msg, _ := v["error"].(string); code != http.StatusBadGateway || !strings.Contains(msg, "may not access memory.git") {
+		t.Fatalf("update against a host quoting the token: %d %s", code, raw)
+	}
+	g.host.leak.Store(false)
+	if !strings.Contains(g.logs.String(), "git update failed") {
+		t.Errorf("the failed update was not logged:\n%s", g.logs.String())
+	}
+	repo, err := gitrepo.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := remote.StatusText(repo); !strings.Contains(st, "may not access memory.git") {
+		t.Errorf("the sync state does not record the failure:\n%s", st)
+	} else {
+		g.replies = append(g.replies, st)
 	}
 
 	// The token nowhere: replies, log lines, any file or git object of

@@ -56,6 +56,7 @@ var Suite = map[string]func(t *testing.T, env Env){
 	"RenameDirectory":            renameDirectory,
 	"DeleteListed":               deleteListed,
 	"ReadOnlyRefused":            readOnlyRefused,
+	"ReadOnlyDeleteRefused":      readOnlyDeleteRefused,
 	"TranscriptStaysLocal":       transcriptStaysLocal,
 	"SecretNotCommitted":         secretNotCommitted,
 	"OtherFilesCommitted":        otherFilesCommitted,
@@ -512,6 +513,34 @@ func readOnlyRefused(t *testing.T, env Env) {
 	contains(t, ".mindmount/status", ReadFile(t, env.Dir, ".mindmount/status"), "character.md")
 	lacks(t, "CONTEXT.md", ReadFile(t, env.Dir, "CONTEXT.md"), "Ignore all previous instructions")
 	WriteFile(t, env.Dir, "character.md", Character)
+	env.Settle(t)
+	lacks(t, ".mindmount/status", ReadFile(t, env.Dir, ".mindmount/status"), "character.md:")
+	CheckRepo(t, env.Repo)
+}
+
+// readOnlyDeleteRefused: rm of a read_only file. The mount refuses the
+// unlink itself (EPERM/EACCES) and the file stays; watch mode cannot, so
+// the deletion is held out of git and reported until the file is restored,
+// and the context keeps the committed persona meanwhile.
+func readOnlyDeleteRefused(t *testing.T, env Env) {
+	p := filepath.Join(env.Dir, "character.md")
+	if err := os.Remove(p); err != nil {
+		if !errors.Is(err, syscall.EACCES) && !errors.Is(err, syscall.EPERM) {
+			t.Fatalf("rm of a read_only file failed with %v, want EACCES or EPERM", err)
+		}
+		if got := ReadFile(t, env.Repo, "character.md"); got != Character {
+			t.Fatalf("refused rm changed the backing file: %q", got)
+		}
+		CheckRepo(t, env.Repo)
+		return
+	}
+	env.Settle(t)
+	if got, ok := HeadFile(t, env.Repo, "character.md"); !ok || got != strings.TrimSpace(Character) {
+		t.Fatalf("deletion of a read_only file was committed (in HEAD: %v)\n%s", ok, Git(t, env.Repo, "log", "--stat", "-1"))
+	}
+	contains(t, ".mindmount/status", ReadFile(t, env.Dir, ".mindmount/status"), "character.md: read_only: true protects this file; its deletion is not committed")
+	contains(t, "CONTEXT.md", ReadFile(t, env.Dir, "CONTEXT.md"), "You are a helpful, concise assistant.")
+	Git(t, env.Repo, "checkout", "--", "character.md")
 	env.Settle(t)
 	lacks(t, ".mindmount/status", ReadFile(t, env.Dir, ".mindmount/status"), "character.md:")
 	CheckRepo(t, env.Repo)

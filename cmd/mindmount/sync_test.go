@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bytes"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// syncToken is the token the sync tests hunt for.
+const syncToken = "ghp_CLIsyncSECRET0123456789abcdefXYZ"
+
+// TestSyncNeverShowsToken: a git host whose refusal quotes the token it
+// was sent (go-git puts that text into its error) fails "mindmount sync",
+// both when it syncs itself and when it asks a running daemon; the
+// output says what the host said, and the token is in none of: the
+// output, the daemon's log, the sync state in .git, "mindmount status" or
+// "mindmount remote show".
+func TestSyncNeverShowsToken(t *testing.T) {
+	requireGitCLI(t)
+	host := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, pw, ok := r.BasicAuth()
+		if !ok {
+			w.Header().Set("WWW-Authenticate", `Basic realm="git"`)
+			http.Error(w, "authentication required", http.StatusUnauthorized)
+			return
+		}
+		http.Error(w, "token "+pw+" may not access memory.git", http.StatusForbidden)
+	}))
+	defer host.Close()
+	t.Setenv("MINDMOUNT_GIT_TOKEN", syncToken)
+	t.Setenv("MINDMOUNT_CREDENTIALS", filepath.Join(t.TempDir(), "credentials"))
+	dir := filepath.Join(t.TempDir(), "memory")
+	runCmd(t, "init", dir)
+	runCmd(t, "remote", "set", dir, host.URL+"/memory.git")
+
+	texts := map[string]string{}
+	sync := func(how string) {
+		t.Helper()
+		var out, errb bytes.Buffer
+		if code := run([]string{"sync", dir}, &out, &errb); code == 0 {
+			t.Fatalf("%s: sync against a refusing host succeeded:\n%s", how, out.String())
+		}
+		all := out.String() + errb.String()
+		if !strings.Contains(all, "may not access memory.git") {
+			t.Errorf("%s: the output does not say what the host said:\n%s", how, all)
+		}
+		texts["sync output "+how] = all
+	}
+	sync("without a daemon")
+
+	ready := "mindmount: watching " + dir
+	cmd, logs := startMindmount(t, noModel, ready, "watch", dir, "--debounce", "50ms", "--rescan", "0", "--consolidate=false")
+	sock := filepath.Join(dir, ".git", "mindmount", "sync.sock")
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(sock); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no sync socket\n%s", logs.String())
+		}
+	}
+	sync("through the daemon")
+	// Watch mode rewrites its status file when the tracker commits: make
+	// it commit, so the file carries the sync state.
+	mem := "---\ndescription: Likes tea\n---\n# Likes Tea\n\n## Fact\nTea.\n"
+	if err := os.WriteFile(filepath.Join(dir, "user_memory", "likes-tea.md"), []byte(mem), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	statusFile := filepath.Join(dir, ".mindmount", "status")
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if b, _ := os.ReadFile(statusFile); strings.Contains(string(b), "may not access memory.git") {
+			texts[".mindmount/status"] = string(b)
+			break
+		}
+		if time.Now().After(deadline) {
+			b, _ := os.ReadFile(statusFile)
+			t.Fatalf("the status file does not report the failed sync:\n%s", b)
+		}
+	}
+	stopMindmount(t, cmd, logs)
+	if !strings.Contains(logs.String(), "sync failed") {
+		t.Errorf("the daemon did not log the failure:\n%s", logs.String())
+	}
+
+	state, err := os.ReadFile(filepath.Join(dir, ".git", "mindmount", "sync.json"))
+	if err != nil || !strings.Contains(string(state), "may not access memory.git") {
+		t.Fatalf("sync state: %v\n%s", err, state)
+	}
+	texts["the daemon's log"] = logs.String()
+	texts[".git/mindmount/sync.json"] = string(state)
+	texts["mindmount status"] = runCmd(t, "status", dir)
+	texts["mindmount remote show"] = runCmd(t, "remote", "show", dir)
+	for what, s := range texts {
+		if strings.Contains(s, syncToken) {
+			t.Errorf("%s holds the token:\n%s", what, s)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, ".git", "config")); bytes.Contains(b, []byte(syncToken)) {
+		t.Error(".git/config holds the token")
+	}
+}
