@@ -361,3 +361,41 @@ func TestSingleDaemonsRefuseAServedRepository(t *testing.T) {
 		}
 	}
 }
+
+// TestServeRenameAcrossUsers is issue 21's second planted bug as it
+// stands now: each user is a mount of its own, so a rename from
+// MNT/alice into MNT/bob — a file or a folder, either way, by alice or
+// even by root — never reaches a daemon: the kernel refuses it (EXDEV
+// across mounts, EACCES for alice at bob's 0700 top), and nothing moves.
+func TestServeRenameAcrossUsers(t *testing.T) {
+	requireRootFUSE(t)
+	root := serveRoot(t)
+	s := startServe(t, root, serveOpts{})
+	alice, bob := filepath.Join(s.mnt, "alice"), filepath.Join(s.mnt, "bob")
+	writeAs(t, aliceUID, alice+"/user_memory/likes-tea.md", teaMemory)
+	writeAs(t, bobUID, bob+"/user_memory/likes-coffee.md", strings.Replace(teaMemory, "tea", "coffee", -1))
+	for _, mv := range []struct{ from, to string }{
+		{alice + "/user_memory/likes-tea.md", bob + "/user_memory/likes-tea.md"},
+		{bob + "/user_memory/likes-coffee.md", alice + "/user_memory/likes-coffee.md"},
+		{alice + "/user_memory", bob + "/alices"},
+	} {
+		if err := os.Rename(mv.from, mv.to); !errors.Is(err, syscall.EXDEV) {
+			t.Errorf("root: rename %s %s: %v, want EXDEV", mv.from, mv.to, err)
+		}
+		out, err := as(aliceUID, "mv", mv.from, mv.to)
+		if err == nil {
+			t.Errorf("alice: mv %s %s succeeded", mv.from, mv.to)
+		}
+		_ = out
+	}
+	for _, p := range []string{alice + "/user_memory/likes-tea.md", bob + "/user_memory/likes-coffee.md"} {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s moved: %v", p, err)
+		}
+	}
+	for _, p := range []string{bob + "/user_memory/likes-tea.md", alice + "/user_memory/likes-coffee.md", bob + "/alices"} {
+		if _, err := os.Lstat(p); err == nil {
+			t.Errorf("%s appeared", p)
+		}
+	}
+}
