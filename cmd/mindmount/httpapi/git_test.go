@@ -142,7 +142,7 @@ func setupBody(user, token, name string) string {
 // line and no file or git object of any repository.
 func TestGitEndpoints(t *testing.T) {
 	g := newGitEnv(t)
-	alice, err := NewToken(g.root, "alice", time.Now())
+	alice, _, err := NewToken(g.root, "alice", time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

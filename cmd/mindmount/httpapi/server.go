@@ -44,6 +44,10 @@ type Config struct {
 	AdminKey string
 	// Tokens are the per-user tokens; nil means none.
 	Tokens *TokenStore
+	// RequireAuth requires credentials on every endpoint but /health from
+	// the start, whatever the listener (Serve requires them anyway on a
+	// listener that is not loopback).
+	RequireAuth bool
 	// MCP, when set, is served at /mcp behind the same auth; it finds the
 	// user with RequestUser.
 	MCP http.Handler
@@ -66,6 +70,7 @@ type Server struct {
 	started  time.Time
 	mux      *http.ServeMux
 	closing  atomic.Bool
+	required atomic.Bool // credentials required; never turned off (auth.go)
 	sessions sessions
 	gitLocks userLocks
 }
@@ -89,6 +94,7 @@ func New(cfg Config) *Server {
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, started: cfg.Now(), mux: http.NewServeMux()}
 	s.sessions.m = map[string]*session{}
+	s.required.Store(cfg.RequireAuth || cfg.AdminKey != "")
 	s.mux.HandleFunc("GET /health", s.health)
 	s.mux.Handle("POST /v1/chat", s.auth(s.chat))
 	s.mux.Handle("POST /v1/bye", s.auth(s.bye))
@@ -133,6 +139,7 @@ const (
 // Serve serves on ln until ctx ends, then shuts down gracefully: health
 // says 503 at once, open streams get shutdownGrace to finish.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	s.requireFor(ln)
 	hs := &http.Server{
 		Handler:           s,
 		ReadHeaderTimeout: readHeaderTimeout,
