@@ -41,9 +41,6 @@ type Settings struct {
 	// IndexTokens is the budget of each synthesized index in estimated
 	// tokens (BytesPerToken bytes each); 0 means DefaultIndexTokens.
 	IndexTokens int
-	// CommitSecrets commits files in which a secret is found (the tracker
-	// keeps them out of git by default): "commit_secrets: true".
-	CommitSecrets bool
 	// TranscriptRetention is how long a consolidated transcript stays in
 	// the transcripts/ inbox ("transcript_retention: 720h"; 0: the
 	// consolidator's default; "forever" is -1).
@@ -51,7 +48,7 @@ type Settings struct {
 }
 
 // settingsKeys are the keys SettingsFile may hold.
-var settingsKeys = []string{"index_tokens", "commit_secrets", "transcript_retention"}
+var settingsKeys = []string{"index_tokens", "transcript_retention"}
 
 // ParseSettings reads a settings file. Problems name the line; a bad value
 // leaves that setting at its default.
@@ -94,10 +91,15 @@ func ParseSettings(data []byte) (Settings, []Problem) {
 				continue
 			}
 			s.IndexTokens = v
-		case "commit_secrets", "transcript_retention":
+		case "transcript_retention":
 			if msg := s.setPrivacy(key, val); msg != "" {
 				add(n, "%s", msg)
 			}
+		case "commit_secrets":
+			// Kept in older repositories' tracked settings: reported and
+			// ignored, so no agent or remote can switch a guard off
+			// (operator.go).
+			add(n, "commit_secrets is ignored here: anyone who can write this tracked file (an agent, a remote) could switch the secret guard off; the operator sets it in .git/%s (mindmount serve: ROOT/config)", OperatorFile)
 		default:
 			add(n, "unknown key %q (known keys: %s)", SafeLine(key), strings.Join(settingsKeys, ", "))
 		}

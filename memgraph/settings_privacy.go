@@ -5,19 +5,10 @@ import (
 	"time"
 )
 
-// setPrivacy parses the settings about secrets and transcripts (package
-// secret, the transcripts rule) and returns a problem message, or "".
+// setPrivacy parses the settings about transcripts (the transcripts rule)
+// and returns a problem message, or "".
 func (s *Settings) setPrivacy(key, val string) string {
 	switch key {
-	case "commit_secrets":
-		switch val {
-		case "true":
-			s.CommitSecrets = true
-		case "false":
-			s.CommitSecrets = false
-		default:
-			return fmt.Sprintf("commit_secrets must be true or false, not %q", SafeLine(val))
-		}
 	case "transcript_retention":
 		if val == "forever" {
 			s.TranscriptRetention = -1

@@ -1,6 +1,8 @@
 package tracker_test
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -119,15 +121,48 @@ func TestIsInbox(t *testing.T) {
 	}
 }
 
-// TestCommitSecretsFromSettingsFile: the repository setting does what the
-// Config field does.
-func TestCommitSecretsFromSettingsFile(t *testing.T) {
+// TestCommitSecretsNotFromSettingsFile (issue 23, item 3): commit_secrets
+// in the tracked settings file — committed before this rule (the upgrade
+// path) or written by an agent now — is reported and ignored: a memory
+// with a key stays out of git.
+func TestCommitSecretsNotFromSettingsFile(t *testing.T) {
 	dir := conformance.NewRepo(t)
 	conformance.WriteFile(t, dir, ".mindmount/settings", "commit_secrets: true\n")
+	sh(t, dir, "git add .mindmount/settings && git -c user.name=t -c user.email=t@e commit -q --no-verify -m old-setting")
+	tr, _ := watch(t, dir, tracker.Config{Debounce: 100 * time.Millisecond})
+	conformance.WriteFile(t, dir, "notes/keys.md", "# Keys\n\n"+awsKey+"\n")
+	conformance.WriteFile(t, dir, ".mindmount/settings", "index_tokens: 3000\ncommit_secrets: true\n")
+	settle(t, tr)
+	if files := sh(t, dir, "git ls-files"); strings.Contains(files, "notes/keys.md") {
+		t.Fatal("commit_secrets: true in the tracked settings file let a secret into git")
+	}
+	st := string(tr.Status())
+	if !strings.Contains(st, ".mindmount/settings:2: commit_secrets is ignored here") {
+		t.Fatalf("status does not report the tracked switch:\n%s", st)
+	}
+	secrettest.ScanRepo(t, dir, []string{awsKey}, "notes")
+}
+
+// TestCommitSecretsFromOperatorFile: the operator's file in the git
+// directory does what the Config field does, and a running tracker
+// follows it without a restart.
+func TestCommitSecretsFromOperatorFile(t *testing.T) {
+	dir := conformance.NewRepo(t)
 	tr, _ := watch(t, dir, tracker.Config{Debounce: 100 * time.Millisecond})
 	conformance.WriteFile(t, dir, "notes/keys.md", "# Keys\n\n"+awsKey+"\n")
 	settle(t, tr)
+	if files := sh(t, dir, "git ls-files"); strings.Contains(files, "notes/keys.md") {
+		t.Fatal("committed without the operator's switch")
+	}
+	if err := os.MkdirAll(filepath.Join(dir, ".git", "mindmount"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".git", "mindmount", "config"), []byte("commit_secrets: true\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	conformance.WriteFile(t, dir, "notes/keys.md", "# Keys\n\n"+awsKey+"\nmore\n")
+	settle(t, tr)
 	if files := sh(t, dir, "git ls-files"); !strings.Contains(files, "notes/keys.md") {
-		t.Fatal("commit_secrets: true in the settings file: the file was not committed")
+		t.Fatal("commit_secrets: true in .git/mindmount/config: the file was not committed")
 	}
 }

@@ -21,7 +21,7 @@ func SecretProblems(rel string, data, prev []byte) []memgraph.Problem {
 	var out []memgraph.Problem
 	for _, f := range secret.Added(string(prev), string(data)) {
 		out = append(out, memgraph.Problem{Path: rel, Line: f.Line,
-			Msg: fmt.Sprintf("%s (rule %s); the file is not committed until it is removed (or commit_secrets is set)", secretPrefix, f.Rule)})
+			Msg: fmt.Sprintf("%s (rule %s); the file is not committed until it is removed (or the operator sets commit_secrets)", secretPrefix, f.Rule)})
 	}
 	return out
 }
@@ -34,12 +34,13 @@ const secretPrefix = "secret found"
 const maxSecretScan = 4 << 20
 
 // commitSecrets says whether files with secrets are committed anyway:
-// Config.CommitSecrets, or "commit_secrets: true" in the repository's
-// settings file.
+// Config.CommitSecrets, or "commit_secrets: true" in the operator's
+// configuration — never the tracked settings file, which an agent or a
+// remote can write.
 func (t *Tracker) commitSecrets() bool {
 	if t.cfg.CommitSecrets {
 		return true
 	}
-	s, _ := t.g.Settings()
-	return s.CommitSecrets
+	o, _ := t.cfg.Operator.Get()
+	return o.CommitSecrets
 }

@@ -27,6 +27,9 @@ const (
 	// registryLock serialises edits of the registry (mindmount users add and
 	// remove, even while a daemon runs).
 	registryLock = ".users.lock"
+	// OperatorConfigFile holds the operator's switches for every user
+	// (memgraph.OperatorSource; honoured only when root owns it).
+	OperatorConfigFile = "config"
 	// serveLock is held by the one daemon serving ROOT.
 	serveLock = ".serve.lock"
 )
