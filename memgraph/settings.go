@@ -79,7 +79,7 @@ func ParseSettings(data []byte) (Settings, []Problem) {
 			continue
 		}
 		if seen[key] {
-			add(n, "%s is set twice", SafeLine(key))
+			add(n, "%s is set twice", keyName(key))
 			continue
 		}
 		seen[key] = true
@@ -87,7 +87,7 @@ func ParseSettings(data []byte) (Settings, []Problem) {
 		case "index_tokens":
 			v, err := strconv.Atoi(val)
 			if err != nil || v < MinIndexTokens || v > MaxIndexTokens {
-				add(n, "index_tokens must be a whole number of tokens from %d to %d, not %q", MinIndexTokens, MaxIndexTokens, SafeLine(val))
+				add(n, "index_tokens must be a whole number of tokens from %d to %d", MinIndexTokens, MaxIndexTokens)
 				continue
 			}
 			s.IndexTokens = v
@@ -101,7 +101,7 @@ func ParseSettings(data []byte) (Settings, []Problem) {
 			// (operator.go).
 			add(n, "commit_secrets is ignored here: anyone who can write this tracked file (an agent, a remote) could switch the secret guard off; the operator sets it in .git/%s (mindmount serve: ROOT/config)", OperatorFile)
 		default:
-			add(n, "unknown key %q (known keys: %s)", SafeLine(key), strings.Join(settingsKeys, ", "))
+			add(n, "unknown key %s (known keys: %s)", keyName(key), strings.Join(settingsKeys, ", "))
 		}
 	}
 	return s, probs

@@ -1,9 +1,6 @@
 package memgraph
 
-import (
-	"fmt"
-	"time"
-)
+import "time"
 
 // setPrivacy parses the settings about transcripts (the transcripts rule)
 // and returns a problem message, or "".
@@ -16,7 +13,7 @@ func (s *Settings) setPrivacy(key, val string) string {
 		}
 		d, err := time.ParseDuration(val)
 		if err != nil || d <= 0 {
-			return fmt.Sprintf("transcript_retention must be a duration like 720h (30 days) or forever, not %q", SafeLine(val))
+			return "transcript_retention must be a duration like 720h (30 days) or forever"
 		}
 		s.TranscriptRetention = d
 	}

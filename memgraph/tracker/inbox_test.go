@@ -1,6 +1,8 @@
 package tracker_test
 
 import (
+	"bytes"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,6 +20,7 @@ import (
 var (
 	stripeKey = "sk_live_" + "u8jzPde0IgxLd6GncfBAepfJ"
 	awsKey    = "AKIA" + "IOSFODNN7EXAMPLE"
+	ghToken   = "ghp_" + "x9Kd83hQpLm2Vb7Ns4Wt6Yr1Zc5Fg0Jh8Ea3"
 )
 
 // TestTranscriptsNeverCommitted is the transcripts rule (issue 14, defect
@@ -105,8 +108,17 @@ func TestSecretProblems(t *testing.T) {
 	if probs := tracker.SecretProblems("notes/a.md", append(prev, "more\n"...), prev); len(probs) != 0 {
 		t.Fatalf("old secret reported again: %v", probs)
 	}
-	if probs := tracker.SecretProblems("x.bin", []byte("\x00"+stripeKey), nil); len(probs) != 0 {
-		t.Fatal("binary files are not scanned")
+	// Issue 23, item 5: binary files and files over 4 MiB are scanned too.
+	if probs := tracker.SecretProblems("x.bin", []byte("\x00"+stripeKey), nil); len(probs) != 1 {
+		t.Fatal("a binary file is not scanned")
+	}
+	big := append(bytes.Repeat([]byte("ordinary words of a long note\n"), (5<<20)/30), stripeKey...)
+	if probs := tracker.SecretProblems("notes/big.md", big, nil); len(probs) != 1 || probs[0].Line != (5<<20)/30+1 {
+		t.Fatalf("a 5 MiB file: %v", probs)
+	}
+	name := "attachments/" + ghToken + ".txt"
+	if probs := tracker.NameProblems(name); len(probs) != 1 || strings.Contains(probs[0].String(), ghToken) {
+		t.Fatalf("a secret in a name: %v", probs)
 	}
 }
 
@@ -165,4 +177,39 @@ func TestCommitSecretsFromOperatorFile(t *testing.T) {
 	if files := sh(t, dir, "git ls-files"); !strings.Contains(files, "notes/keys.md") {
 		t.Fatal("commit_secrets: true in .git/mindmount/config: the file was not committed")
 	}
+}
+
+// TestNoUnscannedBytes (issue 23, item 5), through the tracker: a text
+// ending in a NUL byte, a 5 MiB file and a file whose name holds a token
+// all stay out of git, and neither the status nor the log shows a value.
+func TestNoUnscannedBytes(t *testing.T) {
+	dir := conformance.NewRepo(t)
+	var logs bytes.Buffer
+	tr, _ := watch(t, dir, tracker.Config{Debounce: 100 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	conformance.WriteFile(t, dir, "notes/nul.txt", "# Keys\n\nkey "+stripeKey+"\n\x00")
+	conformance.WriteFile(t, dir, "notes/big.txt", strings.Repeat("ordinary words of a long note\n", (5<<20)/30)+"key "+awsKey+"\n")
+	conformance.WriteFile(t, dir, "attachments/"+ghToken+".txt", "harmless\n")
+	conformance.WriteFile(t, dir, "notes/ok.md", "# Fine\n")
+	settle(t, tr)
+	files := sh(t, dir, "git ls-files")
+	if !strings.Contains(files, "notes/ok.md") {
+		t.Fatalf("the harmless file was not committed:\n%s", files)
+	}
+	for _, f := range []string{"notes/nul.txt", "notes/big.txt", "attachments/"} {
+		if strings.Contains(files, f) {
+			t.Errorf("%s was committed", f)
+		}
+	}
+	st := string(tr.Status())
+	for _, want := range []string{"notes/nul.txt:3: secret found", "notes/big.txt:", "attachments/[REDACTED:"} {
+		if !strings.Contains(st, want) {
+			t.Errorf("status lacks %q:\n%s", want, st)
+		}
+	}
+	for _, v := range []string{stripeKey, awsKey, ghToken} {
+		if strings.Contains(st, v) || strings.Contains(logs.String(), v) {
+			t.Errorf("status or log holds %s…", v[:6])
+		}
+	}
+	secrettest.ScanRepo(t, dir, []string{stripeKey, awsKey, ghToken}, "notes", "attachments")
 }
