@@ -184,7 +184,7 @@ func scanForOutput(dir string) (*memgraph.Graph, error) {
 	if err := requireMindmountRepo(dir); err != nil {
 		return nil, err
 	}
-	g, err := memgraph.Scan(dir)
+	g, err := scanServed(dir)
 	if err != nil {
 		return nil, err
 	}

@@ -129,7 +129,7 @@ func hookContext(dir string, budget int) string {
 			return string(b)
 		}
 	}
-	g, err := memgraph.Scan(dir)
+	g, err := scanServed(dir)
 	if err != nil {
 		return ""
 	}
@@ -142,7 +142,7 @@ func recallText(dir, prompt string, k int) string {
 	if strings.TrimSpace(prompt) == "" || k <= 0 {
 		return ""
 	}
-	g, err := memgraph.Scan(dir)
+	g, err := scanServed(dir)
 	if err != nil {
 		return ""
 	}

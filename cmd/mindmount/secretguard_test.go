@@ -88,3 +88,34 @@ func TestOneJudgeForEveryDoor(t *testing.T) {
 		t.Fatalf("commit with the operator's commit_secrets: %v\n%s", err, out)
 	}
 }
+
+// TestCommandsServeCommitted (issue 23, item 6): context, index and recall
+// — what the harness hooks put in front of a model — print the committed
+// version of a memory whose edit adds a secret, and leave out a new one.
+func TestCommandsServeCommitted(t *testing.T) {
+	requireGitCLI(t)
+	dir := filepath.Join(t.TempDir(), "memory")
+	runCmd(t, "init", dir)
+	write := func(rel, desc, fact string) {
+		os.WriteFile(filepath.Join(dir, filepath.FromSlash(rel)), []byte("---\ndescription: "+desc+"\n---\n# T\n\n## Fact\n"+fact+"\n"), 0o644)
+	}
+	write("user_memory/shop-setup.md", "Runs an online tea shop", "You run an online tea shop.")
+	gitOut(t, dir, "add", "-A")
+	gitOut(t, dir, "-c", "user.name=t", "-c", "user.email=t@x", "commit", "-q", "--no-verify", "-m", "shop")
+	write("user_memory/shop-setup.md", "Runs an online tea shop, key "+plantedStripe, "Your shop key is "+plantedStripe+".")
+	write("user_memory/aws-setup.md", "AWS account of the shop", "The access key is "+plantedAWS+".")
+	outs := []string{
+		runCmd(t, "context", dir),
+		runCmd(t, "index", dir),
+	}
+	o, _, _ := runMindmount(t, "recall", dir, "shop key access")
+	outs = append(outs, o)
+	for i, out := range outs {
+		if strings.Contains(out, plantedStripe) || strings.Contains(out, plantedAWS) || strings.Contains(out, "aws-setup") {
+			t.Errorf("output %d shows a held-back version:\n%s", i, out)
+		}
+	}
+	if !strings.Contains(outs[0], "Runs an online tea shop") {
+		t.Errorf("context lacks the committed version:\n%s", outs[0])
+	}
+}

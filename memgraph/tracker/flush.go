@@ -249,12 +249,24 @@ func (t *Tracker) examine(batch map[string]string, renames []renamePair) result 
 			t.clearInvalid(rel, &res)
 			continue
 		}
+		heldForSecret := false
 		if len(probs) == 0 && st.exists && !st.same && !t.commitSecrets() {
 			probs = SecretProblems(rel, st.data, st.prev)
+			heldForSecret = len(probs) > 0
 		}
 		if len(probs) > 0 {
 			t.setInvalid(rel, id, st.data, probs, &res)
-			if st.exists && memgraph.IsMemoryPath(rel) && !isReadOnlyRefusal(probs) {
+			switch {
+			case heldForSecret && memgraph.IsMemoryPath(rel):
+				// Valid as a memory, so the graph would serve it: only
+				// the committed version may reach an index, the
+				// context, recall or a model's prompt.
+				if st.inHead {
+					res.graph = append(res.graph, graphOp{op: opModify, rel: rel, data: st.prev})
+				} else {
+					res.graph = append(res.graph, graphOp{op: opDelete, rel: rel})
+				}
+			case st.exists && memgraph.IsMemoryPath(rel) && !isReadOnlyRefusal(probs):
 				res.graph = append(res.graph, graphOp{op: opModify, rel: rel, data: st.data, problems: true})
 			}
 			continue

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mindmount/mindmount/memgraph"
+	"github.com/mindmount/mindmount/memgraph/recall"
 	"github.com/mindmount/mindmount/memgraph/secret/secrettest"
 	"github.com/mindmount/mindmount/memgraph/tracker"
 	"github.com/mindmount/mindmount/memgraph/tracker/conformance"
@@ -212,4 +214,56 @@ func TestNoUnscannedBytes(t *testing.T) {
 		}
 	}
 	secrettest.ScanRepo(t, dir, []string{stripeKey, awsKey, ghToken}, "notes", "attachments")
+}
+
+// TestHeldBackNeverReachesAModel (issue 23, item 6): a memory refused for a
+// secret is not indexed, recalled or put into the context; the committed
+// version keeps serving, and a new file with a secret serves nothing.
+func TestHeldBackNeverReachesAModel(t *testing.T) {
+	dir := conformance.NewRepo(t)
+	tr, g := watch(t, dir, tracker.Config{Debounce: 100 * time.Millisecond})
+	conformance.WriteFile(t, dir, "user_memory/shop-setup.md", conformance.Memory("Runs an online tea shop", "Shop Setup", "You run an online tea shop."))
+	settle(t, tr)
+	conformance.WriteFile(t, dir, "user_memory/shop-setup.md", conformance.Memory("Runs an online tea shop with key "+stripeKey, "Shop Setup", "Your shop key is "+stripeKey+"."))
+	conformance.WriteFile(t, dir, "user_memory/aws-setup.md", conformance.Memory("AWS account of the shop", "AWS Setup", "The access key is "+awsKey+"."))
+	settle(t, tr)
+	if files := sh(t, dir, "git ls-files user_memory"); strings.Contains(files, "aws-setup") {
+		t.Fatal("the new memory with a key was committed")
+	}
+	surfaces := map[string]string{
+		"context": string(g.Context(memgraph.ContextOptions{})),
+		"index":   string(g.Index(memgraph.KindUser)),
+	}
+	for _, q := range []string{"shop key", "tea shop", "AWS access key"} {
+		for _, h := range g.Recall(q, recall.Options{K: 10}) {
+			surfaces["recall "+q] += h.Path + " " + h.Description + " " + h.Snippet + "\n"
+		}
+	}
+	for name, text := range surfaces {
+		if strings.Contains(text, stripeKey) || strings.Contains(text, awsKey) || strings.Contains(text, "aws-setup") {
+			t.Errorf("%s holds a held-back version:\n%s", name, text)
+		}
+	}
+	if !strings.Contains(surfaces["context"], "Runs an online tea shop") {
+		t.Errorf("the committed version is not served:\n%s", surfaces["context"])
+	}
+	// The generated files of watch mode too.
+	for _, f := range []string{"CONTEXT.md", "user_memory.md"} {
+		b, _ := os.ReadFile(filepath.Join(dir, f))
+		if strings.Contains(string(b), stripeKey) || strings.Contains(string(b), awsKey) {
+			t.Errorf("%s holds a held-back version", f)
+		}
+	}
+}
+
+// TestHeldBackAtStart: a memory with a secret left on disk while no daemon
+// ran is held back at start, and the graph the daemon serves from never
+// shows it.
+func TestHeldBackAtStart(t *testing.T) {
+	dir := conformance.NewRepo(t)
+	conformance.WriteFile(t, dir, "user_memory/aws-setup.md", conformance.Memory("AWS account of the shop", "AWS Setup", "The access key is "+awsKey+"."))
+	_, g := watch(t, dir, tracker.Config{Debounce: 100 * time.Millisecond})
+	if ctx := string(g.Context(memgraph.ContextOptions{})); strings.Contains(ctx, awsKey) || strings.Contains(ctx, "aws-setup") {
+		t.Fatalf("context after start:\n%s", ctx)
+	}
 }
