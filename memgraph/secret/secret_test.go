@@ -131,6 +131,7 @@ func TestMindmountRules(t *testing.T) {
 		"mindmount-bearer-token":      "Bearer abcdefghijklmnopqrstuvwxyz",
 		"mindmount-url-credentials":   "https://bob:s3cr3t@example.com/",
 		"mindmount-password":          "password: hunter2",
+		"mindmount-named-key":         "the secret key is wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
 		"mindmount-card-number":       "4012-8888-8888-1881",
 	}
 	seen := map[string]bool{}
