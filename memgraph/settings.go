@@ -45,10 +45,13 @@ type Settings struct {
 	// the transcripts/ inbox ("transcript_retention: 720h"; 0: the
 	// consolidator's default; "forever" is -1).
 	TranscriptRetention time.Duration
+	// HookReadMiB bounds how much of a harness transcript one hook call
+	// reads, in MiB ("hook_read_mib: 8"; 0: the hooks' default).
+	HookReadMiB int
 }
 
 // settingsKeys are the keys SettingsFile may hold.
-var settingsKeys = []string{"index_tokens", "transcript_retention"}
+var settingsKeys = []string{"index_tokens", "transcript_retention", "hook_read_mib"}
 
 // ParseSettings reads a settings file. Problems name the line; a bad value
 // leaves that setting at its default.
@@ -91,6 +94,13 @@ func ParseSettings(data []byte) (Settings, []Problem) {
 				continue
 			}
 			s.IndexTokens = v
+		case "hook_read_mib":
+			v, err := strconv.Atoi(val)
+			if err != nil || v < 1 || v > 1024 {
+				add(n, "hook_read_mib must be a whole number of MiB from 1 to 1024")
+				continue
+			}
+			s.HookReadMiB = v
 		case "transcript_retention":
 			if msg := s.setPrivacy(key, val); msg != "" {
 				add(n, "%s", msg)

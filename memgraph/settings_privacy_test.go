@@ -109,3 +109,14 @@ func TestOperatorSourceStrict(t *testing.T) {
 		t.Fatal("an edit is not seen")
 	}
 }
+
+func TestHookReadSetting(t *testing.T) {
+	if s, probs := ParseSettings([]byte("hook_read_mib: 16\n")); s.HookReadMiB != 16 || probs != nil {
+		t.Fatalf("%+v %v", s, probs)
+	}
+	for _, bad := range []string{"hook_read_mib: 0\n", "hook_read_mib: 2048\n", "hook_read_mib: lots\n"} {
+		if s, probs := ParseSettings([]byte(bad)); s.HookReadMiB != 0 || len(probs) != 1 {
+			t.Errorf("%q: %+v %v", bad, s, probs)
+		}
+	}
+}

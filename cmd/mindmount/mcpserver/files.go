@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/mindmount/mindmount/memgraph/atomicfile"
+	"github.com/mindmount/mindmount/memgraph/tracker"
 )
 
 // tree reads and writes the working tree of one repository, confined to it:
@@ -163,6 +164,9 @@ func (t tree) write(rel string, data []byte) error {
 	}
 	defer unix.Close(dfd)
 	mode := uint32(0o644)
+	if tracker.IsInbox(rel) {
+		mode = 0o600 // a transcript is private talk, as every front writes it
+	}
 	var st unix.Stat_t
 	switch err := unix.Fstatat(dfd, base, &st, unix.AT_SYMLINK_NOFOLLOW); {
 	case err == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK:
