@@ -124,3 +124,31 @@ func BenchmarkInName(b *testing.B) {
 		InName("user_memory/likes-specialty-coffee.md")
 	}
 }
+
+// FuzzInName: the name rule's shortcut (gitleaks only on a long run of
+// letters and digits) never misses what the full rules find in a
+// component.
+func FuzzInName(f *testing.F) {
+	f.Add("attachments/" + ghToken + ".txt")
+	f.Add("notes/password-is-Hunter2x9.md")
+	f.Add("user_memory/likes-tea.md")
+	f.Add("notes/heroku-api-key-abcdefghijklmnopqrstuvwxyzabcdef.md")
+	f.Fuzz(func(t *testing.T, name string) {
+		found := InName(name)
+		for i, c := range strings.Split(name, "/") {
+			if len(Find(c)) == 0 {
+				continue
+			}
+			ok := false
+			for _, fd := range found {
+				ok = ok || fd.Line == i+1
+			}
+			if !ok {
+				t.Fatalf("component %d of %q holds a secret InName misses", i+1, name)
+			}
+		}
+		if safe := SafeName(name); len(found) > 0 && len(InName(safe)) > 0 {
+			t.Fatalf("SafeName(%q) = %q still holds a secret", name, safe)
+		}
+	})
+}
