@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -29,17 +30,22 @@ type staged struct {
 	status           byte // A, M, D, T
 }
 
-// PreCommit judges the staged memory files of the repository git runs the
-// hook in (the working directory and git's GIT_DIR / GIT_INDEX_FILE) with
-// exactly the daemon's rules (tracker.Judge: frontmatter, size, UTF-8,
-// slugs, read_only against HEAD) and writes one "path:line: message" line
-// per problem to out. It returns ErrRefused when there is any.
+// PreCommit judges the staged files of the repository git runs the hook
+// in (the working directory and git's GIT_DIR / GIT_INDEX_FILE) with
+// exactly the daemon's rules and writes one "path:line: message" line per
+// problem to out. It returns ErrRefused when there is any. The rules:
+// memory files and the settings file are judged as the tracker judges
+// them (tracker.Judge: frontmatter, size, UTF-8, slugs, read_only against
+// HEAD); every staged file, whatever it is, is scanned for the secrets it
+// would add (tracker.SecretProblems, every byte) and its name for a secret
+// (tracker.NameProblems) — unless the operator's .git/mindmount/config
+// sets commit_secrets, as for the daemon.
 //
 // It reads only what is staged, through two git processes (the staged
 // list and the blobs), so its cost follows the files in the commit, not
 // the size of the repository.
 func PreCommit(ctx context.Context, out io.Writer) error {
-	changes, err := stagedMemories(ctx)
+	changes, err := stagedFiles(ctx)
 	if err != nil {
 		return err
 	}
@@ -59,15 +65,34 @@ func PreCommit(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var probs []memgraph.Problem
+	var probs, secrets []memgraph.Problem
 	for _, c := range changes {
-		if c.newMode == "120000" {
-			probs = append(probs, tracker.SymlinkProblem(c.path))
-			continue
-		}
 		inHead := c.status != 'A' && c.oldMode != "120000"
 		exists := c.status != 'D'
-		probs = append(probs, tracker.Judge(c.path, blobs[c.newID], exists, blobs[c.oldID], inHead)...)
+		if exists {
+			secrets = append(secrets, tracker.NameProblems(c.path)...)
+		}
+		if c.newMode == "120000" {
+			if tracker.Judged(c.path) {
+				probs = append(probs, tracker.SymlinkProblem(c.path))
+			}
+			continue
+		}
+		var judged []memgraph.Problem
+		if tracker.Judged(c.path) {
+			judged = tracker.Judge(c.path, blobs[c.newID], exists, blobs[c.oldID], inHead)
+			probs = append(probs, judged...)
+		}
+		if exists && len(judged) == 0 {
+			var prev []byte
+			if inHead {
+				prev = blobs[c.oldID]
+			}
+			secrets = append(secrets, tracker.SecretProblems(c.path, blobs[c.newID], prev)...)
+		}
+	}
+	if len(secrets) > 0 && !operatorCommitsSecrets(ctx) {
+		probs = append(probs, secrets...)
 	}
 	if len(probs) == 0 {
 		return nil
@@ -79,8 +104,21 @@ func PreCommit(ctx context.Context, out io.Writer) error {
 	return ErrRefused
 }
 
-// stagedMemories lists the staged changes of memory files against HEAD.
-func stagedMemories(ctx context.Context) ([]staged, error) {
+// operatorCommitsSecrets reads commit_secrets from the operator's file in
+// the git directory (memgraph.OperatorFile), as the daemon does; asked
+// only when a secret was found, so a clean commit spends no process on it.
+func operatorCommitsSecrets(ctx context.Context) bool {
+	out, err := exec.CommandContext(ctx, "git", "rev-parse", "--absolute-git-dir").Output()
+	if err != nil {
+		return false
+	}
+	src := &memgraph.OperatorSource{Path: filepath.Join(strings.TrimSpace(string(out)), memgraph.OperatorFile)}
+	o, _ := src.Get()
+	return o.CommitSecrets
+}
+
+// stagedFiles lists the staged changes against HEAD.
+func stagedFiles(ctx context.Context) ([]staged, error) {
 	raw, err := exec.CommandContext(ctx, "git", "diff-index", "--cached", "-z", "--no-renames", "HEAD").Output()
 	if err != nil {
 		// No HEAD yet (the first commit): everything staged is new. Only
@@ -93,7 +131,8 @@ func stagedMemories(ctx context.Context) ([]staged, error) {
 	return parseDiffIndex(raw)
 }
 
-// parseDiffIndex reads "git diff-index -z" output, keeping memory files.
+// parseDiffIndex reads "git diff-index -z" output. Submodules (gitlinks)
+// are left out: their content is another repository's.
 func parseDiffIndex(raw []byte) ([]staged, error) {
 	var out []staged
 	fields := bytes.Split(raw, []byte{0})
@@ -103,7 +142,7 @@ func parseDiffIndex(raw []byte) ([]staged, error) {
 		if len(f) != 5 || len(f[4]) == 0 {
 			return nil, fmt.Errorf("git diff-index: unexpected line %q", meta)
 		}
-		if !tracker.Judged(p) {
+		if f[0] == "160000" || f[1] == "160000" {
 			continue
 		}
 		out = append(out, staged{path: p, oldMode: f[0], newMode: f[1], oldID: f[2], newID: f[3], status: f[4][0]})

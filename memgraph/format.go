@@ -250,7 +250,7 @@ func (m *Memory) parseBody() []Problem {
 				when, err := time.Parse(DateLayout, d)
 				if err != nil {
 					probs = append(probs, Problem{Path: m.Path, Line: s.line + 1 + i,
-						Msg: fmt.Sprintf("access log line %q has a bad date; write it as 'used, DD.MM.YY' (for example 'used, 31.08.26')", t)})
+						Msg: "this access log line has a bad date; write it as 'used, DD.MM.YY' (for example 'used, 31.08.26')"})
 					continue
 				}
 				m.Uses++

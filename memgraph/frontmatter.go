@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mindmount/mindmount/memgraph/secret"
 	"gopkg.in/yaml.v3"
 )
 
@@ -46,7 +47,7 @@ func (m *Memory) parseFrontmatter() (probs []Problem) {
 		// must never take the daemon down.
 		defer func() {
 			if r := recover(); r != nil {
-				add(2, "frontmatter could not be read as YAML (%v)", r)
+				add(2, "frontmatter could not be read as YAML")
 				doc = yaml.Node{}
 				m.raw.bad = true
 			}
@@ -59,7 +60,7 @@ func (m *Memory) parseFrontmatter() (probs []Problem) {
 			} else {
 				msg = strings.TrimPrefix(msg, "yaml: ")
 			}
-			add(line, "frontmatter is not valid YAML: %s", msg)
+			add(line, "frontmatter is not valid YAML: %s", unquoted(msg, src))
 			doc = yaml.Node{}
 			m.raw.bad = true
 		}
@@ -97,7 +98,7 @@ func (m *Memory) parseFrontmatter() (probs []Problem) {
 		}
 		m.raw.keys = append(m.raw.keys, fmKey{name: name, start: start, end: end})
 		if prev, dup := seen[name]; dup {
-			add(line, "frontmatter key %q appears twice (first on line %d); keep one", name, prev)
+			add(line, "frontmatter key %s appears twice (first on line %d); keep one", keyName(name), prev)
 			continue
 		}
 		seen[name] = line
@@ -109,7 +110,7 @@ func (m *Memory) parseFrontmatter() (probs []Problem) {
 				continue
 			}
 			if (name == "supersedes" || name == "superseded_by") && !linkOK(s) {
-				add(v.Line+1, "%s must name a memory inside the repository, like user_memory/likes-tea; got %q", name, s)
+				add(v.Line+1, "%s must name a memory inside the repository, like user_memory/likes-tea", name)
 				continue
 			}
 			switch name {
@@ -130,19 +131,19 @@ func (m *Memory) parseFrontmatter() (probs []Problem) {
 			case StatusActive, StatusSuperseded, StatusRetracted, StatusContradicted:
 				m.Front.Status = st
 			default:
-				add(v.Line+1, "status %q is not one of active, superseded, retracted, contradicted", s)
+				add(v.Line+1, "status must be one of active, superseded, retracted, contradicted")
 			}
 		case "read_only":
 			var b bool
 			if v.Kind != yaml.ScalarNode || v.Decode(&b) != nil {
-				add(v.Line+1, "read_only must be true or false, not %q", v.Value)
+				add(v.Line+1, "read_only must be true or false")
 				continue
 			}
 			m.Front.ReadOnly = b
 		case "topic":
 			s, ok := scalarText(v)
 			if !ok || !ValidTopic(s) {
-				add(v.Line+1, "topic must be a short lower-case slug naming what the memory is about, like home-city or diet (at most %d characters of a-z, 0-9 and -); got %q", MaxTopicLen, v.Value)
+				add(v.Line+1, "topic must be a short lower-case slug naming what the memory is about, like home-city or diet (at most %d characters of a-z, 0-9 and -)", MaxTopicLen)
 				continue
 			}
 			m.Front.Topic = s
@@ -167,7 +168,7 @@ func (m *Memory) parseFrontmatter() (probs []Problem) {
 				add(line, "tags must be a list like [coffee, mornings]")
 			}
 		default:
-			add(line, "unknown frontmatter key %q; allowed keys are %s", name, allowedKeysText)
+			add(line, "unknown frontmatter key %s; allowed keys are %s", keyName(name), allowedKeysText)
 		}
 	}
 	if _, ok := seen["description"]; ok && strings.TrimSpace(m.Front.Description) == "" {
@@ -330,3 +331,32 @@ func linkOK(s string) bool {
 	}
 	return isCleanRel(s) && !strings.HasPrefix(s, ".")
 }
+
+// Messages about a file never quote its values or content — a value may be
+// a secret, and a message reaches the log and the status file. They name
+// the key and the line instead.
+
+// keyName is a frontmatter or settings key as a message may show it:
+// quoted when it is a plain identifier (the usual typo, "colour"), else a
+// description — a "key" can be anything written before a colon.
+func keyName(k string) string {
+	if len(k) == 0 || len(k) > 32 || !plainKeyRe.MatchString(k) || secret.Contains(k) {
+		return "(not shown: not a plain word)"
+	}
+	return strconv.Quote(k)
+}
+
+var plainKeyRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_\-]*$`)
+
+// unquoted drops what a parser's message quotes from src, the input.
+func unquoted(msg, src string) string {
+	return quotedRe.ReplaceAllStringFunc(msg, func(q string) string {
+		if strings.Contains(src, q[1:len(q)-1]) {
+			return "…"
+		}
+		return q
+	})
+}
+
+// Quoted punctuation (",", "]") is the parser's own and stays.
+var quotedRe = regexp.MustCompile("'[^']{4,}'|\"[^\"]{4,}\"|`[^`]{4,}`")

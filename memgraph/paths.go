@@ -1,10 +1,13 @@
 package memgraph
 
 import (
+	"errors"
 	"fmt"
 	"path"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/mindmount/mindmount/memgraph/secret"
 )
 
 // IsMemoryPath reports whether rel is a markdown file that mindmount validates
@@ -91,8 +94,17 @@ func CheckName(rel string) error {
 			return fmt.Errorf("name has a control character (%U at byte %d); use letters, digits and dashes", r, i)
 		}
 	}
+	if found := secret.InName(rel); len(found) > 0 {
+		// The message names the rule, never the name: it holds the value.
+		return fmt.Errorf("%w (rule %s); choose another name", ErrSecretName, found[0].Rule)
+	}
 	return nil
 }
+
+// ErrSecretName is CheckName's error for a name that holds a secret (a
+// token pasted as a file name): such a name would reach the tree, commit
+// messages, listings and logs.
+var ErrSecretName = errors.New("name holds a secret")
 
 // IsControl is mindmount's rule for a character that must not appear raw in a
 // name, a line of a file it writes, or a commit message: C0 and C1
@@ -132,7 +144,7 @@ func SlugProblem(rel string) string {
 // nameProblems returns the naming problems of rel (CheckName, SlugProblem).
 func nameProblems(rel string) []Problem {
 	if err := CheckName(rel); err != nil {
-		return []Problem{{Path: rel, Msg: err.Error()}}
+		return []Problem{{Path: secret.SafeName(rel), Msg: err.Error()}}
 	}
 	if msg := SlugProblem(rel); msg != "" {
 		return []Problem{{Path: rel, Msg: msg}}

@@ -40,17 +40,17 @@ type Settings struct {
 	// IndexTokens is the budget of each synthesized index in estimated
 	// tokens (BytesPerToken bytes each); 0 means DefaultIndexTokens.
 	IndexTokens int
-	// CommitSecrets commits files in which a secret is found (the tracker
-	// keeps them out of git by default): "commit_secrets: true".
-	CommitSecrets bool
 	// TranscriptRetention is how long a consolidated transcript stays in
 	// the transcripts/ inbox ("transcript_retention: 720h"; 0: the
 	// consolidator's default; "forever" is -1).
 	TranscriptRetention time.Duration
+	// HookReadMiB bounds how much of a harness transcript one hook call
+	// reads, in MiB ("hook_read_mib: 8"; 0: the hooks' default).
+	HookReadMiB int
 }
 
 // settingsKeys are the keys SettingsFile may hold.
-var settingsKeys = []string{"index_tokens", "commit_secrets", "transcript_retention"}
+var settingsKeys = []string{"index_tokens", "transcript_retention", "hook_read_mib"}
 
 // ParseSettings reads a settings file. Problems name the line; a bad value
 // leaves that setting at its default.
@@ -81,7 +81,7 @@ func ParseSettings(data []byte) (Settings, []Problem) {
 			continue
 		}
 		if seen[key] {
-			add(n, "%s is set twice", SafeLine(key))
+			add(n, "%s is set twice", keyName(key))
 			continue
 		}
 		seen[key] = true
@@ -89,16 +89,28 @@ func ParseSettings(data []byte) (Settings, []Problem) {
 		case "index_tokens":
 			v, err := strconv.Atoi(val)
 			if err != nil || v < MinIndexTokens || v > MaxIndexTokens {
-				add(n, "index_tokens must be a whole number of tokens from %d to %d, not %q", MinIndexTokens, MaxIndexTokens, SafeLine(val))
+				add(n, "index_tokens must be a whole number of tokens from %d to %d", MinIndexTokens, MaxIndexTokens)
 				continue
 			}
 			s.IndexTokens = v
-		case "commit_secrets", "transcript_retention":
+		case "hook_read_mib":
+			v, err := strconv.Atoi(val)
+			if err != nil || v < 1 || v > 1024 {
+				add(n, "hook_read_mib must be a whole number of MiB from 1 to 1024")
+				continue
+			}
+			s.HookReadMiB = v
+		case "transcript_retention":
 			if msg := s.setPrivacy(key, val); msg != "" {
 				add(n, "%s", msg)
 			}
+		case "commit_secrets":
+			// Kept in older repositories' tracked settings: reported and
+			// ignored, so no agent or remote can switch a guard off
+			// (operator.go).
+			add(n, "commit_secrets is ignored here: anyone who can write this tracked file (an agent, a remote) could switch the secret guard off; the operator sets it in .git/%s (mindmount serve: ROOT/config)", OperatorFile)
 		default:
-			add(n, "unknown key %q (known keys: %s)", SafeLine(key), strings.Join(settingsKeys, ", "))
+			add(n, "unknown key %s (known keys: %s)", keyName(key), strings.Join(settingsKeys, ", "))
 		}
 	}
 	return s, probs

@@ -1,23 +1,11 @@
 package memgraph
 
-import (
-	"fmt"
-	"time"
-)
+import "time"
 
-// setPrivacy parses the settings about secrets and transcripts (package
-// secret, the transcripts rule) and returns a problem message, or "".
+// setPrivacy parses the settings about transcripts (the transcripts rule)
+// and returns a problem message, or "".
 func (s *Settings) setPrivacy(key, val string) string {
 	switch key {
-	case "commit_secrets":
-		switch val {
-		case "true":
-			s.CommitSecrets = true
-		case "false":
-			s.CommitSecrets = false
-		default:
-			return fmt.Sprintf("commit_secrets must be true or false, not %q", SafeLine(val))
-		}
 	case "transcript_retention":
 		if val == "forever" {
 			s.TranscriptRetention = -1
@@ -25,7 +13,7 @@ func (s *Settings) setPrivacy(key, val string) string {
 		}
 		d, err := time.ParseDuration(val)
 		if err != nil || d <= 0 {
-			return fmt.Sprintf("transcript_retention must be a duration like 720h (30 days) or forever, not %q", SafeLine(val))
+			return "transcript_retention must be a duration like 720h (30 days) or forever"
 		}
 		s.TranscriptRetention = d
 	}

@@ -1,27 +1,122 @@
 package memgraph
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 )
 
 func TestPrivacySettings(t *testing.T) {
-	s, probs := ParseSettings([]byte("commit_secrets: true\ntranscript_retention: 72h\n"))
-	if len(probs) != 0 || !s.CommitSecrets || s.TranscriptRetention != 72*time.Hour {
+	s, probs := ParseSettings([]byte("transcript_retention: 72h\n"))
+	if len(probs) != 0 || s.TranscriptRetention != 72*time.Hour {
 		t.Fatalf("%+v %v", s, probs)
 	}
 	s, probs = ParseSettings([]byte("transcript_retention: forever\n"))
-	if len(probs) != 0 || s.TranscriptRetention != -1 || s.CommitSecrets {
+	if len(probs) != 0 || s.TranscriptRetention != -1 {
 		t.Fatalf("%+v %v", s, probs)
 	}
-	for _, bad := range []string{"commit_secrets: yes", "transcript_retention: -1h", "transcript_retention: soon"} {
+	for _, bad := range []string{"transcript_retention: -1h", "transcript_retention: soon"} {
 		s, probs := ParseSettings([]byte(bad + "\n"))
-		if len(probs) != 1 || probs[0].Line != 1 || s.CommitSecrets || s.TranscriptRetention != 0 {
+		if len(probs) != 1 || probs[0].Line != 1 || s.TranscriptRetention != 0 {
 			t.Errorf("%q: %+v %v", bad, s, probs)
 		}
 		if !strings.Contains(probs[0].Msg, strings.SplitN(bad, ":", 2)[0]) {
 			t.Errorf("%q: message %q", bad, probs[0].Msg)
+		}
+	}
+}
+
+// TestCommitSecretsNotTracked (issue 23, item 3): commit_secrets in the
+// tracked settings file is reported, by line, and ignored: the other
+// settings of the file still apply.
+func TestCommitSecretsNotTracked(t *testing.T) {
+	s, probs := ParseSettings([]byte("index_tokens: 3000\ncommit_secrets: true\n"))
+	if s.IndexTokens != 3000 || len(probs) != 1 || probs[0].Line != 2 || !strings.Contains(probs[0].Msg, "commit_secrets is ignored here") || !strings.Contains(probs[0].Msg, OperatorFile) {
+		t.Fatalf("%+v %v", s, probs)
+	}
+}
+
+func TestParseOperator(t *testing.T) {
+	cases := []struct {
+		in    string
+		want  Operator
+		probs int
+	}{
+		{"", Operator{}, 0},
+		{"commit_secrets: true\n", Operator{CommitSecrets: true}, 0},
+		{"# a comment\ncommit_secrets: false # off\n", Operator{}, 0},
+		{"commit_secrets: yes-please-sk_live_abcdefghijklmnop\n", Operator{}, 1},
+		{"index_tokens: 3000\n", Operator{}, 1},
+		{"nonsense\n", Operator{}, 1},
+	}
+	for _, c := range cases {
+		o, probs := ParseOperator("config", []byte(c.in))
+		if o != c.want || len(probs) != c.probs {
+			t.Errorf("%q: %+v %v", c.in, o, probs)
+		}
+		for _, p := range probs {
+			if strings.Contains(p.String(), "sk_live") || strings.Contains(p.String(), "yes-please") {
+				t.Errorf("%q: a problem quotes the value: %v", c.in, p)
+			}
+		}
+	}
+}
+
+func FuzzParseOperator(f *testing.F) {
+	f.Add([]byte("commit_secrets: true\n"))
+	f.Add([]byte("commit_secrets: maybe\nx\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		o, probs := ParseOperator("config", data)
+		for _, p := range probs {
+			if p.Line < 1 {
+				t.Fatalf("problem without a line: %v", p)
+			}
+		}
+		if o.CommitSecrets && !strings.Contains(string(data), "true") {
+			t.Fatalf("commit_secrets on without saying true: %q", data)
+		}
+	})
+}
+
+// TestOperatorSourceStrict: under serve, ROOT/config counts only when
+// nobody but its owner (root or the daemon's user) may write it; edits are
+// seen without a restart.
+func TestOperatorSourceStrict(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "config")
+	src := &OperatorSource{Path: p, Strict: true}
+	if o, probs := src.Get(); o.CommitSecrets || probs != nil {
+		t.Fatalf("missing file: %+v %v", o, probs)
+	}
+	if err := os.WriteFile(p, []byte("commit_secrets: true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if o, _ := src.Get(); !o.CommitSecrets {
+		t.Fatal("the operator's file is not honoured")
+	}
+	if err := os.Chmod(p, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if o, probs := src.Get(); o.CommitSecrets || len(probs) != 1 {
+		t.Fatalf("a world-writable operator file is honoured: %+v %v", o, probs)
+	}
+	os.Chmod(p, 0o600)
+	if err := os.WriteFile(p, []byte("commit_secrets: false\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if o, _ := src.Get(); o.CommitSecrets {
+		t.Fatal("an edit is not seen")
+	}
+}
+
+func TestHookReadSetting(t *testing.T) {
+	if s, probs := ParseSettings([]byte("hook_read_mib: 16\n")); s.HookReadMiB != 16 || probs != nil {
+		t.Fatalf("%+v %v", s, probs)
+	}
+	for _, bad := range []string{"hook_read_mib: 0\n", "hook_read_mib: 2048\n", "hook_read_mib: lots\n"} {
+		if s, probs := ParseSettings([]byte(bad)); s.HookReadMiB != 0 || len(probs) != 1 {
+			t.Errorf("%q: %+v %v", bad, s, probs)
 		}
 	}
 }

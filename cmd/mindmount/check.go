@@ -5,11 +5,14 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
 	"github.com/mindmount/mindmount/memgraph"
 	"github.com/mindmount/mindmount/memgraph/gitrepo"
+	"github.com/mindmount/mindmount/memgraph/secret"
+	"github.com/mindmount/mindmount/memgraph/tracker"
 )
 
 func init() {
@@ -40,7 +43,16 @@ user_memory/ and character_memory/ have a non-empty description; status is
 active, superseded, retracted or contradicted; access log lines read
 "used, DD.MM.YY". When DIR is a git repository, a file whose read_only flag
 was set, changed or removed since the last commit (or a read_only file that
-was edited at all) is reported too, because mindmount will not commit it.`,
+was edited at all) is reported too, because mindmount will not commit it.
+
+Secrets: every file mindmount would commit (memories, the settings file,
+and in a git repository any other file git does not ignore, outside
+transcripts/) is scanned for the secrets it adds since the last commit —
+API keys, tokens, private keys, passwords typed as sentences — and every
+name for a secret, with the daemon's and the pre-commit hook's rules. A
+finding names the file, line and rule, never the value. The operator's
+commit_secrets (in .git/mindmount/config) turns this off, as it does for
+the daemon.`,
 		run: func(fl *flag.FlagSet, args []string) error {
 			if len(args) != 1 {
 				fl.Usage()
@@ -54,11 +66,46 @@ was edited at all) is reported too, because mindmount will not commit it.`,
 			if err != nil && !errors.Is(err, gitrepo.ErrNotRepo) {
 				return err
 			}
+			commitSecrets := false
+			if repo != nil {
+				o, _ := (&memgraph.OperatorSource{Path: filepath.Join(repo.GitDir(), memgraph.OperatorFile)}).Get()
+				commitSecrets = o.CommitSecrets
+				if !commitSecrets {
+					rels = append(rels, otherFiles(dir, rels, args[0])...)
+				}
+			}
 			bad, total := 0, 0
 			for _, rel := range rels {
+				if !memgraph.IsMemoryPath(rel) && rel != memgraph.SettingsFile {
+					// Any other file the daemon would commit: its name
+					// and its bytes are scanned for secrets.
+					probs := tracker.NameProblems(rel)
+					if probs == nil {
+						data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
+						if err != nil {
+							continue // gone since it was listed
+						}
+						head, _, _ := repo.ReadHead(rel)
+						probs = tracker.SecretProblems(rel, data, head)
+					}
+					for _, p := range probs {
+						fmt.Fprintln(stdout, p.String())
+					}
+					total += len(probs)
+					if len(probs) > 0 {
+						bad++
+					}
+					continue
+				}
+				if probs := tracker.NameProblems(rel); probs != nil && !commitSecrets {
+					fmt.Fprintln(stdout, probs[0].String())
+					total++
+					bad++
+					continue
+				}
 				data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
 				if err != nil {
-					fmt.Fprintf(stdout, "%s: cannot read: %v\n", rel, err)
+					fmt.Fprintf(stdout, "%s: cannot read: %v\n", secret.SafeName(rel), err)
 					bad++
 					continue
 				}
@@ -72,6 +119,15 @@ was edited at all) is reported too, because mindmount will not commit it.`,
 					}
 				}
 				probs := memgraph.Validate(rel, data, prev)
+				if len(probs) == 0 && !commitSecrets {
+					// The daemon's and the pre-commit hook's secret
+					// rule, against the last commit.
+					var head []byte
+					if repo != nil {
+						head, _, _ = repo.ReadHead(rel)
+					}
+					probs = tracker.SecretProblems(rel, data, head)
+				}
 				for _, p := range probs {
 					fmt.Fprintln(stdout, p.String())
 				}
@@ -128,7 +184,7 @@ func scanForOutput(dir string) (*memgraph.Graph, error) {
 	if err := requireMindmountRepo(dir); err != nil {
 		return nil, err
 	}
-	g, err := memgraph.Scan(dir)
+	g, err := scanServed(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -145,4 +201,38 @@ func warnInvalid(g *memgraph.Graph, dir string) {
 		}
 		fmt.Fprintf(stderr, "mindmount: %d invalid %s left out; run: mindmount check %s\n", len(files), memgraph.Plural(len(files), "file", "files"), dir)
 	}
+}
+
+// otherFiles lists the files of the repository at dir, under path, that
+// the daemon would commit and check does not validate as memories
+// (attachments, notes in other formats): tracked and untracked files git
+// does not ignore, outside transcripts/ (never committed) and the files
+// already in rels. They are scanned for secrets like every commit.
+func otherFiles(dir string, rels []string, path string) []string {
+	out, err := exec.Command("git", "-C", dir, "ls-files", "-z", "--cached", "--others", "--exclude-standard").Output()
+	if err != nil {
+		return nil
+	}
+	have := map[string]bool{}
+	for _, r := range rels {
+		have[r] = true
+	}
+	abs, _ := filepath.Abs(path)
+	sub, _ := filepath.Rel(dir, abs)
+	sub = filepath.ToSlash(sub)
+	var extra []string
+	for _, rel := range strings.Split(string(out), "\x00") {
+		if rel == "" || have[rel] || tracker.IsInbox(rel) || memgraph.IsMemoryPath(rel) {
+			continue
+		}
+		if sub != "." && sub != "" && rel != sub && !strings.HasPrefix(rel, sub+"/") {
+			continue
+		}
+		if fi, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(rel))); err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		have[rel] = true
+		extra = append(extra, rel)
+	}
+	return extra
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/mindmount/mindmount/consolidate"
 	"github.com/mindmount/mindmount/consolidate/llm"
 	"github.com/mindmount/mindmount/hooks"
-	"github.com/mindmount/mindmount/memgraph"
 	"github.com/mindmount/mindmount/memgraph/gitrepo"
 )
 
@@ -110,7 +109,7 @@ func runConsolidate(dir string, opt providerOptions) error {
 	if err != nil {
 		return err
 	}
-	g, err := memgraph.Scan(r.Dir())
+	g, err := scanServed(r.Dir()) // a held-back memory never reaches the model
 	if err != nil {
 		return err
 	}

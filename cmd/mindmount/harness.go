@@ -79,7 +79,7 @@ func harnessHook(event string, opts hookOptions) error {
 		// Gemini CLI parses a hook's stdout as JSON: say "nothing to add".
 		fmt.Fprintln(stdout, "{}")
 	}
-	n, err := harness.Copy(harness.CopyOptions{Memory: dir, Harness: opts.harness, SessionID: p.SessionID, Source: p.TranscriptPath})
+	n, err := harness.Copy(harness.CopyOptions{Memory: dir, Harness: opts.harness, SessionID: p.SessionID, Source: p.TranscriptPath, MaxRead: hookReadLimit(dir)})
 	if err != nil {
 		return err
 	}
@@ -129,7 +129,7 @@ func hookContext(dir string, budget int) string {
 			return string(b)
 		}
 	}
-	g, err := memgraph.Scan(dir)
+	g, err := scanServed(dir)
 	if err != nil {
 		return ""
 	}
@@ -142,7 +142,7 @@ func recallText(dir, prompt string, k int) string {
 	if strings.TrimSpace(prompt) == "" || k <= 0 {
 		return ""
 	}
-	g, err := memgraph.Scan(dir)
+	g, err := scanServed(dir)
 	if err != nil {
 		return ""
 	}
@@ -222,4 +222,15 @@ func installHarness(name, scope, target string, uninstall bool) error {
 		}
 	}
 	return nil
+}
+
+// hookReadLimit is the hook_read_mib setting of the memory at dir in bytes
+// (0: the hooks' default).
+func hookReadLimit(dir string) int64 {
+	b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(memgraph.SettingsFile)))
+	if err != nil {
+		return 0
+	}
+	s, _ := memgraph.ParseSettings(b)
+	return int64(s.HookReadMiB) << 20
 }

@@ -113,7 +113,7 @@ func runAgent(opts runOptions, argv []string) error {
 		if _, err := os.Stat(transcript); err != nil {
 			return
 		}
-		if _, err := harness.Copy(harness.CopyOptions{Memory: dir, Harness: harness.Run, SessionID: session, Source: transcript}); err != nil {
+		if _, err := harness.Copy(harness.CopyOptions{Memory: dir, Harness: harness.Run, SessionID: session, Source: transcript, MaxRead: hookReadLimit(dir)}); err != nil {
 			fmt.Fprintf(stderr, "mindmount run: transcript: %s\n", memgraph.ErrorLine(err.Error()))
 		}
 	}

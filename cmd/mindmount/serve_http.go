@@ -30,7 +30,7 @@ func init() {
 			fl.StringVar(&f.addr, "http", "", "serve the HTTP API (chat, bye, consolidate, recall, health, MCP at /mcp) on `ADDR`, e.g. 127.0.0.1:8080")
 			fl.StringVar(&f.keyFile, "api-key-file", "", "read the admin API key from `FILE` (default $MINDMOUNT_API_KEY)")
 			fl.StringVar(&serveGitHubAPI, "github-api", remote.DefaultGitHubAPI, "GitHub REST API base `URL` for /v1/git/setup (GitHub Enterprise: https://HOST/api/v3)")
-			fl.BoolVar(&f.insecure, "insecure-listen", false, "allow --http on a non-loopback address without an API key or user tokens")
+			fl.BoolVar(&f.insecure, "insecure-listen", false, "start --http on a non-loopback address before any API key or user token exists (every request but /health is refused until one does)")
 		},
 		start: f.start,
 		ready: func() string {
@@ -57,9 +57,11 @@ func (f *httpFront) start(ctx context.Context, ws *host.Workers) (func() error, 
 	if err != nil {
 		return nil, err
 	}
-	if key == "" && tokens.Count() == 0 && !f.insecure && !isLoopback(ln.Addr()) {
+	// A listener that is not loopback always requires credentials
+	// (httpapi decides it from ln); without any, nothing could be served.
+	if key == "" && tokens.Count() == 0 && !f.insecure && !httpapi.IsLoopback(ln.Addr()) {
 		ln.Close()
-		return nil, fmt.Errorf("--http %s: no API key (MINDMOUNT_API_KEY, --api-key-file) and no user tokens (mindmount users token), so only a loopback address is allowed; add --insecure-listen to serve anyone who can reach %s", f.addr, f.addr)
+		return nil, fmt.Errorf("--http %s: no API key (MINDMOUNT_API_KEY, --api-key-file) and no user tokens (mindmount users token ROOT ID), and a non-loopback address always requires one; make one first, or add --insecure-listen to start anyway and refuse every request but /health until one exists", f.addr)
 	}
 	log := slog.Default()
 	// The front checks credentials and forwards each request to the
@@ -104,9 +106,4 @@ func adminKey(file string) (string, error) {
 		return "", errors.New("--api-key-file: the file is empty")
 	}
 	return k, nil
-}
-
-func isLoopback(a net.Addr) bool {
-	ta, ok := a.(*net.TCPAddr)
-	return ok && ta.IP.IsLoopback()
 }

@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/mindmount/mindmount/cmd/mindmount/host"
+	"github.com/mindmount/mindmount/cmd/mindmount/httpapi"
 )
 
 // usersSubcommands dispatches "mindmount users SUB ...": each gets the
@@ -37,8 +38,8 @@ func init() {
 	})
 	register(&command{
 		name:    "users",
-		usage:   "users add|list|remove ROOT [ID] [--uid N --gid N] [--name NAME]",
-		summary: "add, list and remove the users a mindmount serve ROOT serves",
+		usage:   "users add|list|remove|token ROOT [ID] [--uid N --gid N] [--name NAME]",
+		summary: "add, list and remove the users a mindmount serve ROOT serves, and their HTTP tokens",
 		help: `Manages the users of a mindmount serve ROOT. Each user is a mindmount
 repository at ROOT/users/<id>, registered in ROOT/users.json with the uid
 and gid its processes run as.
@@ -50,7 +51,18 @@ and gid its processes run as.
       prints every user: id, uid:gid, name, repository
   mindmount users remove ROOT ID
       unregisters the user and moves the repository aside to
-      ROOT/removed/ID-TIME; it is never deleted
+      ROOT/removed/ID-TIME; it is never deleted. Its tokens are revoked.
+  mindmount users token ROOT ID
+      prints a new HTTP API token for ID (shown this once; only its hash is
+      kept, in ROOT/tokens.json); the user's other tokens stay valid
+  mindmount users token list ROOT [ID]
+      prints every token's ID, user and creation date, never its value
+  mindmount users token revoke ROOT ID [TOKEN-ID]
+      revokes one of ID's tokens, or all of them (same: --revoke)
+
+A token is bound to the user as registered when it was made: removing a
+user and adding one with the same ID leaves the old tokens void. A running
+mindmount serve sees a new or revoked token at the next request.
 
 A user ID is lower-case letters, digits, '.', '_' and '-', starting with a
 letter or digit, at most 64 characters; it is the directory name as it is,
@@ -60,7 +72,9 @@ added or removed user at its next access (SIGHUP: at once).
 Example:
 
     mindmount users add /srv/mindmount alice --uid 1001 --gid 1001 --name Alice
-    mindmount users list /srv/mindmount`,
+    mindmount users list /srv/mindmount
+    mindmount users token /srv/mindmount alice
+    mindmount users token revoke /srv/mindmount alice`,
 		flags: func(fl *flag.FlagSet) {
 			for _, f := range usersFlags {
 				f(fl)
@@ -68,7 +82,7 @@ Example:
 		},
 		run: func(fl *flag.FlagSet, args []string) error {
 			if len(args) == 0 {
-				fmt.Fprintln(stderr, "mindmount users: missing the subcommand: add, list or remove (see mindmount users --help)")
+				fmt.Fprintln(stderr, "mindmount users: missing the subcommand: add, list, remove or token (see mindmount users --help)")
 				return exitError{2}
 			}
 			sub, ok := usersSubcommands[args[0]]
@@ -218,6 +232,11 @@ func usersRemove(args []string) error {
 	}
 	if err != nil {
 		return err
+	}
+	// The registry entry is gone, which voids the tokens already (they
+	// name it); removing them keeps tokens.json from growing stale.
+	if _, err := httpapi.RevokeTokens(root, id, ""); err != nil {
+		fmt.Fprintf(stderr, "mindmount: user %s removed, but its tokens were not deleted from %s (they are void anyway): %v\n", id, httpapi.TokensFile, err)
 	}
 	if running, pid, _ := host.Running(root); running {
 		// The daemon commits what is pending, then moves the repository

@@ -13,6 +13,8 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/mindmount/mindmount/memgraph"
+
 	"golang.org/x/sys/unix"
 
 	"github.com/mindmount/mindmount/cmd/mindmount/host"
@@ -97,6 +99,11 @@ func runWorker(o *workerOptions, log *slog.Logger) error {
 		debug.SetMemoryLimit(int64(o.memory / 2))
 	}
 	cfg := o.daemon.baseConfig(false, log)
+	// The operator's switches are ROOT/config's (root's, read by the
+	// worker: keep it 0644), never the user's own .git/mindmount/config:
+	// the user owns the repository.
+	root := filepath.Dir(filepath.Dir(o.repo)) // ROOT/users/<id>
+	cfg.Operator = &memgraph.OperatorSource{Path: filepath.Join(root, host.OperatorConfigFile), Strict: true}
 	if o.ctl != "" && o.daemon.consolidate {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		p, err := llm.NewRemote(ctx, dialAbstract(o.ctl))

@@ -22,9 +22,14 @@ import (
 // outside git and outside the tracker's view (.mindmount/cache is both).
 const StateDir = memgraph.StateDir + "/cache/hooks"
 
-// MaxTranscript bounds how much of a harness transcript one call reads: the
-// new part of a JSONL transcript, or the whole of a JSON document.
-const MaxTranscript = 256 << 20
+// DefaultMaxRead bounds how much of a JSONL transcript one call reads
+// (CopyOptions.MaxRead; the hook_read_mib setting): the next call goes on
+// from there, so a hook never runs away with time or memory.
+const DefaultMaxRead = 8 << 20
+
+// MaxTranscript bounds a whole-file JSON transcript (read whole on every
+// call, as it is rewritten whole) and what is read of the destination.
+const MaxTranscript = 64 << 20
 
 // tailLen is how many bytes before the copied offset are fingerprinted to
 // notice a transcript that was rewritten rather than appended to.
@@ -47,6 +52,9 @@ type CopyOptions struct {
 	// Redact cleans a message before it is written (the transcript rule:
 	// secrets never reach the memory). Nil writes the text as is.
 	Redact func(string) string
+	// MaxRead bounds the bytes of a JSONL transcript read by one call
+	// (0: DefaultMaxRead).
+	MaxRead int64
 }
 
 // Copy appends the turns of the harness transcript added since the last
@@ -80,7 +88,10 @@ func Copy(o CopyOptions) (int, error) {
 	defer unix.Flock(int(lock.Fd()), unix.LOCK_UN)
 
 	st := readState(o.Memory, stateRel)
-	src, err := os.Open(o.Source)
+	// O_NONBLOCK: a FIFO (or a device) named as the transcript must not
+	// hang the hook, and through the lock every later hook of the
+	// session; it is refused below as not a regular file.
+	src, err := os.OpenFile(o.Source, os.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
 	if err != nil {
 		return 0, fmt.Errorf("transcript: %w", err)
 	}
@@ -99,7 +110,11 @@ func Copy(o CopyOptions) (int, error) {
 	// A session with no state (the first call, or a cleared cache) may
 	// still have a destination from earlier calls: check it like a reread.
 	fresh := st.Offset == 0 && st.Records == 0
-	msgs, next, reread, err := newMessages(src, fi.Size(), st)
+	maxRead := o.MaxRead
+	if maxRead <= 0 {
+		maxRead = DefaultMaxRead
+	}
+	msgs, next, reread, err := newMessages(src, fi.Size(), st, maxRead)
 	if err != nil {
 		return 0, err
 	}
@@ -124,7 +139,7 @@ func Copy(o CopyOptions) (int, error) {
 
 // newMessages reads what is new in src since st and returns the messages,
 // the state after them, and whether src had to be read from the start.
-func newMessages(src *os.File, size int64, st copyState) ([]Message, copyState, bool, error) {
+func newMessages(src *os.File, size int64, st copyState, maxRead int64) ([]Message, copyState, bool, error) {
 	if looksLikeDocument(src, size) {
 		// One JSON document (Gemini CLI's session file), rewritten whole.
 		if size > MaxTranscript {
@@ -153,16 +168,22 @@ func newMessages(src *os.File, size int64, st copyState) ([]Message, copyState, 
 	if st.Records != 0 || st.Offset > size || (st.Offset > 0 && tailOf(src, st.Offset) != st.Tail) {
 		st, reread = copyState{Source: st.Source}, true
 	}
-	// At most MaxTranscript bytes a call; the next call goes on from there.
-	data, err := io.ReadAll(io.NewSectionReader(src, st.Offset, min(size-st.Offset, MaxTranscript)))
+	// At most maxRead bytes a call; the next call goes on from there.
+	data, err := io.ReadAll(io.NewSectionReader(src, st.Offset, min(size-st.Offset, maxRead)))
 	if err != nil {
 		return nil, st, false, err
 	}
-	// Only whole lines: the harness may be mid-write on the last one.
+	// Only whole lines: the harness may be mid-write on the last one. A
+	// read that filled its bound without a newline is one line longer than
+	// the bound: it is passed over (split, each piece unreadable as a
+	// message), so the offset always moves and no call repeats the work.
 	end := bytes.LastIndexByte(data, '\n') + 1
+	if end == 0 && int64(len(data)) == maxRead {
+		end = len(data)
+	}
 	var msgs []Message
 	sc := bufio.NewScanner(bytes.NewReader(data[:end]))
-	sc.Buffer(make([]byte, 64<<10), MaxTranscript)
+	sc.Buffer(make([]byte, 64<<10), int(maxRead)+1)
 	for sc.Scan() {
 		if m, ok := ConvertLine(sc.Bytes()); ok {
 			msgs = append(msgs, m)
@@ -243,9 +264,13 @@ func dropPresent(mem, rel string, out []byte) []byte {
 // appendBeneath appends data to rel in one write: O_APPEND keeps a
 // concurrent writer's lines whole.
 func appendBeneath(mem, rel string, data []byte) error {
-	f, err := openBeneath(mem, rel, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644, true)
+	// 0600: a transcript is private talk, as the HTTP front's are.
+	f, err := openBeneath(mem, rel, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600, true)
 	if err != nil {
 		return err
+	}
+	if fi, err := f.Stat(); err == nil && fi.Mode().Perm()&0o077 != 0 {
+		f.Chmod(0o600) // made 0644 by an older version
 	}
 	if _, err := f.Write(data); err != nil {
 		f.Close()

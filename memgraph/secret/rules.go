@@ -36,10 +36,26 @@ var mindmountRules = []mindmountRule{
 	{id: "mindmount-jwt", keywords: []string{"eyj"}, re: regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}`)},
 	{id: "mindmount-bearer-token", keywords: []string{"bearer"}, re: regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/\-]{16,}=*)`), group: 1},
 	// https://user:password@host: the credentials, not the host.
-	{id: "mindmount-url-credentials", keywords: []string{"://"}, re: regexp.MustCompile(`\b[a-z][a-z0-9+.\-]*://([^/\s:@]+:[^/\s@]+)@`), group: 1},
+	// The user may be empty: redis://:password@host, amqp://:pw@…
+	{id: "mindmount-url-credentials", keywords: []string{"://"}, re: regexp.MustCompile(`\b[a-z][a-z0-9+.\-]*://([^/\s:@]*:[^/\s@]+)@`), group: 1},
 	// "password: x", "my password is x", "the PIN for my card is 1234":
 	// the label stays, the value goes.
 	{id: "mindmount-password", keywords: labelKeywords, re: labelledRE, group: 3, keep: labelledSecret},
+	// "the secret key is …", "my AWS access key: …": a key named by a
+	// word before it. A bare "key" is too common a word ("the key is
+	// patience"), so the value must look like one.
+	{id: "mindmount-named-key", keywords: []string{"key"}, re: namedKeyRE, group: 2, keep: keyLike},
+	// "I use hunter2 as my password", "using 4711 as the PIN".
+	{id: "mindmount-password", keywords: []string{"as my", "as the", "as our", "as a"}, re: useAsRE, group: 1, keep: func(v string, sub []string) bool {
+		if notASecretNoun[strings.ToLower(strings.TrimSpace(sub[3]))] {
+			return false
+		}
+		return labelledSecret(v, []string{"", sub[2]})
+	}},
+	// Password and PIN phrasings in German, Spanish, French, Portuguese
+	// and Italian: "mein Passwort ist …", "mi contraseña es …", "mon mot
+	// de passe est …", "minha senha é …", "il mio PIN è …".
+	{id: "mindmount-password", keywords: intlKeywords, re: intlRE, group: 3, keep: intlSecret},
 	// 13-19 digits, plain or in the groups cards are printed in (4-4-4-4,
 	// 4-6-5 and the like); Luhn decides. Groups keep a leading "1 " (a PIN,
 	// a count) from hiding the card number after it.
@@ -50,6 +66,61 @@ var mindmountRules = []mindmountRule{
 
 var labelledRE = regexp.MustCompile(`(?i)\b(password|passwd|passphrase|passcode|pwd|pin|secret|api[ _\-]?key|access[ _\-]?token|auth[ _\-]?token|token|private[ _\-]?key|cvv|cvc|security code)((?:\s+for\s+[^\s:=]{1,40})?\s*(?:is|was|=|:|->)\s*)("[^"\n]{1,200}"|'[^'\n]{1,200}'|[^\s"',;]{1,200})`)
 
+var namedKeyRE = regexp.MustCompile(`(?i)\b(?:secret|access|api|private|signing|encryption|license|licence|master|client|app|aws|stripe|openai|github|ssh|gpg|pgp|recovery)(?:[ _\-](?:access|secret|api|private))?[ _\-]?key((?:\s+for\s+[^\s:=]{1,40})?\s*(?:is|was|=|:|->)\s*)("[^"\n]{1,200}"|'[^'\n]{1,200}'|[^\s"',;]{1,200})`)
+
+// keyLike keeps a value that looks like key material rather than a word:
+// at least 8 characters mixing digits or case, or 16 of anything but
+// plain lower-case letters.
+func keyLike(v string, _ []string) bool {
+	v = strings.Trim(strings.Trim(v, `"'`), ".!?")
+	if len(v) < 8 || strings.HasPrefix(v, markerPrefix) {
+		return false
+	}
+	var lower, upper, digit int
+	for _, r := range v {
+		switch {
+		case r >= 'a' && r <= 'z':
+			lower++
+		case r >= 'A' && r <= 'Z':
+			upper++
+		case r >= '0' && r <= '9':
+			digit++
+		}
+	}
+	return digit > 0 && (lower+upper) > 0 || upper > 0 && lower > 0 && len(v) >= 12
+}
+
+var useAsRE = regexp.MustCompile(`(?i)\b(?:use|used|uses|using)\s+("[^"\n]{1,200}"|'[^'\n]{1,200}'|[^\s"',;]{1,200})\s+as\s+(?:my|the|our|a)\s+(?:\w+\s+){0,2}?(password|passphrase|passcode|pin|pwd)\b(\s+\w+)?`)
+
+// notASecretNoun follows "password" in "… as my password manager": the
+// value is a tool, not a password.
+var notASecretNoun = map[string]bool{"manager": true, "managers": true, "app": true, "vault": true, "generator": true,
+	"reset": true, "hint": true, "policy": true, "field": true, "prompt": true, "store": true, "keeper": true}
+
+// intlRE: a label, an optional "for …" (für, de, para, pour, per), a copula
+// or colon (ist, lautet, es, est, é, è, =, :), the value.
+var intlRE = regexp.MustCompile(`(?i)\b(passwort|kennwort|password|contraseña|contrasena|clave|mot de passe|mdp|senha|palavra-passe|parola d'ordine|pin-code|pincode|code pin|codice pin|código pin|codigo pin|pin)((?:\s+(?:für|fuer|vom|von|de|del|du|para|pour|per|do|da|della|dello)(?:\s+[^\s:=]{1,40}){1,3}?)?(?:\s+(?:ist|lautet|war|était|etait|est|era|es|é|è)\s+|\s*[=:]\s*))("[^"\n]{1,200}"|'[^'\n]{1,200}'|«\s*[^»\n]{1,200}»|„[^“\n]{1,200}“|[^\s"',;«»„“]{1,200})`)
+
+var intlKeywords = []string{"passwort", "kennwort", "password", "contraseña", "contrasena", "clave", "mot de passe", "mdp", "senha", "palavra-passe", "parola d'ordine", "pin"}
+
+// intlSecret keeps a password value unless it is a marker; a PIN must
+// hold a digit, and "clave" (also "key, essential") a value that is not
+// an ordinary word.
+func intlSecret(v string, sub []string) bool {
+	v = strings.TrimSpace(strings.Trim(v, `"'«»„“`))
+	if v == "" || strings.HasPrefix(v, markerPrefix) {
+		return false
+	}
+	label := strings.ToLower(sub[1])
+	switch {
+	case strings.Contains(label, "pin"):
+		return strings.ContainsAny(v, "0123456789")
+	case label == "clave":
+		return !isCommonWord(strings.TrimRight(v, ".!?"))
+	}
+	return true
+}
+
 // labelledSecret tells "the secret is patience" (prose) from "secret: x9".
 func labelledSecret(v string, sub []string) bool {
 	v = strings.Trim(v, `"'`)
@@ -57,10 +128,11 @@ func labelledSecret(v string, sub []string) bool {
 		return false
 	}
 	switch strings.ToLower(sub[1]) {
-	case "pin", "token", "secret":
-		return !isCommonWord(strings.TrimRight(v, ".!?"))
+	case "password", "passwd", "passphrase", "passcode", "pwd":
+		// A password may well be an ordinary word.
+		return true
 	}
-	return true
+	return !isCommonWord(strings.TrimRight(v, ".!?"))
 }
 
 // labelKeywords are the labels of labelledRE, as keywords.

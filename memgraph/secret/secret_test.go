@@ -17,6 +17,7 @@ var (
 	gitlabPAT  = "glpat-" + "zgEOzdmenCkhvMdgaKjI"
 	awsKey     = "AKIA" + "GXBENYJQWX6HH756"
 	awsExample = "AKIA" + "IOSFODNN7EXAMPLE"
+	ghToken    = "ghp_" + "x9Kd83hQpLm2Vb7Ns4Wt6Yr1Zc5Fg0Jh8Ea3"
 	openaiKey  = "sk-proj-" + "EtfjgVvVqE1SkHbn88HxjSI6bWHtP3fS2qHx6kwXoIIXGvOoNZYW2mZp0zVZomHFwUbbYrEqmS" + "T3BlbkFJ" +
 		"M9wCZ7Uw9xfogoEmvnEN5N1aE6PwZPf1Qh6yYTWmE4lBYOvfZ8UzDzV8fUkkibjL5DZPjN0MEQ"
 	openaiShort = "sk-proj-" + "abcd1234efgh5678ijkl9012"
@@ -130,6 +131,7 @@ func TestMindmountRules(t *testing.T) {
 		"mindmount-bearer-token":      "Bearer abcdefghijklmnopqrstuvwxyz",
 		"mindmount-url-credentials":   "https://bob:s3cr3t@example.com/",
 		"mindmount-password":          "password: hunter2",
+		"mindmount-named-key":         "the secret key is wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
 		"mindmount-card-number":       "4012-8888-8888-1881",
 	}
 	seen := map[string]bool{}

@@ -206,6 +206,17 @@ func (t *Tracker) examine(batch map[string]string, renames []renamePair) result 
 		if id == "" {
 			id = outsideIdentity
 		}
+		if probs := NameProblems(rel); probs != nil && !t.commitSecrets() {
+			// A name holding a secret: never committed, never logged
+			// in clear (NameProblems shows it redacted); forgotten once
+			// it is gone.
+			if _, err := os.Lstat(filepath.Join(t.root, filepath.FromSlash(rel))); errors.Is(err, fs.ErrNotExist) {
+				t.clearInvalid(rel, &res)
+			} else {
+				t.setInvalid(rel, id, nil, probs, &res)
+			}
+			continue
+		}
 		if IsInbox(rel) {
 			// Never committed (inbox.go); subscribers still hear of it.
 			t.clearInvalid(rel, &res)
@@ -229,7 +240,7 @@ func (t *Tracker) examine(batch map[string]string, renames []renamePair) result 
 		if err != nil {
 			// Kept pending, not dropped: the next flush tries again (a
 			// pack replaced under a reader, a file being replaced).
-			t.log.Warn("cannot read changed file; retried with the next commit", "path", rel, "err", err)
+			t.log.Warn("cannot read changed file; retried with the next commit", "path", safePath(rel), "err", err)
 			if res.retry == nil {
 				res.retry = map[string]string{}
 			}
@@ -240,12 +251,24 @@ func (t *Tracker) examine(batch map[string]string, renames []renamePair) result 
 			t.clearInvalid(rel, &res)
 			continue
 		}
+		heldForSecret := false
 		if len(probs) == 0 && st.exists && !st.same && !t.commitSecrets() {
 			probs = SecretProblems(rel, st.data, st.prev)
+			heldForSecret = len(probs) > 0
 		}
 		if len(probs) > 0 {
 			t.setInvalid(rel, id, st.data, probs, &res)
-			if st.exists && memgraph.IsMemoryPath(rel) && !isReadOnlyRefusal(probs) {
+			switch {
+			case heldForSecret && memgraph.IsMemoryPath(rel):
+				// Valid as a memory, so the graph would serve it: only
+				// the committed version may reach an index, the
+				// context, recall or a model's prompt.
+				if st.inHead {
+					res.graph = append(res.graph, graphOp{op: opModify, rel: rel, data: st.prev})
+				} else {
+					res.graph = append(res.graph, graphOp{op: opDelete, rel: rel})
+				}
+			case st.exists && memgraph.IsMemoryPath(rel) && !isReadOnlyRefusal(probs):
 				res.graph = append(res.graph, graphOp{op: opModify, rel: rel, data: st.data, problems: true})
 			}
 			continue
@@ -435,7 +458,7 @@ func (t *Tracker) setInvalid(rel, id string, data []byte, probs []memgraph.Probl
 		return
 	}
 	for _, p := range probs {
-		t.log.Warn("file not committed: "+p.String(), "path", rel, "writer", id)
+		t.log.Warn("file not committed: "+p.String(), "path", safePath(rel), "writer", id)
 	}
 	res.touched = append(res.touched, rel)
 }
@@ -447,9 +470,9 @@ func (t *Tracker) clearInvalid(rel string, res *result) {
 	t.mu.Unlock()
 	if had {
 		if _, err := t.r.Tree().Lstat(rel); errors.Is(err, fs.ErrNotExist) {
-			t.log.Info("invalid file removed; no longer reported", "path", rel)
+			t.log.Info("invalid file removed; no longer reported", "path", safePath(rel))
 		} else {
-			t.log.Info("file is valid again", "path", rel)
+			t.log.Info("file is valid again", "path", safePath(rel))
 		}
 		res.touched = append(res.touched, rel)
 	}

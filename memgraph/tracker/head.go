@@ -51,7 +51,7 @@ func (t *Tracker) syncHeadLocked() {
 			if _, err := tree.Lstat(rel); err != nil {
 				t.g.Remove(rel)
 			} else if err := t.g.Update(rel); err != nil {
-				t.log.Warn("cannot reload changed file", "path", rel, "err", err)
+				t.log.Warn("cannot reload changed file", "path", safePath(rel), "err", err)
 			}
 		}
 		// A file we held back that is now committed as it is on disk

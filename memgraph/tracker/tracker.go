@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"maps"
 	"path"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -57,8 +58,13 @@ type Config struct {
 	Rescan time.Duration
 	// CommitSecrets commits files in which package secret finds a secret;
 	// by default they are kept out of git and reported (secrets.go). The
-	// repository's settings file can say so too: commit_secrets: true.
+	// operator's configuration can say so too; the tracked settings file
+	// cannot (memgraph.OperatorFile).
 	CommitSecrets bool
+	// Operator is the operator's local configuration (nil: the
+	// repository's own, memgraph.OperatorFile in its git directory).
+	// mindmount serve gives every user's tracker ROOT/config instead.
+	Operator *memgraph.OperatorSource
 }
 
 // DefaultIdentities maps common editors to "editor"; everything else (shell
@@ -150,6 +156,9 @@ func New(g *memgraph.Graph, r *gitrepo.Repo, cfg Config) *Tracker {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.Operator == nil {
+		cfg.Operator = &memgraph.OperatorSource{Path: filepath.Join(r.GitDir(), memgraph.OperatorFile)}
 	}
 	t := &Tracker{
 		g:         g,

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mindmount/mindmount/consolidate/llm"
+	"github.com/mindmount/mindmount/memgraph"
 )
 
 // Config tunes a Host.
@@ -77,7 +78,8 @@ type Host struct {
 
 	mu       sync.Mutex
 	users    map[string]*slot
-	regStamp string // size and mtime of the registry last read
+	regStamp string                   // size and mtime of the registry last read
+	operator *memgraph.OperatorSource // ROOT/config, for every user's tracker
 	subs     []func(Event)
 	closed   bool
 }
@@ -125,7 +127,8 @@ func New(cfg Config) (*Host, error) {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	h := &Host{cfg: cfg, log: log, lock: lf, ctx: ctx, cancel: cancel, users: map[string]*slot{}}
+	h := &Host{cfg: cfg, log: log, lock: lf, ctx: ctx, cancel: cancel, users: map[string]*slot{},
+		operator: &memgraph.OperatorSource{Path: filepath.Join(cfg.Root, OperatorConfigFile), Strict: true}}
 	if err := h.Reload(); err != nil {
 		cancel()
 		lf.Close()
@@ -390,6 +393,9 @@ func (h *Host) Acquire(ctx context.Context, id string) (*Runtime, func(), error)
 func (h *Host) load(ctx context.Context, e Entry) (*Runtime, error) {
 	cfg := h.cfg.Runtime
 	cfg.Logger = h.log.With("user", e.ID)
+	// The operator's switches come from ROOT/config, never from a file
+	// the user (or the user's agent) can write.
+	cfg.Operator = h.operator
 	if h.cfg.ProviderFor != nil {
 		cfg.Provider = h.cfg.ProviderFor(e.ID)
 	}

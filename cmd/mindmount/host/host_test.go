@@ -260,3 +260,48 @@ func TestCheckNotServed(t *testing.T) {
 		t.Fatalf("after the daemon stopped: %v", err)
 	}
 }
+
+// TestHostOperatorConfig (issue 23, item 3): under serve the operator's
+// switches come from ROOT/config only — a user's own .git/mindmount/config
+// (the user owns the repository) switches nothing off.
+func TestHostOperatorConfig(t *testing.T) {
+	root := t.TempDir()
+	dir := newUser(t, root, "alice")
+	key := "AKIA" + "IOSFODNN7EXAMPLE"
+	if err := os.MkdirAll(filepath.Join(dir, ".git", "mindmount"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".git", "mindmount", "config"), []byte("commit_secrets: true\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h := newHost(t, root, time.Hour)
+	rt, release, err := h.Acquire(context.Background(), "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	write := func(rel string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Join(dir, "notes"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, rel), []byte("# Keys\n\n"+key+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rt.Tracker.Touch(rel, "sh")
+		if err := rt.Tracker.Flush(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("notes/a.md")
+	if files := git(t, dir, "ls-files"); strings.Contains(files, "notes/a.md") {
+		t.Fatal("the user's own .git/mindmount/config switched the guard off under serve")
+	}
+	if err := os.WriteFile(filepath.Join(root, OperatorConfigFile), []byte("commit_secrets: true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	write("notes/b.md")
+	if files := git(t, dir, "ls-files"); !strings.Contains(files, "notes/b.md") {
+		t.Fatal("ROOT/config is not honoured")
+	}
+}

@@ -1,6 +1,8 @@
 package host
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,6 +27,9 @@ const (
 	// registryLock serialises edits of the registry (mindmount users add and
 	// remove, even while a daemon runs).
 	registryLock = ".users.lock"
+	// OperatorConfigFile holds the operator's switches for every user
+	// (memgraph.OperatorSource; honoured only when root owns it).
+	OperatorConfigFile = "config"
 	// serveLock is held by the one daemon serving ROOT.
 	serveLock = ".serve.lock"
 )
@@ -35,6 +40,11 @@ type Entry struct {
 	UID  uint32 `json:"uid"`
 	GID  uint32 `json:"gid"`
 	Name string `json:"name,omitempty"`
+	// UUID is given to the entry when the user is added, and never
+	// reused: credentials issued for a user name this entry, so removing
+	// a user and adding one with the same ID voids them. Entries written
+	// before it existed have none.
+	UUID string `json:"uuid,omitempty"`
 }
 
 type registry struct {
@@ -122,6 +132,13 @@ func AddUser(root string, e Entry) error {
 	dir := UserDir(root, e.ID)
 	if !IsMindmountRepo(dir) {
 		return fmt.Errorf("%s is %w", dir, ErrNotMindmount)
+	}
+	if e.UUID == "" {
+		var b [16]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return err
+		}
+		e.UUID = hex.EncodeToString(b[:])
 	}
 	err := editRegistry(root, func(reg *registry) error {
 		for _, u := range reg.Users {

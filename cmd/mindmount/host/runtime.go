@@ -58,6 +58,9 @@ type RuntimeConfig struct {
 	// IndexTokens overrides the index budget of .mindmount/settings (0: the
 	// repository's setting, else memgraph.DefaultIndexTokens).
 	IndexTokens int
+	// Operator is the operator's configuration (see tracker.Config);
+	// nil: the repository's own, in its git directory.
+	Operator *memgraph.OperatorSource
 	// Services run beside the tracker from Start until Close.
 	Services []Service
 	// Logger receives the runtime's logs; nil means slog.Default().
@@ -148,6 +151,7 @@ func OpenRuntime(dir string, cfg RuntimeConfig) (*Runtime, error) {
 		WriteSynthesized: cfg.WriteSynthesized,
 		Identities:       cfg.Identities,
 		Logger:           log,
+		Operator:         cfg.Operator,
 	})
 	if cfg.Consolidate {
 		c := consolidate.New(g, r, cfg.Provider, consolidate.Config{Idle: cfg.Idle, Every: cfg.Every, Logger: log,

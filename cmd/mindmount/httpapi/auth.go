@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"crypto/subtle"
+	"net"
 	"net/http"
 	"strings"
 )
@@ -16,11 +17,41 @@ type caller struct {
 // may reports whether c may act for user id.
 func (c caller) may(id string) bool { return c.admin || c.user == id }
 
-// authRequired says whether requests must carry credentials: when an admin
-// key or any token exists. Without either the server is open, and the
-// daemon listens on loopback only (see mindmount serve --insecure-listen).
+// authRequired says whether requests must carry credentials. It only ever
+// turns on: at New when an admin key is configured or Config.RequireAuth
+// says so, at Serve when the listener is not loopback, and as soon as a
+// token exists. Revoking every token never turns it off again — the server
+// then refuses everything but /health. Only a loopback server started
+// without key or tokens is open (see mindmount serve --http).
 func (s *Server) authRequired() bool {
-	return s.cfg.AdminKey != "" || s.cfg.Tokens.Count() > 0
+	if s.required.Load() {
+		return true
+	}
+	if s.cfg.Tokens.Any() {
+		s.required.Store(true)
+		return true
+	}
+	return false
+}
+
+// requireFor makes credentials required on ln unless it is loopback.
+func (s *Server) requireFor(ln net.Listener) {
+	if !IsLoopback(ln.Addr()) {
+		s.required.Store(true)
+	}
+}
+
+// IsLoopback reports whether a listens on a loopback address only. The
+// unspecified address (0.0.0.0, ::) is not loopback: it listens on every
+// interface.
+func IsLoopback(a net.Addr) bool {
+	switch ta := a.(type) {
+	case *net.TCPAddr:
+		return ta.IP.IsLoopback()
+	case *net.UnixAddr:
+		return true // reachable through the file system's permissions only
+	}
+	return false
 }
 
 // identify returns the caller of r, or false when its credentials are
@@ -30,7 +61,8 @@ func (s *Server) identify(r *http.Request) (caller, bool) {
 	tok, ok := strings.CutPrefix(h, "Bearer ")
 	tok = strings.TrimSpace(tok)
 	if !ok || tok == "" {
-		return caller{admin: !s.authRequired()}, !s.authRequired()
+		open := !s.authRequired()
+		return caller{admin: open}, open
 	}
 	if k := s.cfg.AdminKey; k != "" && subtle.ConstantTimeCompare([]byte(tok), []byte(k)) == 1 {
 		return caller{admin: true}, true

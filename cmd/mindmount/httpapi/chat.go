@@ -73,7 +73,10 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, c caller) {
 	}
 	defer sess.release()
 
-	if err := appendLines(rt.Dir, sess.rel, line{Role: "user", Content: req.Message, Time: now.UTC().Format(time.RFC3339)}); err != nil {
+	// The transcript's folder is checked (made, never through a link)
+	// before the model is asked: a chat that cannot be recorded is
+	// refused, and one the model never answered leaves no trace.
+	if err := prepareTranscript(rt.Dir, sess.rel); err != nil {
 		s.log.Error("chat transcript", "user", req.UserID, "transcript", sess.rel, "err", err)
 		transcriptError(w, err)
 		return
@@ -108,13 +111,22 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, c caller) {
 		st.fail(modelMessage(err))
 	}
 	text := answer.String()
-	if cut {
-		if text != "" {
-			text += "\n"
-		}
-		text += cutNote
+	if text == "" && cut {
+		// The model said nothing: a refusal (429, the queue is full), a
+		// failed call or a client gone before the first word. Only a
+		// conversation that reached the model is recorded, so nothing
+		// of this request is kept to be consolidated.
+		s.log.Info("chat not recorded: no answer", "user", req.UserID, "transcript", sess.rel)
+		return
 	}
-	if err := appendLines(rt.Dir, sess.rel, line{Role: "assistant", Content: text, Time: s.cfg.Now().UTC().Format(time.RFC3339), Cut: cut}); err != nil {
+	if cut {
+		text += "\n" + cutNote
+	}
+	// Both lines at once, after the answer: a request the model never
+	// answered leaves no trace.
+	if err := appendLines(rt.Dir, sess.rel,
+		line{Role: "user", Content: req.Message, Time: now.UTC().Format(time.RFC3339)},
+		line{Role: "assistant", Content: text, Time: s.cfg.Now().UTC().Format(time.RFC3339), Cut: cut}); err != nil {
 		s.log.Error("chat transcript", "user", req.UserID, "transcript", sess.rel, "err", err)
 	}
 	sess.msgs = append(sess.msgs, llm.Message{Role: "user", Content: req.Message}, llm.Message{Role: "assistant", Content: text})

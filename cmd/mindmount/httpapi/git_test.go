@@ -151,7 +151,7 @@ func setupBody(user, token, name string) string {
 // line and no file or git object of any repository.
 func TestGitEndpoints(t *testing.T) {
 	g := newGitEnv(t)
-	alice, err := NewToken(g.root, "alice", time.Now())
+	alice, _, err := NewToken(g.root, "alice", time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +220,7 @@ func TestGitEndpoints(t *testing.T) {
 	}
 	// The token is kept 0600 outside the repository, where the daemon's
 	// sync service looks.
-	cred := filepath.Join(g.root, "credentials", "alice")
+	cred := remote.CredentialsFor(g.root, "alice").Path
 	if fi, err := os.Stat(cred); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("credentials file: %v %v", fi, err)
 	}

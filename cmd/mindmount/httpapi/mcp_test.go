@@ -16,7 +16,7 @@ func TestMCPAuth(t *testing.T) {
 			writeJSON(w, 200, map[string]string{"user": seen})
 		})
 	})
-	tok, _ := NewToken(e.root, "alice", time.Now())
+	tok, _, _ := NewToken(e.root, "alice", time.Now())
 	if code, _ := e.status("POST", "/mcp", "", `{}`); code != 401 {
 		t.Fatalf("no credentials: %d", code)
 	}

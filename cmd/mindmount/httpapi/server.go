@@ -55,6 +55,10 @@ type Config struct {
 	// Users is not used.
 	Forward Forwarder
 	List    UserList
+	// RequireAuth requires credentials on every endpoint but /health from
+	// the start, whatever the listener (Serve requires them anyway on a
+	// listener that is not loopback).
+	RequireAuth bool
 	// MCP, when set, is served at /mcp behind the same auth; it finds the
 	// user with RequestUser.
 	MCP http.Handler
@@ -77,6 +81,7 @@ type Server struct {
 	started  time.Time
 	mux      *http.ServeMux
 	closing  atomic.Bool
+	required atomic.Bool // credentials required; never turned off (auth.go)
 	sessions sessions
 	gitLocks userLocks
 }
@@ -100,6 +105,7 @@ func New(cfg Config) *Server {
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, started: cfg.Now(), mux: http.NewServeMux()}
 	s.sessions.m = map[string]*session{}
+	s.required.Store(cfg.RequireAuth || cfg.AdminKey != "")
 	s.mux.HandleFunc("GET /health", s.health)
 	if cfg.Forward != nil {
 		s.mux.Handle("/", s.auth(s.forward))
@@ -148,6 +154,7 @@ const (
 // Serve serves on ln until ctx ends, then shuts down gracefully: health
 // says 503 at once, open streams get shutdownGrace to finish.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	s.requireFor(ln)
 	hs := &http.Server{
 		Handler:           s,
 		ReadHeaderTimeout: readHeaderTimeout,

@@ -99,6 +99,18 @@ type line struct {
 	Cut     bool   `json:"cut,omitempty"`
 }
 
+// prepareTranscript makes the folder of the transcript rel of the
+// repository at dir (never through a symbolic link), so that a chat whose
+// transcript cannot be written is refused before the model is asked.
+func prepareTranscript(dir, rel string) error {
+	tree, err := subtree.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer tree.Close()
+	return tree.MkdirAll(path.Dir(rel), 0o700)
+}
+
 // appendLines appends msgs to the transcript rel of the repository at dir,
 // creating it (and its folder) when needed. One write per call, so a
 // reader never sees half a message from us. Every path is opened beneath

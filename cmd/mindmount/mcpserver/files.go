@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/mindmount/mindmount/memgraph/subtree"
+	"github.com/mindmount/mindmount/memgraph/tracker"
 )
 
 // tree reads and writes the working tree of one repository, confined to it
@@ -67,6 +68,9 @@ func (t tree) list(rel string) ([]os.DirEntry, error) {
 // symlink at rel is refused.
 func (t tree) write(rel string, data []byte) error {
 	mode := fs.FileMode(0o644)
+	if tracker.IsInbox(rel) {
+		mode = 0o600 // a transcript is private talk, as every front writes it
+	}
 	switch fi, err := t.t.Lstat(rel); {
 	case err == nil && fi.Mode()&fs.ModeSymlink != 0:
 		return errSymlink

@@ -1,0 +1,126 @@
+package memgraph
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// The operator's switches weaken a guard (commit_secrets lets secrets into
+// git), so they never live in the tracked tree, where an agent writing
+// through the mount or a commit fetched from a remote could set them. They
+// live in a local file only whoever runs the daemon writes:
+//
+//   - OperatorFile inside the git directory of a single repository
+//     (.git/mindmount/config; the mount refuses every path under .git);
+//   - ROOT/config for mindmount serve, honoured only when root (or the
+//     daemon's own user) owns it and nobody else may write it.
+//
+// The format is SettingsFile's: "key: value" lines, "#" comments.
+const OperatorFile = "mindmount/config" // relative to the git directory
+
+// OperatorKeys are the keys only the operator's file may hold.
+var OperatorKeys = []string{"commit_secrets"}
+
+// Operator is the operator's local configuration. The zero value keeps
+// every guard on.
+type Operator struct {
+	// CommitSecrets commits files in which a secret is found (they are
+	// held back by default): "commit_secrets: true".
+	CommitSecrets bool
+}
+
+// isOperatorKey reports whether key belongs to the operator's file.
+func isOperatorKey(key string) bool {
+	for _, k := range OperatorKeys {
+		if k == key {
+			return true
+		}
+	}
+	return false
+}
+
+// ParseOperator reads an operator file; name is how problems call it.
+// Problems name the line and key, never a value.
+func ParseOperator(name string, data []byte) (Operator, []Problem) {
+	var o Operator
+	var probs []Problem
+	add := func(line int, format string, args ...any) {
+		probs = append(probs, Problem{Path: name, Line: line, Msg: fmt.Sprintf(format, args...)})
+	}
+	for i, line := range strings.Split(string(data), "\n") {
+		if j := strings.IndexByte(line, '#'); j >= 0 {
+			line = line[:j]
+		}
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		key, val, ok := strings.Cut(line, ":")
+		key, val = strings.TrimSpace(key), strings.TrimSpace(val)
+		switch {
+		case !ok || !isOperatorKey(key):
+			add(i+1, "want \"key: value\" with a known key (%s)", strings.Join(OperatorKeys, ", "))
+		case val == "true":
+			o.CommitSecrets = true
+		case val == "false":
+			o.CommitSecrets = false
+		default:
+			add(i+1, "%s must be true or false", key)
+		}
+	}
+	return o, probs
+}
+
+// OperatorSource reads one operator file, again whenever it changed (one
+// stat per look), so a running daemon follows the operator's edits.
+type OperatorSource struct {
+	// Path is the file; "" means no file (every guard on).
+	Path string
+	// Strict honours the file only when root or the daemon's own user
+	// owns it and neither its group nor others may write it
+	// (mindmount serve's ROOT/config).
+	Strict bool
+
+	mu     sync.Mutex
+	loaded bool
+	stamp  [4]int64
+	o      Operator
+	probs  []Problem
+}
+
+// Get returns the operator's configuration and the file's problems. A file
+// that is missing, unreadable or (Strict) writable by others keeps every
+// guard on.
+func (s *OperatorSource) Get() (Operator, []Problem) {
+	if s == nil || s.Path == "" {
+		return Operator{}, nil
+	}
+	var st syscall.Stat_t
+	var stamp [4]int64
+	if syscall.Stat(s.Path, &st) == nil {
+		stamp = [4]int64{st.Size, st.Mtim.Nano(), int64(st.Ino), int64(st.Mode)<<32 | int64(st.Uid)}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.loaded && stamp == s.stamp {
+		return s.o, s.probs
+	}
+	s.loaded, s.stamp, s.o, s.probs = true, stamp, Operator{}, nil
+	if stamp == ([4]int64{}) {
+		return s.o, nil
+	}
+	if s.Strict && (st.Uid != 0 && int(st.Uid) != os.Geteuid() || st.Mode&0o022 != 0) {
+		s.probs = []Problem{{Path: s.Path, Msg: "ignored: only root (or the daemon's user) may own and write the operator's configuration (chown root, chmod go-w)"}}
+		return s.o, s.probs
+	}
+	data, err := os.ReadFile(s.Path)
+	if err != nil {
+		s.probs = []Problem{{Path: s.Path, Msg: "ignored: cannot read it"}}
+		return s.o, s.probs
+	}
+	s.o, s.probs = ParseOperator(s.Path, data)
+	return s.o, s.probs
+}
