@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -73,8 +74,14 @@ Example:
 }
 
 // initRepo creates or completes the repository at dir and commits the
-// template files it added.
+// template files it added, and says what it did on stdout.
 func initRepo(dir, user string, private bool) error {
+	return initRepoTo(stdout, dir, user, private)
+}
+
+// initRepoTo is initRepo telling out (a daemon that makes a repository
+// says nothing on its stdout).
+func initRepoTo(out io.Writer, dir, user string, private bool) error {
 	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
 		return fmt.Errorf("%s exists and is not a directory", dir)
 	}
@@ -117,9 +124,9 @@ func initRepo(dir, user string, private bool) error {
 		slog.Warn("could not install mindmount's git hooks", "err", err)
 	}
 	if len(created) == 0 && up == nil {
-		fmt.Fprintf(stdout, "%s: already initialised, nothing to add\n", dir)
+		fmt.Fprintf(out, "%s: already initialised, nothing to add\n", dir)
 		if user != "" {
-			fmt.Fprintf(stdout, "user.md exists and was left as it is; edit it to change the user's name\n")
+			fmt.Fprintf(out, "user.md exists and was left as it is; edit it to change the user's name\n")
 		}
 		return nil
 	}
@@ -152,29 +159,29 @@ func initRepo(dir, user string, private bool) error {
 		}
 	}
 	if up != nil {
-		fmt.Fprintf(stdout, "Upgraded %s, made before the rename:\n", dir)
+		fmt.Fprintf(out, "Upgraded %s, made before the rename:\n", dir)
 		for _, l := range up.lines {
-			fmt.Fprintf(stdout, "  %s\n", l)
+			fmt.Fprintf(out, "  %s\n", l)
 		}
 	}
 	switch {
 	case fresh:
-		fmt.Fprintf(stdout, "Created mindmount repository %s\n", dir)
+		fmt.Fprintf(out, "Created mindmount repository %s\n", dir)
 	case len(created) > 0:
-		fmt.Fprintf(stdout, "Added to %s:\n", dir)
+		fmt.Fprintf(out, "Added to %s:\n", dir)
 	}
 	for _, p := range created {
 		if p == ".gitignore" && len(ignores) > 0 {
-			fmt.Fprintf(stdout, "  .gitignore: the rules %s\n", strings.Join(ignores, ", "))
+			fmt.Fprintf(out, "  .gitignore: the rules %s\n", strings.Join(ignores, ", "))
 			continue
 		}
-		fmt.Fprintf(stdout, "  %s\n", p)
+		fmt.Fprintf(out, "  %s\n", p)
 	}
 	if hash != "" {
-		fmt.Fprintf(stdout, "Committed %s: %s\n", gitrepo.ShortHash(hash), gitrepo.Subject(msg))
+		fmt.Fprintf(out, "Committed %s: %s\n", gitrepo.ShortHash(hash), gitrepo.Subject(msg))
 	}
 	if fresh {
-		fmt.Fprintf(stdout, "\nNext: edit %s, then try \"mindmount context %s\".\n",
+		fmt.Fprintf(out, "\nNext: edit %s, then try \"mindmount context %s\".\n",
 			filepath.Join(dir, "user.md"), dir)
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/mindmount/mindmount/cmd/mindmount/host"
@@ -22,7 +23,22 @@ type httpFront struct {
 	addr, keyFile string
 	githubAPI     string
 	insecure      bool
+	cors          originList
+	autoUsers     string // UIDRANGE, "" for off
 	bound         string // the address listened on, once started
+}
+
+// originList is the repeatable --cors flag.
+type originList []string
+
+func (l *originList) String() string { return strings.Join(*l, ",") }
+
+func (l *originList) Set(v string) error {
+	if err := httpapi.CheckOrigin(v); err != nil {
+		return err
+	}
+	*l = append(*l, v)
+	return nil
 }
 
 func init() {
@@ -34,6 +50,8 @@ func init() {
 			fl.StringVar(&f.keyFile, "api-key-file", "", "read the admin API key from `FILE` (default $MINDMOUNT_API_KEY)")
 			fl.StringVar(&f.githubAPI, "github-api", remote.DefaultGitHubAPI, "GitHub REST API base `URL` for /v1/git/setup (GitHub Enterprise: https://HOST/api/v3)")
 			fl.BoolVar(&f.insecure, "insecure-listen", false, "allow --http on a non-loopback address without an API key or user tokens")
+			fl.Var(&f.cors, "cors", "let web pages from `ORIGIN` (https://app.example.com) call the HTTP API; repeat for more; * (any origin) only on a loopback address")
+			fl.StringVar(&f.autoUsers, "auto-users", "", "add a user the HTTP API does not know on its first request, with the next free uid of `UIDRANGE` (e.g. 20000-29999); off by default")
 		},
 		start: f.start,
 		ready: func() string {
@@ -55,6 +73,14 @@ func (f *httpFront) start(ctx context.Context, h *host.Host) (func() error, erro
 	if err != nil {
 		return nil, err
 	}
+	var provision func(context.Context, string) error
+	if f.autoUsers != "" {
+		uids, err := parseUIDRange(f.autoUsers)
+		if err != nil {
+			return nil, err
+		}
+		provision = (&autoUsers{root: h.Root(), uids: uids, reload: h.Reload}).provision
+	}
 	tokens := httpapi.OpenTokens(h.Root())
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
@@ -64,12 +90,18 @@ func (f *httpFront) start(ctx context.Context, h *host.Host) (func() error, erro
 		ln.Close()
 		return nil, fmt.Errorf("--http %s: no API key (MINDMOUNT_API_KEY, --api-key-file) and no user tokens (mindmount users token), so only a loopback address is allowed; add --insecure-listen to serve anyone who can reach %s", f.addr, f.addr)
 	}
+	if slices.Contains(f.cors, "*") && !isLoopback(ln.Addr()) {
+		ln.Close()
+		return nil, fmt.Errorf("--cors '*' lets any web page call the API: allowed on a loopback address only; name the origins (--cors https://app.example.com) for %s", f.addr)
+	}
 	log := slog.Default()
 	srv := httpapi.New(httpapi.Config{
-		Users:    h,
-		Pool:     servePool.Load(),
-		AdminKey: key,
-		Tokens:   tokens,
+		Users:     h,
+		Pool:      servePool.Load(),
+		AdminKey:  key,
+		Tokens:    tokens,
+		CORS:      f.cors,
+		Provision: provision,
 		MCP: mcpserver.NewHandler(func(r *http.Request) (*host.Runtime, func(), error) {
 			return h.Acquire(r.Context(), httpapi.RequestUser(r))
 		}, mcpserver.Options{Logger: log, Version: version}),

@@ -24,6 +24,10 @@ const stateFile = "mindmount/sync.json"
 type State struct {
 	Remote    string    `json:"remote,omitempty"`  // the URL, never with credentials
 	Account   string    `json:"account,omitempty"` // the GitHub login, after SetupGitHub
+	// RepoName and Configured are the GitHub repository's name and when
+	// SetupGitHub connected it (the reference's repo_name, configured_at).
+	RepoName   string    `json:"repo_name,omitempty"`
+	Configured time.Time `json:"configured_at,omitzero"`
 	LastPush  time.Time `json:"last_push,omitzero"`
 	LastFetch time.Time `json:"last_fetch,omitzero"` // last successful fetch (and merge)
 	LastSync  time.Time `json:"last_sync,omitzero"`  // last attempt

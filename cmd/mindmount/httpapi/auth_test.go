@@ -79,9 +79,17 @@ func TestOpenWithoutKeys(t *testing.T) {
 	if code, _ := e.status("GET", "/v1/recall?userId=alice&q=tea", "", ""); code != 200 {
 		t.Fatalf("open server: %d", code)
 	}
+	// A client that always sends its Bearer header (the reference's do)
+	// is not refused by a server that requires none.
+	if code, _ := e.status("GET", "/v1/recall?userId=alice&q=tea", "stray-key-the-server-never-set", ""); code != 200 {
+		t.Fatalf("open server, stray Bearer: %d", code)
+	}
 	NewToken(e.root, "alice", time.Now())
 	if code, _ := e.status("GET", "/v1/recall?userId=alice&q=tea", "", ""); code != 401 {
 		t.Fatalf("a token exists, so credentials are required: %d", code)
+	}
+	if code, _ := e.status("GET", "/v1/recall?userId=alice&q=tea", "stray-key-the-server-never-set", ""); code != 401 {
+		t.Fatalf("a token exists, so a wrong Bearer is refused: %d", code)
 	}
 }
 
@@ -98,8 +106,9 @@ func TestBadRequests(t *testing.T) {
 		{"unknown user", "/v1/chat", `{"userId":"carol","message":"hi"}`, 404},
 		{"too large", "/v1/chat", big, 413},
 		{"control characters in session", "/v1/chat", `{"userId":"alice","message":"hi","sessionId":"a\u0000b"}`, 400},
-		{"empty transcript", "/v1/consolidate", `{"userId":"alice","transcript":[]}`, 400},
-		{"bad role", "/v1/consolidate", `{"userId":"alice","transcript":[{"role":"tool","content":"x"}]}`, 400},
+		{"content neither text nor blocks", "/v1/consolidate", `{"userId":"alice","transcript":[{"role":"user","content":42}]}`, 400},
+		{"userId neither string nor number", "/v1/bye", `{"userId":{"id":"alice"}}`, 400},
+		{"consolidate unknown user", "/v1/consolidate", `{"userId":"carol","transcript":[{"role":"user","content":"x"}]}`, 404},
 		{"bye unknown user", "/v1/bye", `{"userId":"carol"}`, 404},
 	}
 	for _, tc := range cases {

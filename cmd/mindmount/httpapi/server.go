@@ -29,6 +29,8 @@ type Users interface {
 	Acquire(ctx context.Context, id string) (*host.Runtime, func(), error)
 	// Users lists the registered users (health counts the loaded ones).
 	Users() []host.User
+	// Lookup says whether user id is registered, without loading it.
+	Lookup(id string) (host.User, error)
 }
 
 var _ Users = (*host.Host)(nil)
@@ -49,6 +51,14 @@ type Config struct {
 	MCP http.Handler
 	// Git answers /v1/git/* (setup, update, status); nil answers 501.
 	Git *remote.API
+	// Provision, when set, adds user id (an ID host.IDFor gave a client's
+	// userId) on its first request: serve --auto-users. It returns once
+	// the user is registered and Users can acquire it. Nil: an unknown
+	// user is 404.
+	Provision func(ctx context.Context, id string) error
+	// CORS lists the origins a browser may call the API from ("*": any);
+	// none means no CORS headers at all.
+	CORS []string
 	// RecallK is how many recalled memories go into a chat's system
 	// prompt (default 5).
 	RecallK int
@@ -117,6 +127,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusInternalServerError, "internal error")
 		}
 	}()
+	if s.cors(w, r) {
+		return
+	}
 	s.mux.ServeHTTP(w, r)
 }
 
