@@ -22,21 +22,21 @@ const stateFile = "mindmount/sync.json"
 
 // State is the sync state of one repository.
 type State struct {
-	Remote    string    `json:"remote,omitempty"`  // the URL, never with credentials
-	Account   string    `json:"account,omitempty"` // the GitHub login, after SetupGitHub
+	Remote  string `json:"remote,omitempty"`  // the URL, never with credentials
+	Account string `json:"account,omitempty"` // the GitHub login, after SetupGitHub
 	// RepoName and Configured are the GitHub repository's name and when
 	// SetupGitHub connected it (the reference's repo_name, configured_at).
 	RepoName   string    `json:"repo_name,omitempty"`
 	Configured time.Time `json:"configured_at,omitzero"`
-	LastPush  time.Time `json:"last_push,omitzero"`
-	LastFetch time.Time `json:"last_fetch,omitzero"` // last successful fetch (and merge)
-	LastSync  time.Time `json:"last_sync,omitzero"`  // last attempt
-	Failure   string    `json:"failure,omitempty"`   // the last attempt's error, "" after a success
-	FailedAt  time.Time `json:"failed_at,omitzero"`
-	Failures  int       `json:"failures,omitempty"` // consecutive failures (the backoff)
-	Ahead     int       `json:"ahead"`              // local commits the remote lacks
-	Behind    int       `json:"behind"`             // remote commits not merged yet
-	Siblings  []string  `json:"siblings,omitempty"` // retired siblings of the last merge
+	LastPush   time.Time `json:"last_push,omitzero"`
+	LastFetch  time.Time `json:"last_fetch,omitzero"` // last successful fetch (and merge)
+	LastSync   time.Time `json:"last_sync,omitzero"`  // last attempt
+	Failure    string    `json:"failure,omitempty"`   // the last attempt's error, "" after a success
+	FailedAt   time.Time `json:"failed_at,omitzero"`
+	Failures   int       `json:"failures,omitempty"` // consecutive failures (the backoff)
+	Ahead      int       `json:"ahead"`              // local commits the remote lacks
+	Behind     int       `json:"behind"`             // remote commits not merged yet
+	Siblings   []string  `json:"siblings,omitempty"` // retired siblings of the last merge
 }
 
 // ReadState reads the sync state of the repository at dir (zero when it
