@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -87,6 +88,9 @@ func (a *autoUsers) provision(ctx context.Context, id string) error {
 	// A directory nobody registered is not handed to whoever asks for its
 	// name first: it may be a repository an operator left there.
 	dir := host.UserDir(a.root, id)
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return err
+	}
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		if errors.Is(err, os.ErrExist) {
 			return fmt.Errorf("%s exists but is not a registered user: register it with mindmount users add, or move it away", dir)

@@ -125,7 +125,7 @@ func TestServeHTTPEndToEnd(t *testing.T) {
 	model.Queue(llmtest.KindExtract, llmtest.Reply{Content: llmtest.JSON(map[string]any{"facts": []any{map[string]any{
 		"kind": "user", "slug": "designs-typefaces", "description": "Designs typefaces", "fact": "You work as a designer of typefaces.", "episode": ""}}})})
 	model.Queue(llmtest.KindDecide, llmtest.Reply{Content: `{"decisions":[{"fact":0,"action":"ADD","target":"","description":"","text":""}]}`})
-	r := post("/v1/bye", tok, `{"userId":"alice"}`)
+	r := post("/v1/bye?wait=1", tok, `{"userId":"alice"}`)
 	var res struct {
 		Status string
 		Added  int
