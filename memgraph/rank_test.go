@@ -60,7 +60,9 @@ func TestRank(t *testing.T) {
 // rarely used; among pinned ones the use count decides. Both frontmatter
 // parsers read the key; anything but true or false is an error.
 func TestRankPinned(t *testing.T) {
-	pin := func(d string) string { return strings.Replace(d, "---\ndescription:", "---\npinned: true\ndescription:", 1) }
+	pin := func(d string) string {
+		return strings.Replace(d, "---\ndescription:", "---\npinned: true\ndescription:", 1)
+	}
 	files := []struct{ path, data string }{
 		{"user_memory/coffee.md", mem("", "coffee", "", "f", "01.01.26", "02.01.26", "03.01.26")},
 		{"user_memory/allergy.md", pin(mem("", "allergy", "", "f"))},
