@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mindmount/mindmount/cmd/mindmount/host"
+	"github.com/mindmount/mindmount/hooks/remote"
 	"github.com/mindmount/mindmount/memgraph/gitrepo"
 	"github.com/mindmount/mindmount/memgraph/migrate"
 	"github.com/mindmount/mindmount/template"
@@ -20,7 +23,7 @@ import (
 func init() {
 	register(&command{
 		name:    "import",
-		usage:   "import viral PATH [REPO]",
+		usage:   "import viral PATH [REPO] | import claude PATH REPO | import letta PATH REPO",
 		summary: "turn another memory system's repository into a mindmount repository",
 		help: `Imports the memory of another system.
 
@@ -35,6 +38,24 @@ func init() {
       contradicted when it was contradicted and pinned: true when it was
       pinned; the old index files go (mindmount makes them). A repository
       with uncommitted changes is refused: commit them first.
+
+  mindmount import claude PATH REPO
+      Claude Code's file memory: PATH is ~/.claude (CLAUDE.md and every
+      project's auto memory in projects/*/memory/), one project's memory
+      folder (holding MEMORY.md), or a CLAUDE.md file. CLAUDE.md becomes
+      the block system/claude-code.md (always in context); a memory of
+      type user a user memory, of type feedback a character memory; project
+      and reference notes and MEMORY.md go to claude-code/PROJECT/, read on
+      demand.
+
+  mindmount import letta PATH REPO
+      a Letta MemFS folder: system/persona.md becomes character.md,
+      system/human.md user.md, other system/ files stay always-in-context
+      blocks, everything else external memory at the same path.
+
+claude and letta import into REPO, a mindmount repository (made with
+mindmount init when missing), in one commit, never replacing a file there
+(a name in use gets -2); stop a daemon serving REPO first.
 
 Example:
 
@@ -56,8 +77,14 @@ Example:
 					dest = args[2]
 				}
 				return importViral(args[1], dest)
+			case "claude", "letta":
+				if len(args) != 3 {
+					fmt.Fprintf(stderr, "mindmount import %s: need PATH and REPO (mindmount import %s PATH REPO)\n", args[0], args[0])
+					return exitError{2}
+				}
+				return importInto(args[0], args[1], args[2])
 			}
-			fmt.Fprintf(stderr, "mindmount import: unknown format %q (one of: viral)\n", args[0])
+			fmt.Fprintf(stderr, "mindmount import: unknown format %q (one of: viral, claude, letta)\n", args[0])
 			return exitError{2}
 		},
 	})
@@ -237,4 +264,105 @@ func viralHint(dir string) error {
 		return nil
 	}
 	return fmt.Errorf("%s looks like a viral-git-agent-memory repository: run mindmount import viral %s (or mindmount import viral %s NEWDIR to keep it as it is)", dir, dir, dir)
+}
+
+// importInto imports Claude Code's or Letta's memory at src into the
+// mindmount repository dest (made when missing), in one commit.
+func importInto(format, src, dest string) error {
+	st, err := os.Stat(src)
+	if err != nil {
+		return err
+	}
+	srcDir, only := src, ""
+	if !st.IsDir() {
+		if format != "claude" || filepath.Base(src) != "CLAUDE.md" {
+			return fmt.Errorf("%s: want a folder (or, for claude, a CLAUDE.md file)", src)
+		}
+		srcDir, only = filepath.Dir(src), "CLAUDE.md"
+	}
+	if !host.IsMindmountRepo(dest) {
+		if ents, err := os.ReadDir(dest); err == nil && len(ents) > 0 {
+			return fmt.Errorf("%s is not a mindmount repository and not empty: name a mindmount repository or a new folder", dest)
+		}
+		if err := os.MkdirAll(dest, 0o700); err != nil {
+			return err
+		}
+		if err := initRepoTo(io.Discard, dest, "", true); err != nil {
+			return err
+		}
+	}
+	if err := requireMindmountRepo(dest); err != nil {
+		return err
+	}
+	r, err := gitrepo.Open(dest)
+	if err != nil {
+		return err
+	}
+	if remote.Serving(r.GitDir()) {
+		return fmt.Errorf("a mindmount daemon serves %s: stop it first, so that the import is not a second writer beside it", dest)
+	}
+	from, err := os.OpenRoot(srcDir)
+	if err != nil {
+		return err
+	}
+	defer from.Close()
+	to, err := os.OpenRoot(dest)
+	if err != nil {
+		return err
+	}
+	defer to.Close()
+	var fsys fs.FS = from.FS()
+	if only != "" {
+		fsys = onlyFile{fsys, only}
+	}
+	taken := func(rel string) bool {
+		_, err := to.Lstat(filepath.FromSlash(rel))
+		return err == nil
+	}
+	var plan migrate.Plan
+	if format == "claude" {
+		plan, err = migrate.ClaudeCode(fsys, taken)
+	} else {
+		plan, err = migrate.Letta(fsys, taken)
+	}
+	if err != nil {
+		return err
+	}
+	if len(plan.Changes) == 0 {
+		return fmt.Errorf("%s holds nothing to import as %s memory", src, format)
+	}
+	changes, err := applyPlan(to, plan)
+	if err != nil {
+		return err
+	}
+	msg := fmt.Sprintf("mindmount import %s: %d files from %s\n\n%s", format, len(changes), filepath.Base(filepath.Clean(src)), strings.Join(plan.Lines, "\n"))
+	hash, err := r.Commit(changes, msg, gitrepo.Mindmount, time.Now())
+	if err != nil {
+		return fmt.Errorf("commit the import: %w", err)
+	}
+	fmt.Fprintf(stdout, "Imported %s into %s:\n", src, dest)
+	for _, l := range plan.Lines {
+		fmt.Fprintf(stdout, "  %s\n", l)
+	}
+	if hash != "" {
+		fmt.Fprintf(stdout, "Committed %s: %s\n", gitrepo.ShortHash(hash), gitrepo.Subject(msg))
+	}
+	return nil
+}
+
+// onlyFile is an fs.FS that shows one file of its folder (a CLAUDE.md
+// named on the command line) and nothing else.
+type onlyFile struct {
+	fs.FS
+	name string
+}
+
+func (o onlyFile) Open(name string) (fs.File, error) {
+	if name != o.name {
+		if name == "." {
+			return o.FS.Open(name)
+		}
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	return o.FS.Open(name)
 }

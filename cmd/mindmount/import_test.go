@@ -112,3 +112,36 @@ func TestImportViralRefusesDirty(t *testing.T) {
 		t.Fatal("the refused import changed the repository")
 	}
 }
+
+// TestImportClaudeAndLetta: Claude Code's memory (~/.claude, or one
+// CLAUDE.md) and a Letta MemFS folder go into a new mindmount repository
+// in one commit each; the result checks valid, CONTEXT.md holds the
+// always-in-context parts, and the rest is recalled or listed.
+func TestImportClaudeAndLetta(t *testing.T) {
+	repo := filepath.Join(t.TempDir(), "memory")
+	runCmd(t, "import", "claude", "../../memgraph/migrate/testdata/claude", repo)
+	runCmd(t, "import", "letta", "../../memgraph/migrate/testdata/letta", repo)
+	runCmd(t, "import", "claude", "../../memgraph/migrate/testdata/claude/CLAUDE.md", repo)
+	runCmd(t, "check", repo)
+	subjects := strings.Split(gitOut(t, repo, "log", "--format=%s"), "\n")
+	if len(subjects) != 4 || !strings.HasPrefix(subjects[0], "mindmount import claude: 1 files") || !strings.HasPrefix(subjects[1], "mindmount import letta: 5 files") || !strings.HasPrefix(subjects[2], "mindmount import claude: 6 files") {
+		t.Fatalf("history %q", subjects)
+	}
+	if st := gitOut(t, repo, "status", "--porcelain"); st != "" {
+		t.Fatalf("work tree:\n%s", st)
+	}
+	ctx := runCmd(t, "context", repo)
+	for _, want := range []string{"I am a Letta agent.", "Name: Sam.", "Use pnpm, not npm.", "draft pull request", "Backend engineer, new to the React side", "Never mock the database", "Merge freeze begins 2026-03-05"} {
+		if !strings.Contains(ctx, want) {
+			t.Errorf("context lacks %q", want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(repo, "system", "claude-code-2.md")); err != nil {
+		t.Error("the second CLAUDE.md import replaced the first")
+	}
+	var hits []httpapi.Hit
+	json.Unmarshal([]byte(runCmd(t, "recall", repo, "React backend", "--json")), &hits)
+	if len(hits) == 0 || hits[0].Path != "user_memory/user-role.md" {
+		t.Fatalf("recall: %+v", hits)
+	}
+}
