@@ -153,7 +153,8 @@ func importViral(src, dest string) error {
 		return err
 	}
 	lines := append([]string{}, plan.Lines...)
-	if !slices.Contains(created, ".gitignore") {
+	freshIgnore := slices.Contains(created, ".gitignore")
+	if !freshIgnore {
 		ignores, err := template.CompleteIgnores(dir)
 		if err != nil {
 			return err
@@ -169,7 +170,7 @@ func importViral(src, dest string) error {
 			return err
 		}
 		changes = append(changes, gitrepo.Change{Path: p, Data: data})
-		if p != ".gitignore" {
+		if p != ".gitignore" || freshIgnore {
 			lines = append(lines, p+" added")
 		}
 	}
