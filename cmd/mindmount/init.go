@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -22,6 +23,7 @@ func init() {
 	var (
 		user   string
 		shared bool
+		force  bool
 	)
 	register(&command{
 		name:    "init",
@@ -49,6 +51,11 @@ it generates), and commits just those; it never overwrites an existing
 file, so your memories and edits are safe. It says what it added, or that
 the repository was already initialised.
 
+init refuses a folder that holds other files and is not a git repository
+(your home, /tmp, an unmounted mountpoint with leftovers), and a git
+repository owned by someone else: --force does it anyway. It never
+changes the mode of a folder that already existed.
+
 A repository made before the program was renamed to mindmount keeps its
 daemon state (cursor, settings) in a folder of the old name: init moves it
 to .mindmount/, renames the merge drivers in .gitattributes and the rules
@@ -62,15 +69,53 @@ Example:
 		flags: func(fl *flag.FlagSet) {
 			fl.StringVar(&user, "user", "", "the user's `NAME`, written into user.md")
 			fl.BoolVar(&shared, "shared", false, "create a new repository readable by others (0755/0644) instead of private (0700/0600)")
+			fl.BoolVar(&force, "force", false, "make a repository of a folder that holds other files, or of someone else's git repository")
 		},
 		run: func(fl *flag.FlagSet, args []string) error {
 			if len(args) != 1 {
 				fl.Usage()
 				return exitError{2}
 			}
+			if !force {
+				if err := initTarget(args[0]); err != nil {
+					return err
+				}
+			}
 			return initRepo(args[0], user, !shared)
 		},
 	})
+}
+
+// initTarget refuses to make a repository of a folder init has no business
+// in: one holding other files that is not a git repository, or a git
+// repository owned by another user. A missing or empty folder, and a
+// repository of the caller's (mindmount or plain git), are fine.
+func initTarget(dir string) error {
+	st, err := os.Stat(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%s exists and is not a directory", dir)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
+		if uid, _ := statOwner(st); int(uid) != os.Getuid() {
+			return fmt.Errorf("%s is a git repository owned by uid %d, not you: make your own with mindmount init NEWDIR (or pass --force to add mindmount's files to it)", dir, uid)
+		}
+		return nil
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	if len(ents) > 0 {
+		return fmt.Errorf("%s holds %d other entries (%s, ...) and is not a git repository: init makes a new memory repository in a new or empty folder, e.g. mindmount init %s (or pass --force to make this one)",
+			dir, len(ents), ents[0].Name(), filepath.Join(dir, "memory"))
+	}
+	return nil
 }
 
 // initRepo creates or completes the repository at dir and commits the
@@ -85,6 +130,8 @@ func initRepoTo(out io.Writer, dir, user string, private bool) error {
 	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
 		return fmt.Errorf("%s exists and is not a directory", dir)
 	}
+	_, statErr := os.Stat(dir)
+	existed := statErr == nil
 	fresh := false
 	r, err := gitrepo.Open(dir)
 	if errors.Is(err, gitrepo.ErrNotRepo) {
@@ -153,8 +200,10 @@ func initRepoTo(out io.Writer, dir, user string, private bool) error {
 		return fmt.Errorf("commit the template: %w", err)
 	}
 	if fresh && private {
-		// Last, so that what git and the hooks created is narrowed too.
-		if err := makePrivate(r.Dir()); err != nil {
+		// Last, so that what git and the hooks created is narrowed too. A
+		// folder that existed keeps its mode, and so does whatever it held:
+		// only what init made is narrowed.
+		if err := narrowNew(r.Dir(), existed, created); err != nil {
 			return err
 		}
 	}
@@ -223,6 +272,39 @@ func initMessage(created []string) string {
 		return subject + strings.Join(main, ", ")
 	}
 	return subject + "\n\nAdded:\n  " + strings.Join(created, "\n  ") + "\n"
+}
+
+// narrowNew makes private what init created in dir: everything when dir
+// is new; else .git and the created paths (and the folders init made for
+// them), never dir itself.
+func narrowNew(dir string, existed bool, created []string) error {
+	if !existed {
+		return makePrivate(dir)
+	}
+	if err := makePrivate(filepath.Join(dir, ".git")); err != nil {
+		return err
+	}
+	for _, p := range created {
+		for rel := p; rel != "." && rel != "/"; rel = path.Dir(rel) {
+			if err := makePrivateOne(filepath.Join(dir, filepath.FromSlash(rel))); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// makePrivateOne narrows one file or folder as makePrivate does.
+func makePrivateOne(p string) error {
+	fi, err := os.Lstat(p)
+	if err != nil || fi.Mode()&fs.ModeSymlink != 0 {
+		return nil
+	}
+	mode := fi.Mode().Perm() &^ 0o077
+	if fi.IsDir() {
+		mode |= 0o700
+	}
+	return os.Chmod(p, mode)
 }
 
 // makePrivate narrows a new repository to its owner: directories 0700,

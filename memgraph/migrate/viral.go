@@ -55,10 +55,11 @@ const (
 
 // LooksViral reports whether the tree is a viral-git-agent-memory
 // repository not imported yet: no .mindmount/ folder (every mindmount
-// repository has one), and the reference's top-level names or a memory
-// file in its format (no frontmatter) in a memory folder.
+// repository has one; .engram/ before the rename), and the reference's
+// top-level names or a memory file in its format (no frontmatter) in a
+// memory folder.
 func LooksViral(fsys fs.FS) bool {
-	if isDir(fsys, ".mindmount") {
+	if isDir(fsys, ".mindmount") || isDir(fsys, ".engram") {
 		return false
 	}
 	for _, n := range []string{viralSoul, viralUser} {
@@ -69,16 +70,24 @@ func LooksViral(fsys fs.FS) bool {
 	if isDir(fsys, viralUserDir) || isDir(fsys, viralSoulDir) {
 		return true
 	}
+	// The older lower-case folders are mindmount's names too: the
+	// reference's only when no memory there has frontmatter (one invalid
+	// file of a mindmount repository does not make it the reference's).
+	seen := false
 	for _, d := range []string{memgraph.UserDir, memgraph.CharacterDir} {
 		ents, _ := fs.ReadDir(fsys, d)
 		for _, e := range ents {
-			if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".md") {
-				b, err := fs.ReadFile(fsys, d+"/"+e.Name())
-				return err == nil && !bytes.HasPrefix(b, []byte("---"))
+			if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".md") {
+				continue
 			}
+			b, err := readSmall(fsys, d+"/"+e.Name())
+			if err != nil || bytes.HasPrefix(b, []byte("---")) {
+				return false
+			}
+			seen = true
 		}
 	}
-	return false
+	return seen
 }
 
 func isDir(fsys fs.FS, name string) bool {
