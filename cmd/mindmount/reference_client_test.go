@@ -128,7 +128,7 @@ func TestReferenceClient(t *testing.T) {
 	cmd, logs, base := startServeHTTP(t, root, env, "--auto-users", fmt.Sprintf("%d-%d", first, first+9), "--cors", "http://localhost:3000")
 	c := refClient{t: t, base: base, bearer: "sk-left-over-from-the-reference"}
 
-	if h := c.get("/health"); key(t, h, "status") != "ok" {
+	if h := c.get("/health"); key(t, h, "status") != "ok" || key(t, h, "version") == "" {
 		t.Fatalf("health %v", h)
 	}
 	model.Queue(llmtest.KindOther, llmtest.Reply{Content: "Hello Alice, what do you design?"})

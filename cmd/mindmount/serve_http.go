@@ -104,7 +104,8 @@ func (f *httpFront) start(ctx context.Context, h *host.Host) (func() error, erro
 		Provision: provision,
 		MCP: mcpserver.NewHandler(func(r *http.Request) (*host.Runtime, func(), error) {
 			return h.Acquire(r.Context(), httpapi.RequestUser(r))
-		}, mcpserver.Options{Logger: log, Version: version}),
+		}, mcpserver.Options{Logger: log, Version: versionString()}),
+		Version: versionString(),
 		// A user's GitHub token is kept in ROOT/credentials/<id>, where
 		// the daemon's sync service (sync.go) finds it for later pushes.
 		Git: &remote.API{

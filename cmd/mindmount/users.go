@@ -37,7 +37,7 @@ func init() {
 	})
 	register(&command{
 		name:    "users",
-		usage:   "users add|list|remove ROOT [ID] [--uid N --gid N] [--name NAME]",
+		usage:   "users add|list|remove|token ROOT [ID] [--uid N --gid N] [--name NAME]",
 		summary: "add, list and remove the users a mindmount serve ROOT serves",
 		help: `Manages the users of a mindmount serve ROOT. Each user is a mindmount
 repository at ROOT/users/<id>, registered in ROOT/users.json with the uid
@@ -51,6 +51,9 @@ and gid its processes run as.
   mindmount users remove ROOT ID
       unregisters the user and moves the repository aside to
       ROOT/removed/ID-TIME; it is never deleted
+  mindmount users token ROOT ID
+      prints a new token for the user's HTTP API and MCP requests
+      (Authorization: Bearer TOKEN); it replaces the user's previous one
 
 A user ID is lower-case letters, digits, '.', '_' and '-', starting with a
 letter or digit, at most 64 characters; it is the directory name as it is,
@@ -68,7 +71,7 @@ Example:
 		},
 		run: func(fl *flag.FlagSet, args []string) error {
 			if len(args) == 0 {
-				fmt.Fprintln(stderr, "mindmount users: missing the subcommand: add, list or remove (see mindmount users --help)")
+				fmt.Fprintln(stderr, "mindmount users: missing the subcommand: add, list, remove or token (see mindmount users --help)")
 				return exitError{2}
 			}
 			sub, ok := usersSubcommands[args[0]]

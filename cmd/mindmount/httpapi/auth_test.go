@@ -119,7 +119,17 @@ func TestBadRequests(t *testing.T) {
 	if code, _ := e.status("GET", "/v1/recall?userId=alice&q=tea&k=0", adminKey, ""); code != 400 {
 		t.Errorf("k=0: %d", code)
 	}
-	if code, _ := e.status("GET", "/v1/chat", adminKey, ""); code != 405 && code != 404 {
-		t.Errorf("GET chat: %d", code)
+	resp := e.do("GET", "/v1/chat", adminKey, "")
+	resp.Body.Close()
+	if resp.StatusCode != 405 || resp.Header.Get("Allow") != "POST" {
+		t.Errorf("GET chat: %d, Allow %q", resp.StatusCode, resp.Header.Get("Allow"))
+	}
+	resp = e.do("POST", "/v1/recall", adminKey, "")
+	resp.Body.Close()
+	if resp.StatusCode != 405 || resp.Header.Get("Allow") != "GET" {
+		t.Errorf("POST recall: %d, Allow %q", resp.StatusCode, resp.Header.Get("Allow"))
+	}
+	if code, _ := e.status("GET", "/v1/nothing", adminKey, ""); code != 404 {
+		t.Errorf("unknown endpoint: %d", code)
 	}
 }

@@ -27,7 +27,7 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	up := s.cfg.Now().Sub(s.started)
 	body := map[string]any{
 		"status": "ok", "uptime": up.Round(time.Second).String(), "uptimeSeconds": int64(up.Seconds()),
-		"users": len(users), "usersLoaded": loaded,
+		"users": len(users), "usersLoaded": loaded, "version": s.cfg.Version,
 	}
 	if pl := s.cfg.Pool; pl != nil {
 		st := pl.Stats()

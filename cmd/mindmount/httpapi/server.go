@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -65,6 +66,8 @@ type Config struct {
 	// History is how many earlier messages of a session go to the model
 	// with a new one (default 20).
 	History int
+	// Version is the daemon's version, reported by /health.
+	Version string
 	Logger  *slog.Logger
 	Now     func() time.Time
 }
@@ -109,9 +112,7 @@ func New(cfg Config) *Server {
 		s.mux.Handle("/mcp", s.authMCP(cfg.MCP))
 		s.mux.Handle("/mcp/", s.authMCP(cfg.MCP))
 	}
-	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "no such endpoint")
-	})
+	s.mux.HandleFunc("/", s.notFound)
 	return s
 }
 
@@ -179,3 +180,25 @@ const shutdownGrace = 5 * time.Second
 
 // SetClosing makes health answer 503 (the daemon is shutting down).
 func (s *Server) SetClosing() { s.closing.Store(true) }
+
+// notFound answers a request no route took: 405 with Allow when the path
+// is an endpoint of another method (GET /v1/chat), else 404.
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	var allow []string
+	for _, m := range []string{http.MethodGet, http.MethodPost} {
+		if m == r.Method {
+			continue
+		}
+		r2 := r.Clone(r.Context())
+		r2.Method = m
+		if _, pattern := s.mux.Handler(r2); pattern != "" && pattern != "/" {
+			allow = append(allow, m)
+		}
+	}
+	if len(allow) == 0 {
+		writeError(w, http.StatusNotFound, "no such endpoint")
+		return
+	}
+	w.Header().Set("Allow", strings.Join(allow, ", "))
+	writeError(w, http.StatusMethodNotAllowed, r.Method+" is not allowed here: use "+strings.Join(allow, " or "))
+}
