@@ -16,6 +16,8 @@ import (
 	"github.com/mindmount/mindmount/cmd/mindmount/httpapi"
 	"github.com/mindmount/mindmount/cmd/mindmount/mcpserver"
 	"github.com/mindmount/mindmount/hooks/remote"
+	"github.com/mindmount/mindmount/memgraph"
+	"github.com/mindmount/mindmount/memgraph/recall"
 )
 
 // httpFront is mindmount serve --http: the reference server's API and MCP.
@@ -121,6 +123,7 @@ func (f *httpFront) start(ctx context.Context, h *host.Host) (func() error, erro
 		defer close(done)
 		serveErr = srv.Serve(ctx, ln)
 	}()
+	go warmUsers(ctx, h, warmMax, log)
 	f.bound = ln.Addr().String()
 	// wait may be called more than once (serve watches it and waits for
 	// it at shutdown).
@@ -147,4 +150,33 @@ func adminKey(file string) (string, error) {
 func isLoopback(a net.Addr) bool {
 	ta, ok := a.(*net.TCPAddr)
 	return ok && ta.IP.IsLoopback()
+}
+
+// warmMax bounds how many users serve --http loads when it starts.
+const warmMax = 32
+
+// warmUsers loads up to max registered users, one after the other, in the
+// background: loading a user (opening the repository, reading every
+// memory, starting its tracker) is what a first chat after a start would
+// otherwise pay, 10 to 20 times a warm one. They unload when idle, as any
+// user does. It stops when ctx ends.
+func warmUsers(ctx context.Context, h *host.Host, max int, log *slog.Logger) {
+	for i, u := range h.Users() {
+		if i >= max || ctx.Err() != nil {
+			return
+		}
+		if u.Loaded {
+			continue
+		}
+		rt, release, err := h.Acquire(ctx, u.ID)
+		if err != nil {
+			log.Debug("warm-up: user not loaded", "user", u.ID, "err", err)
+			continue
+		}
+		// What a chat's system prompt builds on first use: the compiled
+		// context and the recall index.
+		rt.Graph.Context(memgraph.ContextOptions{})
+		rt.Graph.RecallContext(ctx, "warm-up", recall.Options{K: 1})
+		release()
+	}
 }

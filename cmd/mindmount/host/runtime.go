@@ -112,13 +112,12 @@ func OpenRepo(dir string) (*gitrepo.Repo, *memgraph.Graph, error) {
 	if !fi.IsDir() {
 		return nil, nil, fmt.Errorf("%s is not a directory", dir)
 	}
-	notMindmount := NotMindmountError(dir)
 	if !IsMindmountRepo(dir) {
-		return nil, nil, notMindmount
+		return nil, nil, NotMindmountError(dir)
 	}
 	r, err := gitrepo.Open(dir)
 	if errors.Is(err, gitrepo.ErrNotRepo) {
-		return nil, nil, notMindmount
+		return nil, nil, NotMindmountError(dir)
 	}
 	if err != nil {
 		return nil, nil, err
