@@ -54,7 +54,7 @@ instead (mindmount serve --http, at /mcp).`,
 			if err := requireMindmountRepo(args[0]); err != nil {
 				return err
 			}
-			return runMCP(args[0], daemon.runtimeConfig(false, slog.Default()), &mcp.StdioTransport{})
+			return runMCP(args[0], daemon.runtimeConfig(false, slog.Default()), stdioTransport())
 		},
 	})
 }
