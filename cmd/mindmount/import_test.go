@@ -145,3 +145,21 @@ func TestImportClaudeAndLetta(t *testing.T) {
 		t.Fatalf("recall: %+v", hits)
 	}
 }
+
+// TestSyncAloneSaysWhatToDo: sync without a daemon names the uncommitted
+// changes it cannot sync and what would commit them.
+func TestSyncAloneSaysWhatToDo(t *testing.T) {
+	dir := t.TempDir()
+	repo := filepath.Join(dir, "m")
+	runCmd(t, "init", repo)
+	gitOut(t, dir, "init", "-q", "--bare", "r.git")
+	runCmd(t, "remote", "set", repo, filepath.Join(dir, "r.git"))
+	runCmd(t, "sync", repo)
+	f, _ := os.OpenFile(filepath.Join(repo, "user.md"), os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString("\nLikes tea.\n")
+	f.Close()
+	out := runCmd(t, "sync", repo)
+	if !strings.Contains(out, "1 uncommitted change(s) in "+repo+" are not synced") || !strings.Contains(out, "mindmount watch "+repo) {
+		t.Fatalf("sync said:\n%s", out)
+	}
+}

@@ -37,6 +37,9 @@ type State struct {
 	Ahead      int       `json:"ahead"`              // local commits the remote lacks
 	Behind     int       `json:"behind"`             // remote commits not merged yet
 	Siblings   []string  `json:"siblings,omitempty"` // retired siblings of the last merge
+	// Alone is set by a caller that synced without a daemon: nothing
+	// retries a failure then, so Text does not say it will.
+	Alone bool `json:"-"`
 }
 
 // ReadState reads the sync state of the repository at dir (zero when it
@@ -105,7 +108,10 @@ func (st State) Text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Sync: %s\n", st.Remote)
 	fmt.Fprintf(&b, "  %d ahead, %d behind; last push %s, last fetch %s\n", st.Ahead, st.Behind, when(st.LastPush), when(st.LastFetch))
-	if st.Failure != "" {
+	switch {
+	case st.Failure != "" && st.Alone:
+		fmt.Fprintf(&b, "  last failure %s (%d in a row; no daemon serves this repository, so nothing retries until you sync again): %s\n", when(st.FailedAt), st.Failures, st.Failure)
+	case st.Failure != "":
 		fmt.Fprintf(&b, "  last failure %s (%d in a row, retrying with backoff): %s\n", when(st.FailedAt), st.Failures, st.Failure)
 	}
 	if len(st.Siblings) > 0 {
