@@ -395,6 +395,16 @@ func (m *Memory) SetStatus(s Status, supersededBy string) {
 	m.Front.SupersededBy = supersededBy
 }
 
+// SetPinned sets pinned: true, or removes the key.
+func (m *Memory) SetPinned(b bool) {
+	line := ""
+	if b {
+		line = "pinned: true\n"
+	}
+	m.setKeyLine("pinned", line)
+	m.Front.Pinned = b
+}
+
 // SetSupersedes sets the supersedes link (removed when empty).
 func (m *Memory) SetSupersedes(s string) {
 	s = SafeLine(s)
@@ -472,8 +482,20 @@ func (m *Memory) hasKey(name string) bool {
 }
 
 // setKey rewrites only the lines of one frontmatter key (or appends it
-// before the closing "---"); value "" removes the key.
+// before the closing "---"); value "" removes the key. The value is a
+// string, quoted when YAML would read it as something else.
 func (m *Memory) setKey(name, value string) {
+	line := ""
+	if value != "" {
+		line = yamlLine(name, value)
+	}
+	m.setKeyLine(name, line)
+}
+
+// setKeyLine is setKey with the whole "key: value\n" line given ("" removes
+// the key), for a value that is not a string (pinned: true).
+func (m *Memory) setKeyLine(name, line string) {
+	value := line
 	if m.raw.fm == "" {
 		if value == "" {
 			return
@@ -487,7 +509,7 @@ func (m *Memory) setKey(name, value string) {
 	}
 	var repl []string
 	if value != "" {
-		repl = []string{yamlLine(name, value)}
+		repl = []string{line}
 	}
 	done := false
 	for _, k := range m.raw.keys {

@@ -13,7 +13,7 @@ import (
 
 // knownKeys are the frontmatter keys mindmount understands; any other key makes
 // a file invalid, so that a typo ("descripton") never silently drops data.
-var knownKeys = []string{"description", "status", "supersedes", "superseded_by", "read_only", "created", "source", "tags", "topic"}
+var knownKeys = []string{"description", "status", "supersedes", "superseded_by", "read_only", "pinned", "created", "source", "tags", "topic"}
 
 var allowedKeysText = strings.Join(knownKeys, ", ")
 
@@ -140,6 +140,13 @@ func (m *Memory) parseFrontmatter() (probs []Problem) {
 				continue
 			}
 			m.Front.ReadOnly = b
+		case "pinned":
+			var b bool
+			if v.Kind != yaml.ScalarNode || v.Decode(&b) != nil {
+				add(v.Line+1, "pinned must be true or false, not %q", v.Value)
+				continue
+			}
+			m.Front.Pinned = b
 		case "topic":
 			s, ok := scalarText(v)
 			if !ok || !ValidTopic(s) {
@@ -282,6 +289,14 @@ func (m *Memory) fastFrontmatter(lines []string) bool {
 			switch v {
 			case "true":
 				f.ReadOnly = true
+			case "false":
+			default:
+				return false
+			}
+		case "pinned":
+			switch v {
+			case "true":
+				f.Pinned = true
 			case "false":
 			default:
 				return false

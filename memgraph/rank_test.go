@@ -55,3 +55,44 @@ func TestRank(t *testing.T) {
 		t.Errorf("index line missing:\n%s", idx)
 	}
 }
+
+// TestRankPinned: a pinned memory ranks before every unpinned one, however
+// rarely used; among pinned ones the use count decides. Both frontmatter
+// parsers read the key; anything but true or false is an error.
+func TestRankPinned(t *testing.T) {
+	pin := func(d string) string {
+		return strings.Replace(d, "---\ndescription:", "---\npinned: true\ndescription:", 1)
+	}
+	files := []struct{ path, data string }{
+		{"user_memory/coffee.md", mem("", "coffee", "", "f", "01.01.26", "02.01.26", "03.01.26")},
+		{"user_memory/allergy.md", pin(mem("", "allergy", "", "f"))},
+		{"user_memory/medication.md", pin(mem("", "medication", "", "f", "01.01.26"))},
+		{"user_memory/tea.md", mem("", "tea", "", "f", "01.01.26")},
+	}
+	var ms []*Memory
+	for _, f := range files {
+		m, probs := Parse(f.path, []byte(f.data))
+		if len(probs) > 0 {
+			t.Fatal(probs)
+		}
+		ms = append(ms, m)
+	}
+	var got []string
+	for _, m := range Rank(ms) {
+		got = append(got, m.Slug())
+	}
+	if strings.Join(got, " ") != "medication allergy coffee tea" {
+		t.Fatalf("rank %v", got)
+	}
+	for _, slow := range []bool{false, true} {
+		noFastPath = slow
+		m, probs := Parse("user_memory/x.md", []byte(pin(mem("", "x", "", "f"))))
+		if len(probs) > 0 || !m.Front.Pinned {
+			t.Fatalf("slow path %v: pinned %v %v", slow, m.Front.Pinned, probs)
+		}
+		if _, probs := Parse("user_memory/x.md", []byte(strings.Replace(pin(mem("", "x", "", "f")), "pinned: true", "pinned: critical", 1))); len(probs) == 0 {
+			t.Fatalf("slow path %v: pinned: critical accepted", slow)
+		}
+	}
+	noFastPath = false
+}

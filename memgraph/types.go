@@ -68,6 +68,7 @@ type Frontmatter struct {
 	Supersedes   string // repo path without .md, e.g. user_memory/likes-tea
 	SupersededBy string
 	ReadOnly     bool
+	Pinned       bool     // ranked before every unpinned memory (a safety fact: an allergy)
 	Created      string   // DD.MM.YY or RFC 3339 date, free text kept as is
 	Source       string   // provenance, e.g. "consolidate transcripts/s1.jsonl#1-5"
 	Tags         []string // a YAML list, or one comma-separated line

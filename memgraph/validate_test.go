@@ -13,7 +13,7 @@ func TestValidateMessages(t *testing.T) {
 	}{
 		{"valid", "user_memory/a.md", seed, "", nil},
 		{"unknown key", "user_memory/a.md", "---\ndescription: d\ncolour: blue\n---\n",
-			"", []string{"user_memory/a.md:3: unknown frontmatter key \"colour\"; allowed keys are description, status, supersedes, superseded_by, read_only, created, source, tags"}},
+			"", []string{"user_memory/a.md:3: unknown frontmatter key \"colour\"; allowed keys are description, status, supersedes, superseded_by, read_only, pinned, created, source, tags"}},
 		{"missing description", "user_memory/a.md", "---\nstatus: active\n---\n# T\n", "", []string{"user_memory/a.md:1: missing description"}},
 		{"empty description", "character_memory/a.md", "---\ndescription:\n---\n", "", []string{"character_memory/a.md:2: description is empty"}},
 		{"blank description", "user_memory/a.md", "---\ndescription: \"  \"\n---\n", "", []string{":2: description is empty"}},

@@ -38,7 +38,7 @@ when any file is invalid, 0 when all are valid.
 What is checked: files are UTF-8 text without NUL bytes and at most 64 KiB;
 frontmatter (the block between two '---' lines at the top) is closed, is
 valid YAML and uses only the keys description, status, supersedes,
-superseded_by, read_only, created, source, tags and topic; memories under
+superseded_by, read_only, pinned, created, source, tags and topic; memories under
 user_memory/ and character_memory/ have a non-empty description; status is
 active, superseded, retracted or contradicted; access log lines read
 "used, DD.MM.YY". When DIR is a git repository, a file whose read_only flag

@@ -104,3 +104,28 @@ func TestValueFlagWithoutValue(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, errOut.String())
 	}
 }
+
+// TestHelpNamesWhatExists: users --help lists token, serve's usage shows
+// --http, and serve with nothing to serve says what it needs.
+func TestHelpNamesWhatExists(t *testing.T) {
+	var out, errb bytes.Buffer
+	run([]string{"users", "--help"}, &out, &errb)
+	if h := out.String() + errb.String(); !strings.Contains(h, "users add|list|remove|token") || !strings.Contains(h, "mindmount users token ROOT ID") {
+		t.Errorf("users --help:\n%s", h)
+	}
+	out.Reset()
+	errb.Reset()
+	run([]string{"serve", "--help"}, &out, &errb)
+	if h := out.String() + errb.String(); !strings.Contains(h, "[--http ADDR]") {
+		t.Errorf("serve --help:\n%s", h)
+	}
+	out.Reset()
+	run([]string{"-v"}, &out, &errb)
+	if !strings.HasPrefix(out.String(), "mindmount "+versionString()+" (") {
+		t.Errorf("-v: %q", out.String())
+	}
+	errb.Reset()
+	if code := run([]string{"serve", "--root", t.TempDir()}, &out, &errb); code != 2 || !strings.Contains(errb.String(), "--mount MNT") || !strings.Contains(errb.String(), "--http ADDR") {
+		t.Errorf("serve with nothing to serve: exit %d\n%s", code, errb.String())
+	}
+}

@@ -59,7 +59,7 @@ func TestConsolidateCommand(t *testing.T) {
 	if !strings.Contains(errOut.String(), "no model answers at "+srv.OllamaURL()) {
 		t.Fatalf("stderr %q", errOut.String())
 	}
-	if code := run([]string{"consolidate", t.TempDir()}, &out, &errOut); code == 0 || !strings.Contains(errOut.String(), "is not a mindmount repository: run mindmount init ") {
+	if code := run([]string{"consolidate", t.TempDir()}, &out, &errOut); code == 0 || !strings.Contains(errOut.String(), "is not a mindmount repository: it is empty") {
 		t.Fatalf("not a repo: %q", errOut.String())
 	}
 }

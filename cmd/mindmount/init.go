@@ -4,9 +4,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -21,6 +23,7 @@ func init() {
 	var (
 		user   string
 		shared bool
+		force  bool
 	)
 	register(&command{
 		name:    "init",
@@ -48,6 +51,11 @@ it generates), and commits just those; it never overwrites an existing
 file, so your memories and edits are safe. It says what it added, or that
 the repository was already initialised.
 
+init refuses a folder that holds other files and is not a git repository
+(your home, /tmp, an unmounted mountpoint with leftovers), and a git
+repository owned by someone else: --force does it anyway. It never
+changes the mode of a folder that already existed.
+
 A repository made before the program was renamed to mindmount keeps its
 daemon state (cursor, settings) in a folder of the old name: init moves it
 to .mindmount/, renames the merge drivers in .gitattributes and the rules
@@ -61,23 +69,69 @@ Example:
 		flags: func(fl *flag.FlagSet) {
 			fl.StringVar(&user, "user", "", "the user's `NAME`, written into user.md")
 			fl.BoolVar(&shared, "shared", false, "create a new repository readable by others (0755/0644) instead of private (0700/0600)")
+			fl.BoolVar(&force, "force", false, "make a repository of a folder that holds other files, or of someone else's git repository")
 		},
 		run: func(fl *flag.FlagSet, args []string) error {
 			if len(args) != 1 {
 				fl.Usage()
 				return exitError{2}
 			}
+			if !force {
+				if err := initTarget(args[0]); err != nil {
+					return err
+				}
+			}
 			return initRepo(args[0], user, !shared)
 		},
 	})
 }
 
+// initTarget refuses to make a repository of a folder init has no business
+// in: one holding other files that is not a git repository, or a git
+// repository owned by another user. A missing or empty folder, and a
+// repository of the caller's (mindmount or plain git), are fine.
+func initTarget(dir string) error {
+	st, err := os.Stat(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%s exists and is not a directory", dir)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
+		if uid, _ := statOwner(st); int(uid) != os.Getuid() {
+			return fmt.Errorf("%s is a git repository owned by uid %d, not you: make your own with mindmount init NEWDIR (or pass --force to add mindmount's files to it)", dir, uid)
+		}
+		return nil
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	if len(ents) > 0 {
+		return fmt.Errorf("%s holds %d other entries (%s, ...) and is not a git repository: init makes a new memory repository in a new or empty folder, e.g. mindmount init %s (or pass --force to make this one)",
+			dir, len(ents), ents[0].Name(), filepath.Join(dir, "memory"))
+	}
+	return nil
+}
+
 // initRepo creates or completes the repository at dir and commits the
-// template files it added.
+// template files it added, and says what it did on stdout.
 func initRepo(dir, user string, private bool) error {
+	return initRepoTo(stdout, dir, user, private)
+}
+
+// initRepoTo is initRepo telling out (a daemon that makes a repository
+// says nothing on its stdout).
+func initRepoTo(out io.Writer, dir, user string, private bool) error {
 	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
 		return fmt.Errorf("%s exists and is not a directory", dir)
 	}
+	_, statErr := os.Stat(dir)
+	existed := statErr == nil
 	fresh := false
 	r, err := gitrepo.Open(dir)
 	if errors.Is(err, gitrepo.ErrNotRepo) {
@@ -117,9 +171,9 @@ func initRepo(dir, user string, private bool) error {
 		slog.Warn("could not install mindmount's git hooks", "err", err)
 	}
 	if len(created) == 0 && up == nil {
-		fmt.Fprintf(stdout, "%s: already initialised, nothing to add\n", dir)
+		fmt.Fprintf(out, "%s: already initialised, nothing to add\n", dir)
 		if user != "" {
-			fmt.Fprintf(stdout, "user.md exists and was left as it is; edit it to change the user's name\n")
+			fmt.Fprintf(out, "user.md exists and was left as it is; edit it to change the user's name\n")
 		}
 		return nil
 	}
@@ -146,35 +200,37 @@ func initRepo(dir, user string, private bool) error {
 		return fmt.Errorf("commit the template: %w", err)
 	}
 	if fresh && private {
-		// Last, so that what git and the hooks created is narrowed too.
-		if err := makePrivate(r.Dir()); err != nil {
+		// Last, so that what git and the hooks created is narrowed too. A
+		// folder that existed keeps its mode, and so does whatever it held:
+		// only what init made is narrowed.
+		if err := narrowNew(r.Dir(), existed, created); err != nil {
 			return err
 		}
 	}
 	if up != nil {
-		fmt.Fprintf(stdout, "Upgraded %s, made before the rename:\n", dir)
+		fmt.Fprintf(out, "Upgraded %s, made before the rename:\n", dir)
 		for _, l := range up.lines {
-			fmt.Fprintf(stdout, "  %s\n", l)
+			fmt.Fprintf(out, "  %s\n", l)
 		}
 	}
 	switch {
 	case fresh:
-		fmt.Fprintf(stdout, "Created mindmount repository %s\n", dir)
+		fmt.Fprintf(out, "Created mindmount repository %s\n", dir)
 	case len(created) > 0:
-		fmt.Fprintf(stdout, "Added to %s:\n", dir)
+		fmt.Fprintf(out, "Added to %s:\n", dir)
 	}
 	for _, p := range created {
 		if p == ".gitignore" && len(ignores) > 0 {
-			fmt.Fprintf(stdout, "  .gitignore: the rules %s\n", strings.Join(ignores, ", "))
+			fmt.Fprintf(out, "  .gitignore: the rules %s\n", strings.Join(ignores, ", "))
 			continue
 		}
-		fmt.Fprintf(stdout, "  %s\n", p)
+		fmt.Fprintf(out, "  %s\n", p)
 	}
 	if hash != "" {
-		fmt.Fprintf(stdout, "Committed %s: %s\n", gitrepo.ShortHash(hash), gitrepo.Subject(msg))
+		fmt.Fprintf(out, "Committed %s: %s\n", gitrepo.ShortHash(hash), gitrepo.Subject(msg))
 	}
 	if fresh {
-		fmt.Fprintf(stdout, "\nNext: edit %s, then try \"mindmount context %s\".\n",
+		fmt.Fprintf(out, "\nNext: edit %s, then try \"mindmount context %s\".\n",
 			filepath.Join(dir, "user.md"), dir)
 	}
 	return nil
@@ -216,6 +272,39 @@ func initMessage(created []string) string {
 		return subject + strings.Join(main, ", ")
 	}
 	return subject + "\n\nAdded:\n  " + strings.Join(created, "\n  ") + "\n"
+}
+
+// narrowNew makes private what init created in dir: everything when dir
+// is new; else .git and the created paths (and the folders init made for
+// them), never dir itself.
+func narrowNew(dir string, existed bool, created []string) error {
+	if !existed {
+		return makePrivate(dir)
+	}
+	if err := makePrivate(filepath.Join(dir, ".git")); err != nil {
+		return err
+	}
+	for _, p := range created {
+		for rel := p; rel != "." && rel != "/"; rel = path.Dir(rel) {
+			if err := makePrivateOne(filepath.Join(dir, filepath.FromSlash(rel))); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// makePrivateOne narrows one file or folder as makePrivate does.
+func makePrivateOne(p string) error {
+	fi, err := os.Lstat(p)
+	if err != nil || fi.Mode()&fs.ModeSymlink != 0 {
+		return nil
+	}
+	mode := fi.Mode().Perm() &^ 0o077
+	if fi.IsDir() {
+		mode |= 0o700
+	}
+	return os.Chmod(p, mode)
 }
 
 // makePrivate narrows a new repository to its owner: directories 0700,

@@ -167,3 +167,59 @@ func TestInitUsage(t *testing.T) {
 		t.Fatalf("usage not printed:\n%s", errb.String())
 	}
 }
+
+// TestInitRefusesForeignFolder: init never makes a repository of a folder
+// that holds other files (a /tmp, a home) nor of someone else's git
+// repository without --force, and never changes the mode of a folder that
+// existed; the refusal changes nothing.
+func TestInitRefusesForeignFolder(t *testing.T) {
+	shared := t.TempDir()
+	os.Chmod(shared, 0o777|os.ModeSticky)
+	os.WriteFile(filepath.Join(shared, "someone-elses.txt"), []byte("x"), 0o644)
+	var out, errb bytes.Buffer
+	if code := run([]string{"init", shared}, &out, &errb); code == 0 || !strings.Contains(errb.String(), "is not a git repository") || !strings.Contains(errb.String(), "--force") {
+		t.Fatalf("init on a folder with other files: exit %d\n%s", code, errb.String())
+	}
+	if _, err := os.Stat(filepath.Join(shared, ".git")); err == nil {
+		t.Fatal("the refused init made a git repository")
+	}
+	mode := func(p string) os.FileMode {
+		st, err := os.Stat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st.Mode() & (os.ModePerm | os.ModeSticky)
+	}
+	runCmd(t, "init", "--force", shared)
+	if m := mode(shared); m != 0o777|os.ModeSticky {
+		t.Fatalf("init --force changed the folder's mode to %v", m)
+	}
+	if m := mode(filepath.Join(shared, "someone-elses.txt")); m != 0o644 {
+		t.Fatalf("init --force changed a file's mode to %v", m)
+	}
+	if m := mode(filepath.Join(shared, "user.md")); m&0o077 != 0 {
+		t.Fatalf("a file init made is not private: %v", m)
+	}
+	// An empty folder that exists keeps its mode; a new one is private.
+	empty := t.TempDir()
+	os.Chmod(empty, 0o755)
+	runCmd(t, "init", empty)
+	if m := mode(empty); m != 0o755 {
+		t.Fatalf("init changed an existing empty folder's mode to %v", m)
+	}
+	fresh := filepath.Join(t.TempDir(), "memory")
+	runCmd(t, "init", fresh)
+	if m := mode(fresh); m != 0o700 {
+		t.Fatalf("a new repository is %v, want 0700", m)
+	}
+	if os.Getuid() != 0 {
+		return
+	}
+	theirs := t.TempDir()
+	gitOut(t, theirs, "init", "-q")
+	os.Chown(theirs, 12345, 12345)
+	errb.Reset()
+	if code := run([]string{"init", theirs}, &out, &errb); code == 0 || !strings.Contains(errb.String(), "owned by uid 12345") {
+		t.Fatalf("init on someone else's repository: exit %d\n%s", code, errb.String())
+	}
+}

@@ -49,7 +49,7 @@ func run(args []string, out, errOut io.Writer) int {
 	}
 	name := args[0]
 	switch name {
-	case "--version", "-version", "-V":
+	case "--version", "-version", "-V", "-v":
 		name, args = "version", []string{"version"}
 	case "help", "-h", "-help", "--help":
 		if len(args) > 1 {

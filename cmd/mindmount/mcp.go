@@ -54,7 +54,7 @@ instead (mindmount serve --http, at /mcp).`,
 			if err := requireMindmountRepo(args[0]); err != nil {
 				return err
 			}
-			return runMCP(args[0], daemon.runtimeConfig(false, slog.Default()), &mcp.StdioTransport{})
+			return runMCP(args[0], daemon.runtimeConfig(false, slog.Default()), stdioTransport())
 		},
 	})
 }
@@ -63,7 +63,7 @@ instead (mindmount serve --http, at /mcp).`,
 // or a signal arrives, then commits what is pending.
 func runMCP(dir string, cfg host.RuntimeConfig, transport mcp.Transport) error {
 	return runDaemon(dir, cfg, func(ctx context.Context, rt *host.Runtime) (<-chan error, func(bool) error, error) {
-		srv := mcpserver.New(rt, mcpserver.Options{Logger: cfg.Logger, Version: version})
+		srv := mcpserver.New(rt, mcpserver.Options{Logger: cfg.Logger, Version: versionString()})
 		ended := make(chan error, 1)
 		finished := make(chan struct{})
 		go func() {

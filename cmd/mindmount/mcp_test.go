@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -176,5 +178,40 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	}
 	if a := gitOut(t, dir, "log", "-1", "--format=%an|%s"); a != "mcp (ts-sdk-client)|mcp (ts-sdk-client): add user_memory/likes-jazz.md" {
 		t.Errorf("last commit %q", a)
+	}
+}
+
+// TestMCPStdioParseError: a line that is not JSON gets JSON-RPC's parse
+// error (-32700) and the server keeps serving the same session.
+func TestMCPStdioParseError(t *testing.T) {
+	repo := filepath.Join(t.TempDir(), "m")
+	runCmd(t, "init", repo)
+	cmd := exec.Command(mindmountBinary(t), "mcp", repo)
+	cmd.Env = append(os.Environ(), "MINDMOUNT_LLM=")
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { in.Close(); cmd.Wait() }()
+	io.WriteString(in, "this is not json\n"+`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n")
+	sc := bufio.NewScanner(out)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	var replies []map[string]any
+	for len(replies) < 2 && sc.Scan() {
+		var v map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
+			t.Fatalf("not JSON on stdout: %q", sc.Text())
+		}
+		replies = append(replies, v)
+	}
+	if len(replies) != 2 {
+		t.Fatalf("replies %v", replies)
+	}
+	if e, _ := replies[0]["error"].(map[string]any); e == nil || e["code"] != -32700.0 || replies[0]["id"] != nil {
+		t.Fatalf("first reply %v, want a parse error", replies[0])
+	}
+	if replies[1]["id"] != 1.0 || replies[1]["result"] == nil {
+		t.Fatalf("initialize after the bad line: %v", replies[1])
 	}
 }

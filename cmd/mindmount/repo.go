@@ -33,6 +33,9 @@ func requireMindmountRepo(dir string) error {
 	if err := requireDir(dir); err != nil {
 		return err
 	}
+	if err := viralHint(dir); err != nil {
+		return err
+	}
 	if !host.IsMindmountRepo(dir) {
 		return host.NotMindmountError(dir)
 	}
@@ -53,6 +56,11 @@ func repoOf(path string) (root, rel string, err error) {
 			return "", "", fmt.Errorf("%s does not exist", path)
 		}
 		return "", "", err
+	}
+	if st.IsDir() {
+		if err := viralHint(abs); err != nil {
+			return "", "", err
+		}
 	}
 	for dir := abs; ; dir = filepath.Dir(dir) {
 		if host.IsMindmountRepo(dir) {

@@ -20,8 +20,12 @@ func TestCommandsRefuseNonRepositories(t *testing.T) {
 		t.Fatalf("git init: %v\n%s", err, out)
 	}
 	mnt := t.TempDir()
+	wants := map[string]string{
+		plain:   plain + " is not a mindmount repository: it holds other files and no memory; name the repository's folder, or make a new one with mindmount init NEWDIR",
+		gitOnly: gitOnly + " is not a mindmount repository: it is a git repository without character.md or user.md; add mindmount's files with mindmount init " + gitOnly,
+	}
 	for _, dir := range []string{plain, gitOnly} {
-		want := dir + " is not a mindmount repository: run mindmount init " + dir
+		want := wants[dir]
 		for _, args := range [][]string{
 			{"check", dir}, {"index", dir}, {"context", dir}, {"recall", dir, "tea"},
 			{"reindex", dir}, {"consolidate", dir}, {"status", dir},

@@ -65,7 +65,7 @@ func init() {
 	var opts serveOptions
 	register(&command{
 		name:    "serve",
-		usage:   "serve --root ROOT [--mount MNT] [--unload-after 10m] [--llm-concurrency 2]",
+		usage:   "serve --root ROOT [--mount MNT] [--http ADDR] [--unload-after 10m] [--llm-concurrency 2]",
 		summary: "serve every user's memory from one daemon (per-user mounts and workers, fronts)",
 		help: `Serves every user registered under ROOT (mindmount users add): ROOT/users/<id>
 is an ordinary mindmount repository, usable alone with mindmount mount when no
@@ -113,6 +113,10 @@ Example:
 		run: func(fl *flag.FlagSet, args []string) error {
 			if len(args) != 0 || opts.root == "" {
 				fmt.Fprintln(stderr, "mindmount serve: --root ROOT is required (see mindmount serve --help)")
+				return exitError{2}
+			}
+			if h := fl.Lookup("http"); opts.mount == "" && (h == nil || h.Value.String() == "") {
+				fmt.Fprintln(stderr, "mindmount serve: say what to serve: --mount MNT (each user's memory as files), --http ADDR (the HTTP API and MCP), or both")
 				return exitError{2}
 			}
 			return runServe(&opts, slog.Default())

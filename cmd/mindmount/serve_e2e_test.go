@@ -221,7 +221,7 @@ func TestServeSecondDaemonRefused(t *testing.T) {
 	root := serveRoot(t)
 	_, _, mnt := startServeBinary(t, root)
 	var errb bytes.Buffer
-	cmd := exec.Command(mindmountBinary(t), "serve", "--root", root)
+	cmd := exec.Command(mindmountBinary(t), "serve", "--root", root, "--http", "127.0.0.1:0")
 	cmd.Stderr = &errb
 	if err := cmd.Run(); err == nil || !strings.Contains(errb.String(), "another mindmount serve is running") {
 		t.Fatalf("second serve: %v\n%s", err, errb.String())

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/mindmount/mindmount/cmd/mindmount/host"
@@ -19,7 +20,22 @@ import (
 type httpFront struct {
 	addr, keyFile string
 	insecure      bool
+	cors          originList
+	autoUsers     string // UIDRANGE, "" for off
 	bound         string // the address listened on, once started
+}
+
+// originList is the repeatable --cors flag.
+type originList []string
+
+func (l *originList) String() string { return strings.Join(*l, ",") }
+
+func (l *originList) Set(v string) error {
+	if err := httpapi.CheckOrigin(v); err != nil {
+		return err
+	}
+	*l = append(*l, v)
+	return nil
 }
 
 func init() {
@@ -31,6 +47,8 @@ func init() {
 			fl.StringVar(&f.keyFile, "api-key-file", "", "read the admin API key from `FILE` (default $MINDMOUNT_API_KEY)")
 			fl.StringVar(&serveGitHubAPI, "github-api", remote.DefaultGitHubAPI, "GitHub REST API base `URL` for /v1/git/setup (GitHub Enterprise: https://HOST/api/v3)")
 			fl.BoolVar(&f.insecure, "insecure-listen", false, "start --http on a non-loopback address before any API key or user token exists (every request but /health is refused until one does)")
+			fl.Var(&f.cors, "cors", "let web pages from `ORIGIN` (https://app.example.com) call the HTTP API; repeat for more; * (any origin) only on a loopback address")
+			fl.StringVar(&f.autoUsers, "auto-users", "", "add a user the HTTP API does not know on its first request, with the next free uid of `UIDRANGE` (e.g. 20000-29999); off by default")
 		},
 		start: f.start,
 		ready: func() string {
@@ -52,6 +70,14 @@ func (f *httpFront) start(ctx context.Context, ws *host.Workers) (func() error, 
 	if err != nil {
 		return nil, err
 	}
+	var provision func(context.Context, string) error
+	if f.autoUsers != "" {
+		uids, err := parseUIDRange(f.autoUsers)
+		if err != nil {
+			return nil, err
+		}
+		provision = (&autoUsers{root: ws.Root(), uids: uids, reload: ws.Reload}).provision
+	}
 	tokens := httpapi.OpenTokens(ws.Root())
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
@@ -63,17 +89,24 @@ func (f *httpFront) start(ctx context.Context, ws *host.Workers) (func() error, 
 		ln.Close()
 		return nil, fmt.Errorf("--http %s: no API key (MINDMOUNT_API_KEY, --api-key-file) and no user tokens (mindmount users token ROOT ID), and a non-loopback address always requires one; make one first, or add --insecure-listen to start anyway and refuse every request but /health until one exists", f.addr)
 	}
+	if slices.Contains(f.cors, "*") && !httpapi.IsLoopback(ln.Addr()) {
+		ln.Close()
+		return nil, fmt.Errorf("--cors '*' lets any web page call the API: allowed on a loopback address only; name the origins (--cors https://app.example.com) for %s", f.addr)
+	}
 	log := slog.Default()
 	// The front checks credentials and forwards each request to the
 	// user's worker, which answers it as the user (chat, bye, consolidate,
 	// recall, git, MCP): nothing here touches a user's repository.
 	srv := httpapi.New(httpapi.Config{
-		Forward:  ws,
-		List:     ws,
-		Pool:     servePool.Load(),
-		AdminKey: key,
-		Tokens:   tokens,
-		Logger:   log,
+		Forward:   ws,
+		List:      ws,
+		Pool:      servePool.Load(),
+		AdminKey:  key,
+		Tokens:    tokens,
+		CORS:      f.cors,
+		Provision: provision,
+		Version:   versionString(),
+		Logger:    log,
 	})
 	done := make(chan struct{})
 	var serveErr error
@@ -81,6 +114,7 @@ func (f *httpFront) start(ctx context.Context, ws *host.Workers) (func() error, 
 		defer close(done)
 		serveErr = srv.Serve(ctx, ln)
 	}()
+	go warmWorkers(ctx, ws, warmMax, log)
 	f.bound = ln.Addr().String()
 	// wait may be called more than once (serve watches it and waits for
 	// it at shutdown).
@@ -106,4 +140,29 @@ func adminKey(file string) (string, error) {
 		return "", errors.New("--api-key-file: the file is empty")
 	}
 	return k, nil
+}
+
+// warmMax bounds how many users serve --http starts when it starts.
+const warmMax = 32
+
+// warmWorkers starts up to max registered users' workers, one after the
+// other, in the background: starting a worker (opening the repository,
+// reading every memory, starting its tracker) is what a first chat after
+// a start would otherwise pay, 10 to 20 times a warm one. They stop when
+// idle, as any worker does. It stops when ctx ends.
+func warmWorkers(ctx context.Context, ws *host.Workers, max int, log *slog.Logger) {
+	for i, u := range ws.Users() {
+		if i >= max || ctx.Err() != nil {
+			return
+		}
+		if u.Loaded {
+			continue
+		}
+		_, release, err := ws.Forward(ctx, u.ID)
+		if err != nil {
+			log.Debug("warm-up: worker not started", "user", u.ID, "err", err)
+			continue
+		}
+		release()
+	}
 }

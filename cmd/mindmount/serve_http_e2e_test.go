@@ -125,7 +125,7 @@ func TestServeHTTPEndToEnd(t *testing.T) {
 	model.Queue(llmtest.KindExtract, llmtest.Reply{Content: llmtest.JSON(map[string]any{"facts": []any{map[string]any{
 		"kind": "user", "slug": "designs-typefaces", "description": "Designs typefaces", "fact": "You work as a designer of typefaces.", "episode": ""}}})})
 	model.Queue(llmtest.KindDecide, llmtest.Reply{Content: `{"decisions":[{"fact":0,"action":"ADD","target":"","description":"","text":""}]}`})
-	r := post("/v1/bye", tok, `{"userId":"alice"}`)
+	r := post("/v1/bye?wait=1", tok, `{"userId":"alice"}`)
 	var res struct {
 		Status string
 		Added  int
@@ -157,4 +157,33 @@ func TestServeHTTPRefusesOpenListen(t *testing.T) {
 	if err == nil || !strings.Contains(string(out), "--insecure-listen") {
 		t.Fatalf("open listen accepted: %v\n%s", err, out)
 	}
+}
+
+// TestServeHTTPWarmsUsers: serve --http loads the registered users in the
+// background when it starts, so the first chat does not pay for loading
+// one: /health counts them loaded before any request named them.
+func TestServeHTTPWarmsUsers(t *testing.T) {
+	root := t.TempDir()
+	runCmd(t, "users", "add", root, "alice")
+	runCmd(t, "users", "add", root, "bob")
+	env := []string{"MINDMOUNT_LLM=ollama", "OLLAMA_HOST=127.0.0.1:9", "MINDMOUNT_MODEL=fake", "MINDMOUNT_API_KEY="}
+	cmd, logs, base := startServeHTTP(t, root, env)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := http.Get(base + "/health")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var h struct{ UsersLoaded int }
+		json.NewDecoder(resp.Body).Decode(&h)
+		resp.Body.Close()
+		if h.UsersLoaded == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("users loaded: %d, want 2\n%s", h.UsersLoaded, logs)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	stopMindmount(t, cmd, logs)
 }

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -70,6 +72,11 @@ func runSync(ctx context.Context, dir string) error {
 			fmt.Fprintf(stdout, "Synced: %s\n", res)
 		}
 		st = remote.ReadState(r)
+		st.Alone = true
+		if n := uncommitted(r.Dir()); n > 0 {
+			// Without a daemon nothing commits them, so they are not synced.
+			fmt.Fprintf(stdout, "%d uncommitted change(s) in %s are not synced: commit them (git -C %s commit -a), or start mindmount watch %s (or mount), which commits and syncs for you.\n", n, dir, dir, dir)
+		}
 	} else if err == nil {
 		fmt.Fprintln(stdout, "Synced by the running daemon.")
 	}
@@ -103,4 +110,18 @@ var syncTiming remote.Timing
 // addSyncStatus adds the sync state to a status report ("mindmount status").
 func addSyncStatus(tr *tracker.Tracker, r *gitrepo.Repo) {
 	tr.AddExtraStatus(func() string { return remote.StatusText(r) })
+}
+
+// uncommitted counts the changed tracked files of the work tree at dir
+// (untracked and ignored files, the transcripts, are not counted).
+func uncommitted(dir string) int {
+	out, err := exec.Command("git", "-C", dir, "-c", "safe.directory=*", "status", "--porcelain", "--untracked-files=no").Output()
+	if err != nil {
+		return 0
+	}
+	s := strings.TrimSpace(string(out))
+	if s == "" {
+		return 0
+	}
+	return len(strings.Split(s, "\n"))
 }

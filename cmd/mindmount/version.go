@@ -16,10 +16,7 @@ func init() {
 		summary: "print the mindmount version",
 		help:    "Prints the mindmount version and the Go toolchain that built it.",
 		run: func(fl *flag.FlagSet, args []string) error {
-			v := version
-			if bi, ok := debug.ReadBuildInfo(); ok && v == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-				v = bi.Main.Version
-			}
+			v := versionString()
 			gov := "unknown"
 			if bi, ok := debug.ReadBuildInfo(); ok {
 				gov = bi.GoVersion
@@ -28,4 +25,14 @@ func init() {
 			return nil
 		},
 	})
+}
+
+// versionString is the one version mindmount reports: --version, MCP's
+// serverInfo, HTTP /health. The linker's, else the module's, else "dev".
+func versionString() string {
+	v := version
+	if bi, ok := debug.ReadBuildInfo(); ok && v == "dev" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		v = bi.Main.Version
+	}
+	return v
 }

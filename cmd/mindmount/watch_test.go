@@ -70,7 +70,8 @@ func TestWatchRefusesNonMindmountDir(t *testing.T) {
 	if code := run([]string{"watch", dir}, &out, &errb); code == 0 {
 		t.Fatal("watch on an empty directory succeeded")
 	}
-	if !strings.Contains(errb.String(), "not a mindmount repository: run mindmount init "+dir) {
+	// An empty folder is most likely a mountpoint with nothing mounted.
+	if !strings.Contains(errb.String(), "not a mindmount repository: it is empty (nothing is mounted there? start mindmount mount REPO "+dir+"), or make one with mindmount init "+dir) {
 		t.Errorf("stderr: %s", errb.String())
 	}
 	errb.Reset()

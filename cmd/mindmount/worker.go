@@ -199,6 +199,13 @@ func (u oneUser) Acquire(_ context.Context, id string) (*host.Runtime, func(), e
 	return u.rt, func() {}, nil
 }
 
+func (u oneUser) Lookup(id string) (host.User, error) {
+	if id != u.rt.ID {
+		return host.User{}, fmt.Errorf("%w %q", host.ErrUnknownUser, id)
+	}
+	return u.Users()[0], nil
+}
+
 func (u oneUser) Users() []host.User {
 	return []host.User{{Entry: host.Entry{ID: u.rt.ID}, Dir: u.rt.Dir, Loaded: true}}
 }

@@ -20,12 +20,19 @@ type SetupRequest struct {
 	RepoName    string `json:"repoName"`
 }
 
-// GitStatus is the reply of all three endpoints.
+// GitStatus is the reply of all three endpoints. It holds the fields of
+// every reply of the reference server's three (setup's ok and username,
+// status's repo_name and configured_at) so that one of its clients reads
+// what it expects from any of them.
 type GitStatus struct {
+	OK             bool       `json:"ok"` // the request succeeded (a failure is {"ok":false,"error":…})
 	UserID         string     `json:"userId"`
 	Connected      bool       `json:"connected"`
 	GitHubUsername string     `json:"github_username"`
+	Username       string     `json:"username"` // github_username again, as setup's reply names it
+	RepoName       string     `json:"repo_name"`
 	RepoURL        string     `json:"repo_url"`
+	ConfiguredAt   *time.Time `json:"configured_at"` // null until setup
 	LastPush       *time.Time `json:"last_push"`
 }
 
@@ -70,7 +77,12 @@ func (a API) Update(ctx context.Context, r *gitrepo.Repo, lock Lock, userID stri
 // Status is GET /v1/git/status.
 func (a API) Status(r *gitrepo.Repo, userID string) GitStatus {
 	st := ReadState(r)
-	out := GitStatus{UserID: userID, Connected: st.Remote != "", GitHubUsername: st.Account, RepoURL: st.Remote}
+	out := GitStatus{OK: true, UserID: userID, Connected: st.Remote != "", GitHubUsername: st.Account, Username: st.Account,
+		RepoName: st.RepoName, RepoURL: st.Remote}
+	if !st.Configured.IsZero() {
+		t := st.Configured
+		out.ConfiguredAt = &t
+	}
 	if !st.LastPush.IsZero() {
 		t := st.LastPush
 		out.LastPush = &t

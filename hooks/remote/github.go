@@ -183,7 +183,7 @@ func SetupGitHub(ctx context.Context, r *gitrepo.Repo, gh GitHub, name string, o
 		}
 	}
 	st := ReadState(r)
-	st.Account = login
+	st.Account, st.RepoName, st.Configured = login, name, time.Now().UTC()
 	writeState(r, st)
 	opts.Credentials.Token = gh.Token
 	s := New(r, opts)

@@ -22,17 +22,24 @@ const stateFile = "mindmount/sync.json"
 
 // State is the sync state of one repository.
 type State struct {
-	Remote    string    `json:"remote,omitempty"`  // the URL, never with credentials
-	Account   string    `json:"account,omitempty"` // the GitHub login, after SetupGitHub
-	LastPush  time.Time `json:"last_push,omitzero"`
-	LastFetch time.Time `json:"last_fetch,omitzero"` // last successful fetch (and merge)
-	LastSync  time.Time `json:"last_sync,omitzero"`  // last attempt
-	Failure   string    `json:"failure,omitempty"`   // the last attempt's error, "" after a success
-	FailedAt  time.Time `json:"failed_at,omitzero"`
-	Failures  int       `json:"failures,omitempty"` // consecutive failures (the backoff)
-	Ahead     int       `json:"ahead"`              // local commits the remote lacks
-	Behind    int       `json:"behind"`             // remote commits not merged yet
-	Siblings  []string  `json:"siblings,omitempty"` // retired siblings of the last merge
+	Remote  string `json:"remote,omitempty"`  // the URL, never with credentials
+	Account string `json:"account,omitempty"` // the GitHub login, after SetupGitHub
+	// RepoName and Configured are the GitHub repository's name and when
+	// SetupGitHub connected it (the reference's repo_name, configured_at).
+	RepoName   string    `json:"repo_name,omitempty"`
+	Configured time.Time `json:"configured_at,omitzero"`
+	LastPush   time.Time `json:"last_push,omitzero"`
+	LastFetch  time.Time `json:"last_fetch,omitzero"` // last successful fetch (and merge)
+	LastSync   time.Time `json:"last_sync,omitzero"`  // last attempt
+	Failure    string    `json:"failure,omitempty"`   // the last attempt's error, "" after a success
+	FailedAt   time.Time `json:"failed_at,omitzero"`
+	Failures   int       `json:"failures,omitempty"` // consecutive failures (the backoff)
+	Ahead      int       `json:"ahead"`              // local commits the remote lacks
+	Behind     int       `json:"behind"`             // remote commits not merged yet
+	Siblings   []string  `json:"siblings,omitempty"` // retired siblings of the last merge
+	// Alone is set by a caller that synced without a daemon: nothing
+	// retries a failure then, so Text does not say it will.
+	Alone bool `json:"-"`
 }
 
 // ReadState reads the sync state of the repository at dir (zero when it
@@ -101,7 +108,10 @@ func (st State) Text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Sync: %s\n", st.Remote)
 	fmt.Fprintf(&b, "  %d ahead, %d behind; last push %s, last fetch %s\n", st.Ahead, st.Behind, when(st.LastPush), when(st.LastFetch))
-	if st.Failure != "" {
+	switch {
+	case st.Failure != "" && st.Alone:
+		fmt.Fprintf(&b, "  last failure %s (%d in a row; no daemon serves this repository, so nothing retries until you sync again): %s\n", when(st.FailedAt), st.Failures, st.Failure)
+	case st.Failure != "":
 		fmt.Fprintf(&b, "  last failure %s (%d in a row, retrying with backoff): %s\n", when(st.FailedAt), st.Failures, st.Failure)
 	}
 	if len(st.Siblings) > 0 {

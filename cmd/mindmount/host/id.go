@@ -1,8 +1,11 @@
 package host
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Errors of Host a caller may tell apart.
@@ -43,4 +46,43 @@ func ValidID(id string) error {
 		}
 	}
 	return nil
+}
+
+// IDFor maps a client's user ID, any string (serve --auto-users takes the
+// reference server's, which may be "Alice", "42" or an e-mail address), to
+// a user ID. One that is already valid and has no "--" is itself; any
+// other becomes its lower-cased, valid characters (at most 40 bytes), "--"
+// and 16 hex digits of its SHA-256. The map is one-to-one: the two forms
+// never meet (only derived IDs hold "--"), and two strings share a derived
+// ID only if their hashes collide in 64 bits. It never folds case or
+// replaces a character in place, so "alice.bob" and "alice_bob" stay two
+// users, and "Alice" is not "alice".
+func IDFor(client string) string {
+	if ValidID(client) == nil && !strings.Contains(client, "--") {
+		return client
+	}
+	var b strings.Builder
+	for _, r := range strings.ToLower(client) {
+		if b.Len() >= 40 {
+			break
+		}
+		switch {
+		case 'a' <= r && r <= 'z', '0' <= r && r <= '9':
+			b.WriteRune(r)
+		case (r == '.' || r == '_' || r == '-') && b.Len() > 0:
+			b.WriteRune(r)
+		}
+	}
+	// "--" inside the prefix would make the split ambiguous to a reader,
+	// and a trailing separator would give "---".
+	prefix := b.String()
+	for strings.Contains(prefix, "--") {
+		prefix = strings.ReplaceAll(prefix, "--", "-")
+	}
+	prefix = strings.Trim(prefix, ".-_")
+	if prefix == "" {
+		prefix = "u"
+	}
+	sum := sha256.Sum256([]byte(client))
+	return prefix + "--" + hex.EncodeToString(sum[:8])
 }

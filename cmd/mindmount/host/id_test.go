@@ -86,3 +86,60 @@ func FuzzParseRegistry(f *testing.F) {
 		}
 	})
 }
+
+// TestIDFor: a client's user ID maps to a valid ID; a valid one without
+// "--" is itself, others keep what they can and a hash, so that IDs that
+// differ only in case or punctuation stay apart.
+func TestIDFor(t *testing.T) {
+	same := []string{"alice", "alice.bob", "alice_bob", "42", "a-b"}
+	for _, id := range same {
+		if got := IDFor(id); got != id {
+			t.Errorf("IDFor(%q) = %q, want itself", id, got)
+		}
+	}
+	derived := map[string]string{
+		"Alice":                  "alice--",
+		"alice@example.com":      "aliceexample.com--",
+		"../etc":                 "etc--",
+		"a--b":                   "a-b--",
+		"a---b":                  "a-b--",
+		"":                       "u--",
+		"日本":                     "u--",
+		"-x":                     "x--",
+		strings.Repeat("a", 100): strings.Repeat("a", 40) + "--",
+	}
+	seen := map[string]string{}
+	for in, prefix := range derived {
+		got := IDFor(in)
+		if !strings.HasPrefix(got, prefix) || len(got) != len(prefix)+16 || ValidID(got) != nil {
+			t.Errorf("IDFor(%q) = %q, want %q and 16 hex digits, a valid ID", in, got, prefix)
+		}
+		if o, ok := seen[got]; ok {
+			t.Errorf("IDFor(%q) = IDFor(%q) = %q", in, o, got)
+		}
+		seen[got] = in
+	}
+	if IDFor("Alice") == IDFor("ALICE") || IDFor("Alice") == "alice" {
+		t.Error("case folded")
+	}
+}
+
+// FuzzIDFor: every string maps to a valid ID; two strings that map to one
+// ID are equal (native IDs never hold "--", derived ones always do).
+func FuzzIDFor(f *testing.F) {
+	for _, s := range []string{"alice", "Alice", "a--b", "", "../x", "42", "alice--0123456789abcdef"} {
+		f.Add(s, "alice")
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		ia, ib := IDFor(a), IDFor(b)
+		if err := ValidID(ia); err != nil {
+			t.Fatalf("IDFor(%q) = %q: %v", a, ia, err)
+		}
+		if ia == ib && a != b {
+			t.Fatalf("IDFor(%q) = IDFor(%q) = %q", a, b, ia)
+		}
+		if native := ValidID(a) == nil && !strings.Contains(a, "--"); native != (ia == a) {
+			t.Fatalf("IDFor(%q) = %q", a, ia)
+		}
+	})
+}

@@ -27,9 +27,27 @@ import (
 var ErrNotMindmount = errors.New("not a mindmount repository")
 
 // NotMindmountError is the one wording of "dir is not a mindmount repository",
-// the same in every command (and matching ErrNotMindmount).
+// the same in every command (and matching ErrNotMindmount). Its advice
+// names the likely cause, and never tells anyone to init a folder that
+// holds other files (/tmp, a home): an empty folder is most likely a
+// mountpoint with nothing mounted; a plain git repository can take
+// mindmount's files; anything else is the wrong folder.
 func NotMindmountError(dir string) error {
-	return fmt.Errorf("%s is %w: run mindmount init %s", dir, ErrNotMindmount, dir)
+	ents, err := os.ReadDir(dir)
+	switch {
+	case err == nil && len(ents) == 0:
+		return fmt.Errorf("%s is %w: it is empty (nothing is mounted there? start mindmount mount REPO %s), or make one with mindmount init %s", dir, ErrNotMindmount, dir, dir)
+	case err == nil && isGitTop(dir):
+		return fmt.Errorf("%s is %w: it is a git repository without character.md or user.md; add mindmount's files with mindmount init %s", dir, ErrNotMindmount, dir)
+	case err == nil:
+		return fmt.Errorf("%s is %w: it holds other files and no memory; name the repository's folder, or make a new one with mindmount init NEWDIR", dir, ErrNotMindmount)
+	}
+	return fmt.Errorf("%s is %w", dir, ErrNotMindmount)
+}
+
+func isGitTop(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, ".git"))
+	return err == nil
 }
 
 // Service is an extra per-repository goroutine (sync, for one): Start runs
@@ -97,13 +115,12 @@ func OpenRepo(dir string) (*gitrepo.Repo, *memgraph.Graph, error) {
 	if !fi.IsDir() {
 		return nil, nil, fmt.Errorf("%s is not a directory", dir)
 	}
-	notMindmount := NotMindmountError(dir)
 	if !IsMindmountRepo(dir) {
-		return nil, nil, notMindmount
+		return nil, nil, NotMindmountError(dir)
 	}
 	r, err := gitrepo.Open(dir)
 	if errors.Is(err, gitrepo.ErrNotRepo) {
-		return nil, nil, notMindmount
+		return nil, nil, NotMindmountError(dir)
 	}
 	if err != nil {
 		return nil, nil, err

@@ -220,6 +220,20 @@ func (ws *Workers) Users() []User {
 	return out
 }
 
+// Lookup returns what the daemon knows of user id, without starting it.
+func (ws *Workers) Lookup(id string) (User, error) {
+	if err := ValidID(id); err != nil {
+		return User{}, err
+	}
+	w, err := ws.lookup(id)
+	if err != nil {
+		return User{}, err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return User{Entry: w.entry, Dir: UserDir(ws.cfg.Root, w.entry.ID), Loaded: w.running(), LastUsed: w.lastUsed, Err: w.err}, nil
+}
+
 func (ws *Workers) reloadIfChanged() {
 	ws.mu.Lock()
 	old := ws.regStamp

@@ -98,9 +98,17 @@ func TestOpenWithoutKeys(t *testing.T) {
 	if code, _ := e.status("GET", "/v1/recall?userId=alice&q=tea", "", ""); code != 200 {
 		t.Fatalf("open server: %d", code)
 	}
+	// A client that always sends its Bearer header (the reference's do)
+	// is not refused by a server that requires none.
+	if code, _ := e.status("GET", "/v1/recall?userId=alice&q=tea", "stray-key-the-server-never-set", ""); code != 200 {
+		t.Fatalf("open server, stray Bearer: %d", code)
+	}
 	NewToken(e.root, "alice", time.Now())
 	if code, _ := e.status("GET", "/v1/recall?userId=alice&q=tea", "", ""); code != 401 {
 		t.Fatalf("a token exists, so credentials are required: %d", code)
+	}
+	if code, _ := e.status("GET", "/v1/recall?userId=alice&q=tea", "stray-key-the-server-never-set", ""); code != 401 {
+		t.Fatalf("a token exists, so a wrong Bearer is refused: %d", code)
 	}
 	// Revoking every token does not open the server again.
 	RevokeTokens(e.root, "alice", "")
@@ -232,8 +240,9 @@ func TestBadRequests(t *testing.T) {
 		{"unknown user", "/v1/chat", `{"userId":"carol","message":"hi"}`, 404},
 		{"too large", "/v1/chat", big, 413},
 		{"control characters in session", "/v1/chat", `{"userId":"alice","message":"hi","sessionId":"a\u0000b"}`, 400},
-		{"empty transcript", "/v1/consolidate", `{"userId":"alice","transcript":[]}`, 400},
-		{"bad role", "/v1/consolidate", `{"userId":"alice","transcript":[{"role":"tool","content":"x"}]}`, 400},
+		{"content neither text nor blocks", "/v1/consolidate", `{"userId":"alice","transcript":[{"role":"user","content":42}]}`, 400},
+		{"userId neither string nor number", "/v1/bye", `{"userId":{"id":"alice"}}`, 400},
+		{"consolidate unknown user", "/v1/consolidate", `{"userId":"carol","transcript":[{"role":"user","content":"x"}]}`, 404},
 		{"bye unknown user", "/v1/bye", `{"userId":"carol"}`, 404},
 	}
 	for _, tc := range cases {
@@ -244,7 +253,17 @@ func TestBadRequests(t *testing.T) {
 	if code, _ := e.status("GET", "/v1/recall?userId=alice&q=tea&k=0", adminKey, ""); code != 400 {
 		t.Errorf("k=0: %d", code)
 	}
-	if code, _ := e.status("GET", "/v1/chat", adminKey, ""); code != 405 && code != 404 {
-		t.Errorf("GET chat: %d", code)
+	resp := e.do("GET", "/v1/chat", adminKey, "")
+	resp.Body.Close()
+	if resp.StatusCode != 405 || resp.Header.Get("Allow") != "POST" {
+		t.Errorf("GET chat: %d, Allow %q", resp.StatusCode, resp.Header.Get("Allow"))
+	}
+	resp = e.do("POST", "/v1/recall", adminKey, "")
+	resp.Body.Close()
+	if resp.StatusCode != 405 || resp.Header.Get("Allow") != "GET" {
+		t.Errorf("POST recall: %d, Allow %q", resp.StatusCode, resp.Header.Get("Allow"))
+	}
+	if code, _ := e.status("GET", "/v1/nothing", adminKey, ""); code != 404 {
+		t.Errorf("unknown endpoint: %d", code)
 	}
 }

@@ -9,14 +9,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mindmount/mindmount/cmd/mindmount/host"
 	"github.com/mindmount/mindmount/consolidate/llm"
 	"github.com/mindmount/mindmount/memgraph"
 	"github.com/mindmount/mindmount/memgraph/recall"
 )
 
 type chatRequest struct {
-	UserID    string `json:"userId"`
+	UserID    UserRef `json:"userId"`
 	Message   string `json:"message"`
 	SessionID string `json:"sessionId"`
 }
@@ -37,10 +36,6 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, c caller) {
 	if !decodeBody(w, r, &req) {
 		return
 	}
-	if err := host.ValidID(req.UserID); err != nil {
-		writeError(w, http.StatusBadRequest, "userId: "+err.Error())
-		return
-	}
 	if strings.TrimSpace(req.Message) == "" {
 		writeError(w, http.StatusBadRequest, "message is empty")
 		return
@@ -49,16 +44,12 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, c caller) {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	if !allowed(w, c, req.UserID) {
-		return
-	}
 	if s.cfg.Pool == nil {
 		writeError(w, http.StatusServiceUnavailable, "no language model is configured (MINDMOUNT_LLM)")
 		return
 	}
-	rt, release, err := s.cfg.Users.Acquire(r.Context(), req.UserID)
-	if err != nil {
-		userError(w, err)
+	rt, release, user, ok := s.userFor(w, r, c, req.UserID)
+	if !ok {
 		return
 	}
 	defer release()
@@ -67,7 +58,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, c caller) {
 		sid = "default"
 	}
 	now := s.cfg.Now()
-	sess := s.sessions.get(req.UserID, sid, now)
+	sess := s.sessions.get(user, sid, now)
 	if err := sess.acquire(r.Context()); err != nil {
 		return // the client left while waiting for its own session
 	}
@@ -77,7 +68,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, c caller) {
 	// before the model is asked: a chat that cannot be recorded is
 	// refused, and one the model never answered leaves no trace.
 	if err := prepareTranscript(rt.Dir, sess.rel); err != nil {
-		s.log.Error("chat transcript", "user", req.UserID, "transcript", sess.rel, "err", err)
+		s.log.Error("chat transcript", "user", user, "transcript", sess.rel, "err", err)
 		transcriptError(w, err)
 		return
 	}
@@ -92,7 +83,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, c caller) {
 
 	st := &sseWriter{w: w, rc: http.NewResponseController(w), id: fmt.Sprintf("chatcmpl-%d", now.UnixNano()), model: s.cfg.Pool.Provider().Model(), created: now.Unix()}
 	var answer strings.Builder
-	err = s.cfg.Pool.For(req.UserID).Stream(r.Context(), msgs, func(d string) error {
+	err := s.cfg.Pool.For(user).Stream(r.Context(), msgs, func(d string) error {
 		answer.WriteString(d)
 		return st.delta(d)
 	})
@@ -102,12 +93,19 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, c caller) {
 		err = st.finish()
 		cut = err != nil
 	case !st.started && !errors.Is(err, errClientGone) && r.Context().Err() == nil:
-		// Nothing sent yet: a plain JSON error with its status.
-		s.log.Warn("chat: model call failed", "user", req.UserID, "why", modelMessage(err)) // the error itself may echo the prompt
-		writeError(w, modelStatus(err), modelMessage(err))
+		// Nothing sent yet. A full queue or no model keeps its status (a
+		// retry may help); a model that failed is told in the stream the
+		// reference's clients read (200, an error event), unless the
+		// client asked for JSON.
+		s.log.Warn("chat: model call failed", "user", user, "why", modelMessage(err)) // the error itself may echo the prompt
+		if code := modelStatus(err); code != http.StatusBadGateway || wantsJSON(r) {
+			writeError(w, code, modelMessage(err))
+		} else {
+			st.fail(modelMessage(err))
+		}
 	case r.Context().Err() == nil && !errors.Is(err, errClientGone):
 		// Mid-stream: the client is still there, tell it in the stream.
-		s.log.Warn("chat: model stream broke", "user", req.UserID, "why", modelMessage(err))
+		s.log.Warn("chat: model stream broke", "user", user, "why", modelMessage(err))
 		st.fail(modelMessage(err))
 	}
 	text := answer.String()
@@ -116,7 +114,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, c caller) {
 		// failed call or a client gone before the first word. Only a
 		// conversation that reached the model is recorded, so nothing
 		// of this request is kept to be consolidated.
-		s.log.Info("chat not recorded: no answer", "user", req.UserID, "transcript", sess.rel)
+		s.log.Info("chat not recorded: no answer", "user", user, "transcript", sess.rel)
 		return
 	}
 	if cut {
@@ -127,13 +125,13 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, c caller) {
 	if err := appendLines(rt.Dir, sess.rel,
 		line{Role: "user", Content: req.Message, Time: now.UTC().Format(time.RFC3339)},
 		line{Role: "assistant", Content: text, Time: s.cfg.Now().UTC().Format(time.RFC3339), Cut: cut}); err != nil {
-		s.log.Error("chat transcript", "user", req.UserID, "transcript", sess.rel, "err", err)
+		s.log.Error("chat transcript", "user", user, "transcript", sess.rel, "err", err)
 	}
 	sess.msgs = append(sess.msgs, llm.Message{Role: "user", Content: req.Message}, llm.Message{Role: "assistant", Content: text})
 	if rt.Consolidator != nil {
 		rt.Consolidator.Notify(sess.rel)
 	}
-	s.log.Info("chat", "user", req.UserID, "transcript", sess.rel, "answer_bytes", answer.Len(), "cut", cut)
+	s.log.Info("chat", "user", user, "transcript", sess.rel, "answer_bytes", answer.Len(), "cut", cut)
 }
 
 // validSession checks a client's session ID: printable, at most 128 bytes.
@@ -262,4 +260,11 @@ func (s *sseWriter) fail(msg string) {
 	if s.event(map[string]any{"error": map[string]string{"message": msg}}) == nil {
 		s.raw("data: [DONE]\n\n")
 	}
+}
+
+// wantsJSON reports whether the client asked for a JSON answer (Accept:
+// application/json) rather than the stream.
+func wantsJSON(r *http.Request) bool {
+	a := r.Header.Get("Accept")
+	return strings.Contains(a, "application/json") && !strings.Contains(a, "text/event-stream")
 }

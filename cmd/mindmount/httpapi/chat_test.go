@@ -123,10 +123,20 @@ func TestChatErrors(t *testing.T) {
 	logOut = &logs
 	defer func() { logOut = io.Discard }()
 	e := newEnv(t, "ollama", nil)
+	// A client that asks for JSON gets the status.
 	e.model.Queue(llmtest.KindOther, llmtest.Reply{Status: 500, Error: "model crashed while reading SECRET-PROMPT"})
-	code, body := e.status("POST", "/v1/chat", adminKey, `{"userId":"alice","message":"hi PRIVATE-MESSAGE"}`)
+	code, body := e.status("POST", "/v1/chat", adminKey, `{"userId":"alice","message":"hi PRIVATE-MESSAGE"}`, "Accept", "application/json")
 	if code != http.StatusBadGateway || strings.Contains(body["error"].(string), "SECRET") {
 		t.Fatalf("%d %v\n%s", code, body, logs.String())
+	}
+	// Any other client reads the stream it always reads, as the reference
+	// server sends it: 200, an error event, then [DONE].
+	e.model.Queue(llmtest.KindOther, llmtest.Reply{Status: 500, Error: "model crashed while reading SECRET-PROMPT"})
+	resp := e.do("POST", "/v1/chat", adminKey, `{"userId":"alice","message":"hi again"}`)
+	stream := readAll(resp)
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" ||
+		stream != "data: {\"error\":\"the model call failed\"}\n\ndata: [DONE]\n\n" {
+		t.Fatalf("%d %q", resp.StatusCode, stream)
 	}
 	if l := logs.String(); strings.Contains(l, "SECRET-PROMPT") || strings.Contains(l, "PRIVATE-MESSAGE") || strings.Contains(l, adminKey) || !strings.Contains(l, "model call failed") {
 		t.Fatalf("log:\n%s", l)

@@ -1,7 +1,9 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -25,84 +27,141 @@ type result struct {
 	Error        string   `json:"error,omitempty"`
 }
 
-// bye ends the user's sessions and consolidates now.
+// bye ends the user's sessions and starts a consolidation of what they
+// said. It answers at once, as the reference server does:
+// {"status":"bye","consolidated":true} (false when consolidation is off);
+// the run is the user's consolidator's own (stoppable with the user's
+// runtime). With ?wait=1 or "wait":true it waits and answers what the run
+// did (result).
 func (s *Server) bye(w http.ResponseWriter, r *http.Request, c caller) {
 	var req struct {
-		UserID string `json:"userId"`
+		UserID UserRef `json:"userId"`
+		Wait   bool    `json:"wait"`
 	}
 	if !decodeBody(w, r, &req) {
 		return
 	}
-	rt, release, ok := s.userFor(w, r, c, req.UserID)
+	rt, release, id, ok := s.userFor(w, r, c, req.UserID)
 	if !ok {
 		return
 	}
 	defer release()
-	s.sessions.end(req.UserID)
-	s.runConsolidation(w, r, rt, req.UserID)
-}
-
-type postedMessage struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
-}
-
-// consolidate writes the posted transcript into the user's inbox and
-// consolidates it.
-func (s *Server) consolidate(w http.ResponseWriter, r *http.Request, c caller) {
-	var req struct {
-		UserID     string          `json:"userId"`
-		Transcript []postedMessage `json:"transcript"`
-	}
-	if !decodeBody(w, r, &req) {
+	s.sessions.end(id)
+	if req.Wait || waitQuery(r) {
+		s.runConsolidation(w, r, rt, id)
 		return
 	}
-	if len(req.Transcript) == 0 {
-		writeError(w, http.StatusBadRequest, "transcript is empty")
+	if rt.Consolidator != nil {
+		rt.Consolidator.Request()
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"status": "bye", "consolidated": rt.Consolidator != nil})
+}
+
+// waitQuery reports ?wait=1 (or true, yes).
+func waitQuery(r *http.Request) bool {
+	switch strings.ToLower(r.URL.Query().Get("wait")) {
+	case "1", "true", "yes":
+		return true
+	}
+	return false
+}
+
+// postedMessage is one message of a posted transcript. Content is a
+// string or, as in OpenAI's and Anthropic's message formats, a list of
+// blocks of which the text ones count.
+type postedMessage struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+// text is the message's text: a string as it is, the text blocks of a
+// list joined by a space (as the reference server reads them), and
+// nothing for null or other blocks (images, tool calls).
+func (m postedMessage) text() (string, error) {
+	c := bytes.TrimSpace(m.Content)
+	if len(c) == 0 || bytes.Equal(c, []byte("null")) {
+		return "", nil
+	}
+	if c[0] == '"' {
+		var s string
+		err := json.Unmarshal(c, &s)
+		return s, err
+	}
+	var blocks []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(c, &blocks); err != nil {
+		return "", errors.New("content: want a string or a list of blocks")
+	}
+	var parts []string
+	for _, b := range blocks {
+		if b.Type == "text" && strings.TrimSpace(b.Text) != "" {
+			parts = append(parts, b.Text)
+		}
+	}
+	return strings.Join(parts, " "), nil
+}
+
+// keptRoles are the roles a posted transcript keeps: those consolidation
+// reads (user, assistant) and those it knows to skip (system, tool). Any
+// other role a client's history holds (developer, function, ...) is left
+// out, as the reference server leaves it out, instead of failing the post.
+var keptRoles = map[string]bool{"user": true, "assistant": true, "system": true, "tool": true}
+
+// consolidate writes the posted transcript into the user's inbox and
+// starts its consolidation, answering at once as the reference server
+// does: {"status":"consolidating","user_id":…,"messages":N}, or
+// {"status":"empty"} when there is nothing to consolidate. ?wait=1 or
+// "wait":true waits and answers what the run did.
+func (s *Server) consolidate(w http.ResponseWriter, r *http.Request, c caller) {
+	var req struct {
+		UserID     UserRef         `json:"userId"`
+		Transcript []postedMessage `json:"transcript"`
+		Wait       bool            `json:"wait"`
+	}
+	if !decodeBody(w, r, &req) {
 		return
 	}
 	lines := make([]line, 0, len(req.Transcript))
 	for i, m := range req.Transcript {
-		switch m.Role {
-		case "user", "assistant", "system":
-		default:
-			writeError(w, http.StatusBadRequest, fmt.Sprintf("transcript[%d].role: want user, assistant or system", i))
+		text, err := m.text()
+		if err != nil {
+			writeError(w, http.StatusBadRequest, fmt.Sprintf("transcript[%d].%s", i, err))
 			return
 		}
-		lines = append(lines, line{Role: m.Role, Content: m.Content})
+		if !keptRoles[m.Role] || strings.TrimSpace(text) == "" {
+			continue
+		}
+		lines = append(lines, line{Role: m.Role, Content: text})
 	}
-	rt, release, ok := s.userFor(w, r, c, req.UserID)
+	rt, release, id, ok := s.userFor(w, r, c, req.UserID)
 	if !ok {
 		return
 	}
 	defer release()
+	if len(lines) == 0 {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "empty"})
+		return
+	}
+	if rt.Consolidator == nil {
+		writeError(w, http.StatusServiceUnavailable, "consolidation is off for this daemon (no model configured)")
+		return
+	}
 	now := s.cfg.Now()
 	rel := path.Join(TranscriptDir, fmt.Sprintf("%s-posted-%d.jsonl", now.UTC().Format("2006-01-02"), now.UnixNano()))
 	if err := appendLines(rt.Dir, rel, lines...); err != nil {
-		s.log.Error("posted transcript", "user", req.UserID, "transcript", rel, "err", err)
+		s.log.Error("posted transcript", "user", id, "transcript", rel, "err", err)
 		transcriptError(w, err)
 		return
 	}
-	s.log.Info("transcript posted", "user", req.UserID, "transcript", rel, "messages", len(lines))
-	s.runConsolidation(w, r, rt, req.UserID)
-}
-
-// userFor checks the user ID and the caller's right to it, and acquires
-// the user; it answers the error itself.
-func (s *Server) userFor(w http.ResponseWriter, r *http.Request, c caller, id string) (*host.Runtime, func(), bool) {
-	if err := host.ValidID(id); err != nil {
-		writeError(w, http.StatusBadRequest, "userId: "+err.Error())
-		return nil, nil, false
+	s.log.Info("transcript posted", "user", id, "transcript", rel, "messages", len(lines))
+	if req.Wait || waitQuery(r) {
+		s.runConsolidation(w, r, rt, id)
+		return
 	}
-	if !allowed(w, c, id) {
-		return nil, nil, false
-	}
-	rt, release, err := s.cfg.Users.Acquire(r.Context(), id)
-	if err != nil {
-		userError(w, err)
-		return nil, nil, false
-	}
-	return rt, release, true
+	rt.Consolidator.Request()
+	writeJSON(w, http.StatusOK, map[string]any{"status": "consolidating", "user_id": string(req.UserID), "messages": len(req.Transcript)})
 }
 
 // runConsolidation consolidates the user's new transcripts now and answers

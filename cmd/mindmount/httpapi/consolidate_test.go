@@ -1,7 +1,9 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -26,7 +28,7 @@ func TestByeConsolidates(t *testing.T) {
 	e.model.Queue(llmtest.KindOther, llmtest.Reply{Content: "Nice to meet you!"})
 	readAll(e.do("POST", "/v1/chat", adminKey, `{"userId":"alice","message":"Hi, I work as a designer in Lisbon"}`))
 	e.scriptFact("works-as-designer", "Works as a designer", "You work as a designer in Lisbon.")
-	code, body := e.status("POST", "/v1/bye", adminKey, `{"userId":"alice"}`)
+	code, body := e.status("POST", "/v1/bye?wait=1", adminKey, `{"userId":"alice"}`)
 	if code != 200 || body["status"] != "ok" || body["added"].(float64) != 1 || body["updated"].(float64) != 0 ||
 		body["contradicted"].(float64) != 0 || body["unchanged"].(float64) != 0 {
 		t.Fatalf("%d %v", code, body)
@@ -45,7 +47,7 @@ func TestByeConsolidates(t *testing.T) {
 		t.Fatal("bob's repository changed")
 	}
 	// Nothing new: bye says so.
-	code, body = e.status("POST", "/v1/bye", adminKey, `{"userId":"alice"}`)
+	code, body = e.status("POST", "/v1/bye", adminKey, `{"userId":"alice","wait":true}`)
 	if code != 200 || body["added"].(float64) != 0 || body["summary"] != "nothing new to consolidate" {
 		t.Fatalf("second bye %d %v", code, body)
 	}
@@ -54,9 +56,17 @@ func TestByeConsolidates(t *testing.T) {
 // TestConsolidateEndpoint: a posted transcript is written and consolidated;
 // a model that fails gives a reply that says so, without its text.
 func TestConsolidateEndpoint(t *testing.T) {
+	var logs bytes.Buffer
+	logOut = &logs
+	defer func() { logOut = io.Discard }()
+	defer func() {
+		if t.Failed() {
+			t.Log(logs.String())
+		}
+	}()
 	e := newEnv(t, "openai", nil)
 	e.scriptFact("allergic-to-nuts", "Allergic to nuts", "You are allergic to nuts.")
-	code, body := e.status("POST", "/v1/consolidate", adminKey, `{"userId":"bob","transcript":[{"role":"user","content":"I am allergic to nuts"},{"role":"assistant","content":"Noted."}]}`)
+	code, body := e.status("POST", "/v1/consolidate?wait=1", adminKey, `{"userId":"bob","transcript":[{"role":"user","content":"I am allergic to nuts"},{"role":"assistant","content":"Noted."}]}`)
 	if code != 200 || body["added"].(float64) != 1 || body["messages"].(float64) != 2 {
 		t.Fatalf("%d %v", code, body)
 	}
@@ -64,7 +74,7 @@ func TestConsolidateEndpoint(t *testing.T) {
 		t.Fatal("no memory")
 	}
 	e.model.Queue(llmtest.KindExtract, llmtest.Reply{Status: 500, Error: "crash quoting PRIVATE-WORDS"})
-	code, body = e.status("POST", "/v1/consolidate", adminKey, `{"userId":"bob","transcript":[{"role":"user","content":"PRIVATE-WORDS about me"}]}`)
+	code, body = e.status("POST", "/v1/consolidate", adminKey, `{"userId":"bob","wait":true,"transcript":[{"role":"user","content":"PRIVATE-WORDS about me"}]}`)
 	if code != http.StatusBadGateway || body["status"] != "failed" || strings.Contains(body["error"].(string), "PRIVATE") {
 		t.Fatalf("%d %v", code, body)
 	}

@@ -25,14 +25,17 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 }
 
 // userError answers an error from Users.Acquire with its status: a bad ID
-// is 400, an unknown user 404, anything else (a broken repository, the
-// daemon closing) 503.
-func userError(w http.ResponseWriter, err error) {
+// is 400, an unknown user 404 (with what would add it), a user that could
+// not be provisioned 503 saying so, anything else (a broken repository,
+// the daemon closing) 503.
+func (s *Server) userError(w http.ResponseWriter, err error) {
 	switch {
 	case errors.Is(err, host.ErrBadID):
 		writeError(w, http.StatusBadRequest, err.Error())
 	case errors.Is(err, host.ErrUnknownUser):
-		writeError(w, http.StatusNotFound, err.Error())
+		writeError(w, http.StatusNotFound, err.Error()+": add it with mindmount users add ROOT ID, or start mindmount serve with --auto-users UIDRANGE to add users on first use")
+	case errors.Is(err, errProvision):
+		writeError(w, http.StatusServiceUnavailable, errProvision.Error()+"; see the server log")
 	default:
 		writeError(w, http.StatusServiceUnavailable, "the user's memory cannot be served now")
 	}

@@ -5,9 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
+
+	"github.com/mindmount/mindmount/cmd/mindmount/host"
 )
 
 // Forwarder is what a front needs of mindmount serve's workers: each
@@ -35,9 +38,14 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, c caller) {
 		writeError(w, http.StatusBadRequest, "the request body could not be read")
 		return
 	}
-	id := requestedUser(r, body)
-	if id == "" {
-		id = c.user
+	ref, inBody := requestedUser(r, body)
+	id := c.user
+	if ref != "" || c.admin {
+		var err error
+		if id, err = s.userID(ref); err != nil {
+			writeError(w, http.StatusBadRequest, "userId: "+err.Error())
+			return
+		}
 	}
 	if id == "" {
 		writeError(w, http.StatusBadRequest, "say which user: userId in the body, ?userId= or the X-Mindmount-User header")
@@ -47,11 +55,30 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, c caller) {
 		return
 	}
 	h, release, err := s.cfg.Forward.Forward(r.Context(), id)
+	if errors.Is(err, host.ErrUnknownUser) && s.cfg.Provision != nil {
+		if perr := s.cfg.Provision(r.Context(), id); perr != nil {
+			s.log.Warn("auto-users: cannot provision", "user", id, "err", perr)
+			err = fmt.Errorf("%w: %w", errProvision, perr)
+		} else {
+			s.log.Info("auto-users: provisioned", "user", id)
+			h, release, err = s.cfg.Forward.Forward(r.Context(), id)
+		}
+	}
 	if err != nil {
-		userError(w, err)
+		s.userError(w, err)
 		return
 	}
 	defer release()
+	if inBody && string(ref) != id {
+		// The worker knows its user by the ID: a client's "Alice" or 7
+		// (auto-users) is said as the ID it maps to.
+		body = withUserID(body, id)
+	}
+	if r.URL.Query().Has("userId") {
+		q := r.URL.Query()
+		q.Set("userId", id)
+		r.URL.RawQuery = q.Encode()
+	}
 	out := r.Clone(r.Context())
 	out.Body = io.NopCloser(bytes.NewReader(body))
 	out.ContentLength = int64(len(body))
@@ -61,19 +88,34 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, c caller) {
 	h.ServeHTTP(w, out)
 }
 
-// requestedUser is the user a request names, wherever it names one.
-func requestedUser(r *http.Request, body []byte) string {
+// requestedUser is the user a request names, wherever it names one, and
+// whether the body named it.
+func requestedUser(r *http.Request, body []byte) (UserRef, bool) {
 	if id := r.Header.Get("X-Mindmount-User"); id != "" {
-		return id
+		return UserRef(id), false
 	}
 	if id := r.URL.Query().Get("userId"); id != "" {
-		return id
+		return UserRef(id), false
 	}
 	var v struct {
-		UserID string `json:"userId"`
+		UserID UserRef `json:"userId"`
 	}
-	if len(bytes.TrimSpace(body)) > 0 && json.Unmarshal(body, &v) == nil {
-		return v.UserID
+	if len(bytes.TrimSpace(body)) > 0 && json.Unmarshal(body, &v) == nil && v.UserID != "" {
+		return v.UserID, true
 	}
-	return ""
+	return "", false
+}
+
+// withUserID returns the JSON object body with its userId set to id.
+func withUserID(body []byte, id string) []byte {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(body, &m) != nil {
+		return body
+	}
+	m["userId"], _ = json.Marshal(id)
+	out, err := json.Marshal(m)
+	if err != nil {
+		return body
+	}
+	return out
 }

@@ -38,43 +38,49 @@ func (s *Server) routeGit() {
 }
 
 func (s *Server) gitSetup(w http.ResponseWriter, r *http.Request, c caller) {
-	var req remote.SetupRequest
-	if !decodeBody(w, r, &req) {
+	var body struct {
+		UserID      UserRef `json:"userId"`
+		GitHubToken string  `json:"githubToken"`
+		RepoName    string  `json:"repoName"`
+	}
+	if !decodeBody(w, r, &body) {
 		return
 	}
+	req := remote.SetupRequest{GitHubToken: body.GitHubToken, RepoName: body.RepoName}
 	if strings.TrimSpace(req.GitHubToken) == "" {
 		writeError(w, http.StatusBadRequest, "githubToken is required")
 		return
 	}
-	rt, ctx, done, ok := s.gitUser(w, r, c, req.UserID)
+	rt, id, ctx, done, ok := s.gitUser(w, r, c, body.UserID)
 	if !ok {
 		return
 	}
 	defer done()
+	req.UserID = id
 	st, err := s.cfg.Git.Setup(ctx, rt.Repo, rt.Tracker.Exclusive, req)
 	if err != nil {
-		s.gitFailed(w, "git setup failed", req.UserID, err)
+		s.gitFailed(w, "git setup failed", id, err)
 		return
 	}
-	s.log.Info("git setup done", "user", req.UserID, "repo", st.RepoURL)
+	s.log.Info("git setup done", "user", id, "repo", st.RepoURL)
 	writeJSON(w, http.StatusOK, st)
 }
 
 func (s *Server) gitUpdate(w http.ResponseWriter, r *http.Request, c caller) {
 	var req struct {
-		UserID string `json:"userId"`
+		UserID UserRef `json:"userId"`
 	}
 	if !decodeBody(w, r, &req) {
 		return
 	}
-	rt, ctx, done, ok := s.gitUser(w, r, c, req.UserID)
+	rt, id, ctx, done, ok := s.gitUser(w, r, c, req.UserID)
 	if !ok {
 		return
 	}
 	defer done()
-	st, err := s.cfg.Git.Update(ctx, rt.Repo, rt.Tracker.Exclusive, req.UserID)
+	st, err := s.cfg.Git.Update(ctx, rt.Repo, rt.Tracker.Exclusive, id)
 	if err != nil {
-		s.gitFailed(w, "git update failed", req.UserID, err)
+		s.gitFailed(w, "git update failed", id, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, st)
@@ -83,18 +89,18 @@ func (s *Server) gitUpdate(w http.ResponseWriter, r *http.Request, c caller) {
 // gitUser acquires user id for a setup or an update: the user (userFor),
 // then its git lock, so that one git request of a user runs at a time,
 // and a context bounded by handlerTimeout. done gives all three back.
-func (s *Server) gitUser(w http.ResponseWriter, r *http.Request, c caller, id string) (rt *host.Runtime, ctx context.Context, done func(), ok bool) {
-	rt, release, ok := s.userFor(w, r, c, id)
+func (s *Server) gitUser(w http.ResponseWriter, r *http.Request, c caller, ref UserRef) (rt *host.Runtime, id string, ctx context.Context, done func(), ok bool) {
+	rt, release, id, ok := s.userFor(w, r, c, ref)
 	if !ok {
-		return nil, nil, nil, false
+		return nil, "", nil, nil, false
 	}
 	unlock, ok := s.gitLocks.lock(w, r, id)
 	if !ok {
 		release()
-		return nil, nil, nil, false
+		return nil, "", nil, nil, false
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), handlerTimeout)
-	return rt, ctx, func() {
+	return rt, id, ctx, func() {
 		cancel()
 		unlock()
 		release()
@@ -103,8 +109,7 @@ func (s *Server) gitUser(w http.ResponseWriter, r *http.Request, c caller, id st
 
 // gitStatus reads the sync state only: no lock, no network.
 func (s *Server) gitStatus(w http.ResponseWriter, r *http.Request, c caller) {
-	id := r.URL.Query().Get("userId")
-	rt, release, ok := s.userFor(w, r, c, id)
+	rt, release, id, ok := s.userFor(w, r, c, UserRef(r.URL.Query().Get("userId")))
 	if !ok {
 		return
 	}
@@ -124,7 +129,7 @@ func (s *Server) gitFailed(w http.ResponseWriter, what, user string, err error) 
 		msg = "the stored git credentials cannot be used; see the server log"
 	}
 	s.log.Warn(what, "user", user, "status", code, "err", err.Error())
-	writeError(w, code, msg)
+	writeJSON(w, code, map[string]any{"ok": false, "error": msg}) // the reference's failure shape
 }
 
 // gitStatusCode maps a sync error to a status: what the client sent is

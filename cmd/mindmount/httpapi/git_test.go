@@ -158,7 +158,7 @@ func TestGitEndpoints(t *testing.T) {
 
 	// A token GitHub refuses: 400 saying so; nothing configured.
 	code, v, _ := g.call("POST", "/v1/git/setup", alice, setupBody("alice", "wrong-"+ghToken, "memory"))
-	if msg, _ := v["error"].(string); code != http.StatusBadRequest || !strings.Contains(msg, "GitHub refused the token") {
+	if msg, _ := v["error"].(string); code != http.StatusBadRequest || v["ok"] != false || !strings.Contains(msg, "GitHub refused the token") {
 		t.Fatalf("bad token: %d %v", code, v)
 	}
 	if _, err := remote.URL(host.UserDir(g.root, "alice")); err == nil {
@@ -205,7 +205,8 @@ func TestGitEndpoints(t *testing.T) {
 		t.Fatalf("setup: %d %s", code, raw)
 	}
 	assertGitShape(t, raw)
-	if v["userId"] != "alice" || v["connected"] != true || v["github_username"] != "alice-gh" || v["repo_url"] != g.host.url || v["last_push"] == nil {
+	if v["userId"] != "alice" || v["connected"] != true || v["github_username"] != "alice-gh" || v["repo_url"] != g.host.url || v["last_push"] == nil ||
+		v["ok"] != true || v["username"] != "alice-gh" || v["repo_name"] != "memory" || v["configured_at"] == nil {
 		t.Fatalf("setup reply: %s", raw)
 	}
 	if _, posts := g.gh.Snapshot(); len(posts) != 1 || posts[0]["private"] != true || posts[0]["name"] != "memory" {
@@ -353,7 +354,8 @@ func assertGitShape(t *testing.T, raw string) {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	if got := strings.Join(keys, ","); got != "connected,github_username,last_push,repo_url,userId" {
+	// Ours and every field the reference server's setup and status answer.
+	if got := strings.Join(keys, ","); got != "configured_at,connected,github_username,last_push,ok,repo_name,repo_url,userId,username" {
 		t.Fatalf("reply keys %s: %s", got, raw)
 	}
 }
@@ -386,17 +388,17 @@ func TestGitUserSerializes(t *testing.T) {
 	req := func(ctx context.Context) *http.Request {
 		return httptest.NewRequestWithContext(ctx, "POST", "/v1/git/update", nil)
 	}
-	_, ctx, done, ok := e.api.gitUser(httptest.NewRecorder(), req(context.Background()), admin, "alice")
+	_, _, ctx, done, ok := e.api.gitUser(httptest.NewRecorder(), req(context.Background()), admin, "alice")
 	if !ok || ctx.Err() != nil {
 		t.Fatalf("first gitUser: ok %v, ctx %v", ok, ctx.Err())
 	}
 	short, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	w := httptest.NewRecorder()
-	if _, _, _, ok := e.api.gitUser(w, req(short), admin, "alice"); ok || w.Code != http.StatusServiceUnavailable {
+	if _, _, _, _, ok := e.api.gitUser(w, req(short), admin, "alice"); ok || w.Code != http.StatusServiceUnavailable {
 		t.Fatalf("second gitUser of alice while the first runs: ok %v, %d", ok, w.Code)
 	}
-	_, _, doneBob, ok := e.api.gitUser(httptest.NewRecorder(), req(context.Background()), admin, "bob")
+	_, _, _, doneBob, ok := e.api.gitUser(httptest.NewRecorder(), req(context.Background()), admin, "bob")
 	if !ok {
 		t.Fatal("bob waited for alice's lock")
 	}
@@ -407,7 +409,7 @@ func TestGitUserSerializes(t *testing.T) {
 	}
 	again, cancel2 := context.WithTimeout(context.Background(), time.Second)
 	defer cancel2()
-	_, _, done, ok = e.api.gitUser(httptest.NewRecorder(), req(again), admin, "alice")
+	_, _, _, done, ok = e.api.gitUser(httptest.NewRecorder(), req(again), admin, "alice")
 	if !ok {
 		t.Fatal("alice's lock was not given back by done")
 	}

@@ -17,11 +17,7 @@ type modelHealth struct {
 // health answers without auth: status, uptime, users and the model. 503
 // while the daemon shuts down, so a load balancer stops sending.
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
-	var list UserList = s.cfg.Users
-	if s.cfg.Forward != nil {
-		list = s.cfg.List
-	}
-	users := list.Users()
+	users := s.list().Users()
 	loaded := 0
 	for _, u := range users {
 		if u.Loaded {
@@ -31,7 +27,7 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	up := s.cfg.Now().Sub(s.started)
 	body := map[string]any{
 		"status": "ok", "uptime": up.Round(time.Second).String(), "uptimeSeconds": int64(up.Seconds()),
-		"users": len(users), "usersLoaded": loaded,
+		"users": len(users), "usersLoaded": loaded, "version": s.cfg.Version,
 	}
 	if pl := s.cfg.Pool; pl != nil {
 		st := pl.Stats()

@@ -114,8 +114,9 @@ func git(t testing.TB, dir string, args ...string) string {
 	return string(out)
 }
 
-// do sends a request with the given bearer ("" for none).
-func (e *env) do(method, path, bearer, body string) *http.Response {
+// do sends a request with the given bearer ("" for none) and header
+// pairs.
+func (e *env) do(method, path, bearer, body string, header ...string) *http.Response {
 	e.t.Helper()
 	req, err := http.NewRequest(method, e.srv.URL+path, strings.NewReader(body))
 	if err != nil {
@@ -125,6 +126,9 @@ func (e *env) do(method, path, bearer, body string) *http.Response {
 		req.Header.Set("Authorization", "Bearer "+bearer)
 	}
 	req.Header.Set("Content-Type", "application/json")
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		e.t.Fatal(err)
@@ -133,9 +137,9 @@ func (e *env) do(method, path, bearer, body string) *http.Response {
 }
 
 // status sends a request and returns its status and decoded JSON body.
-func (e *env) status(method, path, bearer, body string) (int, map[string]any) {
+func (e *env) status(method, path, bearer, body string, header ...string) (int, map[string]any) {
 	e.t.Helper()
-	resp := e.do(method, path, bearer, body)
+	resp := e.do(method, path, bearer, body, header...)
 	defer resp.Body.Close()
 	var v map[string]any
 	b, _ := io.ReadAll(resp.Body)

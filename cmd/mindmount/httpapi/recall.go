@@ -55,7 +55,7 @@ func (s *Server) recall(w http.ResponseWriter, r *http.Request, c caller) {
 		return
 	}
 	all, _ := strconv.ParseBool(q.Get("all"))
-	rt, release, ok := s.userFor(w, r, c, q.Get("userId"))
+	rt, release, _, ok := s.userFor(w, r, c, UserRef(q.Get("userId")))
 	if !ok {
 		return
 	}

@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -34,6 +35,8 @@ type Users interface {
 // mindmount serve's front needs only this (see Config.Forward).
 type UserList interface {
 	Users() []host.User
+	// Lookup says whether user id is registered, without loading it.
+	Lookup(id string) (host.User, error)
 }
 
 var _ Users = (*host.Host)(nil)
@@ -64,12 +67,22 @@ type Config struct {
 	MCP http.Handler
 	// Git answers /v1/git/* (setup, update, status); nil answers 501.
 	Git *remote.API
+	// Provision, when set, adds user id (an ID host.IDFor gave a client's
+	// userId) on its first request: serve --auto-users. It returns once
+	// the user is registered and Users can acquire it. Nil: an unknown
+	// user is 404.
+	Provision func(ctx context.Context, id string) error
+	// CORS lists the origins a browser may call the API from ("*": any);
+	// none means no CORS headers at all.
+	CORS []string
 	// RecallK is how many recalled memories go into a chat's system
 	// prompt (default 5).
 	RecallK int
 	// History is how many earlier messages of a session go to the model
 	// with a new one (default 20).
 	History int
+	// Version is the daemon's version, reported by /health.
+	Version string
 	Logger  *slog.Logger
 	Now     func() time.Time
 }
@@ -120,9 +133,7 @@ func New(cfg Config) *Server {
 		s.mux.Handle("/mcp", s.authMCP(cfg.MCP))
 		s.mux.Handle("/mcp/", s.authMCP(cfg.MCP))
 	}
-	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "no such endpoint")
-	})
+	s.mux.HandleFunc("/", s.notFound)
 	return s
 }
 
@@ -138,6 +149,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusInternalServerError, "internal error")
 		}
 	}()
+	if s.cors(w, r) {
+		return
+	}
 	s.mux.ServeHTTP(w, r)
 }
 
@@ -188,3 +202,25 @@ const shutdownGrace = 5 * time.Second
 
 // SetClosing makes health answer 503 (the daemon is shutting down).
 func (s *Server) SetClosing() { s.closing.Store(true) }
+
+// notFound answers a request no route took: 405 with Allow when the path
+// is an endpoint of another method (GET /v1/chat), else 404.
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	var allow []string
+	for _, m := range []string{http.MethodGet, http.MethodPost} {
+		if m == r.Method {
+			continue
+		}
+		r2 := r.Clone(r.Context())
+		r2.Method = m
+		if _, pattern := s.mux.Handler(r2); pattern != "" && pattern != "/" {
+			allow = append(allow, m)
+		}
+	}
+	if len(allow) == 0 {
+		writeError(w, http.StatusNotFound, "no such endpoint")
+		return
+	}
+	w.Header().Set("Allow", strings.Join(allow, ", "))
+	writeError(w, http.StatusMethodNotAllowed, r.Method+" is not allowed here: use "+strings.Join(allow, " or "))
+}
