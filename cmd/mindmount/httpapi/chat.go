@@ -16,8 +16,8 @@ import (
 
 type chatRequest struct {
 	UserID    UserRef `json:"userId"`
-	Message   string `json:"message"`
-	SessionID string `json:"sessionId"`
+	Message   string  `json:"message"`
+	SessionID string  `json:"sessionId"`
 }
 
 // cutNote ends the transcript line of an answer the client did not get
