@@ -311,7 +311,10 @@ func TestServeUsersApart(t *testing.T) {
 	if code != http.StatusOK || !strings.Contains(body, `href="/ui/u/alice/log"`) {
 		t.Fatalf("alice's first page: %d\n%s", code, body)
 	}
-	m := csrfRE.FindStringSubmatch(func() string { _, b := do(t, alice, http.MethodGet, ts.URL+"/ui/u/alice/m/user_memory/cats.md", nil); return b }())
+	m := csrfRE.FindStringSubmatch(func() string {
+		_, b := do(t, alice, http.MethodGet, ts.URL+"/ui/u/alice/m/user_memory/cats.md", nil)
+		return b
+	}())
 	if m == nil {
 		t.Fatal("no CSRF token on alice's page")
 	}
