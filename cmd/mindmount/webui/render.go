@@ -13,6 +13,7 @@ import (
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/renderer/html"
 
 	"github.com/mindmount/mindmount/memgraph"
 )
@@ -21,7 +22,10 @@ import (
 // (it writes "<!-- raw HTML omitted -->") and drops dangerous link targets
 // (javascript:, vbscript:, data: other than images) unless WithUnsafe is
 // given, which it never is here.
-var md = goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough))
+// Hard wraps keep a memory's lines (an access log's "used, …" lines) as
+// written.
+var md = goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough),
+	goldmark.WithRendererOptions(html.WithHardWraps()))
 
 // renderMarkdown renders text to HTML that is safe to put in a page.
 func renderMarkdown(text string) template.HTML {
@@ -140,6 +144,8 @@ func graphSVG(g *memgraph.Graph, base string) template.HTML {
 			line(pos[paths[i-1]], pos[paths[i]], "edge-topic")
 		}
 	}
+	// Names fit beside the circles while there are few of them.
+	labels := len(ms) <= 60
 	for _, list := range [][]*memgraph.Memory{retired, active} {
 		for _, m := range list {
 			n := pos[m.Path]
@@ -151,6 +157,9 @@ func graphSVG(g *memgraph.Graph, base string) template.HTML {
 			fmt.Fprintf(&b, `<a href="%s"><circle cx="%.1f" cy="%.1f" r="%.1f" class="%s"><title>%s — %s (%d uses)</title></circle></a>`,
 				template.HTMLEscapeString(href), n.x, n.y, n.r, class,
 				template.HTMLEscapeString(m.Path), template.HTMLEscapeString(m.Front.Description), m.Uses)
+			if labels {
+				fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" class="label">%s</text>`, n.x+n.r+3, n.y+4, template.HTMLEscapeString(m.Slug()))
+			}
 		}
 	}
 	b.WriteString(`</svg>`)

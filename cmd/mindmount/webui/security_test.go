@@ -89,7 +89,7 @@ func TestSecurityHeaders(t *testing.T) {
 		if h.Get("Content-Security-Policy") != csp || !strings.Contains(csp, "default-src 'self'") || strings.Contains(csp, "unsafe-inline") {
 			t.Errorf("%s: CSP %q", p, h.Get("Content-Security-Policy"))
 		}
-		if h.Get("X-Content-Type-Options") != "nosniff" || h.Get("X-Frame-Options") != "DENY" || h.Get("Referrer-Policy") != "no-referrer" {
+		if h.Get("X-Content-Type-Options") != "nosniff" || h.Get("X-Frame-Options") != "DENY" || h.Get("Referrer-Policy") != "same-origin" {
 			t.Errorf("%s: headers %v", p, h)
 		}
 		if !strings.HasPrefix(p, "/static/") && h.Get("Cache-Control") != "no-store" {
@@ -123,6 +123,8 @@ func TestCSRFRefused(t *testing.T) {
 		{"cross-site Origin", form(tok), []string{"Origin", "https://evil.example"}},
 		{"cross-site fetch", form(tok), []string{"Sec-Fetch-Site", "cross-site"}},
 		{"same-site other origin", form(tok), []string{"Sec-Fetch-Site", "same-site"}},
+		{"typed into the address bar", form(tok), []string{"Sec-Fetch-Site", "none"}},
+		{"null origin", form(tok), []string{"Origin", "null"}},
 	}
 	for _, c := range cases {
 		if code, _ := do(t, s.c, http.MethodPost, s.ts.URL+"/retire", c.form, c.hdr...); code != http.StatusForbidden {

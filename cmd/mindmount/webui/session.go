@@ -181,17 +181,21 @@ func (s *Server) needLogin(w http.ResponseWriter, r *http.Request) {
 	w.Write([]byte("Not logged in: open the URL with ?token= that mindmount ui printed when it started.\n"))
 }
 
-// sameOrigin refuses a request another site's page made: the browser's
-// Sec-Fetch-Site, else its Origin, must name this page.
+// sameOrigin refuses a request another site's page made. A browser says
+// where a request comes from in Sec-Fetch-Site, which no page can forge;
+// older browsers say it in Origin. A client that sends neither is not a
+// browser acting for another site: the CSRF token decides.
 func sameOrigin(r *http.Request) bool {
 	switch r.Header.Get("Sec-Fetch-Site") {
-	case "", "same-origin", "none":
-	default:
+	case "same-origin":
+		return true
+	case "":
+	default: // cross-site, same-site (another port or subdomain), none
 		return false
 	}
 	o := r.Header.Get("Origin")
 	if o == "" {
-		return true // an old browser, or not a browser: the CSRF token decides
+		return true
 	}
 	u, err := url.Parse(o)
 	return err == nil && u.Host == r.Host

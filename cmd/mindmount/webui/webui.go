@@ -149,8 +149,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Security-Policy", csp)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
-	// The login URL carries a token: never send it on as a referrer.
-	h.Set("Referrer-Policy", "no-referrer")
+	// The login URL carries a token: never send it to another site as a
+	// referrer (same-origin, not no-referrer: that makes a browser send
+	// "Origin: null" with the page's own forms).
+	h.Set("Referrer-Policy", "same-origin")
 	if s.cfg.LoopbackHosts && !loopbackHost(r.Host) {
 		http.Error(w, "this page answers on a loopback address only (open the URL mindmount ui printed)", http.StatusForbidden)
 		return
