@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/subtle"
 	"errors"
 	"flag"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"github.com/mindmount/mindmount/cmd/mindmount/host"
 	"github.com/mindmount/mindmount/cmd/mindmount/httpapi"
 	"github.com/mindmount/mindmount/cmd/mindmount/mcpserver"
+	"github.com/mindmount/mindmount/cmd/mindmount/webui"
 	"github.com/mindmount/mindmount/hooks/remote"
 )
 
@@ -30,7 +32,7 @@ func init() {
 	serveFronts = append(serveFronts, &serveFront{
 		name: "http",
 		flags: func(fl *flag.FlagSet) {
-			fl.StringVar(&f.addr, "http", "", "serve the HTTP API (chat, bye, consolidate, recall, health, MCP at /mcp) on `ADDR`, e.g. 127.0.0.1:8080")
+			fl.StringVar(&f.addr, "http", "", "serve the HTTP API (chat, bye, consolidate, recall, health, MCP at /mcp, the web page at /ui/) on `ADDR`, e.g. 127.0.0.1:8080")
 			fl.StringVar(&f.keyFile, "api-key-file", "", "read the admin API key from `FILE` (default $MINDMOUNT_API_KEY)")
 			fl.StringVar(&f.githubAPI, "github-api", remote.DefaultGitHubAPI, "GitHub REST API base `URL` for /v1/git/setup (GitHub Enterprise: https://HOST/api/v3)")
 			fl.BoolVar(&f.insecure, "insecure-listen", false, "allow --http on a non-loopback address without an API key or user tokens")
@@ -65,7 +67,13 @@ func (f *httpFront) start(ctx context.Context, h *host.Host) (func() error, erro
 		return nil, fmt.Errorf("--http %s: no API key (MINDMOUNT_API_KEY, --api-key-file) and no user tokens (mindmount users token), so only a loopback address is allowed; add --insecure-listen to serve anyone who can reach %s", f.addr, f.addr)
 	}
 	log := slog.Default()
+	ui, err := serveUI(h, key, tokens, log)
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
 	srv := httpapi.New(httpapi.Config{
+		UI:       ui,
 		Users:    h,
 		Pool:     servePool.Load(),
 		AdminKey: key,
@@ -92,6 +100,22 @@ func (f *httpFront) start(ctx context.Context, h *host.Host) (func() error, erro
 	// wait may be called more than once (serve watches it and waits for
 	// it at shutdown).
 	return func() error { <-done; return serveErr }, nil
+}
+
+// serveUI is the web page at /ui/: a person logs in with their user
+// token (mindmount users token) or the admin key, which sees every user.
+// A server without either is open to its loopback clients, as the API is.
+func serveUI(h *host.Host, key string, tokens *httpapi.TokenStore, log *slog.Logger) (http.Handler, error) {
+	return webui.New(webui.Config{Users: h, Prefix: "/ui", Logger: log, Verify: func(tok string) (string, bool, bool) {
+		if key != "" && subtle.ConstantTimeCompare([]byte(tok), []byte(key)) == 1 {
+			return "", true, true
+		}
+		if u, ok := tokens.User(tok); ok {
+			return u, false, true
+		}
+		open := key == "" && tokens.Count() == 0
+		return "", open, open
+	}})
 }
 
 // adminKey reads the admin key from file, else MINDMOUNT_API_KEY. The key is

@@ -47,6 +47,9 @@ type Config struct {
 	// MCP, when set, is served at /mcp behind the same auth; it finds the
 	// user with RequestUser.
 	MCP http.Handler
+	// UI, when set, is served at /ui/ without the API's bearer auth: the
+	// web page keeps its own login and sessions (cmd/mindmount/webui).
+	UI http.Handler
 	// Git answers /v1/git/* (setup, update, status); nil answers 501.
 	Git *remote.API
 	// RecallK is how many recalled memories go into a chat's system
@@ -98,6 +101,9 @@ func New(cfg Config) *Server {
 	if cfg.MCP != nil {
 		s.mux.Handle("/mcp", s.authMCP(cfg.MCP))
 		s.mux.Handle("/mcp/", s.authMCP(cfg.MCP))
+	}
+	if cfg.UI != nil {
+		s.mux.Handle("/ui/", cfg.UI)
 	}
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no such endpoint")
