@@ -96,6 +96,15 @@ func runUI(dir, addr string, insecure bool, cfg host.RuntimeConfig) error {
 			BaseContext: func(net.Listener) context.Context { return ctx },
 		}
 		fmt.Fprintln(stdout, ui.LoginURL(ln.Addr().String()))
+		// A memory's history needs git's changed-path filters to be quick
+		// in a long history; git writes them in the background.
+		maintained := make(chan struct{})
+		go func() {
+			defer close(maintained)
+			if err := webui.Maintain(ctx, rt.Dir); err != nil && ctx.Err() == nil {
+				cfg.Logger.Warn("cannot write the commit-graph; a memory's history may be slow to show", "err", err)
+			}
+		}()
 		ended := make(chan error, 1)
 		go func() {
 			err := hs.Serve(ln)
@@ -110,6 +119,7 @@ func runUI(dir, addr string, insecure bool, cfg host.RuntimeConfig) error {
 			if err := hs.Shutdown(sctx); err != nil {
 				hs.Close()
 			}
+			<-maintained // ctx is over: git was stopped
 			return nil
 		}, nil
 	})

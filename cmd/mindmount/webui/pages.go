@@ -190,8 +190,12 @@ func useDates(text string) []time.Time {
 	return ds
 }
 
-// historyLimit bounds the commits shown on a memory's page.
-const historyLimit = 50
+// historyLimit bounds the commits shown on a memory's page, and
+// historyBudget the time spent finding them.
+const (
+	historyLimit  = 50
+	historyBudget = 2 * time.Second
+)
 
 func (s *Server) memory(v *view, p string) {
 	g := v.rt.Graph
@@ -249,12 +253,13 @@ func (s *Server) memory(v *view, p string) {
 		}
 		d["Links"] = links
 	}
-	hist, err := readLog(v.r.Context(), v.rt.Dir, logQuery{Path: rel, Limit: historyLimit, Patch: true})
+	hist, slow, err := readLogWithin(v.r.Context(), v.rt.Dir, logQuery{Path: rel, Limit: historyLimit, Patch: true}, historyBudget)
 	if err != nil {
 		s.log.Warn("web page cannot read history", "path", rel, "err", err)
 	}
 	d["History"] = hist
 	d["HistoryCut"] = len(hist) == historyLimit
+	d["HistorySlow"] = slow
 	s.render(v.w, "memory", http.StatusOK, s.page(v, "memories", rel, d))
 }
 
@@ -393,7 +398,8 @@ func (s *Server) status(v *view) {
 }
 
 func (s *Server) graph(v *view) {
-	s.render(v.w, "graph", http.StatusOK, s.page(v, "graph", "Graph", map[string]any{"SVG": graphSVG(v.rt.Graph, v.base)}))
+	svg, drawn, total := graphSVG(v.rt.Graph, v.base)
+	s.render(v.w, "graph", http.StatusOK, s.page(v, "graph", "Graph", map[string]any{"SVG": svg, "Drawn": drawn, "Total": total}))
 }
 
 // userList is the admin's first page under serve.

@@ -81,7 +81,7 @@ func useChart(dates []time.Time, now time.Time) chart {
 // memories that share a topic (chained, not all pairs, so a topic of n
 // memories draws n-1 lines). Every label is escaped by fmt's %s through
 // template.HTMLEscapeString.
-func graphSVG(g *memgraph.Graph, base string) template.HTML {
+func graphSVG(g *memgraph.Graph, base string) (svg template.HTML, drawn, total int) {
 	var ms []*memgraph.Memory
 	ms = append(ms, g.Memories(memgraph.KindUser)...)
 	ms = append(ms, g.Memories(memgraph.KindCharacter)...)
@@ -92,6 +92,17 @@ func graphSVG(g *memgraph.Graph, base string) template.HTML {
 			retired = append(retired, m)
 		}
 	}
+	// A picture of ten thousand dots says nothing and costs a lot: the
+	// most used memories and some retired ones are drawn, the rest
+	// counted.
+	total = len(ms)
+	if len(active) > graphActive {
+		active = active[:graphActive]
+	}
+	if len(retired) > graphRetired {
+		retired = retired[len(retired)-graphRetired:]
+	}
+	ms = append(append([]*memgraph.Memory{}, active...), retired...)
 	const size = 800.0
 	cx, cy := size/2, size/2
 	type node struct {
@@ -119,7 +130,7 @@ func graphSVG(g *memgraph.Graph, base string) template.HTML {
 		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" class="%s"/>`, a.x, a.y, c.x, c.y, class)
 	}
 	byTopic := map[string][]string{}
-	drawn := map[[2]string]bool{}
+	edges := map[[2]string]bool{}
 	for _, m := range ms {
 		for _, s := range []string{m.Front.Supersedes, m.Front.SupersededBy} {
 			if s == "" {
@@ -129,8 +140,8 @@ func graphSVG(g *memgraph.Graph, base string) template.HTML {
 				s += ".md"
 			}
 			pair := [2]string{min(m.Path, s), max(m.Path, s)}
-			if o, ok := pos[s]; ok && !drawn[pair] {
-				drawn[pair] = true
+			if o, ok := pos[s]; ok && !edges[pair] {
+				edges[pair] = true
 				line(pos[m.Path], o, "edge-supersedes")
 			}
 		}
@@ -163,8 +174,14 @@ func graphSVG(g *memgraph.Graph, base string) template.HTML {
 		}
 	}
 	b.WriteString(`</svg>`)
-	return template.HTML(b.String()) // every interpolated string above is escaped
+	return template.HTML(b.String()), len(ms), total // every interpolated string above is escaped
 }
+
+// graphActive and graphRetired bound the memories the graph draws.
+const (
+	graphActive  = 1000
+	graphRetired = 200
+)
 
 // pathEscape escapes each element of a repository path for a URL.
 func pathEscape(p string) string {
