@@ -42,8 +42,9 @@ func bigRepo(b *testing.B, n int) string {
 }
 
 // BenchmarkPages renders each page at 10,000 memories and 10,000 commits,
-// server time only (the handler, no network). BenchmarkPages/gitlog is the
-// baseline the timeline stands on: git log of one page of commits.
+// server time only (the handler, no network). The baselines are what the
+// pages stand on: gitlog, git log of one page of commits (the timeline);
+// gitlog-path, git log -p of one memory (its history).
 //
 //	go test ./cmd/mindmount/webui -run '^$' -bench Pages -benchtime 20x
 func BenchmarkPages(b *testing.B) {
@@ -91,6 +92,13 @@ func BenchmarkPages(b *testing.B) {
 			}
 		})
 	}
+	b.Run("gitlog-path", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := git(context.Background(), dir, "log", logFormat, "-n", "50", "-p", "HEAD", "--", "user_memory/m05000.md"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("gitlog", func(b *testing.B) {
 		for b.Loop() {
 			if _, err := git(context.Background(), dir, "log", logFormat, "-n", "100", "HEAD", "--"); err != nil {
