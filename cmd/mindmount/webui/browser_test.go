@@ -48,9 +48,14 @@ type browser struct {
 
 func newBrowser(t *testing.T) *browser {
 	path := chromiumPath(t)
+	home := t.TempDir()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(path),
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.UserDataDir(filepath.Join(home, "profile")),
+		// Chromium keeps crash reports under $HOME/.config: not the tester's.
+		chromedp.Env("HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config")),
+		chromedp.Flag("disable-breakpad", true),
+		chromedp.Flag("disable-crash-reporter", true),
 		chromedp.WindowSize(1100, 900),
 		chromedp.Flag("disable-gpu", true),
 	)
@@ -113,11 +118,25 @@ func (b *browser) text(sel string) string {
 
 func (b *browser) eval(js string) []string {
 	b.t.Helper()
-	v, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](js))
+	ctx, cancel := context.WithTimeout(b.ctx, time.Minute)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](js))
 	if err != nil {
 		b.t.Fatalf("evaluate %s: %v", js, err)
 	}
 	return v
+}
+
+// startServer serves srv for a browser test. Its Close first cuts the
+// browser's connections: a page's live stream would otherwise keep Close
+// waiting while the browser (closed in a later cleanup) still runs.
+func startServer(t *testing.T, srv *Server) *httptest.Server {
+	ts := httptest.NewServer(srv)
+	t.Cleanup(func() {
+		ts.CloseClientConnections()
+		ts.Close()
+	})
+	return ts
 }
 
 // shot saves a PNG of the whole page as dir/name.png and checks that it is
@@ -163,8 +182,7 @@ func TestBrowserClickThrough(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
+	ts := startServer(t, srv)
 	s := &site{t: t, srv: srv, ts: ts, rt: rt, dir: dir}
 	shots := shotDir(t)
 
@@ -260,8 +278,7 @@ func TestBrowserXSS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := httptest.NewServer(srv)
-	defer ts.Close()
+	ts := startServer(t, srv)
 	b.do(chromedp.Navigate(srv.LoginURL(ts.Listener.Addr().String())), chromedp.WaitVisible("table.mems"))
 	name := "user_memory/\"><svg onload=alert('name')>.md"
 	for _, p := range []string{"/", "/?retired=1", "/m/user_memory/xss.md", "/m/" + pathEscape(name), "/log", "/search?q=alert+script", "/status", "/graph", "/edit/user_memory/xss.md"} {
