@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mindmount/mindmount/cmd/mindmount/host"
 )
@@ -241,4 +242,33 @@ func TestConsolidateNow(t *testing.T) {
 		t.Fatalf("consolidate: %d\n%s", code, body)
 	}
 	mustContain(t, body, "consolidation requested", "Consolidate now")
+}
+
+// TestRevertRefusesPending: a revert never overwrites a change that waits
+// for its commit (here a long debounce): 409, the change kept on disk.
+func TestRevertRefusesPending(t *testing.T) {
+	var first string
+	dir := newRepo(t)
+	p := filepath.Join(dir, "user_memory/likes-tea.md")
+	b, _ := os.ReadFile(p)
+	os.WriteFile(p, []byte(strings.Replace(string(b), "every morning", "every evening", 1)), 0o644)
+	gitT(t, dir, "commit", "-qam", "evening")
+	first = gitT(t, dir, "rev-parse", "HEAD")
+	rt := startRuntime(t, dir, host.RuntimeConfig{Debounce: time.Hour, MaxWait: time.Hour})
+	s := serveRepo(t, dir, rt)
+	edited := strings.Replace(string(b), "every morning", "at noon", 1)
+	if err := os.WriteFile(p, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, body := s.post("/revert", url.Values{"commit": {first}})
+	if code != http.StatusConflict {
+		t.Fatalf("revert over a pending change: %d, want 409\n%s", code, body)
+	}
+	mustContain(t, body, "not committed yet")
+	if got := s.disk("user_memory/likes-tea.md"); got != edited {
+		t.Fatalf("the pending change was overwritten:\n%s", got)
+	}
+	if s.head() != first {
+		t.Fatal("a refused revert committed")
+	}
 }
