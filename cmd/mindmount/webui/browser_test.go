@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	cdppage "github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
@@ -313,5 +314,40 @@ func TestBrowserXSS(t *testing.T) {
 	defer b.mu.Unlock()
 	if len(b.dialogs) > 0 {
 		t.Fatalf("dialogs opened: %v", b.dialogs)
+	}
+}
+
+// TestBrowserPhoneAndDark: at a phone's width no page scrolls sideways,
+// and the colours follow the system's dark or light preference.
+func TestBrowserPhoneAndDark(t *testing.T) {
+	b := newBrowser(t)
+	dir := newRepo(t)
+	consolidationSeed(t)(dir)
+	rt := startRuntime(t, dir, host.RuntimeConfig{})
+	srv, err := New(Config{Single: rt, LoopbackHosts: true, Logger: testLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := startServer(t, srv)
+	b.do(chromedp.Navigate(srv.LoginURL(ts.Listener.Addr().String())), chromedp.WaitVisible("table.mems"),
+		chromedp.EmulateViewport(390, 844))
+	for _, p := range []string{"/", "/m/user_memory/porto.md", "/log", "/search?q=tea", "/status", "/graph", "/edit/user_memory/cats.md"} {
+		b.do(chromedp.Navigate(ts.URL+p), chromedp.WaitVisible("main"))
+		if w := b.eval(`document.documentElement.scrollWidth > window.innerWidth + 1 ? [String(document.documentElement.scrollWidth)] : []`); len(w) > 0 {
+			t.Errorf("%s is %spx wide on a 390px screen", p, w[0])
+		}
+	}
+	background := func(scheme string) string {
+		t.Helper()
+		if _, err := chromedp.Call(b.ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}}); err != nil {
+			t.Fatal(err)
+		}
+		b.do(chromedp.Navigate(ts.URL+"/"), chromedp.WaitVisible("main"))
+		return b.eval(`[getComputedStyle(document.body).backgroundColor]`)[0]
+	}
+	light, dark := background("light"), background("dark")
+	if light != "rgb(255, 255, 255)" || dark == light {
+		t.Fatalf("background light %s, dark %s: want white, then a dark colour", light, dark)
 	}
 }
