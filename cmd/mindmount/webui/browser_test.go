@@ -351,3 +351,28 @@ func TestBrowserPhoneAndDark(t *testing.T) {
 		t.Fatalf("background light %s, dark %s: want white, then a dark colour", light, dark)
 	}
 }
+
+// TestBrowserLive: an operator watching the list sees a memory an agent
+// writes appear without reloading (server-sent events and live.js), and
+// the timeline gets its commit.
+func TestBrowserLive(t *testing.T) {
+	b := newBrowser(t)
+	dir := newRepo(t)
+	rt := startRuntime(t, dir, host.RuntimeConfig{})
+	srv, err := New(Config{Single: rt, LoopbackHosts: true, Logger: testLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := startServer(t, srv)
+	b.do(chromedp.Navigate(srv.LoginURL(ts.Listener.Addr().String())), chromedp.WaitVisible("table.mems"))
+	// A marker on the page that a reload would lose.
+	b.eval(`window.kept = "yes"; []`)
+	writeFiles(t, dir, map[string]string{"user_memory/new-fact.md": memoryFile("New", "Appeared while watching", "A new fact.")})
+	b.do(chromedp.WaitVisible(`a[href="/m/user_memory/new-fact.md"]`))
+	if v := b.eval(`[String(window.kept)]`); v[0] != "yes" {
+		t.Fatal("the page was reloaded, not updated in place")
+	}
+	b.do(chromedp.Navigate(ts.URL+"/log"), chromedp.WaitVisible("ol.history"))
+	writeFiles(t, dir, map[string]string{"user_memory/second.md": memoryFile("Second", "Second while watching", "Another fact.")})
+	b.do(chromedp.Poll[chromedp.Void](`[...document.querySelectorAll("li.commit .subject")].some(e => e.textContent.includes("user_memory/second.md"))`))
+}
