@@ -217,11 +217,11 @@ func (s *Server) memory(v *view, p string) {
 			probs = append(probs, p)
 		}
 	}
-	front, body := splitFront(string(data))
+	_, body := splitFront(string(data))
 	d := map[string]any{"Path": rel, "Problems": probs, "Body": renderMarkdown(body), "Raw": string(data)}
 	if m != nil {
 		d["Memory"] = rowOf(m, 0)
-		d["Front"] = frontRows(m.Front, front)
+		d["Front"] = frontRows(m.Front)
 		d["ReadOnly"] = m.Front.ReadOnly
 		d["Kind"] = string(memgraph.KindOf(rel))
 		d["Chart"] = useChart(useDates(body), s.cfg.Now())
@@ -281,9 +281,8 @@ func splitFront(text string) (front, body string) {
 
 type kv struct{ Key, Value string }
 
-// frontRows is the frontmatter as a table: the known keys in the file's
-// order as parsed.
-func frontRows(f memgraph.Frontmatter, _ string) []kv {
+// frontRows is the frontmatter as a table: the known keys that are set.
+func frontRows(f memgraph.Frontmatter) []kv {
 	var out []kv
 	add := func(k, v string) {
 		if v != "" {
