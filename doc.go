@@ -9,6 +9,7 @@
 //	cmd/mindmount                 the CLI: flags, environment, signals, wiring
 //	cmd/mindmount/httpapi         the HTTP API of "mindmount serve --http"
 //	cmd/mindmount/mcpserver       MCP tools and resources over stdio and HTTP
+//	cmd/mindmount/webui           the web page of "mindmount ui" and serve's /ui/
 //	cmd/mindmount/host            running repositories: one Runtime per repository
 //	                           (graph, tracker, consolidator, sync), a Host of
 //	                           every user's Runtime under ROOT, loaded lazily

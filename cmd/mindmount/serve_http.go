@@ -2,17 +2,20 @@ package main
 
 import (
 	"context"
+	"crypto/subtle"
 	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"slices"
 	"strings"
 
 	"github.com/mindmount/mindmount/cmd/mindmount/host"
 	"github.com/mindmount/mindmount/cmd/mindmount/httpapi"
+	"github.com/mindmount/mindmount/cmd/mindmount/webui"
 	"github.com/mindmount/mindmount/hooks/remote"
 )
 
@@ -43,7 +46,7 @@ func init() {
 	serveFronts = append(serveFronts, &serveFront{
 		name: "http",
 		flags: func(fl *flag.FlagSet) {
-			fl.StringVar(&f.addr, "http", "", "serve the HTTP API (chat, bye, consolidate, recall, health, MCP at /mcp) on `ADDR`, e.g. 127.0.0.1:8080")
+			fl.StringVar(&f.addr, "http", "", "serve the HTTP API (chat, bye, consolidate, recall, health, MCP at /mcp, the web page at /ui/) on `ADDR`, e.g. 127.0.0.1:8080")
 			fl.StringVar(&f.keyFile, "api-key-file", "", "read the admin API key from `FILE` (default $MINDMOUNT_API_KEY)")
 			fl.StringVar(&serveGitHubAPI, "github-api", remote.DefaultGitHubAPI, "GitHub REST API base `URL` for /v1/git/setup (GitHub Enterprise: https://HOST/api/v3)")
 			fl.BoolVar(&f.insecure, "insecure-listen", false, "start --http on a non-loopback address before any API key or user token exists (every request but /health is refused until one does)")
@@ -94,12 +97,19 @@ func (f *httpFront) start(ctx context.Context, ws *host.Workers) (func() error, 
 		return nil, fmt.Errorf("--cors '*' lets any web page call the API: allowed on a loopback address only; name the origins (--cors https://app.example.com) for %s", f.addr)
 	}
 	log := slog.Default()
+	ui, err := serveUI(ws, key, tokens, log)
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
 	// The front checks credentials and forwards each request to the
 	// user's worker, which answers it as the user (chat, bye, consolidate,
-	// recall, git, MCP): nothing here touches a user's repository.
+	// recall, git, MCP, the web page's pages): nothing here touches a
+	// user's repository.
 	srv := httpapi.New(httpapi.Config{
 		Forward:   ws,
 		List:      ws,
+		UI:        ui,
 		Pool:      servePool.Load(),
 		AdminKey:  key,
 		Tokens:    tokens,
@@ -124,6 +134,36 @@ func (f *httpFront) start(ctx context.Context, ws *host.Workers) (func() error, 
 // serveGitHubAPI is --github-api, handed to every worker (which answers
 // /v1/git/setup as its user).
 var serveGitHubAPI = remote.DefaultGitHubAPI
+
+// serveUI is the web page at /ui/: a person logs in with their user
+// token (mindmount users token) or the admin key, which sees every user.
+// A server without either is open to its loopback clients, as the API is.
+// The front keeps the sessions; each user's pages are answered by the
+// user's worker (worker.go, webui Trusted), as the user.
+func serveUI(ws *host.Workers, key string, tokens *httpapi.TokenStore, log *slog.Logger) (http.Handler, error) {
+	return webui.New(webui.Config{Users: uiUsers{ws}, Prefix: "/ui", Logger: log,
+		Forward: ws.Forward,
+		Verify: func(tok string) (string, bool, bool) {
+			if key != "" && subtle.ConstantTimeCompare([]byte(tok), []byte(key)) == 1 {
+				return "", true, true
+			}
+			if u, ok := tokens.User(tok); ok {
+				return u, false, true
+			}
+			open := key == "" && !tokens.Any()
+			return "", open, open
+		}})
+}
+
+// uiUsers lists serve's users for the web page's admin; their pages come
+// from their workers (webui.Config.Forward), never loaded here.
+type uiUsers struct{ ws *host.Workers }
+
+func (u uiUsers) Users() []host.User { return u.ws.Users() }
+
+func (u uiUsers) Acquire(context.Context, string) (*host.Runtime, func(), error) {
+	return nil, nil, errors.New("serve's users are served by their workers")
+}
 
 // adminKey reads the admin key from file, else MINDMOUNT_API_KEY. The key is
 // never printed; an error names the file, not its content.

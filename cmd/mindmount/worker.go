@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -20,6 +21,7 @@ import (
 	"github.com/mindmount/mindmount/cmd/mindmount/host"
 	"github.com/mindmount/mindmount/cmd/mindmount/httpapi"
 	"github.com/mindmount/mindmount/cmd/mindmount/mcpserver"
+	"github.com/mindmount/mindmount/cmd/mindmount/webui"
 	"github.com/mindmount/mindmount/consolidate/llm"
 	enfs "github.com/mindmount/mindmount/fs"
 	"github.com/mindmount/mindmount/hooks/remote"
@@ -147,7 +149,10 @@ func runWorker(o *workerOptions, log *slog.Logger) error {
 			// Only serve (root) forwards here: the user's other processes
 			// must go through serve's credentials like everyone else.
 			ln = host.PeerListener(ln, uint32(o.fromUID))
-			srv := workerHTTP(rt, pool, o.github, log)
+			srv, err := workerHTTP(rt, pool, o.github, log)
+			if err != nil {
+				return nil, nil, err
+			}
 			hctx, cancel := context.WithCancel(ctx)
 			done := make(chan struct{})
 			go func() {
@@ -171,22 +176,30 @@ func runWorker(o *workerOptions, log *slog.Logger) error {
 // workerHTTP is the user's HTTP API and MCP as the worker serves them to
 // serve, which has checked the caller's credentials and forwards only this
 // user's requests: it needs none of its own.
-func workerHTTP(rt *host.Runtime, pool *llm.Pool, githubAPI string, log *slog.Logger) *httpapi.Server {
+func workerHTTP(rt *host.Runtime, pool *llm.Pool, githubAPI string, log *slog.Logger) (*httpapi.Server, error) {
 	users := oneUser{rt}
 	root := filepath.Dir(filepath.Dir(rt.Dir)) // ROOT/users/<id>
+	// The web page's pages of this user, answered as the user; the
+	// session and its CSRF token are serve's (webui Trusted).
+	ui, err := webui.New(webui.Config{Single: rt, Trusted: true, Prefix: "/ui/u/" + url.PathEscape(rt.ID), Logger: log})
+	if err != nil {
+		return nil, err
+	}
 	return httpapi.New(httpapi.Config{
 		Users: users,
 		Pool:  pool,
+		UI:    ui,
 		MCP: mcpserver.NewHandler(func(r *http.Request) (*host.Runtime, func(), error) {
 			return users.Acquire(r.Context(), httpapi.RequestUser(r))
-		}, mcpserver.Options{Logger: log, Version: version}),
+		}, mcpserver.Options{Logger: log, Version: versionString()}),
 		Git: &remote.API{
 			GitHubAPI:   githubAPI,
 			Credentials: func(id string) remote.Credentials { return remote.CredentialsFor(root, id) },
 			Logger:      log,
 		},
-		Logger: log,
-	})
+		Logger:  log,
+		Version: versionString(),
+	}), nil
 }
 
 // oneUser is the worker's whole user list: itself.

@@ -65,6 +65,9 @@ type Config struct {
 	// MCP, when set, is served at /mcp behind the same auth; it finds the
 	// user with RequestUser.
 	MCP http.Handler
+	// UI, when set, is served at /ui/ without the API's bearer auth: the
+	// web page keeps its own login and sessions (cmd/mindmount/webui).
+	UI http.Handler
 	// Git answers /v1/git/* (setup, update, status); nil answers 501.
 	Git *remote.API
 	// Provision, when set, adds user id (an ID host.IDFor gave a client's
@@ -120,6 +123,9 @@ func New(cfg Config) *Server {
 	s.sessions.m = map[string]*session{}
 	s.required.Store(cfg.RequireAuth || cfg.AdminKey != "")
 	s.mux.HandleFunc("GET /health", s.health)
+	if cfg.UI != nil {
+		s.mux.Handle("/ui/", cfg.UI)
+	}
 	if cfg.Forward != nil {
 		s.mux.Handle("/", s.auth(s.forward))
 		return s
