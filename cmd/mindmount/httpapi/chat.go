@@ -248,16 +248,19 @@ func (s *sseWriter) delta(d string) error {
 }
 
 // finish ends a complete answer: a chunk with finish_reason, then [DONE].
+// Its delta carries an empty content, so a client reading
+// delta["content"] on every chunk (as the reference's do) never fails.
 func (s *sseWriter) finish() error {
-	if err := s.event(s.chunk(map[string]any{}, "stop")); err != nil {
+	if err := s.event(s.chunk(map[string]any{"content": ""}, "stop")); err != nil {
 		return err
 	}
 	return s.raw("data: [DONE]\n\n")
 }
 
-// fail ends a broken answer with an error event, then [DONE].
+// fail ends a broken answer with an error event, then [DONE]. The event
+// is the reference server's: {"error": "what went wrong"}.
 func (s *sseWriter) fail(msg string) {
-	if s.event(map[string]any{"error": map[string]string{"message": msg}}) == nil {
+	if s.event(map[string]any{"error": msg}) == nil {
 		s.raw("data: [DONE]\n\n")
 	}
 }
