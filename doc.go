@@ -6,15 +6,20 @@
 // Imports read downward. A package may import those on the lines below its
 // own, never one above:
 //
-//	cmd/mindmount                 the CLI: flags, environment, signals, wiring
+//	cmd/mindmount                 the CLI: flags, environment, signals, wiring;
+//	                           "mindmount worker", one user's runtime run
+//	                           by serve with the user's uid and gid
 //	cmd/mindmount/httpapi         the HTTP API of "mindmount serve --http"
 //	cmd/mindmount/mcpserver       MCP tools and resources over stdio and HTTP
 //	cmd/mindmount/webui           the web page of "mindmount ui" and serve's /ui/
 //	cmd/mindmount/host            running repositories: one Runtime per repository
-//	                           (graph, tracker, consolidator, sync), a Host of
-//	                           every user's Runtime under ROOT, loaded lazily
-//	fs                         the mount, single- and multi-user (the only
-//	                           importer of go-fuse)
+//	                           (graph, tracker, consolidator, sync); Workers,
+//	                           serve's users each in a worker process of
+//	                           their own (privilege separation); a Host of
+//	                           Runtimes in one process, for tests
+//	fs                         the mount of one repository, and serve's
+//	                           per-user mounts (MountFd, ownerGuard) (the
+//	                           only importer of go-fuse)
 //	hooks/harness              agent-harness hooks (Claude Code, Codex, ...)
 //	hooks/remote               sync with a git remote, GitHub setup
 //	hooks                      git-side safety: pre-commit, merge drivers
@@ -27,6 +32,8 @@
 //	memgraph/recall            keyword and vector recall
 //	memgraph/gitrepo           the git mechanism: objects, trees, index, refs,
 //	                           locks, packing, crash repair
+//	memgraph/subtree           opening a path beneath a repository, never
+//	                           through a symbolic link (openat2)
 //	memgraph/atomicfile        replacing a file whole (temp file, fsync,
 //	                           rename) and the names of temp files
 //	memgraph/secret            secret detection and redaction (gitleaks' rules)
@@ -86,12 +93,17 @@
 //	                     own and "*.tmp"), used by gitrepo and the MCP
 //	                     tree; memgraph/tracker.IsTemp adds the editors'
 //	                     (never committed)
+//	a path in a repository  memgraph/subtree: openat2 RESOLVE_BENEATH |
+//	                     RESOLVE_NO_SYMLINKS, for every reader and writer
+//	                     of a user's tree (graph, tracker, gitrepo,
+//	                     consolidation, HTTP, MCP, hooks, the mount)
 //	replacing a file     atomicfile.WriteFile / Create outside a work tree
 //	                     (hooks, credentials, tokens, registry, caches);
 //	                     inside it gitrepo.WriteFile, confined to the tree
 //	mindmount repository    cmd/mindmount/host.IsMindmountRepo
 //	FUSE errors          fs's toErrno
-//	FUSE mount options   fs's fuseOptions (both mounts; an hour of caching)
+//	FUSE mount options   fs's fuseOptions (an hour of caching); serve's
+//	                     per-user mounts are made by fs.MountFd
 //	a daemon's life      cmd/mindmount runDaemon: open, start, ready line,
 //	                     wait for a signal, close (mount, watch, mcp)
 //	model errors         consolidate/llm: scrubbed of keys and secrets,

@@ -118,6 +118,7 @@ func (c refClient) chat(userID any, message string) (string, error) {
 // git status fields, and the error event when the model fails.
 func TestReferenceClient(t *testing.T) {
 	root := t.TempDir()
+	reachable(root)
 	os.Chmod(root, 0o755)
 	first := 30000
 	if os.Getuid() != 0 {

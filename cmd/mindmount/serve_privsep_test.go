@@ -264,8 +264,7 @@ func TestServeRepositoryStaysTheUsers(t *testing.T) {
 func userBinary(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	os.Chmod(dir, 0o755)
-	os.Chmod(filepath.Dir(dir), 0o755)
+	reachable(dir)
 	b, err := os.ReadFile(mindmountBinary(t))
 	if err != nil {
 		t.Fatal(err)

@@ -44,11 +44,21 @@ func serveRoot(t *testing.T) string {
 	t.Helper()
 	root := t.TempDir()
 	// The users' workers run as the users: they must reach ROOT.
-	os.Chmod(root, 0o755)
-	os.Chmod(filepath.Dir(root), 0o755)
+	reachable(root)
 	runCmd(t, "users", "add", root, "alice", "--uid", itoa(aliceUID), "--name", "Alice")
 	runCmd(t, "users", "add", root, "bob", "--uid", itoa(bobUID))
 	return root
+}
+
+// reachable lets every user traverse dir and the folders above it (the
+// tests' temporary folders are 0700): the users' workers and shells must
+// reach ROOT and MNT.
+func reachable(dir string) {
+	for d := dir; d != "/" && d != "."; d = filepath.Dir(d) {
+		if fi, err := os.Stat(d); err == nil && fi.Mode().Perm()&0o001 == 0 {
+			os.Chmod(d, fi.Mode().Perm()|0o055)
+		}
+	}
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
@@ -88,8 +98,7 @@ func mountDir(t *testing.T) string {
 	if err := os.Mkdir(mnt, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	os.Chmod(tmp, 0o755)
-	os.Chmod(filepath.Dir(tmp), 0o755)
+	reachable(tmp)
 	return mnt
 }
 

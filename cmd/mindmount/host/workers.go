@@ -124,6 +124,23 @@ func NewWorkers(cfg WorkersConfig) (*Workers, error) {
 	return ws, nil
 }
 
+// checkReachable says which folder on the way to ROOT the users' workers
+// (running as the users) cannot pass.
+func checkReachable(root string) error {
+	for d := root; ; d = filepath.Dir(d) {
+		fi, err := os.Stat(d)
+		if err != nil {
+			return err
+		}
+		if fi.Mode().Perm()&0o001 == 0 {
+			return fmt.Errorf("the users' workers run as the users and cannot pass %s (mode %v): let them through with chmod o+x %s, or put ROOT elsewhere", d, fi.Mode().Perm(), d)
+		}
+		if d == "/" || d == "." {
+			return nil
+		}
+	}
+}
+
 // Root is the serve ROOT, absolute.
 func (ws *Workers) Root() string { return ws.cfg.Root }
 
@@ -336,6 +353,11 @@ func (ws *Workers) start(ctx context.Context, w *worker) error {
 	asRoot := os.Geteuid() == 0
 	if !asRoot && (e.UID != uint32(os.Getuid()) || e.GID != uint32(os.Getgid())) {
 		return fmt.Errorf("user %s (uid %d): %w", e.ID, e.UID, ErrNeedsRoot)
+	}
+	if asRoot && e.UID != 0 {
+		if err := checkReachable(ws.cfg.Root); err != nil {
+			return err
+		}
 	}
 	if asRoot {
 		// The repository is the user's, private: the top of its mount is
