@@ -27,6 +27,9 @@
 //	consolidate/llm            model providers (Ollama, OpenAI, Anthropic),
 //	                           streaming chat, the fair pool of model calls
 //	memgraph/tracker           the write pipeline: debounce, judge, commit
+//	memgraph/migrate           other memory systems' layouts (the reference
+//	                           server's, Claude Code's, Letta's) as plans
+//	                           of changes for "mindmount import"
 //	memgraph                   the memory model: format, validation, names,
 //	                           ranking, indexes, context, settings, the graph
 //	memgraph/recall            keyword and vector recall

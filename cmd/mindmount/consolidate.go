@@ -5,9 +5,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/mindmount/mindmount/memgraph/tracker"
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -40,6 +42,11 @@ transcript range and the model in the message. A chunk that fails changes
 nothing and moves no cursor (chunks committed before it stay); run the
 command again to retry. Passwords, API keys and card numbers are removed
 before the model sees the transcript.
+
+When a daemon serves REPO (mindmount mount, watch or serve), it is asked to
+run the consolidation itself, with its model, as mindmount sync asks it to
+sync: two writers on one repository would race. The command returns once
+the daemon took the request; mindmount status REPO shows the outcome.
 
 ` + providerEnvHelp + `
 --llm and --model override MINDMOUNT_LLM and MINDMOUNT_MODEL.
@@ -105,6 +112,16 @@ func runConsolidate(dir string, opt providerOptions) error {
 	if err != nil {
 		return err
 	}
+	unlock, err := r.LockDaemon()
+	if errors.Is(err, gitrepo.ErrDaemonRunning) {
+		// A daemon serves the repository: it is the one writer, so it
+		// runs the consolidation (with its own model), as sync asks it.
+		return askDaemonConsolidate(dir)
+	}
+	if err != nil {
+		return err
+	}
+	defer unlock() // no daemon starts on the repository while this runs
 	p, err := newProvider(opt)
 	if err != nil {
 		return err
@@ -140,3 +157,27 @@ func runConsolidate(dir string, opt providerOptions) error {
 	}
 	return nil
 }
+
+// askDaemonConsolidate asks the daemon serving dir for a consolidation run
+// through its control file (.mindmount/consolidate, which its tracker
+// hears in mount and watch mode alike) and waits until the daemon took it.
+func askDaemonConsolidate(dir string) error {
+	ctl := filepath.Join(dir, filepath.FromSlash(tracker.ControlFile))
+	if err := os.WriteFile(ctl, []byte("now\n"), 0o600); err != nil {
+		return fmt.Errorf("ask the running daemon: %w", err)
+	}
+	deadline := time.Now().Add(askTimeout)
+	for {
+		if _, err := os.Lstat(ctl); errors.Is(err, os.ErrNotExist) {
+			fmt.Fprintf(stdout, "Asked the daemon serving %s to consolidate now; mindmount status %s shows the outcome.\n", dir, dir)
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the daemon serving %s did not take the request within %s (is its consolidation off? see its log)", dir, askTimeout)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// askTimeout bounds the wait for a daemon to take a request.
+const askTimeout = 10 * time.Second

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/mindmount/mindmount/cmd/mindmount/host"
-	"github.com/mindmount/mindmount/hooks/remote"
 	"github.com/mindmount/mindmount/memgraph/gitrepo"
 	"github.com/mindmount/mindmount/memgraph/migrate"
 	"github.com/mindmount/mindmount/template"
@@ -299,9 +298,14 @@ func importInto(format, src, dest string) error {
 	if err != nil {
 		return err
 	}
-	if remote.Serving(r.GitDir()) {
+	unlock, err := r.LockDaemon()
+	if errors.Is(err, gitrepo.ErrDaemonRunning) {
 		return fmt.Errorf("a mindmount daemon serves %s: stop it first, so that the import is not a second writer beside it", dest)
 	}
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	from, err := os.OpenRoot(srcDir)
 	if err != nil {
 		return err

@@ -157,3 +157,28 @@ func TestWatchConsolidatesOnRequest(t *testing.T) {
 		t.Errorf("status not clean:\n%s", st)
 	}
 }
+
+// TestConsolidateAsksTheDaemon: mindmount consolidate on a repository a
+// daemon serves asks that daemon (its one writer) instead of running a
+// second consolidation beside it; the daemon's consolidator commits.
+func TestConsolidateAsksTheDaemon(t *testing.T) {
+	srv := llmtest.New(t)
+	srv.Queue(llmtest.KindExtract, llmtest.Reply{Content: `{"facts":[{"kind":"user","slug":"speaks-italian","description":"Speaks Italian","fact":"You speak Italian.","episode":""}]}`})
+	srv.Queue(llmtest.KindDecide, llmtest.Reply{Content: `{"decisions":[{"fact":0,"action":"ADD","target":"","description":"","text":""}]}`})
+	dir := filepath.Join(t.TempDir(), "memory")
+	runCmd(t, "init", dir)
+	cmd, logs := startMindmount(t, []string{"MINDMOUNT_LLM=ollama", "OLLAMA_HOST=" + srv.OllamaURL(), "MINDMOUNT_MODEL=fake"},
+		"mindmount: watching "+dir, "watch", dir, "--debounce", "50ms", "--idle", "1h")
+	writeWatchFile(t, dir, "transcripts/s1.jsonl", `{"role":"user","content":"I speak Italian."}`+"\n")
+	// No model for the command itself: only the daemon's may be used.
+	t.Setenv("MINDMOUNT_LLM", "openai")
+	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+	out := runCmd(t, "consolidate", dir)
+	if !strings.Contains(out, "Asked the daemon serving "+dir) {
+		t.Fatalf("consolidate said:\n%s", out)
+	}
+	waitFor(t, func() bool {
+		return strings.HasPrefix(gitOut(t, dir, "log", "-1", "--format=%an"), "consolidator")
+	}, "the daemon's consolidation commit")
+	stopMindmount(t, cmd, logs)
+}

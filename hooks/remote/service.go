@@ -197,17 +197,6 @@ func (s *Syncer) accept(ctx context.Context, ln net.Listener, reqs chan chan err
 // ErrNoDaemon means no daemon serves the repository's sync requests.
 var ErrNoDaemon = errors.New("no daemon serves this repository")
 
-// Serving reports whether a daemon listens for gitDir's repository (a
-// command that commits beside the daemon's one writer must not).
-func Serving(gitDir string) bool {
-	c, err := net.DialTimeout("unix", filepath.Join(gitDir, filepath.FromSlash(socketFile)), time.Second)
-	if err != nil {
-		return false
-	}
-	c.Close()
-	return true
-}
-
 // AskDaemon asks the daemon serving gitDir's repository to sync now and
 // waits for the outcome. It returns ErrNoDaemon when none listens.
 func AskDaemon(ctx context.Context, gitDir string) (State, error) {
