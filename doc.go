@@ -111,4 +111,12 @@
 //	                     wait for a signal, close (mount, watch, mcp)
 //	model errors         consolidate/llm: scrubbed of keys and secrets,
 //	                     then memgraph.ErrorLine
+//	secrets in a commit  memgraph/tracker SecretProblems and NameProblems
+//	                     (secret.Scan: every byte, every name), for the
+//	                     tracker, the pre-commit hook and mindmount check
+//	operator switches    memgraph.OperatorSource: .git/mindmount/config,
+//	                     ROOT/config under serve; never the tracked tree
+//	HTTP credentials     cmd/mindmount/httpapi: auth.go (fail closed),
+//	                     tokens.go (IDs, revocation, bound to the registry
+//	                     entry's UUID)
 package mindmount

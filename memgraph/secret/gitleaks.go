@@ -53,6 +53,9 @@ func Rules() int {
 // generic-api-key is the value without its label), and every copy of it is
 // removed.
 func gitleaksSpans(text string) []span {
+	if !needsGitleaks(text) {
+		return nil // no rule of theirs could match (prefilter.go)
+	}
 	d := detector()
 	if d == nil {
 		return nil

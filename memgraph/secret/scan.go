@@ -32,13 +32,13 @@ const minRun = 8
 // appended) through its printable runs, as strings(1) reads it. Lines are
 // the file's own. It fails only when the rules cannot run.
 func Scan(data []byte) ([]Finding, error) {
-	if detector() == nil {
-		return nil, ErrUnscannable
-	}
 	if len(data) == 0 {
 		return nil, nil
 	}
 	text, offsets := scannable(data)
+	if needsGitleaks(text) && detector() == nil {
+		return nil, ErrUnscannable
+	}
 	spans := chunkedSpans(text)
 	out := make([]Finding, 0, len(spans))
 	line, at := 1, 0 // line of data[at]
