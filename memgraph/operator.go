@@ -83,6 +83,9 @@ type OperatorSource struct {
 	// owns it and neither its group nor others may write it
 	// (mindmount serve's ROOT/config).
 	Strict bool
+	// RootOnly honours the file only when root owns it: a serve worker,
+	// which runs as the user, must not accept a file the user owns.
+	RootOnly bool
 
 	mu     sync.Mutex
 	loaded bool
@@ -112,7 +115,7 @@ func (s *OperatorSource) Get() (Operator, []Problem) {
 	if stamp == ([4]int64{}) {
 		return s.o, nil
 	}
-	if s.Strict && (st.Uid != 0 && int(st.Uid) != os.Geteuid() || st.Mode&0o022 != 0) {
+	if s.RootOnly && st.Uid != 0 || s.Strict && (st.Uid != 0 && int(st.Uid) != os.Geteuid() || st.Mode&0o022 != 0) {
 		s.probs = []Problem{{Path: s.Path, Msg: "ignored: only root (or the daemon's user) may own and write the operator's configuration (chown root, chmod go-w)"}}
 		return s.o, s.probs
 	}

@@ -120,3 +120,25 @@ func TestHookReadSetting(t *testing.T) {
 		}
 	}
 }
+
+// TestOperatorSourceRootOnly: a serve worker runs as the user, so a
+// ROOT/config the user owned (were it ever there) must count for nothing:
+// RootOnly honours root's file only.
+func TestOperatorSourceRootOnly(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to make a file another user owns")
+	}
+	p := filepath.Join(t.TempDir(), "config")
+	if err := os.WriteFile(p, []byte("commit_secrets: true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if o, _ := (&OperatorSource{Path: p, Strict: true, RootOnly: true}).Get(); !o.CommitSecrets {
+		t.Fatal("root's file is not honoured")
+	}
+	if err := os.Chown(p, 2101, 2101); err != nil {
+		t.Fatal(err)
+	}
+	if o, probs := (&OperatorSource{Path: p, Strict: true, RootOnly: true}).Get(); o.CommitSecrets || len(probs) == 0 {
+		t.Fatalf("a file the user owns switched the guard: %+v %v", o, probs)
+	}
+}

@@ -105,7 +105,7 @@ func runWorker(o *workerOptions, log *slog.Logger) error {
 	// worker: keep it 0644), never the user's own .git/mindmount/config:
 	// the user owns the repository.
 	root := filepath.Dir(filepath.Dir(o.repo)) // ROOT/users/<id>
-	cfg.Operator = &memgraph.OperatorSource{Path: filepath.Join(root, host.OperatorConfigFile), Strict: true}
+	cfg.Operator = &memgraph.OperatorSource{Path: filepath.Join(root, host.OperatorConfigFile), Strict: true, RootOnly: true}
 	if o.ctl != "" && o.daemon.consolidate {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		p, err := llm.NewRemote(ctx, dialAbstract(o.ctl))
