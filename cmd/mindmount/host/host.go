@@ -213,7 +213,7 @@ func (h *Host) Reload() error {
 	if err != nil {
 		return err
 	}
-	stamp := h.registryStamp()
+	stamp := registryStamp(h.cfg.Root)
 	want := map[string]Entry{}
 	for _, e := range entries {
 		want[e.ID] = e
@@ -257,15 +257,6 @@ func (h *Host) Reload() error {
 	return nil
 }
 
-// registryStamp identifies the registry's current version cheaply.
-func (h *Host) registryStamp() string {
-	fi, err := os.Stat(filepath.Join(h.cfg.Root, RegistryFile))
-	if err != nil {
-		return ""
-	}
-	return fmt.Sprintf("%d-%d", fi.Size(), fi.ModTime().UnixNano())
-}
-
 // reloadIfChanged re-reads the registry when it changed on disk since it
 // was last read: an added user is served at its first lookup, without a
 // SIGHUP.
@@ -273,7 +264,7 @@ func (h *Host) reloadIfChanged() {
 	h.mu.Lock()
 	old := h.regStamp
 	h.mu.Unlock()
-	if h.registryStamp() != old {
+	if registryStamp(h.cfg.Root) != old {
 		if err := h.Reload(); err != nil {
 			h.log.Warn("re-read users", "err", err)
 		}

@@ -210,6 +210,8 @@ func (ws *Workers) Reload() error {
 	return nil
 }
 
+// registryStamp identifies the registry's current version cheaply (size
+// and mtime), for Host and Workers alike.
 func registryStamp(root string) string {
 	fi, err := os.Stat(filepath.Join(root, RegistryFile))
 	if err != nil {
