@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -231,5 +232,18 @@ func TestAutoUsers(t *testing.T) {
 	code, v := off.status("POST", "/v1/bye", adminKey, `{"userId":"carol"}`)
 	if code != 404 || !strings.Contains(v["error"].(string), "--auto-users") {
 		t.Fatalf("without auto-users: %d %v", code, v)
+	}
+}
+
+// TestPostedNameHasNoCardNumber: a posted transcript's name, which reaches
+// every memory's source line, never holds a run of 13 or more digits (the
+// secret scanner's card numbers).
+func TestPostedNameHasNoCardNumber(t *testing.T) {
+	long := regexp.MustCompile(`[0-9]{13,}`)
+	for i := 0; i < 1000; i++ {
+		n := postedName(time.Now())
+		if long.MatchString(n) || !strings.HasSuffix(n, ".jsonl") {
+			t.Fatalf("posted transcript name %q", n)
+		}
 	}
 }

@@ -1,9 +1,7 @@
 package httpapi
 
 import (
-	"bytes"
 	"context"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -56,14 +54,6 @@ func TestByeConsolidates(t *testing.T) {
 // TestConsolidateEndpoint: a posted transcript is written and consolidated;
 // a model that fails gives a reply that says so, without its text.
 func TestConsolidateEndpoint(t *testing.T) {
-	var logs bytes.Buffer
-	logOut = &logs
-	defer func() { logOut = io.Discard }()
-	defer func() {
-		if t.Failed() {
-			t.Log(logs.String())
-		}
-	}()
 	e := newEnv(t, "openai", nil)
 	e.scriptFact("allergic-to-nuts", "Allergic to nuts", "You are allergic to nuts.")
 	code, body := e.status("POST", "/v1/consolidate?wait=1", adminKey, `{"userId":"bob","transcript":[{"role":"user","content":"I am allergic to nuts"},{"role":"assistant","content":"Noted."}]}`)
