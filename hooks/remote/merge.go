@@ -2,11 +2,14 @@ package remote
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing/filemode"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -38,6 +41,15 @@ func planMerge(repo *git.Repository, ours, theirs plumbing.Hash) (plan, error) {
 		return p, err
 	}
 	p.commit.Theirs = theirs.String()
+	var ourTree *object.Tree
+	if !ours.IsZero() {
+		if oc, err := repo.CommitObject(ours); err == nil {
+			ourTree, _ = oc.Tree()
+		}
+	}
+	if err := checkSizes(repo, ourTree, ttree); err != nil {
+		return p, err
+	}
 	if ours.IsZero() { // nothing local yet: take the remote as it is
 		p.commit.FastForward = true
 		ch, err := treeChanges(nil, ttree)
@@ -85,6 +97,47 @@ func planMerge(repo *git.Repository, ours, theirs plumbing.Hash) (plan, error) {
 	p.siblings = m.siblings
 	p.commit.Message = mergeMessage(m)
 	return p, nil
+}
+
+// MaxBlob is the largest file a sync takes from a remote (50 MiB): a
+// memory is at most 64 KiB, and a larger file would be read whole into
+// the worker's memory to be merged.
+var MaxBlob int64 = 50 << 20
+
+// ErrBlobTooLarge means the remote holds a file larger than MaxBlob; the
+// sync merges nothing until it is gone.
+var ErrBlobTooLarge = errors.New("a file on the remote is larger than a sync takes")
+
+// objectSizer reads an object's size from its header, without its content
+// (go-git's filesystem storage).
+type objectSizer interface {
+	EncodedObjectSize(h plumbing.Hash) (int64, error)
+}
+
+// checkSizes refuses a merge that would bring a file larger than MaxBlob
+// from theirs: before any content is read, from the objects' headers.
+func checkSizes(repo *git.Repository, ours, theirs *object.Tree) error {
+	sz, ok := repo.Storer.(objectSizer)
+	if !ok {
+		return nil
+	}
+	diff, err := object.DiffTree(ours, theirs)
+	if err != nil {
+		return err
+	}
+	for _, c := range diff {
+		if c.To.Name == "" || c.To.TreeEntry.Mode == filemode.Submodule {
+			continue
+		}
+		n, err := sz.EncodedObjectSize(c.To.TreeEntry.Hash)
+		if err != nil {
+			return err
+		}
+		if n > MaxBlob {
+			return fmt.Errorf("%w: %s is %d MiB on the remote, more than the %d MiB a sync takes; nothing was merged — remove or shrink it there", ErrBlobTooLarge, memgraph.SafeLine(c.To.Name), n>>20, MaxBlob>>20)
+		}
+	}
+	return nil
 }
 
 // treeChanges lists the changes that turn tree a (nil: empty) into b.

@@ -373,3 +373,39 @@ func TestSyncErrorQuotingTheTokenIsScrubbed(t *testing.T) {
 	assertNoToken(t, a.dir, syncErr.Error(), pushErr.Error(), askErr.Error(), string(answer),
 		a.logs.String(), string(state), ReadState(a.r).Text(), string(a.tr.Status()))
 }
+
+// TestSyncRefusesAHugeFile is issue 22's fifth defect at its root: a
+// remote holding a file larger than MaxBlob (a hostile remote, a 600 MB
+// blob) is refused from the objects' headers before anything is read, with
+// an error naming the file; nothing is merged, and the work tree and HEAD
+// stay as they were.
+func TestSyncRefusesAHugeFile(t *testing.T) {
+	srv := startGitServer(t)
+	ctx := context.Background()
+	a := newNode(t, seed)
+	SetURL(a.dir, srv.URL())
+	a.write("notes/huge.txt", strings.Repeat("a line of a big file\n", 400)) // 8 KiB
+	a.flush()
+	if _, err := a.s.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	old := MaxBlob
+	MaxBlob = 4 << 10
+	defer func() { MaxBlob = old }()
+	b := newNode(t, nil)
+	SetURL(b.dir, srv.URL())
+	before := b.git("for-each-ref", "refs/heads")
+	_, err := b.s.Sync(ctx)
+	if !errors.Is(err, ErrBlobTooLarge) || !strings.Contains(err.Error(), "notes/huge.txt") {
+		t.Fatalf("sync with a file over the limit: %v", err)
+	}
+	if _, serr := os.Stat(filepath.Join(b.dir, "notes/huge.txt")); serr == nil {
+		t.Fatal("the huge file reached the work tree")
+	}
+	if after := b.git("for-each-ref", "refs/heads"); after != before {
+		t.Fatalf("a branch moved: %q -> %q", before, after)
+	}
+	if st := StatusText(b.r); !strings.Contains(st, "notes/huge.txt") {
+		t.Fatalf("the status does not say why:\n%s", st)
+	}
+}
