@@ -139,7 +139,7 @@ func parseDiffIndex(raw []byte) ([]staged, error) {
 	for i := 0; i+1 < len(fields); i += 2 {
 		meta, p := string(fields[i]), string(fields[i+1])
 		f := strings.Fields(strings.TrimPrefix(meta, ":"))
-		if len(f) != 5 || len(f[4]) == 0 {
+		if !strings.HasPrefix(meta, ":") || len(f) != 5 || len(f[4]) == 0 || p == "" {
 			return nil, fmt.Errorf("git diff-index: unexpected line %q", meta)
 		}
 		if f[0] == "160000" || f[1] == "160000" {

@@ -208,6 +208,7 @@ func TestPreCommitFirstCommit(t *testing.T) {
 func FuzzParseDiffIndex(f *testing.F) {
 	f.Add([]byte(":100644 100644 " + strings.Repeat("a", 40) + " " + strings.Repeat("b", 40) + " M\x00user_memory/x.md\x00"))
 	f.Add([]byte(":000000 100644 0 1 A\x00a.md\x00:1 2 3 4\x00"))
+	f.Add([]byte("0 0 0 0 0\x00")) // an entry without a path (found by the fuzzer)
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		got, err := parseDiffIndex(raw)
 		if err != nil {
