@@ -175,7 +175,7 @@ func (c *Consolidator) Run(ctx context.Context) (Report, error) {
 	lk, _ := repoLocks.LoadOrStore(c.r.Dir(), &sync.Mutex{})
 	lk.(*sync.Mutex).Lock()
 	defer lk.(*sync.Mutex).Unlock()
-	unlock, err := lockRepo(c.r.Dir())
+	unlock, err := lockRepo(c.r.GitDir())
 	if err != nil {
 		return rep, err
 	}

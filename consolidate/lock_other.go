@@ -9,4 +9,4 @@ var ErrBusy = errors.New("another process is consolidating this repository")
 
 // lockRepo is a no-op where flock is unavailable; within one process the
 // per-repository mutex still serialises runs.
-func lockRepo(dir string) (func(), error) { return func() {}, nil }
+func lockRepo(gitDir string) (func(), error) { return func() {}, nil }

@@ -3,8 +3,6 @@
 package consolidate
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -17,12 +15,17 @@ var ErrBusy = errors.New("another process is consolidating this repository")
 
 // lockRepo takes an advisory lock shared by every process on this machine
 // (the daemon and "mindmount consolidate" must not consolidate the same
-// messages twice). The lock file lives in the temp directory, named by the
-// repository path, so nothing appears in the work tree.
-func lockRepo(dir string) (unlock func(), err error) {
-	sum := sha256.Sum256([]byte(dir))
-	name := filepath.Join(os.TempDir(), "mindmount-consolidate-"+hex.EncodeToString(sum[:8])+".lock")
-	f, err := os.OpenFile(name, os.O_CREATE|os.O_RDWR, 0o600)
+// messages twice). The lock file lives in the repository's git directory
+// (gitDir/mindmount/consolidate.lock), so nothing appears in the work tree,
+// and not in the shared temp directory, where another user could take its
+// predictable name first (and where it was left behind for good).
+func lockRepo(gitDir string) (unlock func(), err error) {
+	dir := filepath.Join(gitDir, "mindmount")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("consolidation lock: %w", err)
+	}
+	name := filepath.Join(dir, "consolidate.lock")
+	f, err := os.OpenFile(name, os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("consolidation lock: %w", err)
 	}

@@ -517,7 +517,7 @@ func TestScenarioRewrittenTranscript(t *testing.T) {
 func TestRunBusyInAnotherProcess(t *testing.T) {
 	e := newEnv(t, "ollama", nil)
 	e.addTranscript("transcripts/s.jsonl", jsonl("I am tall."))
-	unlock, err := lockRepo(e.r.Dir()) // stands in for the other process
+	unlock, err := lockRepo(e.r.GitDir()) // stands in for the other process
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -54,7 +54,8 @@ func newBrowser(t *testing.T) *browser {
 		chromedp.ExecPath(path),
 		chromedp.UserDataDir(filepath.Join(home, "profile")),
 		// Chromium keeps crash reports under $HOME/.config: not the tester's.
-		chromedp.Env("HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config")),
+		// and its org.chromium.Chromium.* scratch folders under $TMPDIR.
+		chromedp.Env("HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "TMPDIR="+home),
 		chromedp.Flag("disable-breakpad", true),
 		chromedp.Flag("disable-crash-reporter", true),
 		chromedp.WindowSize(1100, 900),
