@@ -55,11 +55,11 @@ const (
 
 // LooksViral reports whether the tree is a viral-git-agent-memory
 // repository not imported yet: no .mindmount/ folder (every mindmount
-// repository has one; .engram/ before the rename), and the reference's
+// repository has one, or the state folder from before the rename), and the reference's
 // top-level names or a memory file in its format (no frontmatter) in a
 // memory folder.
 func LooksViral(fsys fs.FS) bool {
-	if isDir(fsys, ".mindmount") || isDir(fsys, ".engram") {
+	if isDir(fsys, ".mindmount") || isDir(fsys, memgraph.LegacyStateDir) {
 		return false
 	}
 	for _, n := range []string{viralSoul, viralUser} {

@@ -171,7 +171,7 @@ func TestLooksViral(t *testing.T) {
 		"USER_memory":        {fstest.MapFS{"USER_memory/x.md": {}}, true},
 		"old lower-case":     {fstest.MapFS{"user.md": {}, "user_memory/x.md": {Data: []byte("# X\n\n## Fact\nx\n")}}, true},
 		"mindmount":          {fstest.MapFS{".mindmount/.gitkeep": {}, "user.md": {}, "USER.md": {}}, false},
-		"before the rename":  {fstest.MapFS{".engram/cursor": {}, "user.md": {}, "user_memory/x.md": {Data: []byte("# X\n")}}, false},
+		"before the rename":  {fstest.MapFS{memgraph.LegacyStateDir + "/cursor": {}, "user.md": {}, "user_memory/x.md": {Data: []byte("# X\n")}}, false},
 		"mindmount memories": {fstest.MapFS{"user.md": {}, "user_memory/x.md": {Data: []byte("---\ndescription: x\n---\n")}}, false},
 		"one invalid memory": {fstest.MapFS{"user.md": {}, "user_memory/a.md": {Data: []byte("---\ndescription: a\n---\n")}, "user_memory/b.md": {Data: []byte("# B\n")}}, false},
 		"empty":              {fstest.MapFS{}, false},

@@ -5,12 +5,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/mindmount/mindmount/memgraph"
 )
 
-// LegacyStateDir is the folder of daemon state (cursor, settings, status)
-// that the build before the rename, then called engram, kept in a memory
-// repository; today it is .mindmount/.
-const LegacyStateDir = ".engram"
+// LegacyStateDir is the state folder of a repository made before the
+// rename (memgraph.LegacyStateDir).
+const LegacyStateDir = memgraph.LegacyStateDir
 
 // ErrNotUpgraded means a repository was made before the rename and has not
 // been upgraded yet: serving it would ignore its cursor and settings (the
