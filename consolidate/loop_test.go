@@ -47,9 +47,8 @@ func TestLoopIdleTrigger(t *testing.T) {
 	if !e.exists("user_memory/plays-chess.md") {
 		t.Fatal("memory missing")
 	}
-	if !strings.Contains(string(e.g.Index("user")), "plays-chess") {
-		t.Fatalf("index:\n%s", e.g.Index("user"))
-	}
+	// The graph hears of the commit a moment after it is made.
+	waitFor(t, "the index", func() bool { return strings.Contains(string(e.g.Index("user")), "plays-chess") })
 	waitFor(t, "the status", func() bool { return strings.Contains(e.c.Status(), "1 added") })
 }
 
