@@ -87,7 +87,10 @@ func runWorker(o *workerOptions, log *slog.Logger) error {
 	if uint(os.Getuid()) != o.uid || uint(os.Getgid()) != o.gid {
 		return fmt.Errorf("worker for %s runs as uid %d gid %d, not %d %d", o.id, os.Getuid(), os.Getgid(), o.uid, o.gid)
 	}
-	if o.memory > 0 {
+	if o.memory > 0 && raceBuild {
+		log.Info("memory bound not applied: this binary was built with -race")
+	}
+	if o.memory > 0 && !raceBuild {
 		// One user's runaway work (a huge blob, a model answer) stops this
 		// worker, never the daemon or another user. The Go heap is kept
 		// well below the hard limit so the collector works before it.
