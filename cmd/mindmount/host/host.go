@@ -110,22 +110,11 @@ func New(cfg Config) (*Host, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	fi, err := os.Stat(cfg.Root)
-	if err != nil {
-		return nil, fmt.Errorf("root: %w", err)
-	}
-	if !fi.IsDir() {
-		return nil, fmt.Errorf("root %s is not a directory", cfg.Root)
-	}
-	root, err := filepath.Abs(cfg.Root)
+	root, lf, err := openServeRoot(cfg.Root, cfg.Mount)
 	if err != nil {
 		return nil, err
 	}
 	cfg.Root = root
-	lf, err := lockRoot(root, cfg.Mount)
-	if err != nil {
-		return nil, err
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &Host{cfg: cfg, log: log, lock: lf, ctx: ctx, cancel: cancel, users: map[string]*slot{},
 		operator: &memgraph.OperatorSource{Path: filepath.Join(cfg.Root, OperatorConfigFile), Strict: true}}
@@ -135,6 +124,28 @@ func New(cfg Config) (*Host, error) {
 		return nil, err
 	}
 	return h, nil
+}
+
+// openServeRoot checks that root is a folder and takes its lock for a
+// daemon mounting at mount (Host and Workers alike); root comes back
+// absolute.
+func openServeRoot(root, mount string) (string, *os.File, error) {
+	fi, err := os.Stat(root)
+	if err != nil {
+		return "", nil, fmt.Errorf("root: %w", err)
+	}
+	if !fi.IsDir() {
+		return "", nil, fmt.Errorf("root %s is not a directory", root)
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return "", nil, err
+	}
+	lf, err := lockRoot(abs, mount)
+	if err != nil {
+		return "", nil, err
+	}
+	return abs, lf, nil
 }
 
 // lockRoot takes ROOT/.serve.lock (flock, released by the kernel when the

@@ -102,20 +102,18 @@ func NewWorkers(cfg WorkersConfig) (*Workers, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	root, err := filepath.Abs(cfg.Root)
+	if cfg.Mount != "" {
+		m, err := filepath.Abs(cfg.Mount)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Mount = m
+	}
+	root, lf, err := openServeRoot(cfg.Root, cfg.Mount)
 	if err != nil {
 		return nil, err
 	}
 	cfg.Root = root
-	if cfg.Mount != "" {
-		if cfg.Mount, err = filepath.Abs(cfg.Mount); err != nil {
-			return nil, err
-		}
-	}
-	lf, err := lockRoot(root, cfg.Mount)
-	if err != nil {
-		return nil, err
-	}
 	ws := &Workers{cfg: cfg, log: log, lock: lf, users: map[string]*worker{}}
 	if err := ws.Reload(); err != nil {
 		lf.Close()
