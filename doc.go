@@ -3,49 +3,61 @@
 // where every change becomes a commit. This file only explains how the
 // packages layer; the code lives below it.
 //
-// Imports read downward. A package may import those on the lines below its
-// own, never one above:
+// Imports read downward, by two rules that layout_test.go enforces:
 //
-//	cmd/mindmount                 the CLI: flags, environment, signals, wiring;
+//  1. The card's top-level folders are layers, lowest first: template,
+//     memgraph, fs, consolidate, hooks, cmd, scripts. A package imports
+//     from its own folder or a lower one, never a higher one.
+//  2. Inside a folder a package imports what lies beside it or below it,
+//     never a folder it sits in: a parent composes its children, so a
+//     package that needs the parent is not its child. Test fixtures
+//     (llmtest, secrettest, githubtest, conformance, golden) are the one
+//     exception: they sit beside what they test.
+//
+// The packages, highest first:
+//
+//	cmd/mindmount              the CLI: flags, environment, signals, wiring;
 //	                           "mindmount worker", one user's runtime run
 //	                           by serve with the user's uid and gid
-//	cmd/mindmount/httpapi         the HTTP API of "mindmount serve --http"
-//	cmd/mindmount/mcpserver       MCP tools and resources over stdio and HTTP
-//	cmd/mindmount/webui           the web page of "mindmount ui" and serve's /ui/
-//	cmd/mindmount/host            running repositories: one Runtime per repository
+//	cmd/mindmount/internal/    what only the CLI's commands use:
+//	  httpapi                  the HTTP API of "mindmount serve --http"
+//	  mcpserver                MCP tools and resources over stdio and HTTP
+//	  webui                    the web page of "mindmount ui" and serve's /ui/
+//	  host                     running repositories: one Runtime per repository
 //	                           (graph, tracker, consolidator, sync); Workers,
 //	                           serve's users each in a worker process of
 //	                           their own (privilege separation); a Host of
 //	                           Runtimes in one process, for tests
-//	fs                         the mount of one repository, and serve's
-//	                           per-user mounts (MountFd, ownerGuard) (the
-//	                           only importer of go-fuse)
-//	hooks/harness              agent-harness hooks (Claude Code, Codex, ...)
-//	hooks/remote               sync with a git remote, GitHub setup
+//	  sync                     sync with a git remote, GitHub setup
+//	  migrate                  other memory systems' layouts (the reference
+//	                           server's, Claude Code's, Letta's) as plans
+//	                           of changes for "mindmount import"
 //	hooks                      git-side safety: pre-commit, merge drivers
+//	hooks/harness              agent-harness hooks (Claude Code, Codex, ...)
 //	consolidate                the dreamer: transcripts to memories
 //	consolidate/llm            model providers (Ollama, OpenAI, Anthropic),
 //	                           streaming chat, the fair pool of model calls
-//	memgraph/tracker           the write pipeline: debounce, judge, commit
-//	memgraph/migrate           other memory systems' layouts (the reference
-//	                           server's, Claude Code's, Letta's) as plans
-//	                           of changes for "mindmount import"
+//	fs                         the mount of one repository, and serve's
+//	                           per-user mounts (MountFd, ownerGuard) (the
+//	                           only importer of go-fuse)
+//	fs/tracker                 the one writer of a repository: debounce,
+//	                           judge, commit; the graph it keeps current
+//	fs/tracker/gitrepo         the git mechanism: objects, trees, index, refs,
+//	                           locks, packing, crash repair
+//	fs/tracker/gitrepo/failpoint  named crash points of the commit sequence
 //	memgraph                   the memory model: format, validation, names,
 //	                           ranking, indexes, context, settings, the graph
 //	memgraph/recall            keyword and vector recall
-//	memgraph/gitrepo           the git mechanism: objects, trees, index, refs,
-//	                           locks, packing, crash repair
 //	memgraph/subtree           opening a path beneath a repository, never
 //	                           through a symbolic link (openat2)
+//	memgraph/secret            secret detection and redaction (gitleaks' rules)
 //	memgraph/atomicfile        replacing a file whole (temp file, fsync,
 //	                           rename) and the names of temp files
-//	memgraph/secret            secret detection and redaction (gitleaks' rules)
-//	memgraph/failpoint         named crash points for fault-injection tests
 //	template                   the skeleton of a new repository
 //
 // Test helpers that no implementation owns sit beside what they test:
-// consolidate/llmtest (a fake model server), hooks/remote/githubtest (a
-// fake of the GitHub API calls setup makes), memgraph/tracker/conformance
+// consolidate/llmtest (a fake model server), cmd/mindmount/internal/sync/githubtest
+// (a fake of the GitHub API calls setup makes), fs/tracker/conformance
 // (the behaviours every way of serving a repository must have, run over
 // the mount and watch mode), memgraph/secret/secrettest (scans a repository
 // and its git objects for planted secrets). scripts/ holds tooling: the
@@ -56,8 +68,8 @@
 // *gitrepo.Repo, whose mutex is the queue; gitrepo is the mechanism and
 // decides nothing. The memory writes of the mount, watch mode and MCP
 // edits, and the start-up recovery, go through the repository's one
-// tracker (memgraph/tracker), which judges them and names the writer;
-// consolidation (consolidate) and sync merges (hooks/remote) commit through
+// tracker (fs/tracker), which judges them and names the writer;
+// consolidation (consolidate) and sync merges (cmd/mindmount/internal/sync) commit through
 // the same Repo, and the tracker reloads when HEAD moves beside it; mindmount
 // init commits the template before any tracker runs. The domain (memgraph,
 // consolidate) never imports go-fuse, never reads the environment and never
@@ -70,10 +82,10 @@
 //	                     recovery) and a commit without an author
 //	commit messages      each writer words its own kind, in one builder:
 //	                     the tracker's bursts, recovery and Mindmount-User/
-//	                     Mindmount-Sandbox trailers (memgraph/tracker
+//	                     Mindmount-Sandbox trailers (fs/tracker
 //	                     message.go, authorship.go), a consolidation run
 //	                     and its recovery (consolidate commit.go,
-//	                     consolidator.go), a sync merge (hooks/remote
+//	                     consolidator.go), a sync merge (cmd/mindmount/internal/sync
 //	                     merge.go), the template (cmd/mindmount init.go);
 //	                     gitrepo.Subject is a message's first line
 //	hash abbreviation    gitrepo.ShortHash, 7 characters
@@ -94,7 +106,7 @@
 //	memory names         memgraph: IsMemoryPath, ValidSlug, SlugProblem
 //	temp names           memgraph/atomicfile.TempName and IsTemp (mindmount's
 //	                     own and "*.tmp"), used by gitrepo and the MCP
-//	                     tree; memgraph/tracker.IsTemp adds the editors'
+//	                     tree; fs/tracker.IsTemp adds the editors'
 //	                     (never committed)
 //	a path in a repository  memgraph/subtree: openat2 RESOLVE_BENEATH |
 //	                     RESOLVE_NO_SYMLINKS, for every reader and writer
@@ -103,7 +115,7 @@
 //	replacing a file     atomicfile.WriteFile / Create outside a work tree
 //	                     (hooks, credentials, tokens, registry, caches);
 //	                     inside it gitrepo.WriteFile, confined to the tree
-//	mindmount repository    cmd/mindmount/host.IsMindmountRepo
+//	mindmount repository    cmd/mindmount/internal/host.IsMindmountRepo
 //	FUSE errors          fs's toErrno
 //	FUSE mount options   fs's fuseOptions (an hour of caching); serve's
 //	                     per-user mounts are made by fs.MountFd
@@ -111,12 +123,12 @@
 //	                     wait for a signal, close (mount, watch, mcp)
 //	model errors         consolidate/llm: scrubbed of keys and secrets,
 //	                     then memgraph.ErrorLine
-//	secrets in a commit  memgraph/tracker SecretProblems and NameProblems
+//	secrets in a commit  fs/tracker SecretProblems and NameProblems
 //	                     (secret.Scan: every byte, every name), for the
 //	                     tracker, the pre-commit hook and mindmount check
 //	operator switches    memgraph.OperatorSource: .git/mindmount/config,
 //	                     ROOT/config under serve; never the tracked tree
-//	HTTP credentials     cmd/mindmount/httpapi: auth.go (fail closed),
+//	HTTP credentials     cmd/mindmount/internal/httpapi: auth.go (fail closed),
 //	                     tokens.go (IDs, revocation, bound to the registry
 //	                     entry's UUID)
 package mindmount

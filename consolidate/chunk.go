@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/mindmount/mindmount/consolidate/llm"
+	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
 	"github.com/mindmount/mindmount/memgraph"
-	"github.com/mindmount/mindmount/memgraph/gitrepo"
 	"github.com/mindmount/mindmount/memgraph/recall"
 	"github.com/mindmount/mindmount/memgraph/secret"
 )

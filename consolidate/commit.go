@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/mindmount/mindmount/memgraph/gitrepo"
+	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
 )
 
 // commit writes the planned files and the cursor in one gitrepo.Apply, then

@@ -16,9 +16,9 @@ import (
 	"github.com/mindmount/mindmount/memgraph/subtree"
 
 	"github.com/mindmount/mindmount/consolidate/llm"
+	"github.com/mindmount/mindmount/fs/tracker"
+	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
 	"github.com/mindmount/mindmount/memgraph"
-	"github.com/mindmount/mindmount/memgraph/gitrepo"
-	"github.com/mindmount/mindmount/memgraph/tracker"
 )
 
 // Author is who consolidation commits are by.

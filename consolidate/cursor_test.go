@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mindmount/mindmount/memgraph/gitrepo"
+	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
 )
 
 func revertGit(t *testing.T, dir string, args ...string) {

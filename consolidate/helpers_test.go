@@ -14,8 +14,8 @@ import (
 
 	"github.com/mindmount/mindmount/consolidate/llm"
 	"github.com/mindmount/mindmount/consolidate/llmtest"
+	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
 	"github.com/mindmount/mindmount/memgraph"
-	"github.com/mindmount/mindmount/memgraph/gitrepo"
 )
 
 // testNow is the clock of every scenario, so access-log stamps are known.

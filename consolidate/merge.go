@@ -10,8 +10,8 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
 	"github.com/mindmount/mindmount/memgraph/atomicfile"
-	"github.com/mindmount/mindmount/memgraph/gitrepo"
 )
 
 // The cursor floor: what every cursor in HEAD's history consumed.

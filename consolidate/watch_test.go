@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mindmount/mindmount/memgraph/tracker"
+	"github.com/mindmount/mindmount/fs/tracker"
 )
 
 // TestWatchModeEndToEnd wires the consolidator to the change tracker the

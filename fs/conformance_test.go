@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mindmount/mindmount/memgraph/tracker/conformance"
+	"github.com/mindmount/mindmount/fs/tracker/conformance"
 )
 
 // TestConformance runs the behaviours every way of exposing a repository

@@ -14,9 +14,9 @@ import (
 
 	"github.com/hanwen/go-fuse/v2/fuse"
 
+	"github.com/mindmount/mindmount/fs/tracker"
+	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
 	"github.com/mindmount/mindmount/memgraph"
-	"github.com/mindmount/mindmount/memgraph/gitrepo"
-	"github.com/mindmount/mindmount/memgraph/tracker"
 )
 
 // testMount is one in-process mount of a fresh repository.

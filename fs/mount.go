@@ -3,9 +3,9 @@ package fs
 import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 
+	"github.com/mindmount/mindmount/fs/tracker"
+	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
 	"github.com/mindmount/mindmount/memgraph"
-	"github.com/mindmount/mindmount/memgraph/gitrepo"
-	"github.com/mindmount/mindmount/memgraph/tracker"
 )
 
 // Mount projects the repository of g (whose git writer is r and whose change

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mindmount/mindmount/fs/tracker"
+	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
 	"github.com/mindmount/mindmount/memgraph"
-	"github.com/mindmount/mindmount/memgraph/gitrepo"
-	"github.com/mindmount/mindmount/memgraph/tracker"
 )
 
 // An editor working on the backing files while mounted: the mount never

@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5"
+	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
 	"github.com/mindmount/mindmount/memgraph/atomicfile"
-	"github.com/mindmount/mindmount/memgraph/gitrepo"
 )
 
 // hookMarker identifies the pre-commit script mindmount wrote: install replaces

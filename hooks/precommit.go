@@ -12,8 +12,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/memgraph"
-	"github.com/mindmount/mindmount/memgraph/tracker"
 )
 
 // emptyTree is git's well-known empty tree: the "HEAD" of a first commit.

@@ -21,8 +21,8 @@ import (
 	"github.com/mindmount/mindmount/consolidate"
 	"github.com/mindmount/mindmount/consolidate/llm"
 	"github.com/mindmount/mindmount/consolidate/llmtest"
+	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
 	"github.com/mindmount/mindmount/memgraph"
-	"github.com/mindmount/mindmount/memgraph/gitrepo"
 )
 
 // Memory is an existing memory of a scenario.

@@ -4,10 +4,10 @@
 // new, never a mix, and no temp file behind an error.
 //
 // It also owns the names of temp files (TempName, IsTemp): a temp file
-// ends in ".tmp", which mindmount never commits (memgraph/tracker.IsTemp asks
+// ends in ".tmp", which mindmount never commits (fs/tracker.IsTemp asks
 // IsTemp), so one left by a crash inside a repository's work tree is
 // never taken for a change. Files of the work tree itself are written
-// through memgraph/gitrepo, confined to the tree; gitrepo names its temp
+// through fs/tracker/gitrepo, confined to the tree; gitrepo names its temp
 // files here too.
 package atomicfile
 

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
+)
+
+// uidRange is the --auto-users UIDRANGE: the uids new users get, in order.
+type uidRange struct{ first, last uint32 }
+
+// errRangeFull means every uid of the --auto-users range is taken.
+var errRangeFull = errors.New("every uid of the --auto-users range is taken: widen it, or remove users")
+
+// parseUIDRange reads "FIRST-LAST" (or one uid). uid 0 is never handed out.
+func parseUIDRange(s string) (uidRange, error) {
+	a, b, ok := strings.Cut(s, "-")
+	if !ok {
+		b = a
+	}
+	first, err1 := strconv.ParseUint(strings.TrimSpace(a), 10, 32)
+	last, err2 := strconv.ParseUint(strings.TrimSpace(b), 10, 32)
+	if err1 != nil || err2 != nil || first > last || first == 0 {
+		return uidRange{}, fmt.Errorf("--auto-users %q: want FIRST-LAST, two uids above 0, e.g. 20000-29999", s)
+	}
+	return uidRange{uint32(first), uint32(last)}, nil
+}
+
+// next is the lowest uid of the range no registered user has.
+func (r uidRange) next(users []host.Entry) (uint32, error) {
+	taken := map[uint32]bool{}
+	for _, u := range users {
+		taken[u.UID] = true
+	}
+	for uid := r.first; ; uid++ {
+		if !taken[uid] {
+			return uid, nil
+		}
+		if uid == r.last {
+			return 0, errRangeFull
+		}
+	}
+}
+
+// autoUsers provisions the users serve --http --auto-users adds on first
+// use: a private repository at ROOT/users/<id> as mindmount users add
+// makes it, owned by the next free uid of the range (its own group), and
+// registered. One at a time, so that two first requests never get one uid.
+type autoUsers struct {
+	root   string
+	uids   uidRange
+	reload func() error // the host re-reads the registry
+	mu     sync.Mutex
+}
+
+// provision adds user id unless it is registered already (another request
+// may have added it while this one waited).
+func (a *autoUsers) provision(ctx context.Context, id string) error {
+	if err := host.ValidID(id); err != nil {
+		return err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	users, err := host.ReadRegistry(a.root)
+	if err != nil {
+		return err
+	}
+	for _, u := range users {
+		if u.ID == id {
+			return nil
+		}
+	}
+	uid, err := a.uids.next(users)
+	if err != nil {
+		return err
+	}
+	// A directory nobody registered is not handed to whoever asks for its
+	// name first: it may be a repository an operator left there.
+	dir := host.UserDir(a.root, id)
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return err
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return fmt.Errorf("%s exists but is not a registered user: register it with mindmount users add, or move it away", dir)
+		}
+		return err
+	}
+	if err := initRepoTo(io.Discard, dir, "", true); err != nil {
+		return err
+	}
+	if err := host.AddUser(a.root, host.Entry{ID: id, UID: uid, GID: uid}); err != nil {
+		return err
+	}
+	return a.reload()
+}

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"github.com/mindmount/mindmount/fs/tracker"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/mindmount/mindmount/consolidate"
+	"github.com/mindmount/mindmount/consolidate/llm"
+	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
+	"github.com/mindmount/mindmount/hooks"
+)
+
+func init() {
+	var (
+		model   string
+		llmName string
+		timeout time.Duration
+	)
+	register(&command{
+		name:    "consolidate",
+		usage:   "consolidate REPO [--model M] [--llm ollama|openai|anthropic] [--timeout D]",
+		summary: "turn new transcripts into memories once, now",
+		help: `Reads what is new in REPO/transcripts/ since the last consolidation (JSONL
+chat messages, markdown or plain text with "User:" / "Assistant:" turns, or
+any other text as one document), asks a language model which durable facts
+it holds about the user and how to talk to them, and decides for each fact
+whether to add a memory, update one, retire a contradicted one (the new
+fact is always kept) or just mark an existing one as used.
+
+Each chunk of messages becomes one git commit by "consolidator" holding the
+memory changes and the advanced cursor (.mindmount/cursor.json), with the
+transcript range and the model in the message. A chunk that fails changes
+nothing and moves no cursor (chunks committed before it stay); run the
+command again to retry. Passwords, API keys and card numbers are removed
+before the model sees the transcript.
+
+When a daemon serves REPO (mindmount mount, watch or serve), it is asked to
+run the consolidation itself, with its model, as mindmount sync asks it to
+sync: two writers on one repository would race. The command returns once
+the daemon took the request; mindmount status REPO shows the outcome.
+
+` + providerEnvHelp + `
+--llm and --model override MINDMOUNT_LLM and MINDMOUNT_MODEL.
+
+Exits non-zero when the run fails, for instance when no model answers.`,
+		flags: func(fl *flag.FlagSet) {
+			fl.StringVar(&model, "model", "", "chat model (default $MINDMOUNT_MODEL, else llama3.2 / gpt-4o-mini / claude-haiku-4-5)")
+			fl.StringVar(&llmName, "llm", "", "the model `PROVIDER`: ollama, openai or anthropic (default $MINDMOUNT_LLM, else ollama)")
+			fl.DurationVar(&timeout, "timeout", 0, "limit for each model call (default $MINDMOUNT_LLM_TIMEOUT, else 5m)")
+		},
+		run: func(fl *flag.FlagSet, args []string) error {
+			if len(args) != 1 {
+				fl.Usage()
+				return exitError{2}
+			}
+			return runConsolidate(args[0], providerOptions{LLM: llmName, Model: model, Timeout: timeout})
+		},
+	})
+}
+
+func init() {
+	register(&command{
+		name:    "merge-cursor",
+		usage:   "merge-cursor BASE OURS THEIRS",
+		summary: "git merge driver for the consolidation cursor",
+		help: `Merges two versions of .mindmount/cursor.json for git, keeping for every
+transcript the further position, and writes the result to OURS. It makes
+"git revert" of a consolidation commit undo the memories without the
+messages being consolidated again, and lets two machines' histories merge.
+
+Install it in a repository with:
+
+  git config merge.mindmount-cursor.driver "mindmount merge-cursor %O %A %B"
+  echo ".mindmount/cursor.json merge=mindmount-cursor" >> .gitattributes`,
+		run: func(fl *flag.FlagSet, args []string) error {
+			if len(args) != 3 {
+				fl.Usage()
+				return exitError{2}
+			}
+			base, _ := os.ReadFile(args[0]) // absent base: no common ancestor
+			ours, err := os.ReadFile(args[1])
+			if err != nil {
+				return err
+			}
+			theirs, err := os.ReadFile(args[2])
+			if err != nil {
+				return err
+			}
+			out, err := hooks.MergeCursors(base, ours, theirs)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(args[1], out, 0o644)
+		},
+	})
+}
+
+func runConsolidate(dir string, opt providerOptions) error {
+	if err := requireMindmountRepo(dir); err != nil {
+		return err
+	}
+	r, err := gitrepo.Open(dir)
+	if err != nil {
+		return err
+	}
+	unlock, err := r.LockDaemon()
+	if errors.Is(err, gitrepo.ErrDaemonRunning) {
+		// A daemon serves the repository: it is the one writer, so it
+		// runs the consolidation (with its own model), as sync asks it.
+		return askDaemonConsolidate(dir)
+	}
+	if err != nil {
+		return err
+	}
+	defer unlock() // no daemon starts on the repository while this runs
+	p, err := newProvider(opt)
+	if err != nil {
+		return err
+	}
+	g, err := scanServed(r.Dir()) // a held-back memory never reaches the model
+	if err != nil {
+		return err
+	}
+	useCachedVectors(g)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	c := consolidate.New(g, r, p, consolidate.Config{Logger: slog.Default()})
+	rep, err := c.Run(ctx)
+	for _, pr := range rep.Problems {
+		fmt.Fprintf(stderr, "warning: %s\n", pr)
+	}
+	if err != nil {
+		if len(rep.Commits) > 0 {
+			fmt.Fprintf(stdout, "partly done: %s\n", rep)
+		}
+		if errors.Is(err, llm.ErrNoModel) {
+			where := p.Name()
+			if e, ok := p.(llm.Endpoint); ok {
+				where = e.Endpoint()
+			}
+			return fmt.Errorf("no model answers at %s (%s): %w", where, noModelHint(p), err)
+		}
+		return fmt.Errorf("consolidation failed, nothing was changed for the remaining messages: %w", err)
+	}
+	fmt.Fprintln(stdout, rep)
+	for _, h := range rep.Commits {
+		fmt.Fprintf(stdout, "commit %s\n", h)
+	}
+	return nil
+}
+
+// askDaemonConsolidate asks the daemon serving dir for a consolidation run
+// through its control file (.mindmount/consolidate, which its tracker
+// hears in mount and watch mode alike) and waits until the daemon took it.
+func askDaemonConsolidate(dir string) error {
+	ctl := filepath.Join(dir, filepath.FromSlash(tracker.ControlFile))
+	if err := os.WriteFile(ctl, []byte("now\n"), 0o600); err != nil {
+		return fmt.Errorf("ask the running daemon: %w", err)
+	}
+	deadline := time.Now().Add(askTimeout)
+	for {
+		if _, err := os.Lstat(ctl); errors.Is(err, os.ErrNotExist) {
+			fmt.Fprintf(stdout, "Asked the daemon serving %s to consolidate now; mindmount status %s shows the outcome.\n", dir, dir)
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the daemon serving %s did not take the request within %s (is its consolidation off? see its log)", dir, askTimeout)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// askTimeout bounds the wait for a daemon to take a request.
+const askTimeout = 10 * time.Second

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"io"
+	"log/slog"
+	"os"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
+	"github.com/mindmount/mindmount/cmd/mindmount/internal/mcpserver"
+)
+
+func init() {
+	var daemon daemonFlags
+	register(&command{
+		name:    "mcp",
+		usage:   "mcp REPO [--debounce 1s] [--consolidate=false]",
+		summary: "serve a memory repository to an MCP client over stdio",
+		help: `Serves the mindmount repository REPO over the Model Context Protocol on
+standard input and output, for agents without a shell or a mount (desktop
+assistants, IDE agents). Add it to the client's configuration as a command:
+
+    {"mcpServers": {"mindmount": {"command": "mindmount", "args": ["mcp", "/home/ada/memory"]}}}
+
+Tools: view, create, str_replace, insert, delete, rename (paths relative to
+REPO, or under /memories/), recall, context and use. Resources:
+user_memory.md, character_memory.md and CONTEXT.md, with change
+notifications for subscribers.
+
+Every write is validated before it touches the disk: an invalid result or a
+change to a read_only file is refused with the validator's
+"path:line: message" and nothing is written. Paths stay inside REPO (no
+"..", no .git, no symbolic links). Each tool call that changes something is
+one commit, authored "mcp (<client name>)". Changes made beside it (an
+editor, git pull) are picked up as in "mindmount watch", and transcripts are
+consolidated as there.
+
+It runs until the client closes the connection, or SIGINT/SIGTERM, then
+commits what is pending. Logs go to standard error. A second daemon on the
+same repository (a mount, a watch) is refused: serve MCP from that daemon
+instead (mindmount serve --http, at /mcp).`,
+		flags: func(fl *flag.FlagSet) {
+			daemon.register(fl)
+		},
+		run: func(fl *flag.FlagSet, args []string) error {
+			if len(args) != 1 {
+				fl.Usage()
+				return exitError{2}
+			}
+			if err := requireMindmountRepo(args[0]); err != nil {
+				return err
+			}
+			return runMCP(args[0], daemon.runtimeConfig(false, slog.Default()), stdioTransport())
+		},
+	})
+}
+
+// runMCP serves the repository dir over transport until the client leaves
+// or a signal arrives, then commits what is pending.
+func runMCP(dir string, cfg host.RuntimeConfig, transport mcp.Transport) error {
+	return runDaemon(dir, cfg, func(ctx context.Context, rt *host.Runtime) (<-chan error, func(bool) error, error) {
+		srv := mcpserver.New(rt, mcpserver.Options{Logger: cfg.Logger, Version: versionString()})
+		ended := make(chan error, 1)
+		finished := make(chan struct{})
+		go func() {
+			defer close(finished)
+			err := srv.Run(ctx, transport)
+			// The client closed the connection: the normal end.
+			if errors.Is(err, context.Canceled) || isClosed(err) {
+				err = nil
+			}
+			ended <- err
+		}()
+		return ended, func(bool) error {
+			<-finished // ctx is over: the server returns
+			return nil
+		}, nil
+	})
+}
+
+// isClosed reports whether err only says the connection ended.
+func isClosed(err error) bool {
+	return err == nil || errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, os.ErrClosed) || errors.Is(err, io.EOF)
+}

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mindmount/mindmount/cmd/mindmount/internal/httpapi"
+	"github.com/mindmount/mindmount/memgraph"
+	"github.com/mindmount/mindmount/memgraph/recall"
+)
+
+func init() {
+	var (
+		k    int
+		kind string
+		all  bool
+		asJS bool
+	)
+	register(&command{
+		name:    "recall",
+		usage:   `recall REPO "QUESTION" [-k N] [--kind user|character] [--all] [--json]`,
+		summary: "find the memories that answer a question, best first",
+		help: `Ranks the memories of the repository REPO for a question in plain words,
+for example: mindmount recall ~/memory "does the user have allergies?"
+
+Matching is by keywords with English stemming ("allergies" finds
+"allergic"), weighted so the title and description count more than the
+fact and the episode, with a small bonus for memories used often. Only
+active memories are returned; --all includes superseded, retracted and
+contradicted ones, marked as such.
+
+When "mindmount reindex REPO" has built vectors for the repository, the
+question is also embedded (MINDMOUNT_LLM, OLLAMA_HOST, ... as for
+consolidation) and both rankings are fused. If the model does not answer
+within 2 seconds, keywords alone decide: recall never needs the network.
+
+Output lists each memory's path, description and the sentence that
+matches best. --json prints an array of objects with path (relative to
+REPO), description, score, kind, status and snippet, best first.`,
+		flags: func(fl *flag.FlagSet) {
+			fl.IntVar(&k, "k", 10, "number of memories to return")
+			fl.StringVar(&kind, "kind", "", "only memories of `KIND`: user or character")
+			fl.BoolVar(&all, "all", false, "include retired (superseded, retracted, contradicted) memories")
+			fl.BoolVar(&asJS, "json", false, "print JSON")
+		},
+		run: func(fl *flag.FlagSet, args []string) error {
+			if len(args) < 2 {
+				fl.Usage()
+				return exitError{2}
+			}
+			switch kind {
+			case "", string(memgraph.KindUser), string(memgraph.KindCharacter):
+			default:
+				return fmt.Errorf("--kind %q: want user or character", kind)
+			}
+			if k <= 0 {
+				return fmt.Errorf("-k %d: want a positive number", k)
+			}
+			g, err := scanForOutput(args[0])
+			if err != nil {
+				return err
+			}
+			useCachedVectors(g)
+			q := strings.Join(args[1:], " ")
+			hits := g.RecallContext(context.Background(), q, recall.Options{K: k, Kind: kind, All: all})
+			if asJS {
+				return writeHitsJSON(hits)
+			}
+			writeHits(q, hits)
+			return nil
+		},
+	})
+}
+
+// useCachedVectors turns on vector recall when a vector cache exists for
+// the configured model. Without one, recall stays keyword-only and never
+// touches the network; `mindmount reindex` builds the cache.
+func useCachedVectors(g *memgraph.Graph) {
+	dir := filepath.Join(g.Root(), filepath.FromSlash(memgraph.VectorCacheDir))
+	if _, err := os.Stat(dir); err != nil {
+		return
+	}
+	p, err := providerFromEnv()
+	if err != nil {
+		return
+	}
+	v := recall.NewVectors(p, embedModel(p), dir)
+	if err := g.RecallIndex().SetVectors(v, false); err != nil {
+		return
+	}
+	if n, _ := g.RecallIndex().VectorCount(); n == 0 {
+		g.RecallIndex().Close()
+	}
+}
+
+func writeHitsJSON(hits []recall.Hit) error {
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(httpapi.Hits(hits))
+}
+
+func writeHits(q string, hits []recall.Hit) {
+	if len(hits) == 0 {
+		fmt.Fprintf(stdout, "no memory matches %q\n", q)
+		return
+	}
+	for i, h := range hits {
+		if i > 0 {
+			fmt.Fprintln(stdout)
+		}
+		desc := memgraph.SafeLine(h.Description)
+		fmt.Fprintf(stdout, "%s%s\n", memgraph.SafeLine(h.Path), memgraph.RetiredTag(h.Status))
+		fmt.Fprintf(stdout, "  %s\n", desc)
+		if s := memgraph.SafeLine(h.Snippet); s != "" && s != desc {
+			fmt.Fprintf(stdout, "  > %s\n", s)
+		}
+	}
+}

@@ -1,0 +1,288 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
+	"github.com/mindmount/mindmount/consolidate/llm"
+	enfs "github.com/mindmount/mindmount/fs"
+)
+
+// serveFront is one way mindmount serve exposes its users besides the mount
+// (HTTP, MCP). Other files add theirs to serveFronts from init().
+type serveFront struct {
+	name  string
+	flags func(fl *flag.FlagSet)
+	// start runs the front until ctx ends; it returns once ready (or failed).
+	start func(ctx context.Context, ws *host.Workers) (wait func() error, err error)
+	// ready, when set, describes the started front for the readiness
+	// line ("http on 127.0.0.1:8080"); "" adds nothing.
+	ready func() string
+}
+
+var serveFronts []*serveFront
+
+// serveOptions are mindmount serve's flags.
+type serveOptions struct {
+	daemon         daemonFlags
+	root, mount    string
+	unloadAfter    time.Duration
+	llmConcurrency int
+	userMemory     uint64
+	debug          bool
+}
+
+func (o *serveOptions) register(fl *flag.FlagSet) {
+	o.daemon.register(fl)
+	fl.StringVar(&o.root, "root", "", "the serve `ROOT`: ROOT/users.json and one repository per user under ROOT/users/<id>")
+	fl.StringVar(&o.mount, "mount", "", "mount every user's memory at `MNT`/<id> (FUSE; needs root)")
+	fl.DurationVar(&o.unloadAfter, "unload-after", 10*time.Minute, "stop a user's worker idle this long, committing what is pending first (users without a mount)")
+	fl.IntVar(&o.llmConcurrency, "llm-concurrency", 2, "model calls running at once, shared fairly by all users")
+	fl.Uint64Var(&o.userMemory, "user-memory", defaultUserMemory, "bound each user's worker to this many `BYTES` of memory (RLIMIT_DATA; 0: no bound)")
+	fl.BoolVar(&o.debug, "debug", false, "log every FUSE request")
+	for _, f := range serveFronts {
+		if f.flags != nil {
+			f.flags(fl)
+		}
+	}
+}
+
+// defaultUserMemory bounds a worker's writable memory (RLIMIT_DATA: heap
+// and stacks, not the address space Go only reserves); the worker's Go heap
+// is held to half of it, so the collector works long before the bound.
+const defaultUserMemory = 512 << 20
+
+func init() {
+	var opts serveOptions
+	register(&command{
+		name:    "serve",
+		usage:   "serve --root ROOT [--mount MNT] [--http ADDR] [--unload-after 10m] [--llm-concurrency 2]",
+		summary: "serve every user's memory from one daemon (per-user mounts and workers, fronts)",
+		help: `Serves every user registered under ROOT (mindmount users add): ROOT/users/<id>
+is an ordinary mindmount repository, usable alone with mindmount mount when no
+daemon serves it. With --mount, MNT/<id>/ shows exactly what mindmount mount
+shows for that repository: the files, user_memory.md, character_memory.md,
+CONTEXT.md, .mindmount/status, .mindmount/search/QUERY and .mindmount/consolidate.
+
+Privilege separation: the daemon runs as root only to mount, listen, read
+the user registry and tokens, check credentials and hold the model's key.
+Everything that touches a user's repository — reads, writes, git,
+consolidation, sync — runs in that user's worker process ("mindmount
+worker"), started with the user's uid and gid: the kernel, not the
+daemon's care, keeps it within the user's own rights. Every file in the
+repository belongs to the user, who can use plain git on it.
+
+Isolation: MNT/<id> is its own mount, served by the user's worker; a
+process whose uid is neither root nor the user's gets EACCES there (from
+the kernel, the top being the user's and 0700, and from the worker). MNT
+itself is root's, 0711: others cannot list who the users are.
+
+Bind-mount MNT/<id> into a sandbox or container to give an agent its
+memory (see the README, "Many users and containers").
+
+With --mount each user's worker starts with the daemon and serves the
+mount for its life; without, a worker starts at the user's first HTTP or
+MCP request and stops after --unload-after without use, committing what
+is pending first. A worker that dies is started again. SIGHUP re-reads
+the user list: added users are mounted, removed ones stopped and moved
+aside, and a user whose uid or gid changed gets a new worker and a new
+mount at once, the old uid refused from then on. All users share
+--llm-concurrency model calls, queued fairly, through the daemon.
+
+The line "mindmount: serving ROOT" on standard output (and READY=1 to
+systemd's NOTIFY_SOCKET) says the daemon is ready. SIGINT or SIGTERM
+stops every worker (each commits what is pending), unmounts and exits 0.
+Only one daemon serves a ROOT, and while it runs, mount, watch and mcp
+refuse its users' repositories.
+
+Example:
+
+    mkdir -p /srv/mindmount /mnt/mindmount
+    mindmount users add /srv/mindmount alice --uid 1001 --gid 1001
+    mindmount serve --root /srv/mindmount --mount /mnt/mindmount`,
+		flags: opts.register,
+		run: func(fl *flag.FlagSet, args []string) error {
+			if len(args) != 0 || opts.root == "" {
+				fmt.Fprintln(stderr, "mindmount serve: --root ROOT is required (see mindmount serve --help)")
+				return exitError{2}
+			}
+			if h := fl.Lookup("http"); opts.mount == "" && (h == nil || h.Value.String() == "") {
+				fmt.Fprintln(stderr, "mindmount serve: say what to serve: --mount MNT (each user's memory as files), --http ADDR (the HTTP API and MCP), or both")
+				return exitError{2}
+			}
+			return runServe(&opts, slog.Default())
+		},
+	})
+}
+
+// runServe runs the daemon until SIGINT/SIGTERM (nil: everything pending
+// committed) or until a front fails.
+func runServe(o *serveOptions, log *slog.Logger) error {
+	cfg := o.daemon.runtimeConfig(false, log)
+	if o.mount != "" {
+		if os.Geteuid() != 0 {
+			return fmt.Errorf("--mount %s: mounting every user's memory needs root (each user's mount is made by the daemon and served by the user's worker)", o.mount)
+		}
+		if err := checkServeMountpoint(o.mount); err != nil {
+			return err
+		}
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	var model func(id string) llm.ChatProvider
+	if cfg.Provider != nil {
+		pool := newModelPool(cfg.Provider, o.llmConcurrency)
+		model = func(id string) llm.ChatProvider { return pool.For(id) }
+	}
+	args := append(o.daemon.args(), "--github-api="+serveGitHubAPI)
+	if o.debug {
+		args = append(args, "--debug")
+	}
+	ws, err := host.NewWorkers(host.WorkersConfig{
+		Root:        o.root,
+		Mount:       o.mount,
+		Exe:         exe,
+		Args:        args,
+		Model:       model,
+		Memory:      o.userMemory,
+		UnloadAfter: o.unloadAfter,
+		Logger:      log,
+	})
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+
+	reaped := make(chan struct{})
+	go func() {
+		defer close(reaped)
+		ws.Run(ctx)
+	}()
+
+	frontCtx, stopFronts := context.WithCancel(ctx)
+	defer stopFronts()
+	frontErr := make(chan error, len(serveFronts))
+	var waits []func() error
+	for _, f := range serveFronts {
+		wait, err := f.start(frontCtx, ws)
+		if err != nil {
+			stop()
+			shutdownServe(ws, stopFronts, waits, reaped, log)
+			return fmt.Errorf("%s: %w", f.name, err)
+		}
+		waits = append(waits, wait)
+		go func() {
+			if err := wait(); err != nil {
+				frontErr <- fmt.Errorf("%s: %w", f.name, err)
+			}
+		}()
+	}
+
+	where := ""
+	if o.mount != "" {
+		where = " at " + o.mount
+	}
+	for _, f := range serveFronts {
+		if f.ready != nil {
+			if d := f.ready(); d != "" {
+				where += ", " + d
+			}
+		}
+	}
+	fmt.Fprintf(stdout, "mindmount: serving %s%s\n", o.root, where)
+	sdNotify("READY=1")
+
+	for done := false; !done; {
+		select {
+		case <-ctx.Done():
+			done = true
+		case <-hup:
+			if err := ws.Reload(); err != nil {
+				log.Warn("re-read users", "err", err)
+			} else {
+				log.Info("users re-read", "users", len(ws.Users()))
+			}
+		case err = <-frontErr:
+			done = true
+		}
+	}
+	sdNotify("STOPPING=1")
+	stop()
+	if serr := shutdownServe(ws, stopFronts, waits, reaped, log); serr != nil && err == nil {
+		err = serr
+	}
+	if err == nil {
+		log.Info("stopped; pending changes committed", "root", o.root)
+	}
+	return err
+}
+
+// checkServeMountpoint checks MNT before anything starts and makes it
+// root's, 0711: users reach MNT/<id> knowing their id, and cannot list the
+// others.
+func checkServeMountpoint(mnt string) error {
+	fi, err := os.Stat(mnt)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("mountpoint %s does not exist: create it with mkdir -p %s", mnt, mnt)
+	case err != nil:
+		return fmt.Errorf("mountpoint %s: %w", mnt, err)
+	case !fi.IsDir():
+		return fmt.Errorf("mountpoint %s is not a directory", mnt)
+	}
+	if _, err := os.Stat("/dev/fuse"); err != nil {
+		return fmt.Errorf("%w: mounting needs FUSE (modprobe fuse; in a container --device /dev/fuse)", enfs.ErrNoFUSE)
+	}
+	return os.Chmod(mnt, 0o711)
+}
+
+// shutdownServe stops the fronts (nothing new arrives) and the reaper, then
+// every worker, each committing what is pending, and unmounts.
+func shutdownServe(ws *host.Workers, stopFronts func(), waits []func() error, reaped <-chan struct{}, log *slog.Logger) error {
+	stopFronts()
+	for _, w := range waits {
+		if werr := w(); werr != nil && !errors.Is(werr, context.Canceled) {
+			log.Warn("front stopped", "err", werr)
+		}
+	}
+	<-reaped
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	return ws.Close(ctx)
+}
+
+// sdNotify tells systemd (Type=notify) about the daemon's state; nothing
+// without NOTIFY_SOCKET.
+func sdNotify(state string) {
+	sock := os.Getenv("NOTIFY_SOCKET")
+	if sock == "" {
+		return
+	}
+	if sock[0] == '@' {
+		sock = "\x00" + sock[1:] // abstract socket
+	}
+	c, err := net.DialUnix("unixgram", nil, &net.UnixAddr{Name: sock, Net: "unixgram"})
+	if err != nil {
+		return
+	}
+	defer c.Close()
+	c.Write([]byte(state))
+}
+
+// modelQueue describes the model pool for the status report.
+func modelQueue() string { return modelPoolStatus() }

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
+	"github.com/mindmount/mindmount/consolidate"
+	"github.com/mindmount/mindmount/fs/tracker"
+	"github.com/mindmount/mindmount/memgraph"
+)
+
+func init() {
+	var root string
+	register(&command{
+		name:    "status",
+		usage:   "status REPO | status --root ROOT",
+		summary: "show invalid files, uncommitted changes and the last commit",
+		help: `Prints the report that a running "mindmount mount" or "mindmount watch" serves as
+.mindmount/status, without needing one: the memory files that are invalid and
+why (path:line: message), the changes in the working tree that are not
+committed yet (a running daemon commits them after its debounce; otherwise
+the next mount or watch commits them at start), and the last commit.
+
+With --root ROOT it summarizes a mindmount serve ROOT instead: whether a
+daemon serves it, and per user its state, last commit, consolidation and
+invalid files. When the daemon runs with a mount and you are root, this is
+the daemon's live MNT/.mindmount/status (users loaded, model queue);
+otherwise each user is read from disk.
+
+Example:
+
+    mindmount status ~/memory
+    mindmount status --root /srv/mindmount`,
+		flags: func(fl *flag.FlagSet) {
+			fl.StringVar(&root, "root", "", "summarize the mindmount serve `ROOT` instead of one repository")
+		},
+		run: func(fl *flag.FlagSet, args []string) error {
+			if root != "" {
+				if len(args) != 0 {
+					fmt.Fprintln(stderr, "mindmount status: give either REPO or --root ROOT")
+					return exitError{2}
+				}
+				return statusRoot(root)
+			}
+			if len(args) != 1 {
+				fmt.Fprintln(stderr, "mindmount status: missing REPO (or --root ROOT)")
+				return exitError{2}
+			}
+			r, g, err := openMindmountRepo(args[0])
+			if err != nil {
+				return err
+			}
+			// The report says everything; log lines would repeat it.
+			tr := tracker.New(g, r, tracker.Config{Logger: slog.New(slog.DiscardHandler)})
+			tr.AddExtraStatus(func() string { return lastConsolidation(r.Dir()) })
+			addSyncStatus(tr, r) // cmd_sync.go: remote, ahead/behind, last push/fetch/failure
+			if err := tr.Inspect(context.Background()); err != nil {
+				return err
+			}
+			_, err = stdout.Write(tr.Status())
+			return err
+		},
+	})
+}
+
+// statusRoot prints the summary of a serve ROOT: the live one from a
+// running daemon's mount when we may read it, else one read from disk.
+func statusRoot(root string) error {
+	if err := requireDir(root); err != nil {
+		return err
+	}
+	running, pid, mnt := host.Running(root)
+	if running && mnt != "" {
+		if b, err := os.ReadFile(filepath.Join(mnt, memgraph.StatusFile)); err == nil {
+			fmt.Fprintf(stdout, "daemon: running (pid %s), mounted at %s\n", pid, mnt)
+			_, err = stdout.Write(b)
+			return err
+		}
+	}
+	if running {
+		fmt.Fprintf(stdout, "daemon: running (pid %s); its live state is in MNT/.mindmount/status (root only)\n", pid)
+	} else {
+		fmt.Fprintln(stdout, "daemon: not running")
+	}
+	b, err := host.StatusOf(root)
+	if err != nil {
+		return err
+	}
+	_, err = stdout.Write(b)
+	return err
+}
+
+// lastConsolidation is the status line of the last consolidation commit in
+// dir (found by its author, consolidate.Author), or says there is none
+// yet; "" when git cannot tell.
+func lastConsolidation(dir string) string {
+	out, err := exec.Command("git", "-c", "safe.directory=*", "-C", dir, "log", "-1",
+		"--author=<"+consolidate.Author.Email+">", "--format=%h %s%n%aI").Output()
+	if err != nil {
+		return ""
+	}
+	line, when, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	if line == "" {
+		return "last consolidation: none yet (mindmount consolidate REPO, or a running mount or watch consolidates when idle)\n"
+	}
+	return fmt.Sprintf("last consolidation: %s\n  at %s\n", line, when)
+}

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
+	"github.com/mindmount/mindmount/cmd/mindmount/internal/sync"
+	"github.com/mindmount/mindmount/fs/tracker"
+	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
+)
+
+func init() {
+	var timeout time.Duration
+	register(&command{
+		name:    "sync",
+		usage:   "sync REPO",
+		summary: "sync the memory repository with its remote now",
+		help: `Fetches the remote (see "mindmount remote"), merges what it has with mindmount's
+merge drivers (one merge commit; a memory changed on both sides keeps the
+newer version in place and the other as a retired sibling), and pushes.
+When a daemon (mount, watch, serve) serves REPO, it asks that daemon to
+sync and waits for the outcome; otherwise it syncs itself.
+
+The token comes from $MINDMOUNT_GIT_TOKEN or the credentials file (see
+"mindmount remote"). A running daemon also syncs by itself: it pushes a few
+seconds after each commit and fetches every few minutes.`,
+		flags: func(fl *flag.FlagSet) {
+			fl.DurationVar(&timeout, "timeout", 5*time.Minute, "give up after this long")
+		},
+		run: func(fl *flag.FlagSet, args []string) error {
+			if len(args) != 1 {
+				fl.Usage()
+				return exitError{2}
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			ctx, cancel := context.WithTimeout(ctx, timeout)
+			defer cancel()
+			return runSync(ctx, args[0])
+		},
+	})
+}
+
+// runSync syncs dir through its daemon, or directly when none serves it.
+func runSync(ctx context.Context, dir string) error {
+	if err := requireMindmountRepo(dir); err != nil {
+		return err
+	}
+	r, err := gitrepo.Open(dir)
+	if err != nil {
+		return err
+	}
+	if _, err := sync.URL(r.Dir()); err != nil {
+		return err
+	}
+	st, err := sync.AskDaemon(ctx, r.GitDir())
+	if errors.Is(err, sync.ErrNoDaemon) {
+		var res sync.Result
+		res, err = sync.New(r, sync.Options{Credentials: sync.FromEnv(), Logger: slog.New(slog.DiscardHandler)}).Sync(ctx)
+		if err == nil {
+			fmt.Fprintf(stdout, "Synced: %s\n", res)
+		}
+		st = sync.ReadState(r)
+		st.Alone = true
+		if n := uncommitted(r.Dir()); n > 0 {
+			// Without a daemon nothing commits them, so they are not synced.
+			fmt.Fprintf(stdout, "%d uncommitted change(s) in %s are not synced: commit them (git -C %s commit -a), or start mindmount watch %s (or mount), which commits and syncs for you.\n", n, dir, dir, dir)
+		}
+	} else if err == nil {
+		fmt.Fprintln(stdout, "Synced by the running daemon.")
+	}
+	fmt.Fprint(stdout, st.Text())
+	return err
+}
+
+// syncService is the daemons' sync loop (host.RuntimeConfig.Services): it
+// pushes after commits and fetches periodically, beside the write path.
+// A served user's token is ROOT/credentials/<id>; a single repository's
+// comes from the environment or the default credentials file.
+func syncService(ctx context.Context, rt *host.Runtime) {
+	creds := sync.FromEnv()
+	if rt.ID != "" {
+		root := filepath.Dir(filepath.Dir(rt.Dir)) // ROOT/users/<id>
+		creds = sync.CredentialsFor(root, rt.ID)
+	}
+	s := sync.New(rt.Repo, sync.Options{
+		Credentials: creds,
+		Exclusive:   rt.Tracker.Exclusive,
+		Logger:      slog.Default().With("user", rt.ID),
+	})
+	rt.Tracker.Subscribe(func([]string) { s.Kick() })
+	addSyncStatus(rt.Tracker, rt.Repo)
+	s.Serve(ctx, syncTiming)
+}
+
+// syncTiming is the daemons' sync timing; tests shorten it.
+var syncTiming sync.Timing
+
+// addSyncStatus adds the sync state to a status report ("mindmount status").
+func addSyncStatus(tr *tracker.Tracker, r *gitrepo.Repo) {
+	tr.AddExtraStatus(func() string { return sync.StatusText(r) })
+}
+
+// uncommitted counts the changed tracked files of the work tree at dir
+// (untracked and ignored files, the transcripts, are not counted).
+func uncommitted(dir string) int {
+	out, err := exec.Command("git", "-C", dir, "-c", "safe.directory=*", "status", "--porcelain", "--untracked-files=no").Output()
+	if err != nil {
+		return 0
+	}
+	s := strings.TrimSpace(string(out))
+	if s == "" {
+		return 0
+	}
+	return len(strings.Split(s, "\n"))
+}

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
+	"github.com/mindmount/mindmount/cmd/mindmount/internal/httpapi"
+	"github.com/mindmount/mindmount/cmd/mindmount/internal/webui"
+)
+
+func init() {
+	var daemon daemonFlags
+	var addr string
+	var insecure bool
+	register(&command{
+		name:    "ui",
+		usage:   "ui REPO [--http 127.0.0.1:7420]",
+		summary: "a web page to see, search, audit and undo a memory repository",
+		help: `Serves a web page for the mindmount repository REPO: the memories ranked as
+the agent's index ranks them (and which fall below its budget), one memory
+with its history, diffs and provenance, the timeline of commits by author,
+search, status and a picture of the memory graph. From the page you can
+revert any commit, retire or reactivate a memory, edit one (validated and
+scanned for secrets like a write to the mount; nothing is committed until it
+is valid) and ask for a consolidation now. Each of those is one commit,
+authored "ui".
+
+The first line on standard output is the address to open, with a one-time
+login token:
+
+    http://127.0.0.1:7420/?token=…
+
+Opening it logs that browser in (a session cookie) and the token is spent;
+restart mindmount ui for a new one. The page listens on a loopback address
+unless --insecure-listen is given (the token and the session would cross
+the network unencrypted).
+
+Like "mindmount watch", it commits changes made beside it and consolidates
+transcripts. A second daemon on the same repository (a mount, a watch) is
+refused: use the pages of that daemon instead (mindmount serve --http, at
+/ui/). SIGINT or SIGTERM commits what is pending and exits 0.
+
+Example:
+
+    mindmount init ~/memory
+    mindmount ui ~/memory --http 127.0.0.1:7420`,
+		flags: func(fl *flag.FlagSet) {
+			daemon.register(fl)
+			fl.StringVar(&addr, "http", "127.0.0.1:7420", "listen on `ADDR` (port 0 picks a free one)")
+			fl.BoolVar(&insecure, "insecure-listen", false, "allow a non-loopback --http address")
+		},
+		run: func(fl *flag.FlagSet, args []string) error {
+			if len(args) != 1 {
+				fl.Usage()
+				return exitError{2}
+			}
+			if err := requireMindmountRepo(args[0]); err != nil {
+				return err
+			}
+			return runUI(args[0], addr, insecure, daemon.runtimeConfig(false, slog.Default()))
+		},
+	})
+}
+
+// runUI serves the web page of dir on addr until a signal arrives.
+func runUI(dir, addr string, insecure bool, cfg host.RuntimeConfig) error {
+	return runDaemon(dir, cfg, func(ctx context.Context, rt *host.Runtime) (<-chan error, func(bool) error, error) {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			return nil, nil, err
+		}
+		loopback := httpapi.IsLoopback(ln.Addr())
+		if !loopback && !insecure {
+			ln.Close()
+			return nil, nil, fmt.Errorf("--http %s is not a loopback address: the login token and session would cross the network in clear text; use 127.0.0.1, or add --insecure-listen", addr)
+		}
+		ui, err := webui.New(webui.Config{Single: rt, LoopbackHosts: loopback, Logger: cfg.Logger})
+		if err != nil {
+			ln.Close()
+			return nil, nil, err
+		}
+		hs := &http.Server{
+			Handler:           ui,
+			ReadHeaderTimeout: 10 * time.Second,
+			ReadTimeout:       30 * time.Second,
+			IdleTimeout:       2 * time.Minute,
+			MaxHeaderBytes:    64 << 10,
+			ErrorLog:          slog.NewLogLogger(cfg.Logger.Handler(), slog.LevelWarn),
+			// Requests (the live event streams too) end with ctx.
+			BaseContext: func(net.Listener) context.Context { return ctx },
+		}
+		fmt.Fprintln(stdout, ui.LoginURL(ln.Addr().String()))
+		// A memory's history needs git's changed-path filters to be quick
+		// in a long history; git writes them in the background.
+		maintained := make(chan struct{})
+		go func() {
+			defer close(maintained)
+			if err := webui.Maintain(ctx, rt.Dir); err != nil && ctx.Err() == nil {
+				cfg.Logger.Warn("cannot write the commit-graph; a memory's history may be slow to show", "err", err)
+			}
+		}()
+		ended := make(chan error, 1)
+		go func() {
+			err := hs.Serve(ln)
+			if errors.Is(err, http.ErrServerClosed) {
+				err = nil
+			}
+			ended <- err
+		}()
+		return ended, func(bool) error {
+			sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := hs.Shutdown(sctx); err != nil {
+				hs.Close()
+			}
+			<-maintained // ctx is over: git was stopped
+			return nil
+		}, nil
+	})
+}

@@ -1,0 +1,235 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"time"
+
+	"github.com/mindmount/mindmount/memgraph"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
+	"github.com/mindmount/mindmount/cmd/mindmount/internal/httpapi"
+	"github.com/mindmount/mindmount/cmd/mindmount/internal/mcpserver"
+	"github.com/mindmount/mindmount/cmd/mindmount/internal/sync"
+	"github.com/mindmount/mindmount/cmd/mindmount/internal/webui"
+	"github.com/mindmount/mindmount/consolidate/llm"
+	enfs "github.com/mindmount/mindmount/fs"
+)
+
+// workerOptions are the flags mindmount serve starts a worker with. A worker
+// is one user's runtime — graph, tracker, consolidation, sync, git — in a
+// process that runs with the user's uid and gid, so the kernel, not our
+// care, keeps every file operation within the user's own rights.
+type workerOptions struct {
+	daemon   daemonFlags
+	repo, id string
+	uid, gid uint
+	fuseFd   int    // the user's mount, mounted by serve (0: none)
+	httpFd   int    // a listening socket serve forwards HTTP and MCP to (0: none)
+	ctl      string // serve's abstract socket for model calls ("" : no model)
+	memory   uint64 // data-segment limit in bytes (0: none)
+	fromUID  uint   // the uid serve runs as: the only peer of the HTTP socket
+	github   string // GitHub REST API base URL
+	debug    bool
+}
+
+func (o *workerOptions) register(fl *flag.FlagSet) {
+	o.daemon.register(fl)
+	fl.StringVar(&o.repo, "repo", "", "the user's repository")
+	fl.StringVar(&o.id, "user", "", "the user's ID")
+	fl.UintVar(&o.uid, "uid", 0, "the uid the worker must run as")
+	fl.UintVar(&o.gid, "gid", 0, "the gid the worker must run as")
+	fl.IntVar(&o.fuseFd, "fuse-fd", 0, "descriptor of the user's mount")
+	fl.IntVar(&o.httpFd, "http-fd", 0, "descriptor of the HTTP listener")
+	fl.StringVar(&o.ctl, "ctl", "", "serve's socket for model calls")
+	fl.Uint64Var(&o.memory, "memory", 0, "memory limit (RLIMIT_DATA) in bytes")
+	fl.UintVar(&o.fromUID, "from-uid", 0, "the uid of serve, the only peer of the HTTP socket")
+	fl.StringVar(&o.github, "github-api", sync.DefaultGitHubAPI, "GitHub REST API base URL")
+	fl.BoolVar(&o.debug, "debug", false, "log every FUSE request")
+}
+
+func init() {
+	var o workerOptions
+	register(&command{
+		name:  "worker",
+		usage: "worker (started by mindmount serve, not by hand)",
+		help: `Internal: mindmount serve starts one worker per user, with the user's uid and
+gid, to run everything that touches the user's repository. It is not meant
+to be started by hand.`,
+		flags: o.register,
+		run: func(fl *flag.FlagSet, args []string) error {
+			if len(args) != 0 || o.repo == "" || o.id == "" {
+				return errors.New("mindmount worker is started by mindmount serve")
+			}
+			return runWorker(&o, slog.Default().With("user", o.id))
+		},
+	})
+}
+
+// runWorker serves one user until SIGTERM (pending changes committed) or
+// until its mount ends.
+func runWorker(o *workerOptions, log *slog.Logger) error {
+	// No one but root may look into this process: not the user's other
+	// processes (ptrace, /proc/PID/mem), which could take the daemon's
+	// sockets.
+	unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+	if uint(os.Getuid()) != o.uid || uint(os.Getgid()) != o.gid {
+		return fmt.Errorf("worker for %s runs as uid %d gid %d, not %d %d", o.id, os.Getuid(), os.Getgid(), o.uid, o.gid)
+	}
+	if o.memory > 0 && raceBuild {
+		log.Info("memory bound not applied: this binary was built with -race")
+	}
+	if o.memory > 0 && !raceBuild {
+		// One user's runaway work (a huge blob, a model answer) stops this
+		// worker, never the daemon or another user. The Go heap is kept
+		// well below the hard limit so the collector works before it.
+		// RLIMIT_DATA, not RLIMIT_AS: Go reserves address space it never
+		// uses (a worker's VSZ is ~1.8 GiB), but only what it writes to
+		// counts as data.
+		lim := &unix.Rlimit{Cur: o.memory, Max: o.memory}
+		if err := unix.Setrlimit(unix.RLIMIT_DATA, lim); err != nil {
+			log.Warn("cannot limit the worker's memory", "err", err)
+		}
+		debug.SetMemoryLimit(int64(o.memory / 2))
+	}
+	cfg := o.daemon.baseConfig(false, log)
+	// The operator's switches are ROOT/config's (root's, read by the
+	// worker: keep it 0644), never the user's own .git/mindmount/config:
+	// the user owns the repository.
+	root := filepath.Dir(filepath.Dir(o.repo)) // ROOT/users/<id>
+	cfg.Operator = &memgraph.OperatorSource{Path: filepath.Join(root, host.OperatorConfigFile), Strict: true, RootOnly: true}
+	if o.ctl != "" && o.daemon.consolidate {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		p, err := llm.NewRemote(ctx, dialAbstract(o.ctl))
+		cancel()
+		if err != nil {
+			log.Warn("the daemon's model is not reachable; consolidation waits for one", "err", err)
+		} else {
+			cfg.Provider = p
+		}
+	}
+	var pool *llm.Pool
+	if cfg.Provider != nil {
+		// serve's pool is the one that bounds and shares the model; this
+		// one only lets the worker's calls through to it.
+		pool = llm.NewPool(cfg.Provider, llm.PoolConfig{Concurrency: 64, MaxQueue: 256, MaxPerUser: 256})
+	}
+	return serveRuntime(o.repo, o.id, cfg, func(ctx context.Context, rt *host.Runtime) (<-chan error, func(bool) error, error) {
+		ended := make(chan error, 2)
+		var stops []func(bool) error
+		if o.fuseFd > 0 {
+			srv, err := enfs.Mount(fmt.Sprintf("/dev/fd/%d", o.fuseFd), rt.Graph, rt.Tracker, rt.Repo, enfs.Options{
+				AllowOther:    true,
+				Debug:         o.debug,
+				Logger:        log,
+				OnConsolidate: rt.RequestConsolidation,
+				Owner:         &enfs.Owner{UID: uint32(o.uid), GID: uint32(o.gid)},
+			})
+			if err != nil {
+				return nil, nil, err
+			}
+			go func() {
+				<-unmountedOutside(srv)
+				ended <- errors.New("the mount ended")
+			}()
+		}
+		if o.httpFd > 0 {
+			ln, err := net.FileListener(os.NewFile(uintptr(o.httpFd), "http"))
+			if err != nil {
+				return nil, nil, fmt.Errorf("http listener: %w", err)
+			}
+			// Only serve (root) forwards here: the user's other processes
+			// must go through serve's credentials like everyone else.
+			ln = host.PeerListener(ln, uint32(o.fromUID))
+			srv, err := workerHTTP(rt, pool, o.github, log)
+			if err != nil {
+				return nil, nil, err
+			}
+			hctx, cancel := context.WithCancel(ctx)
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				if err := srv.Serve(hctx, ln); err != nil {
+					ended <- err
+				}
+			}()
+			stops = append(stops, func(bool) error { cancel(); <-done; return nil })
+		}
+		fmt.Fprintln(stdout, host.WorkerReady)
+		return ended, func(byItself bool) error {
+			for _, s := range stops {
+				s(byItself)
+			}
+			return nil
+		}, nil
+	})
+}
+
+// workerHTTP is the user's HTTP API and MCP as the worker serves them to
+// serve, which has checked the caller's credentials and forwards only this
+// user's requests: it needs none of its own.
+func workerHTTP(rt *host.Runtime, pool *llm.Pool, githubAPI string, log *slog.Logger) (*httpapi.Server, error) {
+	users := oneUser{rt}
+	root := filepath.Dir(filepath.Dir(rt.Dir)) // ROOT/users/<id>
+	// The web page's pages of this user, answered as the user; the
+	// session and its CSRF token are serve's (webui Trusted).
+	ui, err := webui.New(webui.Config{Single: rt, Trusted: true, Prefix: "/ui/u/" + url.PathEscape(rt.ID), Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	return httpapi.New(httpapi.Config{
+		Users: users,
+		Pool:  pool,
+		UI:    ui,
+		MCP: mcpserver.NewHandler(func(r *http.Request) (*host.Runtime, func(), error) {
+			return users.Acquire(r.Context(), httpapi.RequestUser(r))
+		}, mcpserver.Options{Logger: log, Version: versionString()}),
+		Git: &sync.API{
+			GitHubAPI:   githubAPI,
+			Credentials: func(id string) sync.Credentials { return sync.CredentialsFor(root, id) },
+			Logger:      log,
+		},
+		Logger:  log,
+		Version: versionString(),
+	}), nil
+}
+
+// oneUser is the worker's whole user list: itself.
+type oneUser struct{ rt *host.Runtime }
+
+func (u oneUser) Acquire(_ context.Context, id string) (*host.Runtime, func(), error) {
+	if id != u.rt.ID {
+		return nil, nil, fmt.Errorf("%w %q", host.ErrUnknownUser, id)
+	}
+	return u.rt, func() {}, nil
+}
+
+func (u oneUser) Lookup(id string) (host.User, error) {
+	if id != u.rt.ID {
+		return host.User{}, fmt.Errorf("%w %q", host.ErrUnknownUser, id)
+	}
+	return u.Users()[0], nil
+}
+
+func (u oneUser) Users() []host.User {
+	return []host.User{{Entry: host.Entry{ID: u.rt.ID}, Dir: u.rt.Dir, Loaded: true}}
+}
+
+// dialAbstract dials serve's abstract unix socket name.
+func dialAbstract(name string) func(ctx context.Context) (net.Conn, error) {
+	return func(ctx context.Context) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "unix", "@"+name)
+	}
+}

@@ -1,0 +1,761 @@
+package host
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	memsync "github.com/mindmount/mindmount/cmd/mindmount/internal/sync"
+	"github.com/mindmount/mindmount/consolidate/llm"
+	enfs "github.com/mindmount/mindmount/fs"
+)
+
+// WorkersConfig tunes Workers.
+type WorkersConfig struct {
+	// Root is the serve ROOT: ROOT/users.json and ROOT/users/<id>/.
+	Root string
+	// Mount is where each user's memory is mounted, at Mount/<id> ("" for
+	// none). Mounting needs root.
+	Mount string
+	// Exe is the mindmount binary the workers run ("mindmount worker").
+	Exe string
+	// Args are the worker flags every worker gets (the daemon's timing).
+	Args []string
+	// Model returns user id's share of the daemon's model; nil: no model.
+	Model func(id string) llm.ChatProvider
+	// Memory bounds each worker's address space in bytes (0: no bound).
+	Memory uint64
+	// UnloadAfter stops a worker without a mount idle this long (default
+	// 10 minutes). A mounted user's worker serves its mount for the
+	// mount's life: a FUSE connection is answered by one process.
+	UnloadAfter time.Duration
+	// Ready, when set, tells the mount's readiness for tests (nil: none).
+	Logger *slog.Logger
+}
+
+// Workers runs every user of a serve ROOT in a worker process of its own,
+// with the user's uid and gid: privilege separation as Dovecot, Postfix and
+// OpenSSH do it. The daemon (root) keeps only what needs root — the mount
+// syscall, the listening sockets, the registry and tokens, the model's key
+// and its fair pool — and never touches a path inside a user's tree
+// beyond giving root's leftovers back to the user (GiveToUser). Safe for
+// concurrent use.
+type Workers struct {
+	cfg  WorkersConfig
+	log  *slog.Logger
+	lock *os.File
+
+	mu       sync.Mutex
+	users    map[string]*worker
+	regStamp string
+	closed   bool
+}
+
+// worker is one user's process and what the daemon holds for it.
+type worker struct {
+	entry  Entry
+	oldIDs []uint32 // the user's earlier uids (a uid change): their files become the new uid's
+
+	mu       sync.Mutex
+	cmd      *exec.Cmd
+	done     chan struct{} // closed when the process exited
+	fuse     *os.File      // the mount's /dev/fuse descriptor (nil: no mount)
+	mnt      string
+	ctl      *http.Server
+	proxy    http.Handler
+	refs     int
+	lastUsed time.Time
+	stopping bool
+	err      error // why the user cannot be served (nil: fine or not tried)
+	failedAt time.Time
+	starts   []time.Time // recent starts, to stop restarting a crashing worker
+}
+
+// ErrNeedsRoot means a worker must run as another uid and we are not root.
+var ErrNeedsRoot = errors.New("serving another uid needs root")
+
+// NewWorkers takes the ROOT lock, reads the registry and, with a mount,
+// mounts every user and starts its worker.
+func NewWorkers(cfg WorkersConfig) (*Workers, error) {
+	if cfg.UnloadAfter <= 0 {
+		cfg.UnloadAfter = 10 * time.Minute
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	if cfg.Mount != "" {
+		m, err := filepath.Abs(cfg.Mount)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Mount = m
+	}
+	root, lf, err := openServeRoot(cfg.Root, cfg.Mount)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Root = root
+	ws := &Workers{cfg: cfg, log: log, lock: lf, users: map[string]*worker{}}
+	if err := ws.Reload(); err != nil {
+		lf.Close()
+		return nil, err
+	}
+	return ws, nil
+}
+
+// checkReachable says which folder on the way to ROOT the users' workers
+// (running as the users) cannot pass.
+func checkReachable(root string) error {
+	for d := root; ; d = filepath.Dir(d) {
+		fi, err := os.Stat(d)
+		if err != nil {
+			return err
+		}
+		if fi.Mode().Perm()&0o001 == 0 {
+			return fmt.Errorf("the users' workers run as the users and cannot pass %s (mode %v): let them through with chmod o+x %s, or put ROOT elsewhere", d, fi.Mode().Perm(), d)
+		}
+		if d == "/" || d == "." {
+			return nil
+		}
+	}
+}
+
+// Root is the serve ROOT, absolute.
+func (ws *Workers) Root() string { return ws.cfg.Root }
+
+// Reload re-reads the registry: a removed user's worker stops (its
+// pending changes committed) and its repository is moved aside; an added
+// user is mounted; a user whose uid or gid changed gets a new worker and a
+// new mount, so the old uid is refused at once and the kernel's caches of
+// the old mount go with it.
+func (ws *Workers) Reload() error {
+	entries, err := ReadRegistry(ws.cfg.Root)
+	if err != nil {
+		return err
+	}
+	want := map[string]Entry{}
+	for _, e := range entries {
+		want[e.ID] = e
+	}
+	ws.mu.Lock()
+	ws.regStamp = registryStamp(ws.cfg.Root)
+	var removed, changed, added []*worker
+	for id, w := range ws.users {
+		e, ok := want[id]
+		switch {
+		case !ok:
+			delete(ws.users, id)
+			removed = append(removed, w)
+		case e.UID != w.entry.UID || e.GID != w.entry.GID:
+			nw := &worker{entry: e, oldIDs: append(w.oldIDs, w.entry.UID)}
+			ws.users[id] = nw
+			changed = append(changed, w)
+			added = append(added, nw)
+		default:
+			w.mu.Lock()
+			w.entry = e
+			w.mu.Unlock()
+		}
+	}
+	for id, e := range want {
+		if _, ok := ws.users[id]; !ok {
+			w := &worker{entry: e}
+			ws.users[id] = w
+			added = append(added, w)
+		}
+	}
+	ws.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for _, w := range changed {
+		ws.log.Info("uid or gid changed: the user's worker and mount start again", "user", w.entry.ID)
+		ws.stop(ctx, w)
+	}
+	for _, w := range removed {
+		ws.stop(ctx, w)
+		dest, err := MoveAside(ws.cfg.Root, w.entry.ID)
+		if err != nil {
+			ws.log.Warn("removed user's repository stays in place", "user", w.entry.ID, "err", err)
+		}
+		ws.log.Info("user removed", "user", w.entry.ID, "moved_to", dest)
+	}
+	if ws.cfg.Mount != "" {
+		for _, w := range added {
+			if _, err := ws.ensure(ctx, w); err != nil {
+				ws.log.Warn("user cannot be served", "user", w.entry.ID, "err", err)
+			}
+		}
+	}
+	return nil
+}
+
+// registryStamp identifies the registry's current version cheaply (size
+// and mtime), for Host and Workers alike.
+func registryStamp(root string) string {
+	fi, err := os.Stat(filepath.Join(root, RegistryFile))
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("%d-%d", fi.Size(), fi.ModTime().UnixNano())
+}
+
+// Users lists every registered user, sorted; Loaded is a running worker.
+func (ws *Workers) Users() []User {
+	ws.reloadIfChanged()
+	ws.mu.Lock()
+	ls := make([]*worker, 0, len(ws.users))
+	for _, w := range ws.users {
+		ls = append(ls, w)
+	}
+	ws.mu.Unlock()
+	out := make([]User, 0, len(ls))
+	for _, w := range ls {
+		w.mu.Lock()
+		out = append(out, User{Entry: w.entry, Dir: UserDir(ws.cfg.Root, w.entry.ID), Loaded: w.running(), LastUsed: w.lastUsed, Err: w.err})
+		w.mu.Unlock()
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// Lookup returns what the daemon knows of user id, without starting it.
+func (ws *Workers) Lookup(id string) (User, error) {
+	if err := ValidID(id); err != nil {
+		return User{}, err
+	}
+	w, err := ws.lookup(id)
+	if err != nil {
+		return User{}, err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return User{Entry: w.entry, Dir: UserDir(ws.cfg.Root, w.entry.ID), Loaded: w.running(), LastUsed: w.lastUsed, Err: w.err}, nil
+}
+
+func (ws *Workers) reloadIfChanged() {
+	ws.mu.Lock()
+	old := ws.regStamp
+	ws.mu.Unlock()
+	if registryStamp(ws.cfg.Root) != old {
+		if err := ws.Reload(); err != nil {
+			ws.log.Warn("re-read users", "err", err)
+		}
+	}
+}
+
+// running reports whether the process is alive; w.mu held.
+func (w *worker) running() bool {
+	if w.done == nil {
+		return false
+	}
+	select {
+	case <-w.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// Forward returns the handler that forwards HTTP and MCP requests to user
+// id's worker, starting it when needed; release marks the request done.
+// Errors: ErrBadID, ErrUnknownUser, or why the user cannot be served.
+func (ws *Workers) Forward(ctx context.Context, id string) (http.Handler, func(), error) {
+	if err := ValidID(id); err != nil {
+		return nil, nil, err
+	}
+	w, err := ws.lookup(id)
+	if err != nil {
+		return nil, nil, err
+	}
+	h, err := ws.ensure(ctx, w)
+	if err != nil {
+		return nil, nil, err
+	}
+	var once sync.Once
+	return h, func() {
+		once.Do(func() {
+			w.mu.Lock()
+			w.refs--
+			w.lastUsed = time.Now()
+			w.mu.Unlock()
+		})
+	}, nil
+}
+
+func (ws *Workers) lookup(id string) (*worker, error) {
+	for try := 0; try < 2; try++ {
+		ws.mu.Lock()
+		w, closed := ws.users[id], ws.closed
+		ws.mu.Unlock()
+		if closed {
+			return nil, errors.New("mindmount serve is shutting down")
+		}
+		if w != nil {
+			return w, nil
+		}
+		if try == 0 {
+			ws.reloadIfChanged()
+		}
+	}
+	return nil, fmt.Errorf("%w %q", ErrUnknownUser, id)
+}
+
+// ensure starts w's worker (and mount) unless it runs, and counts one use
+// of it; the caller of Forward releases it.
+func (ws *Workers) ensure(ctx context.Context, w *worker) (http.Handler, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.running() {
+		if w.err != nil && time.Since(w.failedAt) < failRetry {
+			return nil, w.err
+		}
+		if err := ws.start(ctx, w); err != nil {
+			w.err, w.failedAt = err, time.Now()
+			return nil, err
+		}
+		w.err = nil
+	}
+	w.refs++
+	w.lastUsed = time.Now()
+	return w.proxy, nil
+}
+
+// start prepares the user's files, mounts, opens the sockets and starts
+// the worker process; w.mu held.
+func (ws *Workers) start(ctx context.Context, w *worker) error {
+	e := w.entry
+	dir := UserDir(ws.cfg.Root, e.ID)
+	if !IsMindmountRepo(dir) {
+		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("repository %s is missing", dir)
+		}
+		return NotMindmountError(dir)
+	}
+	asRoot := os.Geteuid() == 0
+	if !asRoot && (e.UID != uint32(os.Getuid()) || e.GID != uint32(os.Getgid())) {
+		return fmt.Errorf("user %s (uid %d): %w", e.ID, e.UID, ErrNeedsRoot)
+	}
+	if asRoot && e.UID != 0 {
+		if err := checkReachable(ws.cfg.Root); err != nil {
+			return err
+		}
+	}
+	if asRoot {
+		// The repository is the user's, private: the top of its mount is
+		// 0700, so the kernel itself refuses other users.
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return err
+		}
+		if err := GiveTo(dir, e.UID, e.GID, w.oldIDs...); err != nil {
+			ws.log.Warn("some files in the repository stay root's", "user", e.ID, "err", err)
+		}
+		if err := ws.credentialsDir(w); err != nil {
+			return err
+		}
+	}
+	var files []*os.File
+	args := []string{"worker", "--repo", dir, "--user", e.ID, "--uid", strconv.Itoa(int(e.UID)), "--gid", strconv.Itoa(int(e.GID)), "--from-uid", strconv.Itoa(os.Geteuid())}
+	if ws.cfg.Memory > 0 {
+		args = append(args, "--memory", strconv.FormatUint(ws.cfg.Memory, 10))
+	}
+	cleanup := func() {}
+	fail := func(err error) error { cleanup(); return err }
+	if ws.cfg.Mount != "" {
+		mnt := filepath.Join(ws.cfg.Mount, e.ID)
+		if err := os.MkdirAll(mnt, 0o755); err != nil {
+			return err
+		}
+		f, err := enfs.MountFd(dir, mnt, e.UID, e.GID)
+		if err != nil {
+			return err
+		}
+		w.fuse, w.mnt = f, mnt
+		prev := cleanup
+		cleanup = func() { prev(); f.Close(); enfs.Detach(mnt); w.fuse = nil }
+		files = append(files, f)
+		args = append(args, "--fuse-fd", strconv.Itoa(2+len(files)))
+	}
+	httpName := "mindmount-" + randomName()
+	hln, err := listenAbstract(httpName)
+	if err != nil {
+		return fail(err)
+	}
+	hf, err := hln.(*net.UnixListener).File()
+	hln.Close() // the worker has its own descriptor of it
+	if err != nil {
+		return fail(err)
+	}
+	defer hf.Close()
+	files = append(files, hf)
+	args = append(args, "--http-fd", strconv.Itoa(2+len(files)))
+	if ws.cfg.Model != nil {
+		name := "mindmount-ctl-" + randomName()
+		ln, err := listenAbstract(name)
+		if err != nil {
+			return fail(err)
+		}
+		srv := &http.Server{Handler: llm.ServeRemote(ws.cfg.Model(e.ID)), ReadHeaderTimeout: 10 * time.Second}
+		go srv.Serve(&peerListener{Listener: ln, uid: e.UID})
+		w.ctl = srv
+		prev := cleanup
+		cleanup = func() { prev(); srv.Close(); w.ctl = nil }
+		args = append(args, "--ctl", name)
+	}
+	args = append(args, ws.cfg.Args...)
+	// The binary is handed to the worker as a descriptor and executed from
+	// it (fexecve through /proc/self/fd): the user need not be able to
+	// reach the folder the daemon's binary lives in.
+	exe, err := os.Open(ws.cfg.Exe)
+	if err != nil {
+		return fail(err)
+	}
+	defer exe.Close()
+	files = append(files, exe)
+	cmd := exec.Command(fmt.Sprintf("/proc/self/fd/%d", 2+len(files)), args...)
+	cmd.Dir = "/"
+	cmd.Env = workerEnv()
+	cmd.ExtraFiles = files
+	cmd.Stderr = os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+	if asRoot {
+		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: e.UID, Gid: e.GID, Groups: []uint32{}}
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return fail(err)
+	}
+	if err := cmd.Start(); err != nil {
+		return fail(fmt.Errorf("start the worker: %w", err))
+	}
+	ready := make(chan error, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if sc.Text() == WorkerReady {
+				ready <- nil
+				for sc.Scan() { // keep draining what it prints
+				}
+				return
+			}
+		}
+		ready <- errors.New("the worker exited before it was ready (its log is above)")
+	}()
+	done := make(chan struct{})
+	go func() {
+		cmd.Wait()
+		close(done)
+	}()
+	select {
+	case err = <-ready:
+	case <-time.After(2 * time.Minute):
+		err = errors.New("the worker was not ready after 2 minutes")
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	if err != nil {
+		cmd.Process.Kill()
+		<-done
+		return fail(err)
+	}
+	w.cmd, w.done = cmd, done
+	w.starts = append(w.starts, time.Now())
+	w.proxy = workerProxy(httpName, ws.log.With("user", e.ID))
+	ws.log.Info("user's worker started", "user", e.ID, "uid", e.UID, "pid", cmd.Process.Pid)
+	return nil
+}
+
+// WorkerReady is the line a worker prints on standard output once it
+// serves.
+const WorkerReady = "mindmount-worker: ready"
+
+// credentialsDir makes ROOT/credentials/<id> the user's own folder (0700)
+// in ROOT/credentials (root's, 0711), moving a token file an earlier
+// version kept at ROOT/credentials/<id> into it.
+func (ws *Workers) credentialsDir(w *worker) error {
+	e := w.entry
+	base := filepath.Join(ws.cfg.Root, "credentials")
+	if err := os.MkdirAll(base, 0o711); err != nil {
+		return err
+	}
+	os.Chmod(base, 0o711)
+	dir := memsync.CredentialsDir(ws.cfg.Root, e.ID)
+	fi, err := os.Lstat(dir)
+	if err == nil && fi.Mode().IsRegular() {
+		tmp := dir + ".moving"
+		if err := os.Rename(dir, tmp); err != nil {
+			return err
+		}
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			return err
+		}
+		if err := os.Rename(tmp, memsync.CredentialsFor(ws.cfg.Root, e.ID).Path); err != nil {
+			return err
+		}
+	} else if errors.Is(err, os.ErrNotExist) {
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			return err
+		}
+	} else if err != nil {
+		return err
+	} else if !fi.IsDir() {
+		return fmt.Errorf("%s is neither a folder nor a token file", dir)
+	}
+	// ROOT/credentials is root's: nothing the user controls is on the way.
+	if err := os.Chown(dir, int(e.UID), int(e.GID)); err != nil {
+		return err
+	}
+	return GiveTo(dir, e.UID, e.GID, w.oldIDs...)
+}
+
+// workerEnv is a worker's whole environment: no key or token of the
+// daemon's, and a git that reads no configuration but the repository's.
+func workerEnv() []string {
+	env := []string{
+		"PATH=/usr/local/bin:/usr/bin:/bin",
+		"HOME=/nonexistent",
+		"GIT_CONFIG_NOSYSTEM=1",
+		"GIT_CONFIG_GLOBAL=/dev/null",
+		"LANG=C.UTF-8",
+	}
+	for _, k := range []string{"MINDMOUNT_DEBUG", "GOCOVERDIR"} {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
+
+// workerProxy forwards to the worker listening on the abstract socket
+// name; answers stream as they come (chat's SSE).
+func workerProxy(name string, log *slog.Logger) http.Handler {
+	target, _ := url.Parse("http://worker")
+	return &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.SetURL(target)
+			pr.Out.Host = pr.In.Host
+		},
+		Transport: &http.Transport{
+			DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+				var d net.Dialer
+				return d.DialContext(ctx, "unix", "@"+name)
+			},
+			MaxIdleConnsPerHost: 16,
+			IdleConnTimeout:     time.Minute,
+		},
+		FlushInterval: -1,
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			log.Warn("forward to the user's worker", "path", r.URL.Path, "err", err)
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			w.Write([]byte(`{"error":"the user's memory cannot be served now"}` + "\n"))
+		},
+	}
+}
+
+// stop ends w's worker: SIGTERM (it commits what is pending), SIGKILL
+// after a minute; then the mount is detached and the sockets closed.
+func (ws *Workers) stop(ctx context.Context, w *worker) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.stopping = true
+	if w.cmd != nil && w.running() {
+		w.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-w.done:
+		case <-ctx.Done():
+			w.cmd.Process.Kill()
+			<-w.done
+		case <-time.After(time.Minute):
+			w.cmd.Process.Kill()
+			<-w.done
+		}
+		ws.log.Info("user's worker stopped; pending changes committed", "user", w.entry.ID)
+	}
+	ws.release(w)
+}
+
+// release frees what the daemon held for a worker that is gone; w.mu held.
+func (ws *Workers) release(w *worker) {
+	if w.ctl != nil {
+		w.ctl.Close()
+		w.ctl = nil
+	}
+	if w.fuse != nil {
+		w.fuse.Close()
+		w.fuse = nil
+		if err := enfs.Detach(w.mnt); err != nil {
+			ws.log.Warn("unmount", "mountpoint", w.mnt, "err", err)
+		}
+		os.Remove(w.mnt) // an empty mountpoint of a user no longer served
+	}
+	w.cmd = nil
+}
+
+// Run stops idle unmounted workers and restarts mounted ones that died
+// (a worker that crashes five times in a minute is left down, with its
+// error in Users) until ctx ends.
+func (ws *Workers) Run(ctx context.Context) {
+	every := ws.cfg.UnloadAfter / 4
+	every = min(max(every, 10*time.Millisecond), 5*time.Second)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			ws.tick(ctx)
+		}
+	}
+}
+
+func (ws *Workers) tick(ctx context.Context) {
+	ws.reloadIfChanged()
+	ws.mu.Lock()
+	ls := make([]*worker, 0, len(ws.users))
+	for _, w := range ws.users {
+		ls = append(ls, w)
+	}
+	ws.mu.Unlock()
+	for _, w := range ls {
+		w.mu.Lock()
+		alive := w.running()
+		idle := alive && w.fuse == nil && w.refs == 0 && time.Since(w.lastUsed) >= ws.cfg.UnloadAfter
+		died := !alive && w.cmd != nil && !w.stopping
+		w.mu.Unlock()
+		switch {
+		case idle:
+			ws.stop(ctx, w)
+			w.mu.Lock()
+			w.stopping = false
+			w.mu.Unlock()
+		case died:
+			w.mu.Lock()
+			ws.log.Warn("user's worker exited by itself; starting it again", "user", w.entry.ID, "exit", w.cmd.ProcessState.String())
+			ws.release(w)
+			recent := 0
+			for _, at := range w.starts {
+				if time.Since(at) < time.Minute {
+					recent++
+				}
+			}
+			if recent >= 5 {
+				w.err, w.failedAt = errors.New("the worker keeps exiting; see the log"), time.Now()
+				w.mu.Unlock()
+				continue
+			}
+			w.mu.Unlock()
+			if ws.cfg.Mount != "" {
+				if _, err := ws.ensure(ctx, w); err == nil {
+					w.mu.Lock()
+					w.refs--
+					w.mu.Unlock()
+				}
+			}
+		}
+	}
+}
+
+// Close stops every worker (each commits what is pending), detaches the
+// mounts and releases the ROOT lock.
+func (ws *Workers) Close(ctx context.Context) error {
+	ws.mu.Lock()
+	if ws.closed {
+		ws.mu.Unlock()
+		return nil
+	}
+	ws.closed = true
+	ls := make([]*worker, 0, len(ws.users))
+	for _, w := range ws.users {
+		ls = append(ls, w)
+	}
+	ws.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, w := range ls {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ws.stop(ctx, w)
+		}()
+	}
+	wg.Wait()
+	ws.lock.Close()
+	return nil
+}
+
+// listenAbstract listens on the abstract unix socket name: no file, no
+// path a user could plant a link at; who may connect is checked by peer
+// credentials (peerListener).
+func listenAbstract(name string) (net.Listener, error) {
+	return net.Listen("unix", "@"+name)
+}
+
+func randomName() string {
+	b := make([]byte, 12)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// peerListener accepts only connections from uid (or root): the daemon's
+// model socket answers the one user's worker, never another user who found
+// its abstract name.
+type peerListener struct {
+	net.Listener
+	uid uint32
+}
+
+func (l *peerListener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		if uid, ok := PeerUID(c); ok && (uid == l.uid || uid == 0) {
+			return c, nil
+		}
+		c.Close()
+	}
+}
+
+// PeerUID is the uid of the process at the other end of a unix socket.
+func PeerUID(c net.Conn) (uint32, bool) {
+	uc, ok := c.(*net.UnixConn)
+	if !ok {
+		return 0, false
+	}
+	raw, err := uc.SyscallConn()
+	if err != nil {
+		return 0, false
+	}
+	var cred *unix.Ucred
+	var cerr error
+	raw.Control(func(fd uintptr) { cred, cerr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED) })
+	if cerr != nil || cred == nil {
+		return 0, false
+	}
+	return cred.Uid, true
+}
+
+// PeerListener wraps ln to accept only connections from uid (or root).
+func PeerListener(ln net.Listener, uid uint32) net.Listener {
+	return &peerListener{Listener: ln, uid: uid}
+}

@@ -1,0 +1,95 @@
+package mcpserver
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
+)
+
+// New returns the MCP server of one served repository.
+func New(rt *host.Runtime, opts Options) *mcp.Server {
+	return NewServer(Repo{Graph: rt.Graph, Tracker: rt.Tracker, Git: rt.Repo}, opts)
+}
+
+// Resolver finds the repository an HTTP request is for (the caller does the
+// authentication) and holds it loaded until release is called. Its error
+// is answered with ErrorStatus's code.
+type Resolver func(r *http.Request) (rt *host.Runtime, release func(), err error)
+
+// ErrorStatus is the HTTP status a resolver's error is answered with:
+// errors that wrap host.ErrUnknownUser are 404, anything else 403.
+func ErrorStatus(err error) int {
+	if errors.Is(err, host.ErrUnknownUser) {
+		return http.StatusNotFound
+	}
+	return http.StatusForbidden
+}
+
+// Handler serves MCP over streamable HTTP for many repositories: each
+// request is resolved to its runtime, which stays acquired while the
+// request is served. There is one MCP server (and one set of sessions) per
+// loaded runtime; when a runtime was unloaded and loaded again, its old
+// sessions are gone and clients start a new one, as the protocol says for
+// an unknown session ID.
+type Handler struct {
+	resolve Resolver
+	opts    Options
+	log     *slog.Logger
+
+	mu   sync.Mutex
+	byRT map[string]*rtHandler // runtime key (ID, else Dir) -> its handler
+}
+
+// sessionTimeout ends sessions a client left without saying goodbye.
+const sessionTimeout = 30 * time.Minute
+
+type rtHandler struct {
+	rt *host.Runtime
+	h  *mcp.StreamableHTTPHandler
+}
+
+var _ http.Handler = (*Handler)(nil)
+
+// NewHandler returns an http.Handler serving MCP at whatever path it is
+// mounted on (mindmount serve --http mounts it at /mcp).
+func NewHandler(resolve Resolver, opts Options) *Handler {
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Handler{resolve: resolve, opts: opts, log: log, byRT: map[string]*rtHandler{}}
+}
+
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	rt, release, err := h.resolve(r)
+	if err != nil {
+		http.Error(w, err.Error(), ErrorStatus(err))
+		return
+	}
+	defer release()
+	h.forRuntime(rt).ServeHTTP(w, r)
+}
+
+// forRuntime returns the streamable handler of rt, making it on first use
+// and replacing one left from an earlier load of the same repository.
+func (h *Handler) forRuntime(rt *host.Runtime) *mcp.StreamableHTTPHandler {
+	key := rt.ID
+	if key == "" {
+		key = rt.Dir
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if e, ok := h.byRT[key]; ok && e.rt == rt {
+		return e.h
+	}
+	srv := New(rt, h.opts)
+	sh := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{Logger: sdkLogger(h.log), SessionTimeout: sessionTimeout})
+	h.byRT[key] = &rtHandler{rt: rt, h: sh}
+	return sh
+}

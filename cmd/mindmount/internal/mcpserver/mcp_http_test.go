@@ -1,0 +1,95 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
+)
+
+// TestHTTPHandler serves two users' repositories over streamable HTTP
+// behind a resolver that plays the part of the HTTP API's auth: each
+// client reaches its own memory only, and every runtime acquired for a
+// request is released.
+func TestHTTPHandler(t *testing.T) {
+	rts := map[string]*host.Runtime{"ada": startRuntime(t, newRepo(t)), "bob": startRuntime(t, newRepo(t))}
+	var mu sync.Mutex
+	held := 0
+	resolve := func(r *http.Request) (*host.Runtime, func(), error) {
+		user := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+		rt, ok := rts[user]
+		if !ok {
+			return nil, nil, fmt.Errorf("%w %q", host.ErrUnknownUser, user)
+		}
+		mu.Lock()
+		held++
+		mu.Unlock()
+		return rt, func() {
+			mu.Lock()
+			held--
+			mu.Unlock()
+		}, nil
+	}
+	ts := httptest.NewServer(NewHandler(resolve, Options{Logger: testLogger()}))
+	defer ts.Close()
+
+	session := func(user string) *mcp.ClientSession {
+		hc := &http.Client{Transport: bearer{user, http.DefaultTransport}}
+		cl := mcp.NewClient(&mcp.Implementation{Name: "http-" + user, Version: "1"}, nil)
+		cs, err := cl.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: hc, MaxRetries: -1}, nil)
+		if err != nil {
+			t.Fatalf("connect as %s: %v", user, err)
+		}
+		return cs
+	}
+	ada, bob := session("ada"), session("bob")
+	res, err := ada.CallTool(context.Background(), &mcp.CallToolParams{Name: "create", Arguments: map[string]any{"path": "user_memory/likes-coffee.md", "file_text": coffee}})
+	if err != nil || res.IsError {
+		t.Fatalf("create as ada: %v %v", err, res)
+	}
+	res, err = bob.CallTool(context.Background(), &mcp.CallToolParams{Name: "view", Arguments: map[string]any{"path": "user_memory/likes-coffee.md"}})
+	if err != nil || !res.IsError {
+		t.Errorf("bob sees ada's memory: %v %v", err, res)
+	}
+	if a := git(t, rts["ada"].Dir, "log", "-1", "--format=%an"); a != "mcp (http-ada)" {
+		t.Errorf("author %q", a)
+	}
+	ada.Close()
+	bob.Close()
+
+	// An unknown user never reaches a server.
+	cl := mcp.NewClient(&mcp.Implementation{Name: "eve", Version: "1"}, nil)
+	hc := &http.Client{Transport: bearer{"eve", http.DefaultTransport}}
+	if _, err := cl.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: hc, MaxRetries: -1}, nil); err == nil {
+		t.Error("eve connected")
+	}
+	if ErrorStatus(fmt.Errorf("x: %w", host.ErrUnknownUser)) != http.StatusNotFound || ErrorStatus(errors.New("no")) != http.StatusForbidden {
+		t.Error("ErrorStatus")
+	}
+	ts.CloseClientConnections()
+	ts.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	if held != 0 {
+		t.Errorf("%d runtimes still held after every request ended", held)
+	}
+}
+
+type bearer struct {
+	token string
+	rt    http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.rt.RoundTrip(r)
+}

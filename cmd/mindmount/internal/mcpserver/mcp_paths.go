@@ -1,0 +1,77 @@
+package mcpserver
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/mindmount/mindmount/memgraph"
+)
+
+// rootAlias is the root of the memory directory as the file-oriented memory
+// tool models are trained on names it: "/memories/user_memory/x.md".
+const rootAlias = "/memories"
+
+// resolve turns a path argument into a clean repository-relative path ("."
+// for the root). It is the first of two fences: it refuses `..`, `.git` and
+// absolute paths with a message a model can act on; mcp_files.go's openat2
+// calls are the second, against symlinks and anything this one missed.
+func resolve(p string) (string, error) {
+	orig := p
+	p = strings.TrimSpace(p)
+	switch {
+	case p == "":
+		return "", errors.New("path is empty; give a path relative to the memory root, e.g. user_memory/likes-tea.md (or /memories/user_memory/likes-tea.md)")
+	case p == rootAlias || p == rootAlias+"/":
+		return ".", nil
+	case strings.HasPrefix(p, rootAlias+"/"):
+		p = strings.TrimPrefix(p, rootAlias+"/")
+	case strings.HasPrefix(p, "/"):
+		return "", fmt.Errorf("path %q is absolute; give a path relative to the memory root, e.g. user_memory/likes-tea.md, or start it with /memories/", orig)
+	}
+	if strings.ContainsRune(p, 0) || strings.Contains(p, "\\") {
+		return "", fmt.Errorf("path %q holds a NUL or a backslash; use plain slash-separated names", orig)
+	}
+	for _, el := range strings.Split(p, "/") {
+		if el == ".." {
+			return "", fmt.Errorf("path %q uses `..`; memory paths stay inside the memory root", orig)
+		}
+		if strings.EqualFold(el, ".git") {
+			return "", fmt.Errorf("path %q is inside .git, which memory tools never touch; change memories, and git records them", orig)
+		}
+	}
+	p = path.Clean(p)
+	if p == "" {
+		p = "."
+	}
+	return p, nil
+}
+
+// writable resolves p and checks that a tool may change it: a memory file
+// (*.md, not hidden, not synthesized, not a transcript).
+func writable(p string) (string, error) {
+	rel, err := resolve(p)
+	if err != nil {
+		return "", err
+	}
+	if rel == "." {
+		return "", errors.New("path is the memory root; name a file such as user_memory/likes-tea.md")
+	}
+	if memgraph.IsSynthesized(rel) {
+		return "", fmt.Errorf("%s is generated from the memory files and cannot be written; change the memories under user_memory/ or character_memory/ instead", rel)
+	}
+	if !memgraph.IsMemoryPath(rel) {
+		return "", fmt.Errorf("%s is not a memory file; memory tools write markdown files (*.md) outside hidden folders and transcripts/, e.g. user_memory/<slug>.md", rel)
+	}
+	return rel, nil
+}
+
+// shown is how a path is named in tool results: as the model gave it,
+// under /memories when it used the alias.
+func shown(rel string) string {
+	if rel == "." {
+		return rootAlias
+	}
+	return rootAlias + "/" + rel
+}

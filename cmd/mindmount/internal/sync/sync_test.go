@@ -1,0 +1,411 @@
+package sync
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mindmount/mindmount/memgraph"
+)
+
+const shared = `---
+description: Enjoys specialty coffee
+status: active
+---
+# Likes Coffee
+
+## Fact
+You enjoy specialty coffee.
+
+## Access log
+used, 31.08.26
+`
+
+var seed = map[string]string{
+	"user.md":                     "---\ndescription: the user\n---\n# User\n",
+	"user_memory/likes-coffee.md": shared,
+	"user_memory/conflict.md":     strings.Replace(shared, "Enjoys specialty coffee", "Prefers tea", 1),
+	".gitattributes":              ".mindmount/cursor.json merge=mindmount-cursor\n",
+}
+
+// TestSyncTwoDaemons: two machines with a running write path each, edits
+// on both sides at once, then sync: no line lost, the same tree on both,
+// git fsck clean, a two-parent merge, the conflict kept as a retired
+// sibling, and the token nowhere.
+func TestSyncTwoDaemons(t *testing.T) {
+	srv := startGitServer(t)
+	ctx := context.Background()
+	a := newNode(t, seed)
+	if err := SetURL(a.dir, srv.URL()); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := a.s.Sync(ctx); err != nil || !res.Pushed {
+		t.Fatalf("first push: %+v %v", res, err)
+	}
+	// B starts empty and takes the remote's history.
+	b := newNode(t, nil)
+	if err := SetURL(b.dir, srv.URL()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.s.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if b.read("user_memory/likes-coffee.md") != shared {
+		t.Fatalf("B did not get the memory: %q", b.read("user_memory/likes-coffee.md"))
+	}
+
+	// Concurrent edits on both machines.
+	a.write("user_memory/from-a.md", strings.Replace(shared, "specialty coffee", "the sea", -1))
+	a.write("user_memory/likes-coffee.md", strings.Replace(shared, "used, 31.08.26\n", "used, 31.08.26\nused, 02.09.26\n", 1))
+	a.write("user_memory/conflict.md", strings.Replace(seed["user_memory/conflict.md"], "You enjoy specialty coffee.", "You drink green tea.", 1))
+	b.write("user_memory/from-b.md", strings.Replace(shared, "specialty coffee", "mountains", -1))
+	b.write("user_memory/likes-coffee.md", strings.Replace(shared, "used, 31.08.26\n", "used, 31.08.26\nused, 01.09.26\n", 1))
+	b.write("user_memory/conflict.md", strings.Replace(seed["user_memory/conflict.md"], "You enjoy specialty coffee.", "You drink black tea.", 1))
+	a.flush()
+	time.Sleep(1100 * time.Millisecond) // B's commit is newer by the clock (commit times have 1 s resolution)
+	b.flush()
+
+	for _, n := range []*node{a, b, a} {
+		if _, err := n.s.Sync(ctx); err != nil {
+			t.Fatalf("sync: %v\n%s", err, n.logs.String())
+		}
+	}
+
+	if ta, tb := a.git("rev-parse", "HEAD^{tree}"), b.git("rev-parse", "HEAD^{tree}"); ta != tb {
+		t.Fatalf("trees differ: %s vs %s\nA: %s\nB: %s", ta, tb, a.git("status", "--short"), b.git("status", "--short"))
+	}
+	if ha, hb := a.git("rev-parse", "HEAD"), b.git("rev-parse", "HEAD"); ha != hb {
+		t.Fatalf("HEADs differ: %s vs %s", ha, hb)
+	}
+	for _, dir := range []string{a.dir, b.dir, srv.bare} {
+		mustRun(t, dir, "git", "fsck", "--strict", "--no-progress")
+	}
+	for _, n := range []*node{a, b} {
+		if st := n.git("status", "--porcelain", "--untracked-files=no"); st != "" {
+			t.Errorf("work tree differs from HEAD:\n%s", st)
+		}
+		coffee := n.read("user_memory/likes-coffee.md")
+		for _, l := range []string{"used, 31.08.26", "used, 01.09.26", "used, 02.09.26"} {
+			if !strings.Contains(coffee, l) {
+				t.Errorf("lost %q:\n%s", l, coffee)
+			}
+		}
+		if !strings.Contains(n.read("user_memory/from-a.md"), "the sea") || !strings.Contains(n.read("user_memory/from-b.md"), "mountains") {
+			t.Error("a new memory was lost")
+		}
+		kept, sib := n.read("user_memory/conflict.md"), n.read("user_memory/conflict-2.md")
+		if !strings.Contains(kept, "black tea") || !strings.Contains(sib, "green tea") ||
+			!strings.Contains(sib, "status: superseded") || !strings.Contains(sib, "superseded_by: user_memory/conflict") {
+			t.Errorf("conflict not resolved as newer kept + retired sibling:\nkept:\n%s\nsibling:\n%s", kept, sib)
+		}
+		if strings.Contains(kept+sib+coffee, "<<<<<<<") {
+			t.Error("conflict markers")
+		}
+		// The graph heard of the merge: the retired sibling is indexed as retired.
+		if m := n.g.Get("user_memory/conflict-2.md"); m == nil || m.Front.Status != memgraph.StatusSuperseded {
+			t.Errorf("graph does not know the sibling: %+v", m)
+		}
+	}
+	graph := a.git("log", "--graph", "--oneline", "--all")
+	merges := strings.Fields(a.git("rev-list", "--merges", "HEAD"))
+	if len(merges) != 1 || len(strings.Fields(a.git("rev-list", "--parents", "-n1", merges[0]))) != 3 {
+		t.Fatalf("want one two-parent merge:\n%s", graph)
+	}
+	t.Logf("history:\n%s", graph)
+	st := ReadState(a.r)
+	if st.Ahead != 0 || st.Behind != 0 || st.LastPush.IsZero() || st.Failure != "" {
+		t.Errorf("state after sync: %+v", st)
+	}
+	assertNoToken(t, a.dir, a.logs.String(), st.Text())
+	assertNoToken(t, b.dir, b.logs.String())
+}
+
+// TestSyncDeadRemote: with the server stopped mid-run, writes are
+// committed at once, the failure shows in the status, and the backlog is
+// pushed once the server is back.
+func TestSyncDeadRemote(t *testing.T) {
+	srv := startGitServer(t)
+	a := newNode(t, seed)
+	if err := SetURL(a.dir, srv.URL()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		a.s.Serve(ctx, Timing{PushDelay: 10 * time.Millisecond, FetchEvery: time.Hour, RetryMin: 20 * time.Millisecond, RetryMax: 200 * time.Millisecond})
+	}()
+	defer func() { cancel(); <-served }()
+	a.tr.Subscribe(func([]string) { a.s.Kick() })
+	waitFor(t, "first push", func() bool { return ReadState(a.r).LastPush.After(time.Time{}) })
+
+	srv.stop()
+	for i := 0; i < 5; i++ {
+		a.write("user_memory/offline.md", strings.Replace(shared, "specialty coffee", "offline "+string(rune('a'+i)), -1))
+		a.flush() // returns once committed: the network is not on the write path
+	}
+	if !strings.Contains(a.git("show", "HEAD:user_memory/offline.md"), "offline e") {
+		t.Fatal("write not committed while the remote was down")
+	}
+	waitFor(t, "failure in status", func() bool { return ReadState(a.r).Failure != "" })
+	st := ReadState(a.r)
+	if st.Ahead == 0 || !strings.Contains(st.Text(), "last failure") {
+		t.Fatalf("status does not show the failure and the backlog: %+v\n%s", st, st.Text())
+	}
+	status := string(a.tr.Status())
+	srv.start()
+	head := a.git("rev-parse", "HEAD")
+	waitFor(t, "backlog pushed", func() bool {
+		out, err := runOut(srv.bare, "git", "rev-parse", "main")
+		return err == nil && out == head
+	})
+	waitFor(t, "failure cleared", func() bool { return ReadState(a.r).Failure == "" })
+	assertNoToken(t, a.dir, a.logs.String(), status, st.Text())
+}
+
+func waitFor(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func runOut(dir, name string, args ...string) (string, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	return strings.TrimSpace(string(out)), err
+}
+
+// TestSyncBadTokenIsScrubbed: a refused token fails the sync with an error
+// and a status that do not hold it.
+func TestSyncBadTokenIsScrubbed(t *testing.T) {
+	srv := startGitServer(t)
+	a := newNode(t, seed)
+	if err := SetURL(a.dir, srv.URL()); err != nil {
+		t.Fatal(err)
+	}
+	bad := New(a.r, Options{Credentials: Credentials{Token: testToken + "-wrong"}, Logger: a.s.log})
+	_, err := bad.Sync(context.Background())
+	if err == nil {
+		t.Fatal("sync with a bad token succeeded")
+	}
+	st := ReadState(a.r)
+	if st.Failure == "" {
+		t.Fatal("failure not recorded")
+	}
+	assertNoToken(t, a.dir, err.Error(), st.Text(), a.logs.String())
+	if strings.Contains(err.Error()+st.Text(), "-wrong") {
+		t.Fatalf("token text leaked: %v", err)
+	}
+}
+
+func TestSetURLRefusesCredentials(t *testing.T) {
+	a := newNode(t, seed)
+	for _, u := range []string{"https://user:" + testToken + "@example.com/x.git", "https://" + testToken + "@example.com/x.git"} {
+		err := SetURL(a.dir, u)
+		if err == nil {
+			t.Fatalf("%s accepted", u)
+		}
+		assertNoToken(t, a.dir, err.Error())
+	}
+	for _, u := range []string{"https://example.com/x.git", "ssh://git@example.com/x.git", "git@example.com:x.git", "file:///tmp/x.git", "/tmp/x.git"} {
+		if err := SetURL(a.dir, u); err != nil {
+			t.Fatalf("%s: %v", u, err)
+		}
+	}
+	cfg, _ := os.ReadFile(filepath.Join(a.dir, ".git", "config"))
+	if !strings.Contains(string(cfg), "/tmp/x.git") {
+		t.Fatalf("config:\n%s", cfg)
+	}
+}
+
+func TestCredentialsFile(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "mindmount", "credentials")
+	c := Credentials{Path: p}
+	if err := c.Save("https://github.com/", testToken); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Save("https://github.com/ada/", "other"); err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := os.Stat(p)
+	if fi.Mode().Perm() != 0o600 {
+		t.Fatalf("mode %v", fi.Mode())
+	}
+	if tok, _ := c.Lookup("https://github.com/ada/mindmount-memory.git"); tok != "other" {
+		t.Fatalf("longest prefix: %q", tok)
+	}
+	if tok, _ := c.Lookup("https://github.com/bob/x.git"); tok != testToken {
+		t.Fatalf("prefix: %q", tok)
+	}
+	os.Chmod(p, 0o644)
+	if _, err := c.Lookup("https://github.com/bob/x.git"); err == nil {
+		t.Fatal("world-readable credentials used")
+	}
+}
+
+// TestSyncNeverOverwritesLocalEdit: a local edit the tracker holds back
+// (invalid) is never overwritten by a merge; the merge waits, says why,
+// and goes through once the file is fixed.
+func TestSyncNeverOverwritesLocalEdit(t *testing.T) {
+	srv := startGitServer(t)
+	ctx := context.Background()
+	a := newNode(t, seed)
+	SetURL(a.dir, srv.URL())
+	if _, err := a.s.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	b := newNode(t, nil)
+	SetURL(b.dir, srv.URL())
+	if _, err := b.s.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	b.write("user_memory/likes-coffee.md", strings.Replace(shared, "used, 31.08.26\n", "used, 31.08.26\nused, 01.09.26\n", 1))
+	b.flush()
+	if _, err := b.s.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	local := strings.Replace(shared, "status: active", "status: sleepy", 1) // invalid: held back
+	a.write("user_memory/likes-coffee.md", local)
+	a.flush()
+	_, err := a.s.Sync(ctx)
+	if err == nil || !strings.Contains(err.Error(), "uncommitted change") {
+		t.Fatalf("merge over a held-back edit: %v", err)
+	}
+	if got := a.read("user_memory/likes-coffee.md"); got != local {
+		t.Fatalf("local edit overwritten:\n%s", got)
+	}
+	a.write("user_memory/likes-coffee.md", strings.Replace(shared, "used, 31.08.26\n", "used, 31.08.26\nused, 03.09.26\n", 1))
+	a.flush()
+	if _, err := a.s.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got := a.read("user_memory/likes-coffee.md")
+	if !strings.Contains(got, "used, 01.09.26") || !strings.Contains(got, "used, 03.09.26") {
+		t.Fatalf("after the fix:\n%s", got)
+	}
+}
+
+func FuzzCredentialsLookup(f *testing.F) {
+	f.Add("https://github.com/ tok\n# c\nhttps://github.com/ada/ t2\n", "https://github.com/ada/x.git")
+	f.Add("broken", "")
+	f.Fuzz(func(t *testing.T, file, url string) {
+		p := filepath.Join(t.TempDir(), "credentials")
+		if err := os.WriteFile(p, []byte(file), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		tok, err := Credentials{Path: p}.Lookup(url)
+		if err == nil && strings.ContainsAny(tok, " \n") {
+			t.Fatalf("token %q holds a separator", tok)
+		}
+	})
+}
+
+// TestSyncErrorQuotingTheTokenIsScrubbed: a git host whose error message
+// quotes the token it was sent (go-git puts the message into its error)
+// fails the sync, a push and a sync asked for through the daemon's socket
+// ("mindmount sync"); the token is in none of the errors, the log, the sync
+// state file, the status report or the socket's answer, while the
+// message itself still says what went wrong.
+func TestSyncErrorQuotingTheTokenIsScrubbed(t *testing.T) {
+	srv := startGitServer(t)
+	a := newNode(t, seed)
+	if err := SetURL(a.dir, srv.URL()); err != nil {
+		t.Fatal(err)
+	}
+	a.tr.AddExtraStatus(func() string { return StatusText(a.r) })
+	srv.leak.Store(true)
+	ctx := context.Background()
+
+	_, syncErr := a.s.Sync(ctx)
+	if syncErr == nil {
+		t.Fatal("sync against a refusing host succeeded")
+	}
+	a.write("user_memory/pushed.md", strings.Replace(shared, "specialty coffee", "a push", -1))
+	a.flush()
+	_, pushErr := a.s.Push(ctx)
+	if pushErr == nil {
+		t.Fatal("push against a refusing host succeeded")
+	}
+
+	// The same through a serving daemon's socket, as "mindmount sync" asks.
+	sctx, cancel := context.WithCancel(ctx)
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		a.s.Serve(sctx, Timing{PushDelay: time.Hour, FetchEvery: time.Hour, RetryMin: time.Hour, RetryMax: time.Hour})
+	}()
+	defer func() { cancel(); <-served }()
+	var st State
+	var askErr error
+	waitFor(t, "the daemon's answer", func() bool {
+		st, askErr = AskDaemon(ctx, a.r.GitDir())
+		return !errors.Is(askErr, ErrNoDaemon)
+	})
+	if askErr == nil {
+		t.Fatal("sync through the daemon against a refusing host succeeded")
+	}
+	answer, _ := json.Marshal(st)
+
+	state, err := os.ReadFile(filepath.Join(a.r.GitDir(), "mindmount", "sync.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for what, text := range map[string]string{"sync error": syncErr.Error(), "push error": pushErr.Error(), "daemon error": askErr.Error(), "sync state": string(state)} {
+		if !strings.Contains(text, "may not access memory.git") {
+			t.Errorf("%s does not say what the host said: %s", what, text)
+		}
+	}
+	if !strings.Contains(a.logs.String(), "sync failed") {
+		t.Errorf("the failure was not logged:\n%s", a.logs.String())
+	}
+	assertNoToken(t, a.dir, syncErr.Error(), pushErr.Error(), askErr.Error(), string(answer),
+		a.logs.String(), string(state), ReadState(a.r).Text(), string(a.tr.Status()))
+}
+
+// TestSyncRefusesAHugeFile is issue 22's fifth defect at its root: a
+// remote holding a file larger than MaxBlob (a hostile remote, a 600 MB
+// blob) is refused from the objects' headers before anything is read, with
+// an error naming the file; nothing is merged, and the work tree and HEAD
+// stay as they were.
+func TestSyncRefusesAHugeFile(t *testing.T) {
+	srv := startGitServer(t)
+	ctx := context.Background()
+	a := newNode(t, seed)
+	SetURL(a.dir, srv.URL())
+	a.write("notes/huge.txt", strings.Repeat("a line of a big file\n", 400)) // 8 KiB
+	a.flush()
+	if _, err := a.s.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	old := MaxBlob
+	MaxBlob = 4 << 10
+	defer func() { MaxBlob = old }()
+	b := newNode(t, nil)
+	SetURL(b.dir, srv.URL())
+	before := b.git("for-each-ref", "refs/heads")
+	_, err := b.s.Sync(ctx)
+	if !errors.Is(err, ErrBlobTooLarge) || !strings.Contains(err.Error(), "notes/huge.txt") {
+		t.Fatalf("sync with a file over the limit: %v", err)
+	}
+	if _, serr := os.Stat(filepath.Join(b.dir, "notes/huge.txt")); serr == nil {
+		t.Fatal("the huge file reached the work tree")
+	}
+	if after := b.git("for-each-ref", "refs/heads"); after != before {
+		t.Fatalf("a branch moved: %q -> %q", before, after)
+	}
+	if st := StatusText(b.r); !strings.Contains(st, "notes/huge.txt") {
+		t.Fatalf("the status does not say why:\n%s", st)
+	}
+}

@@ -1,0 +1,274 @@
+package webui
+
+import (
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
+)
+
+// consolidationSeed commits, as the consolidator would, a new memory, an
+// update of porto and an advance of the cursor in one commit.
+func consolidationSeed(t testing.TB) func(dir string) {
+	return func(dir string) {
+		writeFiles(t, dir, map[string]string{
+			"user_memory/lisbon.md":     memoryFile("Lives in Lisbon", "Lives in Lisbon", "You live in Lisbon."),
+			"user_memory/porto.md":      strings.Replace(memoryFile("Lives in Porto", "Lives in Porto", "You live in Porto.", "03.11.26", "04.11.26", "05.11.26"), "status: active", "status: contradicted\nsuperseded_by: user_memory/lisbon", 1),
+			".mindmount/consolidate.md": "cursor: 4\n",
+		})
+		gitT(t, dir, "add", "-A")
+		gitT(t, dir, "commit", "--author=consolidator <consolidator@mindmount.local>", "-qm",
+			"consolidate transcripts/s1.jsonl: 1 added, 1 contradicted\n\nMindmount-Model: fake/m\nMindmount-Transcript: transcripts/s1.jsonl#1-4")
+	}
+}
+
+// TestRevertConsolidation: reverting a consolidation is one new commit by
+// "ui" through the tracker: the added memory goes, the contradicted one is
+// active again, the cursor stays where it is (the run is not redone), and
+// git log shows it on top of the reverted commit.
+func TestRevertConsolidation(t *testing.T) {
+	s := newSiteSeeded(t, consolidationSeed(t))
+	target := s.head()
+	code, body := s.post("/revert", url.Values{"commit": {target}, "next": {"/log"}})
+	if code != http.StatusOK {
+		t.Fatalf("revert: %d\n%s", code, body)
+	}
+	mustContain(t, body, "reverted "+target[:8])
+	if got := s.git("log", "-1", "--format=%an%n%P"); got != "ui\n"+target {
+		t.Fatalf("last commit author and parent %q, want ui on %s", got, target)
+	}
+	mustContain(t, s.git("log", "-1", "--format=%s"), "revert "+target[:8])
+	if _, err := os.Stat(filepath.Join(s.dir, "user_memory/lisbon.md")); !os.IsNotExist(err) {
+		t.Fatalf("lisbon.md is still there: %v", err)
+	}
+	if st := s.git("status", "--porcelain"); st != "" {
+		t.Fatalf("work tree not clean after the revert:\n%s", st)
+	}
+	mustNotContain(t, s.disk("user_memory/porto.md"), "contradicted")
+	if c := s.git("show", "HEAD:.mindmount/consolidate.md"); c != "cursor: 4" {
+		t.Fatalf("the cursor moved back: %q", c)
+	}
+	// The graph follows: porto is active and ranked again.
+	if m := s.rt.Graph.Get("user_memory/porto.md"); m == nil || !m.Active() {
+		t.Fatal("porto is not active in the graph after the revert")
+	}
+	// Reverting again changes nothing.
+	before := s.head()
+	_, body = s.post("/revert", url.Values{"commit": {target}})
+	mustContain(t, body, "already undone")
+	if s.head() != before {
+		t.Fatal("a second revert made a commit")
+	}
+}
+
+// TestRevertMergesLaterChanges: a commit is reverted on top of later
+// changes to the same file (other lines) by a three-way merge; a change
+// to the same lines is refused with 409 and nothing committed.
+func TestRevertMergesLaterChanges(t *testing.T) {
+	var first string
+	s := newSiteSeeded(t, func(dir string) {
+		p := filepath.Join(dir, "user_memory/likes-tea.md")
+		b, _ := os.ReadFile(p)
+		os.WriteFile(p, []byte(strings.Replace(string(b), "Drinks green tea every morning", "Drinks green tea every evening", 1)), 0o644)
+		gitT(t, dir, "commit", "-qam", "evening")
+		first = gitT(t, dir, "rev-parse", "HEAD")
+		b, _ = os.ReadFile(p)
+		os.WriteFile(p, append(b, "used, 06.11.26\n"...), 0o644)
+		gitT(t, dir, "commit", "-qam", "a use")
+	})
+	code, body := s.post("/revert", url.Values{"commit": {first}})
+	if code != http.StatusOK {
+		t.Fatalf("revert: %d\n%s", code, body)
+	}
+	got := s.disk("user_memory/likes-tea.md")
+	mustContain(t, got, "description: Drinks green tea every morning", "used, 06.11.26")
+
+	// Now the description line changed since: the old commit conflicts.
+	s2 := newSiteSeeded(t, func(dir string) {
+		p := filepath.Join(dir, "user_memory/likes-tea.md")
+		b, _ := os.ReadFile(p)
+		os.WriteFile(p, []byte(strings.Replace(string(b), "every morning", "every evening", 1)), 0o644)
+		gitT(t, dir, "commit", "-qam", "evening")
+		first = gitT(t, dir, "rev-parse", "HEAD")
+		b, _ = os.ReadFile(p)
+		os.WriteFile(p, []byte(strings.Replace(string(b), "every evening", "at noon", 1)), 0o644)
+		gitT(t, dir, "commit", "-qam", "noon")
+	})
+	head := s2.head()
+	code, body = s2.post("/revert", url.Values{"commit": {first}})
+	if code != http.StatusConflict {
+		t.Fatalf("conflicting revert: %d, want 409\n%s", code, body)
+	}
+	mustContain(t, body, "changed since", "Nothing was changed")
+	if s2.head() != head {
+		t.Fatal("a refused revert committed")
+	}
+	mustContain(t, s2.disk("user_memory/likes-tea.md"), "at noon")
+}
+
+// TestRevertRefusesBadInput: an abbreviated, unknown or non-hex commit is
+// 404, the root commit 409.
+func TestRevertRefusesBadInput(t *testing.T) {
+	s := newSite(t)
+	head := s.head()
+	for _, c := range []string{"", head[:8], strings.Repeat("0", 40), "HEAD", "--all", head + "x"} {
+		if code, _ := s.post("/revert", url.Values{"commit": {c}}); code != http.StatusNotFound {
+			t.Errorf("revert %q: %d, want 404", c, code)
+		}
+	}
+	if code, _ := s.post("/revert", url.Values{"commit": {head}}); code != http.StatusConflict {
+		t.Errorf("revert of the root commit: %d, want 409", code)
+	}
+	if s.head() != head {
+		t.Fatal("a refused revert committed")
+	}
+}
+
+// TestRetireAndReactivate: each is one commit by ui setting the status;
+// blocks and read_only files are refused.
+func TestRetireAndReactivate(t *testing.T) {
+	s := newSite(t)
+	code, body := s.post("/retire", url.Values{"path": {"user_memory/cats.md"}, "next": {"/m/user_memory/cats.md"}})
+	if code != http.StatusOK {
+		t.Fatalf("retire: %d\n%s", code, body)
+	}
+	mustContain(t, body, "retired user_memory/cats.md", "status: retracted", "Reactivate")
+	mustContain(t, s.git("show", "HEAD:user_memory/cats.md"), "status: retracted")
+	if a := s.git("log", "-1", "--format=%an"); a != "ui" {
+		t.Fatalf("author %q", a)
+	}
+	code, body = s.post("/reactivate", url.Values{"path": {"user_memory/cats.md"}})
+	if code != http.StatusOK {
+		t.Fatalf("reactivate: %d\n%s", code, body)
+	}
+	mustContain(t, s.git("show", "HEAD:user_memory/cats.md"), "status: active")
+	head := s.head()
+	for _, p := range []string{"character.md", "user.md", "../x.md", ".git/config"} {
+		if code, _ := s.post("/retire", url.Values{"path": {p}}); code == http.StatusOK {
+			t.Errorf("retire %s: %d", p, code)
+		}
+	}
+	if s.head() != head {
+		t.Fatal("a refused retire committed")
+	}
+}
+
+// TestEditInvalidThenValid: an invalid edit is shown again with the
+// validator's problem beside the text, and nothing is written or
+// committed; the fixed text is one commit by ui.
+func TestEditInvalidThenValid(t *testing.T) {
+	s := newSite(t)
+	head := s.head()
+	before := s.disk("user_memory/cats.md")
+	bad := "---\ndescription: Has a cat named Miso\ncolour: grey\n---\n# Has a cat\n"
+	code, body := s.post("/edit", url.Values{"path": {"user_memory/cats.md"}, "text": {strings.ReplaceAll(bad, "\n", "\r\n")}})
+	if code != http.StatusUnprocessableEntity {
+		t.Fatalf("invalid edit: %d\n%s", code, body)
+	}
+	mustContain(t, body, `id="problems"`, "colour", "user_memory/cats.md:3")
+	if s.head() != head || s.disk("user_memory/cats.md") != before {
+		t.Fatal("an invalid edit was written or committed")
+	}
+	good := strings.Replace(bad, "colour: grey\n", "", 1) + "\n## Fact\nYou have a grey cat named Miso.\n"
+	code, body = s.post("/edit", url.Values{"path": {"user_memory/cats.md"}, "text": {strings.ReplaceAll(good, "\n", "\r\n")}, "next": {"/m/user_memory/cats.md"}})
+	if code != http.StatusOK {
+		t.Fatalf("valid edit: %d\n%s", code, body)
+	}
+	mustContain(t, body, "saved user_memory/cats.md")
+	if got := s.git("show", "HEAD:user_memory/cats.md") + "\n"; got != good {
+		t.Fatalf("committed %q, want %q (CRLF from the browser turned into LF)", got, good)
+	}
+	if a := s.git("log", "-1", "--format=%an"); a != "ui" {
+		t.Fatalf("author %q", a)
+	}
+	// The form shows the file.
+	_, body = s.get("/edit/user_memory/cats.md")
+	mustContain(t, body, "You have a grey cat named Miso.")
+}
+
+// TestEditSecretRefused: an edit that adds a secret is refused like an
+// invalid one, naming the rule and line, never the value; nothing is
+// written.
+func TestEditSecretRefused(t *testing.T) {
+	s := newSite(t)
+	head := s.head()
+	const id, secret = "AKIAZ3MQR7WXPLKJH4TB", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLEKEY"
+	text := memoryFile("Has a cat", "Has a cat named Miso", "aws_access_key_id = "+id+"\naws_secret_access_key = "+secret)
+	code, body := s.post("/edit", url.Values{"path": {"user_memory/cats.md"}, "text": {text}})
+	if code != http.StatusUnprocessableEntity {
+		t.Fatalf("secret edit: %d", code)
+	}
+	mustContain(t, body, "secret found", "rule ")
+	// The textarea gives the person's text back; the problem list never
+	// holds the value.
+	probs := body[strings.Index(body, `id="problems"`):strings.Index(body, "<textarea")]
+	mustNotContain(t, probs, id, secret)
+	if s.head() != head || strings.Contains(s.disk("user_memory/cats.md"), id) {
+		t.Fatal("a secret was written or committed")
+	}
+}
+
+// TestEditReadOnlyRefused: a read_only file is not edited.
+func TestEditReadOnlyRefused(t *testing.T) {
+	s := newSite(t)
+	head := s.head()
+	code, body := s.post("/edit", url.Values{"path": {"character.md"}, "text": {"---\ndescription: x\nread_only: true\n---\n# Evil\n"}})
+	if code != http.StatusUnprocessableEntity {
+		t.Fatalf("read_only edit: %d\n%s", code, body)
+	}
+	mustContain(t, body, "read_only")
+	if s.head() != head {
+		t.Fatal("a read_only file was committed")
+	}
+}
+
+// TestConsolidateNow: the button asks the consolidator for a run; without
+// consolidation it is refused.
+func TestConsolidateNow(t *testing.T) {
+	s := newSite(t)
+	if code, body := s.post("/consolidate", url.Values{}); code != http.StatusConflict {
+		t.Fatalf("consolidate without a consolidator: %d\n%s", code, body)
+	}
+	dir := newRepo(t)
+	rt := startRuntime(t, dir, host.RuntimeConfig{Consolidate: true})
+	s2 := serveRepo(t, dir, rt)
+	code, body := s2.post("/consolidate", url.Values{"next": {"/status"}})
+	if code != http.StatusOK {
+		t.Fatalf("consolidate: %d\n%s", code, body)
+	}
+	mustContain(t, body, "consolidation requested", "Consolidate now")
+}
+
+// TestRevertRefusesPending: a revert never overwrites a change that waits
+// for its commit (here a long debounce): 409, the change kept on disk.
+func TestRevertRefusesPending(t *testing.T) {
+	var first string
+	dir := newRepo(t)
+	p := filepath.Join(dir, "user_memory/likes-tea.md")
+	b, _ := os.ReadFile(p)
+	os.WriteFile(p, []byte(strings.Replace(string(b), "every morning", "every evening", 1)), 0o644)
+	gitT(t, dir, "commit", "-qam", "evening")
+	first = gitT(t, dir, "rev-parse", "HEAD")
+	rt := startRuntime(t, dir, host.RuntimeConfig{Debounce: time.Hour, MaxWait: time.Hour})
+	s := serveRepo(t, dir, rt)
+	edited := strings.Replace(string(b), "every morning", "at noon", 1)
+	if err := os.WriteFile(p, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, body := s.post("/revert", url.Values{"commit": {first}})
+	if code != http.StatusConflict {
+		t.Fatalf("revert over a pending change: %d, want 409\n%s", code, body)
+	}
+	mustContain(t, body, "not committed yet")
+	if got := s.disk("user_memory/likes-tea.md"); got != edited {
+		t.Fatalf("the pending change was overwritten:\n%s", got)
+	}
+	if s.head() != first {
+		t.Fatal("a refused revert committed")
+	}
+}

@@ -1,0 +1,109 @@
+package webui
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
+)
+
+// bigRepo makes a repository of n user memories, each added by its own
+// commit (n commits on top of the seed), with git fast-import.
+func bigRepo(b *testing.B, n int) string {
+	b.Helper()
+	dir := newRepo(b)
+	var in bytes.Buffer
+	for i := 1; i <= n; i++ {
+		body := memoryFile(fmt.Sprintf("Memory %d", i), fmt.Sprintf("Fact number %d about topic %d", i, i%97), fmt.Sprintf("The user said thing %d.", i))
+		for u := 0; u < i%7; u++ {
+			body += fmt.Sprintf("used, %02d.11.26\n", u+1)
+		}
+		msg := fmt.Sprintf("agent: add user_memory/m%05d.md\n\nA user_memory/m%05d.md\n", i, i)
+		fmt.Fprintf(&in, "commit refs/heads/main\ncommitter agent <agent@mindmount.local> %d +0000\ndata %d\n%s", 1764000000+i, len(msg), msg)
+		if i == 1 {
+			in.WriteString("from refs/heads/main^0\n")
+		}
+		fmt.Fprintf(&in, "M 100644 inline user_memory/m%05d.md\ndata %d\n%s\n", i, len(body), body)
+	}
+	cmd := exec.Command("git", "fast-import", "--quiet", "--force")
+	cmd.Dir = dir
+	cmd.Stdin = &in
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("fast-import: %v\n%s", err, out)
+	}
+	gitT(b, dir, "reset", "-q", "--hard", "main")
+	return dir
+}
+
+// BenchmarkPages renders each page at 10,000 memories and 10,000 commits,
+// server time only (the handler, no network). The baselines are what the
+// pages stand on: gitlog, git log of one page of commits (the timeline);
+// gitlog-path, git log -p of one memory (its history).
+//
+//	go test ./cmd/mindmount/internal/webui -run '^$' -bench Pages -benchtime 20x
+func BenchmarkPages(b *testing.B) {
+	const n = 10000
+	dir := bigRepo(b, n)
+	rt := startRuntime(b, dir, host.RuntimeConfig{})
+	srv, err := New(Config{Single: rt, Logger: testLogger()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	sess, err := srv.sess.create("", false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	get := func(b *testing.B, path string) {
+		req := httptest.NewRequest(http.MethodGet, path, nil)
+		req.AddCookie(&http.Cookie{Name: cookieName, Value: sess.id})
+		w := httptest.NewRecorder()
+		srv.ServeHTTP(w, req)
+		if w.Code != http.StatusOK {
+			b.Fatalf("GET %s: %d\n%s", path, w.Code, w.Body.String())
+		}
+	}
+	// Before the commit-graph: the history search runs into its budget.
+	b.Run("memory-nograph", func(b *testing.B) {
+		for b.Loop() {
+			get(b, "/m/user_memory/m05000.md")
+		}
+	})
+	if err := Maintain(context.Background(), dir); err != nil {
+		b.Fatal(err)
+	}
+	for _, p := range []struct{ name, path string }{
+		{"memories", "/"},
+		{"memory", "/m/user_memory/m05000.md"},
+		{"log", "/log"},
+		{"log-deep", "/log?skip=9000"},
+		{"search", "/search?q=" + strings.ReplaceAll("thing topic 42", " ", "+")},
+		{"status", "/status"},
+		{"graph", "/graph"},
+	} {
+		b.Run(p.name, func(b *testing.B) {
+			for b.Loop() {
+				get(b, p.path)
+			}
+		})
+	}
+	b.Run("gitlog-path", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := git(context.Background(), dir, "log", logFormat, "-n", "50", "-p", "HEAD", "--", "user_memory/m05000.md"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("gitlog", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := git(context.Background(), dir, "log", logFormat, "-n", "100", "HEAD", "--"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -1,6 +1,0 @@
-//go:build !race
-
-package main
-
-// raceBuild is true in a binary built with -race (race_build.go).
-const raceBuild = false

@@ -1,0 +1,544 @@
+package gitrepo
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/index"
+	"github.com/mindmount/mindmount/fs/tracker/gitrepo/failpoint"
+)
+
+// ErrRefMoved is returned when the branch kept moving under us (another
+// writer committed) on every attempt of a commit.
+var ErrRefMoved = errors.New("branch moved during commit")
+
+// Commit records exactly the given contents as one commit on the current
+// branch, authored and committed by who at when. It does not read the work
+// tree for content. Changes equal to HEAD are dropped; when nothing is left
+// it returns "" and makes no commit. When the same path appears twice, the
+// later change wins. The .git/index entries of the committed paths are
+// updated so that "git status" stays clean.
+func (r *Repo) Commit(changes []Change, msg string, who Author, when time.Time) (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.commitLocked(changes, msg, who, when, r.syncObjects)
+}
+
+// Apply writes the changes to the work tree and then commits them, all
+// under the commit lock, so no other commit interleaves. Every write is
+// symlink-safe (see WriteFile): a memory folder replaced by a link makes
+// Apply fail with ErrUnsafePath before anything is committed. Durability
+// costs one flush per commit, not one per file: the files and the new
+// objects are written without fsync, then flushed all at once (parallel
+// fdatasync, about one journal commit) before the branch moves, so HEAD
+// never names content a power loss could take back.
+func (r *Repo) Apply(changes []Change, msg string, who Author, when time.Time) (string, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	changes, err := normalize(changes)
+	if err != nil {
+		return "", err
+	}
+	b, err := r.beneath()
+	if err != nil {
+		return "", err
+	}
+	defer b.close()
+	// Deletions first: they may empty a directory that a new file of the
+	// same name replaces.
+	for _, c := range changes {
+		if c.Delete {
+			if err := b.remove(c.Path); err != nil {
+				return "", fmt.Errorf("remove %s: %w", c.Path, err)
+			}
+		}
+	}
+	for _, c := range changes {
+		if !c.Delete {
+			if err := b.write(c.Path, c.Data, r.filePerm(c.Exec), false); err != nil {
+				return "", fmt.Errorf("write %s: %w", c.Path, err)
+			}
+		}
+	}
+	failpoint.Inject(failpoint.WorktreeWritten)
+	if r.BeforeCommit != nil {
+		if err := r.BeforeCommit(); err != nil {
+			return "", err
+		}
+	}
+	return r.commitLocked(changes, msg, who, when, func() error { return b.flush(r.unsynced) })
+}
+
+// normalize checks every path and keeps the last change per path, sorted.
+func normalize(changes []Change) ([]Change, error) {
+	last := make(map[string]Change, len(changes))
+	for _, c := range changes {
+		if err := CheckPath(c.Path); err != nil {
+			return nil, err
+		}
+		last[c.Path] = c
+	}
+	out := make([]Change, 0, len(last))
+	for _, c := range last {
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	// A file cannot also be a directory of another written file.
+	for _, c := range out {
+		if c.Delete {
+			continue
+		}
+		for dir := path.Dir(c.Path); dir != "."; dir = path.Dir(dir) {
+			if o, ok := last[dir]; ok && !o.Delete {
+				return nil, fmt.Errorf("%s: cannot write both a file %s and a file inside it", c.Path, dir)
+			}
+		}
+	}
+	return out, nil
+}
+
+// ErrBadPath is wrapped by CheckPath's errors: git cannot hold the path,
+// or mindmount will not commit it.
+var ErrBadPath = errors.New("path cannot be committed")
+
+// CheckPath is the one rule for which repo-relative paths ('/'-separated)
+// mindmount commits: not empty or absolute, no "", "." or ".." component, no
+// backslash (git for Windows and go-git read it as a separator), no
+// control character (a newline in a name would start a line of its own in
+// a commit message, an index or the context), and no component that is
+// ".git" in any letter case (git refuses such trees; "git fsck" flags
+// them). The error says which rule was broken and wraps ErrBadPath.
+func CheckPath(p string) error {
+	if p == "" || strings.HasPrefix(p, "/") {
+		return fmt.Errorf("%w: %q is not a relative path", ErrBadPath, p)
+	}
+	if strings.Contains(p, "\\") {
+		return fmt.Errorf("%w: %q holds a backslash", ErrBadPath, p)
+	}
+	for _, c := range p {
+		if c < 0x20 || c == 0x7f {
+			return fmt.Errorf("%w: %q holds a control character", ErrBadPath, p)
+		}
+	}
+	for _, part := range strings.Split(p, "/") {
+		switch part {
+		case "", ".", "..":
+			return fmt.Errorf("%w: %q has an empty, . or .. component", ErrBadPath, p)
+		}
+		if strings.EqualFold(part, ".git") {
+			return fmt.Errorf("%w: %q is inside a folder named .git (in any letter case), which git refuses to store", ErrBadPath, p)
+		}
+	}
+	return nil
+}
+
+// pending is one change with its blob computed.
+type pending struct {
+	Change
+	id   plumbing.Hash
+	mode uint32
+}
+
+// pendingOf computes the blob id and mode of a change.
+func pendingOf(c Change) pending {
+	p := pending{Change: c}
+	if !c.Delete {
+		p.id = hashObject("blob", c.Data)
+		p.mode = modeFile
+		if c.Exec {
+			p.mode = modeExec
+		}
+	}
+	return p
+}
+
+// writeChanges writes the blobs of ps and the trees along their paths on
+// top of the tree base, and returns the new root tree: what a commit and a
+// merge commit both record.
+func (r *Repo) writeChanges(base plumbing.Hash, ps []pending) (plumbing.Hash, error) {
+	for _, p := range ps {
+		if !p.Delete {
+			if _, err := r.writeObject("blob", p.Data); err != nil {
+				return plumbing.ZeroHash, err
+			}
+		}
+	}
+	root, _, err := r.buildTree(base, buildNodes(ps))
+	return root, err
+}
+
+// head is the state of HEAD when a commit starts.
+type head struct {
+	name   plumbing.ReferenceName // the ref to move (refs/heads/main, or HEAD when detached)
+	commit plumbing.Hash          // zero when the branch is unborn
+	tree   plumbing.Hash
+}
+
+func (r *Repo) readHeadRef() (head, error) {
+	ref, err := r.store.Reference(plumbing.HEAD)
+	if err != nil {
+		return head{}, fmt.Errorf("read HEAD: %w", err)
+	}
+	h := head{name: plumbing.HEAD}
+	if ref.Type() == plumbing.SymbolicReference {
+		h.name = ref.Target()
+		ref, err = r.store.Reference(h.name)
+		if errors.Is(err, plumbing.ErrReferenceNotFound) {
+			return h, nil // unborn branch: the first commit creates it
+		}
+		if err != nil {
+			return head{}, fmt.Errorf("read %s: %w", h.name, err)
+		}
+	}
+	h.commit = ref.Hash()
+	b, err := r.readObject(plumbing.CommitObject, h.commit)
+	if err != nil {
+		return head{}, err
+	}
+	tree, ok := strings.CutPrefix(string(b), "tree ")
+	if !ok || len(tree) < 40 {
+		return head{}, fmt.Errorf("commit %s: no tree", h.commit)
+	}
+	h.tree = plumbing.NewHash(tree[:40])
+	return h, nil
+}
+
+// commitLocked makes the commit. flush runs once after the objects are
+// written and before the branch moves: the one flush of the commit.
+func (r *Repo) commitLocked(changes []Change, msg string, who Author, when time.Time, flush func() error) (string, error) {
+	changes, err := normalize(changes)
+	if err != nil {
+		return "", err
+	}
+	if len(changes) == 0 {
+		return "", nil
+	}
+	r.unsynced = r.unsynced[:0]
+	lock, err := r.lockIndex()
+	if err != nil {
+		return "", err
+	}
+	defer func() {
+		if lock != nil {
+			r.unlockIndex(lock)
+		}
+	}()
+
+	todo := make([]pending, len(changes))
+	for i, c := range changes {
+		todo[i] = pendingOf(c)
+	}
+
+	var id plumbing.Hash
+	var eff []pending
+	for attempt := 0; ; attempt++ {
+		h, err := r.readHeadRef()
+		if err != nil {
+			return "", err
+		}
+		eff = eff[:0]
+		for _, p := range todo {
+			e, ok, err := r.lookup(h.tree, p.Path)
+			if err != nil {
+				return "", err
+			}
+			if p.Delete && (!ok || e.isTree()) || !p.Delete && ok && e.hash == p.id && e.mode == p.mode {
+				continue // already so in HEAD
+			}
+			eff = append(eff, p)
+		}
+		if len(eff) == 0 {
+			break
+		}
+		root, err := r.writeChanges(h.tree, eff)
+		if err != nil {
+			return "", err
+		}
+		id, err = r.writeObject("commit", encodeCommit(root, h.commit, who, when, msg))
+		if err != nil {
+			return "", err
+		}
+		failpoint.Inject(failpoint.ObjectsWritten)
+		if flush != nil {
+			if err := flush(); err != nil {
+				return "", fmt.Errorf("flush before moving %s: %w", h.name, err)
+			}
+		}
+		err = r.casRef(h.name, h.commit, id, who, when, Subject(msg))
+		if err == nil {
+			failpoint.Inject(failpoint.RefUpdated)
+			break
+		}
+		if !errors.Is(err, errRefChanged) {
+			return "", fmt.Errorf("update %s: %w", h.name, err)
+		}
+		if attempt == 2 {
+			return "", fmt.Errorf("%w: %s", ErrRefMoved, h.name)
+		}
+	}
+
+	taken, err := r.settleIndex(lock, todo, eff)
+	if taken {
+		lock = nil
+	}
+	if err != nil {
+		return "", err
+	}
+	if len(eff) == 0 {
+		return "", nil
+	}
+	return id.String(), nil
+}
+
+// settleIndex is the end of every commit, after the branch moved: the
+// index entries of todo are brought in line with it, and .gitignore rules
+// are read again when changed holds a .gitignore. When the index changed
+// it takes over lock (commitIndex renames or releases it) and says so.
+func (r *Repo) settleIndex(lock *os.File, todo, changed []pending) (taken bool, err error) {
+	idx, err := r.idx.load()
+	if err != nil {
+		return false, err
+	}
+	dirty := false
+	for _, p := range todo {
+		if r.updateEntry(idx, p) {
+			dirty = true
+		}
+	}
+	if dirty {
+		taken = true
+		if err := r.commitIndex(lock, idx); err != nil {
+			return taken, err
+		}
+	}
+	for _, p := range changed {
+		if path.Base(p.Path) == ".gitignore" {
+			r.ReloadIgnores()
+			break
+		}
+	}
+	return taken, nil
+}
+
+// updateEntry brings the index entry of one committed path in line with
+// the commit; it reports whether anything changed.
+func (r *Repo) updateEntry(idx *index.Index, p pending) bool {
+	if p.Delete {
+		n := len(idx.Entries)
+		removePath(idx, p.Path)
+		return len(idx.Entries) != n
+	}
+	abs := filepath.Join(r.dir, filepath.FromSlash(p.Path))
+	if old := getEntry(idx, p.Path); old != nil && old.Hash == p.id && uint32(old.Mode) == p.mode && !old.ModifiedAt.IsZero() {
+		// Up to date already, unless the work tree file was touched since.
+		if fi, err := os.Lstat(abs); err == nil && fi.ModTime().Equal(old.ModifiedAt) && uint32(fi.Size()) == old.Size {
+			return false
+		}
+	}
+	removePrefix(idx, p.Path) // a file replacing a directory
+	for dir := path.Dir(p.Path); dir != "."; dir = path.Dir(dir) {
+		removePath(idx, dir) // a directory replacing a file
+	}
+	setEntry(idx, newEntry(p.Path, abs, p.id, p.mode, p.Data))
+	return true
+}
+
+// node is one directory level of a batch of changes.
+type node struct {
+	file *pending // a change of the file with this name
+	sub  map[string]*node
+}
+
+func buildNodes(ps []pending) *node {
+	root := &node{}
+	for i := range ps {
+		n := root
+		rest := ps[i].Path
+		for {
+			name, tail, more := cut(rest)
+			if n.sub == nil {
+				n.sub = map[string]*node{}
+			}
+			c := n.sub[name]
+			if c == nil {
+				c = &node{}
+				n.sub[name] = c
+			}
+			if !more {
+				c.file = &ps[i]
+				break
+			}
+			n, rest = c, tail
+		}
+	}
+	return root
+}
+
+// buildTree applies the changes under n to tree old (zero: none) and
+// writes the new trees. Only trees on changed paths are read or written.
+// It reports empty when the resulting directory has no entries, so the
+// caller drops it (git has no empty directories).
+func (r *Repo) buildTree(old plumbing.Hash, n *node) (plumbing.Hash, bool, error) {
+	var entries []treeEntry
+	if !old.IsZero() {
+		base, err := r.readTree(old)
+		if err != nil {
+			return plumbing.ZeroHash, false, err
+		}
+		entries = make([]treeEntry, len(base), len(base)+len(n.sub))
+		copy(entries, base)
+	}
+	pos := make(map[string]int, len(n.sub))
+	for name := range n.sub {
+		pos[name] = -1
+	}
+	for i, e := range entries {
+		if _, ok := pos[e.name]; ok {
+			pos[e.name] = i
+		}
+	}
+	removed, added := false, false
+	set := func(name string, e *treeEntry) {
+		i := pos[name]
+		switch {
+		case e == nil && i >= 0:
+			entries[i].name = "" // marked, dropped below
+			removed = true
+		case e != nil && i >= 0:
+			if entries[i].isTree() != e.isTree() {
+				added = true // a file and a directory sort differently
+			}
+			entries[i] = *e
+		case e != nil:
+			entries = append(entries, *e)
+			pos[name] = len(entries) - 1
+			added = true
+		}
+	}
+	names := make([]string, 0, len(n.sub))
+	for name := range n.sub {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		c := n.sub[name]
+		var cur *treeEntry
+		if i := pos[name]; i >= 0 {
+			cur = &entries[i]
+		}
+		if c.sub != nil && (c.file == nil || c.file.Delete) {
+			var oldSub plumbing.Hash
+			if cur != nil && cur.isTree() {
+				oldSub = cur.hash
+			}
+			id, empty, err := r.buildTree(oldSub, c)
+			if err != nil {
+				return plumbing.ZeroHash, false, err
+			}
+			if empty {
+				if cur != nil && cur.isTree() {
+					set(name, nil)
+				}
+			} else {
+				set(name, &treeEntry{name: name, mode: modeTree, hash: id})
+			}
+			continue
+		}
+		// A written file replaces whatever directory had its name, with
+		// the changes inside it: git cannot hold both.
+		p := c.file
+		if p.Delete {
+			if cur != nil && !cur.isTree() {
+				set(name, nil)
+			}
+			continue
+		}
+		set(name, &treeEntry{name: name, mode: p.mode, hash: p.id})
+	}
+	if removed {
+		kept := entries[:0]
+		for _, e := range entries {
+			if e.name != "" {
+				kept = append(kept, e)
+			}
+		}
+		entries = kept
+	}
+	if added {
+		sortTree(entries) // only new names can be out of place
+	}
+	if len(entries) == 0 {
+		// The root is written even when empty: a commit needs a tree.
+		id, err := r.writeTree(entries)
+		return id, true, err
+	}
+	id, err := r.writeTree(entries)
+	return id, false, err
+}
+
+// Subject is the first line of a commit message, as git log --oneline and
+// the reflog show it.
+func Subject(msg string) string {
+	msg = strings.TrimSpace(msg)
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i]
+	}
+	return msg
+}
+
+// encodeCommit renders a commit object.
+func encodeCommit(tree, parent plumbing.Hash, who Author, when time.Time, msg string) []byte {
+	var b strings.Builder
+	b.WriteString("tree " + tree.String() + "\n")
+	if !parent.IsZero() {
+		b.WriteString("parent " + parent.String() + "\n")
+	}
+	ident := identLine(who, when)
+	b.WriteString("author " + ident + "\n")
+	b.WriteString("committer " + ident + "\n\n")
+	msg = strings.TrimRight(msg, "\n")
+	if strings.TrimSpace(msg) == "" {
+		msg = "mindmount: update"
+	}
+	b.WriteString(msg + "\n")
+	return []byte(b.String())
+}
+
+// identLine renders "Name <email> 1700000000 +0100", stripping the
+// characters git's ident format cannot hold.
+func identLine(who Author, when time.Time) string {
+	clean := func(s, def string) string {
+		s = strings.Map(func(r rune) rune {
+			switch r {
+			case '<', '>', '\n', '\r', 0:
+				return -1
+			}
+			return r
+		}, s)
+		s = strings.TrimSpace(s)
+		if s == "" {
+			return def
+		}
+		return s
+	}
+	name := clean(who.Name, Mindmount.Name)
+	email := clean(who.Email, Mindmount.Email)
+	if when.IsZero() {
+		when = time.Now()
+	}
+	_, off := when.Zone()
+	sign := byte('+')
+	if off < 0 {
+		sign, off = '-', -off
+	}
+	tz := fmt.Sprintf("%c%02d%02d", sign, off/3600, off/60%60)
+	return name + " <" + email + "> " + strconv.FormatInt(when.Unix(), 10) + " " + tz
+}

@@ -1,0 +1,445 @@
+// Package tracker turns file changes in a mindmount repository into git
+// commits. The mount (FUSE operations) and watch mode (fsnotify) both feed it
+// touched paths; it debounces a burst, skips editor temp files, validates
+// memory files, keeps the in-memory graph current, and commits every valid
+// change of the burst as one commit whose message lists what was added,
+// updated, renamed and removed. Invalid files stay on disk, uncommitted and
+// reported in the status text until a later write fixes them.
+//
+// It also watches the backing tree itself: edits made beside the mount, and
+// a HEAD moved by git pull or git revert, reach the graph and the
+// subscribers (the mount invalidates kernel caches from there).
+//
+// The package knows nothing about FUSE.
+package tracker
+
+import (
+	"context"
+	"log/slog"
+	"maps"
+	"path"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
+	"github.com/mindmount/mindmount/memgraph"
+)
+
+// Config tunes a Tracker. The zero value is usable: defaults are filled in
+// by New.
+type Config struct {
+	// Debounce is the quiet time after the last change before a burst is
+	// committed (default 1s).
+	Debounce time.Duration
+	// MaxWait bounds how long a change may wait while writes keep coming
+	// (default 10s).
+	MaxWait time.Duration
+	// Identities maps a writer's process name ("vim", "sed", "python3") to
+	// the commit author ("editor", "agent"). Entries override
+	// DefaultIdentities; names in neither map to "agent".
+	Identities map[string]string
+	// Logger receives warnings about invalid files and commit failures
+	// (default slog.Default()).
+	Logger *slog.Logger
+	// WriteSynthesized writes user_memory.md, character_memory.md,
+	// CONTEXT.md and .mindmount/status as real (git-ignored) files after every
+	// change. Watch mode sets it; the mount synthesizes them on read.
+	WriteSynthesized bool
+	// PackThreshold is the number of loose objects above which Run packs
+	// the repository in the background (gitrepo.Pack; default 512,
+	// negative turns packing off).
+	PackThreshold int
+	// Rescan is the interval of a safety-net scan for uncommitted changes
+	// that fsnotify missed (queue overflow, watch limits). 0 turns it off.
+	Rescan time.Duration
+	// CommitSecrets commits files in which package secret finds a secret;
+	// by default they are kept out of git and reported (secrets.go). The
+	// operator's configuration can say so too; the tracked settings file
+	// cannot (memgraph.OperatorFile).
+	CommitSecrets bool
+	// Operator is the operator's local configuration (nil: the
+	// repository's own, memgraph.OperatorFile in its git directory).
+	// mindmount serve gives every user's tracker ROOT/config instead.
+	Operator *memgraph.OperatorSource
+}
+
+// DefaultIdentities maps common editors to "editor"; everything else (shell
+// tools an agent drives: sed, tee, python3, ...) is "agent".
+var DefaultIdentities = map[string]string{
+	"vim": "editor", "vi": "editor", "vim.basic": "editor", "vim.tiny": "editor",
+	"nvim": "editor", "nano": "editor", "emacs": "editor", "code": "editor",
+	"gedit": "editor", "kate": "editor", "micro": "editor", "hx": "editor",
+}
+
+const (
+	defaultIdentity = "agent"
+	// outsideIdentity authors changes that fsnotify saw and no FUSE writer
+	// claimed: somebody edited the backing files directly.
+	outsideIdentity = "editor"
+	// recoverIdentity authors the start-up recovery commit.
+	recoverIdentity = "mindmount"
+	// maxPlainFile is the largest non-memory file committed; bigger files
+	// are reported and left alone (git hosts refuse them anyway).
+	maxPlainFile = 100 << 20
+)
+
+// Tracker collects touched paths and commits them. Safe for concurrent use.
+type Tracker struct {
+	g    *memgraph.Graph
+	r    *gitrepo.Repo
+	cfg  Config
+	log  *slog.Logger
+	root string
+
+	mu          sync.Mutex
+	pending     map[string]string // rel -> identity; "" = seen by fsnotify, unclaimed
+	renames     []renamePair      // explicit renames of the current burst
+	first       time.Time         // first change of the current burst
+	last        time.Time         // latest change of the current burst
+	busy        int               // flushes and HEAD reloads in progress
+	invalid     map[string]invalidFile
+	subs        []func(paths []string)
+	observers   []func(rel string)
+	extra       func() string
+	onControl   func()
+	running     bool // Run is active: the debounce timer will fire
+	watching    bool // fsnotify is live: Settle may use a barrier
+	lastErr     string
+	paused      string             // why commits wait (a git command in progress)
+	headSeen    string             // copy of head for Status, under mu
+	lastInfo    gitrepo.CommitInfo // LastCommit of headSeen, cached for Status
+	uncommitted []entry            // found by Inspect
+	barriers    map[string]chan struct{}
+	barrierN    int
+
+	claimMu sync.Mutex
+	unlock  func() // releases the daemon lock; nil until claim
+
+	who authorship // mindmount serve's user and sandboxes (authorship.go)
+
+	kick     chan struct{} // Touch -> Run: recompute the debounce deadline
+	packKick chan struct{} // a commit was made: packLoop checks the loose objects
+	packMu   sync.Mutex    // held while a background pack runs
+	ready    chan struct{} // closed once Run's watches are live
+	once     sync.Once
+
+	// work serialises flushes, recovery and HEAD reloads: each reads HEAD,
+	// changes the graph and commits, and must see the others' results.
+	work      sync.Mutex
+	head      string            // the commit the graph reflects (under work)
+	synth     map[string][]byte // last written synthesized files (under work)
+	warnedIgn map[string]bool   // synthesized files found not git-ignored (under work)
+}
+
+// invalidFile is a file that is on disk but kept out of git: an invalid
+// memory, a changed read_only file, a symlink or an oversized file.
+type invalidFile struct {
+	problems []memgraph.Problem
+	writer   string
+	sum      string // content fingerprint, so a rescan skips unchanged ones
+}
+
+type renamePair struct{ from, to, writer string }
+
+// New returns a tracker for the repository r whose graph is g. Nothing
+// happens until Touch, Recover, Flush or Run is called.
+func New(g *memgraph.Graph, r *gitrepo.Repo, cfg Config) *Tracker {
+	if cfg.Debounce <= 0 {
+		cfg.Debounce = time.Second
+	}
+	if cfg.MaxWait <= 0 {
+		cfg.MaxWait = 10 * time.Second
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Operator == nil {
+		cfg.Operator = &memgraph.OperatorSource{Path: filepath.Join(r.GitDir(), memgraph.OperatorFile)}
+	}
+	t := &Tracker{
+		g:         g,
+		r:         r,
+		cfg:       cfg,
+		log:       cfg.Logger,
+		root:      r.Dir(),
+		pending:   map[string]string{},
+		invalid:   map[string]invalidFile{},
+		barriers:  map[string]chan struct{}{},
+		kick:      make(chan struct{}, 1),
+		packKick:  make(chan struct{}, 1),
+		ready:     make(chan struct{}),
+		synth:     map[string][]byte{},
+		warnedIgn: map[string]bool{},
+	}
+	if h, err := r.Head(); err == nil {
+		t.setHead(h)
+	}
+	return t
+}
+
+// setHead records the commit the graph reflects. t.work is held (or the
+// tracker is not shared yet).
+func (t *Tracker) setHead(h string) {
+	t.head = h
+	t.mu.Lock()
+	t.headSeen = h
+	t.mu.Unlock()
+}
+
+// Identity maps a writer's process name to a commit author.
+func (t *Tracker) Identity(writer string) string {
+	if writer == "" {
+		return ""
+	}
+	if id, ok := t.cfg.Identities[writer]; ok && id != "" {
+		return id
+	}
+	if id, ok := DefaultIdentities[writer]; ok {
+		return id
+	}
+	return defaultIdentity
+}
+
+// IsTemp reports whether rel is an editor or tool temp file or is ignored by
+// .gitignore: such files are written freely but never committed.
+func (t *Tracker) IsTemp(rel string) bool {
+	return IsTemp(rel) || t.r.Ignored(rel)
+}
+
+// trackedRel cleans a repo-relative path (memgraph.CleanRel) and reports
+// whether the tracker should look at it at all: never .git, never
+// synthesized files, never the cache.
+func trackedRel(rel string) (string, bool) {
+	rel, ok := memgraph.CleanRel(rel)
+	if !ok {
+		return "", false
+	}
+	if rel == ".git" || strings.HasPrefix(rel, ".git/") {
+		return "", false // the repository's own git directory
+	}
+	// Other paths git cannot hold (a ".GIT" folder, a backslash, a control
+	// character) are kept: examine reports them as not committable.
+	if rel == ".mindmount/cache" || strings.HasPrefix(rel, ".mindmount/cache/") {
+		return "", false
+	}
+	if memgraph.IsSynthesized(rel) || rel == ControlFile {
+		return "", false
+	}
+	return rel, true
+}
+
+// ControlFile is written to ask for a consolidation run. In watch mode it
+// is a real file: the tracker calls the OnControl function, removes it, and
+// never commits it.
+const ControlFile = memgraph.StateDir + "/consolidate"
+
+// OnControl registers fn to be called when ControlFile is written in the
+// watched tree.
+func (t *Tracker) OnControl(fn func()) {
+	t.mu.Lock()
+	t.onControl = fn
+	t.mu.Unlock()
+}
+
+// control handles a write to ControlFile.
+func (t *Tracker) control() {
+	t.mu.Lock()
+	fn := t.onControl
+	t.mu.Unlock()
+	if fn == nil {
+		return
+	}
+	if _, err := t.r.Tree().Lstat(ControlFile); err != nil {
+		return // our own removal, or already handled
+	}
+	if err := t.r.RemoveFile(ControlFile); err != nil {
+		t.log.Warn("cannot remove control file", "path", ControlFile, "err", err)
+	}
+	t.log.Info("consolidation requested through " + ControlFile)
+	fn()
+}
+
+// Touch records that rel changed. writer is the process name that wrote it
+// ("" when unknown, as for fsnotify events: those are authored "editor"
+// unless a named writer claims the same path within the burst).
+func (t *Tracker) Touch(rel, writer string) {
+	if path.Clean(strings.TrimPrefix(rel, "/")) == ControlFile {
+		t.control()
+		return
+	}
+	rel, ok := trackedRel(rel)
+	if !ok || IsTemp(rel) {
+		return
+	}
+	id := t.Identity(writer)
+	t.mu.Lock()
+	t.touchLocked(rel, id)
+	t.mu.Unlock()
+	t.poke()
+}
+
+func (t *Tracker) touchLocked(rel, id string) {
+	now := time.Now()
+	if len(t.pending) == 0 {
+		t.first = now
+	}
+	t.last = now
+	// A named writer claims the path; an unnamed fsnotify sighting never
+	// takes a claim away.
+	if _, ok := t.pending[rel]; !ok || id != "" {
+		t.pending[rel] = id
+	}
+}
+
+// Renamed records a rename of old to new (a FUSE rename). Both paths are
+// touched; the commit message lists the pair as a rename when the old path
+// is gone and the new one is added in the same burst.
+func (t *Tracker) Renamed(old, new, writer string) {
+	o, okOld := trackedRel(old)
+	n, okNew := trackedRel(new)
+	id := t.Identity(writer)
+	t.mu.Lock()
+	if okOld && !IsTemp(o) {
+		t.touchLocked(o, id)
+	}
+	if okNew && !IsTemp(n) {
+		t.touchLocked(n, id)
+	}
+	if okOld && okNew && !IsTemp(o) && !IsTemp(n) {
+		t.renames = append(t.renames, renamePair{o, n, id})
+	}
+	t.mu.Unlock()
+	t.poke()
+}
+
+func (t *Tracker) poke() {
+	select {
+	case t.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Subscribe registers fn to be called with the paths whose state changed
+// after every commit, HEAD reload or newly reported invalid file. The
+// synthesized views (indexes, CONTEXT.md, .mindmount/status) may have changed
+// on every call. fn runs on the tracker's goroutine: keep it cheap.
+func (t *Tracker) Subscribe(fn func(paths []string)) {
+	t.mu.Lock()
+	t.subs = append(t.subs, fn)
+	t.mu.Unlock()
+}
+
+// Observe registers fn to hear, at once and before any debounce, of every
+// path fsnotify reports changed in the backing tree: the mount drops its
+// kernel caches for an edit made beside it without waiting for the commit.
+// fn runs on the watcher's goroutine: keep it cheap.
+func (t *Tracker) Observe(fn func(rel string)) {
+	t.mu.Lock()
+	t.observers = append(t.observers, fn)
+	t.mu.Unlock()
+}
+
+func (t *Tracker) observed(rel string) {
+	t.mu.Lock()
+	obs := t.observers
+	t.mu.Unlock()
+	for _, fn := range obs {
+		fn(rel)
+	}
+}
+
+// SetExtraStatus adds lines (consolidation's state) to Status.
+func (t *Tracker) SetExtraStatus(fn func() string) {
+	t.mu.Lock()
+	t.extra = fn
+	t.mu.Unlock()
+}
+
+func (t *Tracker) notify(paths []string) {
+	if len(paths) == 0 {
+		return
+	}
+	sort.Strings(paths)
+	t.mu.Lock()
+	subs := append([]func([]string){}, t.subs...)
+	t.mu.Unlock()
+	for _, fn := range subs {
+		fn(append([]string(nil), paths...))
+	}
+}
+
+// Ready is closed once Run watches the backing tree: changes made after
+// that are seen.
+func (t *Tracker) Ready() <-chan struct{} { return t.ready }
+
+// Pending returns the paths waiting to be committed, sorted.
+func (t *Tracker) Pending() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return slices.Sorted(maps.Keys(t.pending))
+}
+
+// Invalid returns the problems of files kept out of git, sorted by path.
+func (t *Tracker) Invalid() []memgraph.Problem {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var ps []memgraph.Problem
+	for _, f := range t.invalid {
+		ps = append(ps, f.problems...)
+	}
+	sort.SliceStable(ps, func(i, j int) bool {
+		if ps[i].Path != ps[j].Path {
+			return ps[i].Path < ps[j].Path
+		}
+		return ps[i].Line < ps[j].Line
+	})
+	return ps
+}
+
+// idle reports whether nothing is pending and no flush or reload runs.
+func (t *Tracker) idle() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.pending) == 0 && t.busy == 0
+}
+
+// Settle waits until every change made before the call has been seen and
+// processed: committed, or found invalid and reported. With Run active it
+// first round-trips a marker through fsnotify, so events already queued in
+// the kernel are not missed; without Run it flushes directly. It polls; it
+// never sleeps a fixed time.
+func (t *Tracker) Settle(ctx context.Context) error {
+	t.mu.Lock()
+	running, watching := t.running, t.watching
+	t.mu.Unlock()
+	if watching {
+		if err := t.barrier(ctx); err != nil {
+			return err
+		}
+	}
+	tick := time.NewTicker(2 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if !running {
+			// No debounce timer will fire: commit ourselves.
+			if err := t.Flush(ctx); err != nil {
+				return err
+			}
+		}
+		if t.idle() {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+		t.mu.Lock()
+		running = t.running
+		t.mu.Unlock()
+	}
+}
