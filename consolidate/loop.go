@@ -73,8 +73,8 @@ func (c *Consolidator) newUserMessages(rel string) int {
 	start, _ := cur.Start(t)
 	n := 0
 	for _, m := range t.Messages[start:] {
-		if m.Role == RoleUser || m.Role == RoleDocument {
-			n++
+		if (m.Role == RoleUser || m.Role == RoleDocument) && DropNoise(m.Text) != "" {
+			n++ // a slash command's echo is not something the user said
 		}
 	}
 	return n

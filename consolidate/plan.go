@@ -35,9 +35,14 @@ func newOutcome() *outcome {
 	return &outcome{files: map[string]*memgraph.Memory{}, touched: map[string][]int{}, created: map[string][]int{}}
 }
 
-// plan applies the decisions to the snapshot, in memory. A decision that
-// names a path outside the memory folders, a target that is no candidate,
-// or produces an invalid file is skipped and reported.
+// plan applies the decisions to the snapshot, in memory. No fact is lost
+// to an odd answer: a decision whose target is unusable (a path outside
+// the memory folders, a memory that was no candidate, is missing,
+// read_only or retired) adds the fact as a new memory, and the odd target
+// is reported. Facts of one chunk (one conversation) never contradict
+// each other: a DELETE of a memory another fact of the chunk created,
+// refined or confirmed adds the fact beside it instead. Only a result
+// that would be an invalid file is skipped, and reported.
 func (s *chunkRun) plan(facts []Fact, cands [][]candidate, decs []*Decision) *outcome {
 	out := newOutcome()
 	allowed := map[string]bool{}
@@ -48,6 +53,7 @@ func (s *chunkRun) plan(facts []Fact, cands [][]candidate, decs []*Decision) *ou
 	}
 	stamped := map[string]bool{}
 	refined, retired := map[string]bool{}, map[string]bool{} // existing memories the accepted decisions change
+	batch := map[string]int{}                                // memory -> the first fact of this chunk that wrote it
 	for i, f := range facts {
 		d := decs[i]
 		if d == nil {
@@ -71,34 +77,32 @@ func (s *chunkRun) plan(facts []Fact, cands [][]candidate, decs []*Decision) *ou
 			}
 			return nil
 		}
-		var target string
-		if d.Action != ActionAdd {
-			rel, err := targetPath(d.Target)
+		action, target := d.Action, ""
+		if action != ActionAdd {
+			rel, why, add := s.usableTarget(d, allowed, get)
+			if j, ok := batch[rel]; why == "" && ok && j != i && action == ActionDelete {
+				why, add = fmt.Sprintf("%q holds fact %d of the same conversation, which this one cannot contradict", d.Target, j), true
+			}
 			switch {
-			case err != nil:
-				out.skip(i, d, err.Error())
-				continue
-			case !allowed[rel]:
-				out.skip(i, d, fmt.Sprintf("target %q is not one of the candidates shown to the model", d.Target))
-				continue
-			}
-			m := get(rel)
-			if m == nil || s.c.g.ReadOnly(rel) || m.Front.ReadOnly {
-				out.skip(i, d, fmt.Sprintf("target %q does not exist, is invalid or is read_only", d.Target))
+			case why == "":
+				target = rel
+			case add:
+				out.problems = append(out.problems, fmt.Sprintf("fact %d %s: %s; the fact was added as a new memory", i, d.Action, why))
+				action = ActionAdd
+			default:
+				out.skip(i, d, why)
 				continue
 			}
-			if !m.Active() && d.Action != ActionNone {
-				out.skip(i, d, fmt.Sprintf("target %q is no longer active", d.Target))
-				continue
-			}
-			target = rel
 		}
 		var created string
-		switch d.Action {
+		switch action {
 		case ActionAdd:
 			created = s.newMemory(f, "", "", out, pending)
 		case ActionUpdate:
 			m := get(target)
+			if f.Pinned && !m.Front.Pinned {
+				m.SetPinned(true)
+			}
 			if d.Description != "" {
 				m.SetDescription(d.Description)
 			}
@@ -120,12 +124,20 @@ func (s *chunkRun) plan(facts []Fact, cands [][]candidate, decs []*Decision) *ou
 				get(target).AddUse(s.now)
 				stamped[target] = true
 			}
+			if m := get(target); f.Pinned && !m.Front.Pinned && m.Active() {
+				m.SetPinned(true)
+			}
 		}
 		if bad := s.validate(pending); bad != "" {
 			out.skip(i, d, bad)
 			continue
 		}
-		switch d.Action {
+		for _, rel := range []string{target, created} {
+			if _, ok := batch[rel]; rel != "" && !ok && !(action == ActionDelete && rel == target) {
+				batch[rel] = i
+			}
+		}
+		switch action {
 		case ActionUpdate:
 			refined[target] = true
 		case ActionDelete:
@@ -171,6 +183,41 @@ func (o *outcome) tally(refined, retired map[string]bool) {
 	}
 }
 
+// usableTarget returns the memory a decision's target names, or why it
+// cannot be used and whether the fact is then added as a new memory:
+// yes for a memory path the model was not shown or that does not exist
+// (the fact is not lost to an odd target), no for a path outside the
+// memory folders (an injection), a memory that is invalid or read_only
+// (a person's protection covers its subject) or, for a change, retired.
+func (s *chunkRun) usableTarget(d *Decision, allowed map[string]bool, get func(string) *memgraph.Memory) (rel, why string, add bool) {
+	rel, err := targetPath(d.Target)
+	if err != nil {
+		return "", err.Error(), false
+	}
+	if !allowed[rel] {
+		if s.exists(rel) {
+			if m := s.load(rel); m == nil || m.Front.ReadOnly || s.c.g.ReadOnly(rel) {
+				return "", fmt.Sprintf("target %q is invalid or is read_only", d.Target), false
+			}
+		}
+		return "", fmt.Sprintf("target %q is not one of the candidates shown to the model", d.Target), true
+	}
+	m := get(rel)
+	if m == nil || s.c.g.ReadOnly(rel) || m.Front.ReadOnly {
+		return "", fmt.Sprintf("target %q does not exist, is invalid or is read_only", d.Target), false
+	}
+	if !m.Active() && d.Action != ActionNone {
+		return "", fmt.Sprintf("target %q is no longer active", d.Target), true
+	}
+	return rel, "", false
+}
+
+// exists reports whether rel is on disk (whatever it holds).
+func (s *chunkRun) exists(rel string) bool {
+	_, err := s.c.r.Tree().Lstat(rel)
+	return err == nil
+}
+
 func (o *outcome) skip(i int, d *Decision, why string) {
 	o.skipped++
 	o.problems = append(o.problems, fmt.Sprintf("fact %d %s: %s", i, d.Action, why))
@@ -211,6 +258,9 @@ func (s *chunkRun) newMemory(f Fact, desc, text string, out *outcome, pending ma
 	m.SetSource("consolidate " + s.src)
 	if f.Topic != "" {
 		m.SetTopic(f.Topic)
+	}
+	if f.Pinned {
+		m.SetPinned(true)
 	}
 	s.snap[rel] = nil // new: must still be absent on disk at commit time
 	pending[rel] = m

@@ -68,11 +68,15 @@ type Frontmatter struct {
 	Supersedes   string // repo path without .md, e.g. user_memory/likes-tea
 	SupersededBy string
 	ReadOnly     bool
-	Pinned       bool     // ranked before every unpinned memory (a safety fact: an allergy)
-	Created      string   // DD.MM.YY or RFC 3339 date, free text kept as is
-	Source       string   // provenance, e.g. "consolidate transcripts/s1.jsonl#1-5"
-	Tags         []string // a YAML list, or one comma-separated line
-	Topic        string   // what the memory is about, not its value: "home-city" (topic.go)
+	// Pinned: ranked before every unpinned memory and always in the
+	// compiled context, counted against its budget first (a safety fact:
+	// an allergy). A "## Pinned" section (the reference's mark) reads as
+	// pinned: true.
+	Pinned  bool
+	Created string   // DD.MM.YY or RFC 3339 date, free text kept as is
+	Source  string   // provenance, e.g. "consolidate transcripts/s1.jsonl#1-5"
+	Tags    []string // a YAML list, or one comma-separated line
+	Topic   string   // what the memory is about, not its value: "home-city" (topic.go)
 }
 
 // Memory is one parsed markdown file. It keeps enough of the original bytes
