@@ -82,3 +82,16 @@ func TestJudgeReadOnlyIsTyped(t *testing.T) {
 		}
 	}
 }
+
+// TestSecretProblemsAreTyped: a secret held out of git is told from other
+// problems by its type (the web page lists it apart), never by its words.
+func TestSecretProblemsAreTyped(t *testing.T) {
+	key := "ghp_" + "0123456789abcdefghijklmnopqrstuvwxyzAB"
+	ps := tracker.SecretProblems("notes.md", []byte("token: "+key+"\n"), nil)
+	if len(ps) == 0 || !errors.Is(ps[0].Err, tracker.ErrSecret) {
+		t.Fatalf("SecretProblems = %#v, want ErrSecret", ps)
+	}
+	if ps := tracker.NameProblems(key + ".md"); len(ps) != 1 || !errors.Is(ps[0].Err, tracker.ErrSecret) {
+		t.Fatalf("NameProblems = %#v, want ErrSecret", ps)
+	}
+}
