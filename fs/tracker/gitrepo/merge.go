@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
+	"syscall"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -137,8 +137,9 @@ func (r *Repo) checkClean(tree plumbing.Hash, rel string) error {
 	return nil
 }
 
+// isDirErr reports whether err is reading a directory as a file (EISDIR).
 func isDirErr(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "is a directory")
+	return errors.Is(err, syscall.EISDIR)
 }
 
 // encodeMerge renders a commit object with two parents.
