@@ -127,7 +127,7 @@ func (s *Server) consolidate(w http.ResponseWriter, r *http.Request, c caller) {
 	if !decodeBody(w, r, &req) {
 		return
 	}
-	lines := make([]line, 0, len(req.Transcript))
+	lines := make([]consolidate.Line, 0, len(req.Transcript))
 	for i, m := range req.Transcript {
 		text, err := m.text()
 		if err != nil {
@@ -137,7 +137,7 @@ func (s *Server) consolidate(w http.ResponseWriter, r *http.Request, c caller) {
 		if !keptRoles[m.Role] || strings.TrimSpace(text) == "" {
 			continue
 		}
-		lines = append(lines, line{Role: m.Role, Content: text})
+		lines = append(lines, consolidate.Line{Role: consolidate.Role(m.Role), Content: text})
 	}
 	rt, release, id, ok := s.userFor(w, r, c, req.UserID)
 	if !ok {
@@ -154,7 +154,7 @@ func (s *Server) consolidate(w http.ResponseWriter, r *http.Request, c caller) {
 	}
 	now := s.cfg.Now()
 	rel := path.Join(TranscriptDir, postedName(now))
-	if err := appendLines(rt.Dir, rel, lines...); err != nil {
+	if err := consolidate.AppendTranscript(rt.Dir, rel, lines...); err != nil {
 		s.log.Error("posted transcript", "user", id, "transcript", rel, "err", err)
 		transcriptError(w, err)
 		return
