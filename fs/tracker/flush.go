@@ -486,27 +486,23 @@ func (t *Tracker) applyGraph(res result) {
 	for _, op := range res.graph {
 		fromMem := op.from != "" && memgraph.IsMemoryPath(op.from)
 		toMem := memgraph.IsMemoryPath(op.rel)
-		if fromMem || toMem {
-			t.graphWrites.Add(1)
-		}
 		switch op.op {
 		case opDelete:
 			if toMem {
-				t.g.Remove(op.rel)
+				t.removeMem(op.rel)
 			}
 		case opRename:
 			switch {
 			case fromMem && toMem:
-				t.g.Rename(op.from, op.rel)
-				t.g.Put(op.rel, op.data)
+				t.renameMem(op.from, op.rel, op.data)
 			case fromMem:
-				t.g.Remove(op.from)
+				t.removeMem(op.from)
 			case toMem:
-				t.g.Put(op.rel, op.data)
+				t.putMem(op.rel, op.data)
 			}
 		default:
 			if toMem {
-				t.g.Put(op.rel, op.data)
+				t.putMem(op.rel, op.data)
 			}
 		}
 	}

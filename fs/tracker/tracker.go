@@ -123,8 +123,10 @@ type Tracker struct {
 	who  authorship // mindmount serve's user and sandboxes (authorship.go)
 	echo echoes     // files the tracker wrote itself, whose fsnotify reports are echoes
 
-	graphWrites atomic.Int64 // updates of the graph (Counts)
-	headReloads atomic.Int64 // HEADs moved beside the tracker and reloaded (Counts)
+	graphMu     sync.Mutex        // serialises the tracker's updates of the graph (graph.go)
+	graphSums   map[string]string // rel -> fingerprint of what the tracker gave the graph; "" removed
+	graphWrites atomic.Int64      // updates of the graph (Counts)
+	headReloads atomic.Int64      // HEADs moved beside the tracker and reloaded (Counts)
 
 	kick     chan struct{} // Touch -> Run: recompute the debounce deadline
 	packKick chan struct{} // a commit was made: packLoop checks the loose objects
@@ -178,6 +180,7 @@ func New(g *memgraph.Graph, r *gitrepo.Repo, cfg Config) *Tracker {
 		packKick:  make(chan struct{}, 1),
 		ready:     make(chan struct{}),
 		synth:     map[string][]byte{},
+		graphSums: map[string]string{},
 		warnedIgn: map[string]bool{},
 	}
 	if h, err := r.Head(); err == nil {
