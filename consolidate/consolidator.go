@@ -168,6 +168,11 @@ func (r *Report) problem(format string, args ...any) {
 	r.Problems = append(r.Problems, redacted(fmt.Sprintf(format, args...)))
 }
 
+// ErrNoProvider is Run's error when no language model is configured (the
+// Consolidator has no provider); llm.ErrNoModel is a configured one that
+// does not answer.
+var ErrNoProvider = errors.New("no language model configured (set MINDMOUNT_LLM, MINDMOUNT_MODEL, OLLAMA_HOST or OPENAI_BASE_URL)")
+
 // Run consolidates everything new since the cursor, once, in the
 // foreground. Transcripts are processed in chunks; each chunk is committed
 // with its cursor advance, so a failure keeps what earlier chunks
@@ -175,7 +180,7 @@ func (r *Report) problem(format string, args ...any) {
 func (c *Consolidator) Run(ctx context.Context) (Report, error) {
 	var rep Report
 	if c.p == nil {
-		return rep, errors.New("no language model configured (set MINDMOUNT_LLM, MINDMOUNT_MODEL, OLLAMA_HOST or OPENAI_BASE_URL)")
+		return rep, ErrNoProvider
 	}
 	lk, _ := repoLocks.LoadOrStore(c.r.Dir(), &sync.Mutex{})
 	lk.(*sync.Mutex).Lock()

@@ -242,7 +242,7 @@ func trackedRel(rel string) (string, bool) {
 	if rel == ".mindmount/cache" || strings.HasPrefix(rel, ".mindmount/cache/") {
 		return "", false
 	}
-	if memgraph.IsSynthesized(rel) || rel == ControlFile {
+	if memgraph.IsSynthesized(rel) { // ControlFile among them
 		return "", false
 	}
 	return rel, true
@@ -251,7 +251,7 @@ func trackedRel(rel string) (string, bool) {
 // ControlFile is written to ask for a consolidation run. In watch mode it
 // is a real file: the tracker calls the OnControl function, removes it, and
 // never commits it.
-const ControlFile = memgraph.StateDir + "/consolidate"
+const ControlFile = memgraph.ConsolidateFile
 
 // OnControl registers fn to be called when ControlFile is written in the
 // watched tree.

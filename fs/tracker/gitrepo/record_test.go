@@ -2,6 +2,8 @@ package gitrepo
 
 import (
 	"errors"
+
+	"github.com/go-git/go-git/v5/plumbing"
 	"os"
 	"path/filepath"
 	"testing"
@@ -79,6 +81,25 @@ func TestRecordRefusals(t *testing.T) {
 		t.Fatalf("the local edit was overwritten: %q", b)
 	}
 
+	// A directory where the tree has a file is not clean either (EISDIR,
+	// matched by its errno, not its text); a directory where the tree has
+	// nothing is.
+	os.Remove(filepath.Join(dir, "user_memory/a.md"))
+	os.MkdirAll(filepath.Join(dir, "user_memory/a.md", "x"), 0o755)
+	_, err = r.Record(Commit{Changes: []Change{put("user_memory/a.md", "theirs\n")}, Message: "dir", Author: who, Parents: []string{next, base}, Worktree: true, Clean: true})
+	if !errors.Is(err, ErrDirty) {
+		t.Fatalf("a directory in place of a file: %v, want ErrDirty", err)
+	}
+	os.RemoveAll(filepath.Join(dir, "user_memory/a.md"))
+	if err := os.WriteFile(filepath.Join(dir, "user_memory/a.md"), []byte("a2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(dir, "user_memory/new.md"), 0o755)
+	if err := r.checkClean(mustTree(t, r, next), "user_memory/new.md"); err != nil {
+		t.Fatalf("a directory where the tree has nothing: %v", err)
+	}
+	os.Remove(filepath.Join(dir, "user_memory/new.md"))
+
 	for _, name := range []string{"../x", "a..b", "-x", "a b", "x.lock", ".hidden", "a/.b", "HEAD@{1}", "a~1", "a:b"} {
 		if _, err := r.Record(Commit{Changes: []Change{put("x.md", "x")}, Branch: name, Parents: []string{next}}); !errors.Is(err, ErrBadPath) {
 			t.Errorf("branch %q: %v, want ErrBadPath", name, err)
@@ -90,4 +111,13 @@ func TestRecordRefusals(t *testing.T) {
 	if h, _ := r.Head(); h != next {
 		t.Fatalf("HEAD moved: %s", h)
 	}
+}
+
+func mustTree(t *testing.T, r *Repo, commit string) plumbing.Hash {
+	t.Helper()
+	c, err := r.treeOf(commit, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

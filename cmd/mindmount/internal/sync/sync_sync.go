@@ -165,10 +165,9 @@ func (s *Syncer) fetchMerge(ctx context.Context, repo *git.Repository, auth tran
 	switch {
 	case errors.Is(err, transport.ErrEmptyRemoteRepository):
 		return res, nil // a new remote: the push fills it
+	case errors.Is(err, git.NoMatchingRefSpecError{}):
+		return res, nil // the remote has no such branch yet
 	case err != nil && !errors.Is(err, git.NoErrAlreadyUpToDate):
-		if strings.Contains(err.Error(), "couldn't find remote ref") {
-			return res, nil // the remote has no such branch yet
-		}
 		return res, fmt.Errorf("fetch: %w", err)
 	}
 	ref, err := repo.Storer.Reference(remoteRef(branch))
