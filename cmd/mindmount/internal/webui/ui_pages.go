@@ -190,12 +190,12 @@ func useDates(text string) []time.Time {
 	return ds
 }
 
-// historyLimit bounds the commits shown on a memory's page, and
-// historyBudget the time spent finding them.
-const (
-	historyLimit  = 50
-	historyBudget = 2 * time.Second
-)
+// historyLimit bounds the commits shown on a memory's page.
+const historyLimit = 50
+
+// historyBudget bounds the time git log spends finding them while the
+// history index does not reach HEAD yet (a variable for tests).
+var historyBudget = 2 * time.Second
 
 func (s *Server) memory(v *view, p string) {
 	g := v.rt.Graph
@@ -253,7 +253,7 @@ func (s *Server) memory(v *view, p string) {
 		}
 		d["Links"] = links
 	}
-	hist, slow, err := readLogWithin(v.r.Context(), v.rt.Dir, logQuery{Path: rel, Limit: historyLimit, Patch: true}, historyBudget)
+	hist, slow, err := pathHistory(v.r.Context(), v.rt.Repo, rel, historyLimit, historyBudget)
 	if err != nil {
 		s.log.Warn("web page cannot read history", "path", rel, "err", err)
 	}
