@@ -45,10 +45,10 @@ func bigRepo(b *testing.B, n int) string {
 // BenchmarkPages renders each page at 10,000 memories and 10,000 commits,
 // server time only (the handler, no network). The baselines are what the
 // pages stand on: gitlog, git log of one page of commits (the timeline);
-// gitlog-path, git log -p of one memory (its history), walking every
-// commit; memory-vs-bloom, the memory page against that git log with the
-// commit-graph's changed-path Bloom filters (what the page used before
-// the history index), both timed in each round, with their ratio.
+// memory-vs-bloom, the memory page against git log -p of the memory with
+// the commit-graph's changed-path Bloom filters (what the page asked
+// before the history index), both timed in each round, with their ratio.
+// memory-unindexed is the page before the index is built.
 //
 //	go test ./cmd/mindmount/internal/webui -run '^$' -bench Pages -benchtime 20x
 func BenchmarkPages(b *testing.B) {
@@ -104,11 +104,6 @@ func BenchmarkPages(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	b.Run("gitlog-path", func(b *testing.B) {
-		for b.Loop() {
-			gitlogPath(b)
-		}
-	})
 	b.Run("gitlog", func(b *testing.B) {
 		for b.Loop() {
 			if _, err := git(context.Background(), dir, "log", logFormat, "-n", "100", "HEAD", "--"); err != nil {
