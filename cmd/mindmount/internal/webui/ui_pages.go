@@ -300,6 +300,7 @@ func frontRows(f memgraph.Frontmatter) []kv {
 	add("created", f.Created)
 	add("source", f.Source)
 	add("tags", strings.Join(f.Tags, ", "))
+	add("keywords", strings.Join(f.Keywords, ", "))
 	return out
 }
 
