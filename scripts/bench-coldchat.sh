@@ -7,14 +7,18 @@
 # median cold and warm chat (ms, curl's total time of the whole stream) and
 # their ratio. Needs root (serve runs the user's worker with the user's uid).
 #
+# SETTLE=S waits S seconds after the readiness line before the first chat
+# (what the background warm-up covers by then).
+#
 # usage: scripts/bench-coldchat.sh
-# env:   MEMORIES=1000 ROUNDS=5 WARM=20
+# env:   MEMORIES=1000 ROUNDS=5 WARM=20 SETTLE=0
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 MEMORIES=${MEMORIES:-1000}
 ROUNDS=${ROUNDS:-5}
 WARM=${WARM:-20}
+SETTLE=${SETTLE:-0}
 
 work=$(mktemp -d /tmp/mindmount-bench-coldchat.XXXXXX)
 chmod 755 "$work"
@@ -57,16 +61,17 @@ git -C "$repo" add -A >/dev/null
 git -C "$repo" commit -qm "bench: $MEMORIES memories"
 chown -R "$owner" "$repo"
 
-chat() { # prints the chat's total time in microseconds
-  curl -s -o /dev/null -w '%{time_total}\n' -H 'Content-Type: application/json' \
+chat() { # prints the chat's total time in microseconds; a failed chat ends the script
+  curl -sf -o "$work/answer" -w '%{time_total}\n' -H 'Content-Type: application/json' \
     -d '{"userId":"alice","message":"What do I drink in the morning before work?","sessionId":"s'"$1"'"}' \
     "http://$addr/v1/chat" | awk '{printf "%d\n", $1 * 1000000}'
+  grep -q '"content":"[^"]' "$work/answer" || { echo "the chat did not answer:" >&2; cat "$work/answer" "$work/serve.log" >&2; exit 1; }
 }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
 : >"$work/cold" ; : >"$work/warm"
 for r in $(seq 1 "$ROUNDS"); do
-  "$mindmount" serve --root "$root" --http 127.0.0.1:0 --consolidate=false >"$work/serve.out" 2>"$work/serve.log" &
+  "$mindmount" serve --root "$root" --http 127.0.0.1:0 --every 100000 --idle 1000h >"$work/serve.out" 2>"$work/serve.log" &
   pid=$!
   addr=
   for _ in $(seq 1 3000); do
@@ -75,9 +80,11 @@ for r in $(seq 1 "$ROUNDS"); do
     sleep 0.01
   done
   [[ -n $addr ]] || { cat "$work/serve.log"; exit 1; }
+  sleep "$SETTLE"
   chat "c$r" >>"$work/cold"
   for w in $(seq 1 "$WARM"); do chat "w$r-$w" >>"$work/warm"; done
   kill -TERM "$pid"; wait "$pid" || true; pid=
+  [[ -z ${KEEPLOG:-} ]] || cp "$work/serve.log" "$KEEPLOG.$r"
 done
 cold=$(median <"$work/cold") warm=$(median <"$work/warm")
 printf 'first chat after start (median of %d starts): %.1f ms; warm chat (median of %d): %.1f ms; ratio %.2fx (goal: at most 2x)\n' \
