@@ -220,6 +220,7 @@ func New(g *memgraph.Graph, r *gitrepo.Repo, cfg Config) *Tracker {
 		graphSums: map[string]string{},
 		warnedIgn: map[string]bool{},
 	}
+	t.who.user = cfg.User
 	if h, err := r.Head(); err == nil {
 		t.setHead(h)
 	}
