@@ -19,11 +19,18 @@
 // The package knows nothing of FUSE; the mount, the watch mode and the CLI
 // drive it the same way:
 //
-//	c := consolidate.New(g, repo, provider, consolidate.Config{Idle: idle, Every: every})
-//	tracker.SetExtraStatus(c.Status)        // the status file's consolidation line
-//	tracker.Subscribe(func(paths []string) { for _, p := range paths { c.Notify(p) } })
-//	tracker.OnControl(c.Request)            // .mindmount/consolidate was written
-//	go c.Loop(ctx)                          // idle / count / request triggers
+//	var ls tracker.Listeners
+//	t := tracker.New(g, repo, tracker.Config{Listener: ls.Listener()})
+//	c := consolidate.New(t, provider, consolidate.Config{Idle: idle, Every: every})
+//	ls.Add(tracker.Listener{
+//		Changed: func(paths []string) { for _, p := range paths { c.Notify(p) } },
+//		Control: c.Request, // .mindmount/consolidate was written
+//		Status:  c.Status,  // the status file's consolidation line
+//	})
+//	go c.Loop(ctx) // idle / count / request triggers
+//
+// The tracker is the consolidator's writer: each chunk is a prepared
+// change (tracker.Apply) that the tracker commits and puts in the graph.
 //
 // "mindmount consolidate REPO" calls Run once. The cursor (.mindmount/cursor.json)
 // moves only in the commit holding the memories it accounts for; the

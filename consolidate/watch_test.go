@@ -55,16 +55,19 @@ func TestWatchModeControlFile(t *testing.T) {
 
 // watch runs a tracker over e's repository wired as "mindmount watch" does.
 func watch(t *testing.T, e *env) *tracker.Tracker {
-	tr := tracker.New(e.g, e.r, tracker.Config{Debounce: 20 * time.Millisecond, MaxWait: time.Second, WriteSynthesized: true, Logger: quietLogger()})
+	var ls tracker.Listeners
+	tr := tracker.New(e.g, e.r, tracker.Config{Debounce: 20 * time.Millisecond, MaxWait: time.Second, WriteSynthesized: true, Logger: quietLogger(), Listener: ls.Listener()})
 	e.cfg.OnStatus = tr.StatusChanged
 	e.c = New(tr, e.p, e.cfg) // the tracker is its writer
-	tr.SetExtraStatus(e.c.Status)
-	tr.Subscribe(func(paths []string) {
-		for _, p := range paths {
-			e.c.Notify(p)
-		}
+	ls.Add(tracker.Listener{
+		Changed: func(paths []string) {
+			for _, p := range paths {
+				e.c.Notify(p)
+			}
+		},
+		Control: e.c.Request,
+		Status:  e.c.Status,
 	})
-	tr.OnControl(e.c.Request)
 	ctx, cancel := context.WithCancel(context.Background())
 	runDone := make(chan error, 1)
 	go func() { runDone <- tr.Run(ctx) }()

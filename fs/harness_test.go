@@ -124,7 +124,8 @@ func mountRepoDebounce(t *testing.T, dir string, opt Options, debounce time.Dura
 	if testing.Verbose() {
 		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	tr := tracker.New(g, r, tracker.Config{Debounce: debounce, MaxWait: 10 * debounce, Logger: log})
+	var ls tracker.Listeners
+	tr := tracker.New(g, r, tracker.Config{Debounce: debounce, MaxWait: 10 * debounce, Logger: log, Listener: ls.Listener()})
 	ctx, cancel := context.WithCancel(context.Background())
 	if err := tr.Recover(ctx); err != nil {
 		cancel()
@@ -137,7 +138,7 @@ func mountRepoDebounce(t *testing.T, dir string, opt Options, debounce time.Dura
 	if opt.OnConsolidate == nil {
 		opt.OnConsolidate = func() { tm.consolidations <- struct{}{} }
 	}
-	srv, ms, err := mount(tm.mnt, deps{graph: g, tracker: tr, search: searchFunc(g)}, opt)
+	srv, ms, err := mount(tm.mnt, deps{graph: g, tracker: tr, listen: ls.Add, search: searchFunc(g)}, opt)
 	if err != nil {
 		cancel()
 		t.Fatal(err)

@@ -74,8 +74,6 @@ type changes interface {
 	Refresh(rels ...string)
 	Renamed(oldRel, newRel, writer string)
 	Status() []byte
-	Subscribe(fn func(paths []string))
-	Observe(fn func(rel string))
 	CanChange(rel string, scope tracker.Scope) error
 	CanCreate(rel string, scope tracker.Scope) error
 }
@@ -84,6 +82,8 @@ type changes interface {
 type deps struct {
 	graph   model
 	tracker changes
+	// listen adds the mount's listener to the tracker's (Listeners.Add).
+	listen func(tracker.Listener)
 	// search renders .mindmount/search/<query>; nil renders a notice.
 	search func(query string) []byte
 	// sandbox records the sandbox a writer runs in for the next commit's

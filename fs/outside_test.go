@@ -118,23 +118,24 @@ func TestMountErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr := tracker.New(g, r, tracker.Config{})
+	var ls tracker.Listeners
+	tr := tracker.New(g, r, tracker.Config{Listener: ls.Listener()})
 
 	notEmpty := t.TempDir()
 	os.WriteFile(notEmpty+"/x", nil, 0o644)
-	if _, err := Mount(notEmpty, g, tr, r, Options{}); err == nil || !strings.Contains(err.Error(), "not empty") {
+	if _, err := Mount(notEmpty, tr, &ls, Options{}); err == nil || !strings.Contains(err.Error(), "not empty") {
 		t.Errorf("non-empty mountpoint: %v", err)
 	}
-	if _, err := Mount(dir+"/user_memory", g, tr, r, Options{}); err == nil {
+	if _, err := Mount(dir+"/user_memory", tr, &ls, Options{}); err == nil {
 		t.Errorf("mountpoint inside the repository: no error")
 	}
 	mnt := t.TempDir()
-	srv, err := Mount(mnt, g, tr, r, Options{})
+	srv, err := Mount(mnt, tr, &ls, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { Unmount(srv, mnt); srv.Wait() }()
-	if _, err := Mount(mnt, g, tr, r, Options{}); err == nil || !strings.Contains(err.Error(), "already mounted") {
+	if _, err := Mount(mnt, tr, &ls, Options{}); err == nil || !strings.Contains(err.Error(), "already mounted") {
 		t.Errorf("busy mountpoint: %v", err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	fusefs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
+	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/memgraph"
 	"github.com/mindmount/mindmount/memgraph/subtree"
 )
@@ -197,18 +198,20 @@ func newMountState(dir string, d deps, opt Options, log *slog.Logger) (*mountSta
 	return m, nil
 }
 
-// attach starts the invalidator and subscribes it to the tracker.
+// attach starts the invalidator and makes it a listener of the tracker.
 func (m *mountState) attach() {
 	m.inval.start()
-	m.tracker.Subscribe(m.inval.committedLater)
-	// An edit beside the mount is dropped from the kernel's caches as soon
-	// as fsnotify reports it, not a debounce later when it is committed.
-	// Our own writes are reported too: the kernel already knows them, so
-	// they are skipped (see ownWrites).
-	m.tracker.Observe(func(rel string) {
-		if !m.own.ours(m.abs(rel), rel) {
-			m.inval.pathsLater([]string{rel})
-		}
+	m.listen(tracker.Listener{
+		Changed: m.inval.committedLater,
+		// An edit beside the mount is dropped from the kernel's caches as
+		// soon as fsnotify reports it, not a debounce later when it is
+		// committed. Our own writes are reported too: the kernel already
+		// knows them, so they are skipped (see ownWrites).
+		Observed: func(rel string) {
+			if !m.own.ours(m.abs(rel), rel) {
+				m.inval.pathsLater([]string{rel})
+			}
+		},
 	})
 }
 

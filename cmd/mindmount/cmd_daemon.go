@@ -118,12 +118,10 @@ func runDaemon(dir string, cfg host.RuntimeConfig, start front) error {
 // serveRuntime is runDaemon without the check that no serve owns dir: a
 // serve worker is that owner. id names the served user ("" for none).
 func serveRuntime(dir, id string, cfg host.RuntimeConfig, start front) error {
+	cfg.User = id
 	rt, err := host.OpenRuntime(dir, cfg)
 	if err != nil {
 		return err
-	}
-	if id != "" {
-		rt.SetUser(id)
 	}
 	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stopSignals()

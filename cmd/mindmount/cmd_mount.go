@@ -109,7 +109,7 @@ func runMount(dir, mnt string, cfg host.RuntimeConfig, opt enfs.Options) error {
 	}
 	err := runDaemon(dir, cfg, func(_ context.Context, rt *host.Runtime) (<-chan error, func(bool) error, error) {
 		opt.OnConsolidate = rt.RequestConsolidation
-		srv, err := enfs.Mount(mnt, rt.Graph, rt.Tracker, rt.Repo, opt)
+		srv, err := enfs.Mount(mnt, rt.Tracker, rt.Listeners, opt)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
+	"github.com/mindmount/mindmount/cmd/mindmount/internal/sync"
 	"github.com/mindmount/mindmount/consolidate"
 	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/memgraph"
@@ -58,9 +59,11 @@ Example:
 				return err
 			}
 			// The report says everything; log lines would repeat it.
-			tr := tracker.New(g, r, tracker.Config{Logger: slog.New(slog.DiscardHandler)})
-			tr.AddExtraStatus(func() string { return lastConsolidation(r.Dir()) })
-			addSyncStatus(tr, r) // cmd_sync.go: remote, ahead/behind, last push/fetch/failure
+			tr := tracker.New(g, r, tracker.Config{Logger: slog.New(slog.DiscardHandler), Listener: tracker.Listener{
+				// The last consolidation, then sync's remote,
+				// ahead/behind, last push/fetch/failure.
+				Status: func() string { return lastConsolidation(r.Dir()) + sync.StatusText(r) },
+			}})
 			if err := tr.Inspect(context.Background()); err != nil {
 				return err
 			}

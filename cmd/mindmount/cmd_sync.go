@@ -99,18 +99,15 @@ func syncService(ctx context.Context, rt *host.Runtime) {
 		Writer:      rt.Tracker,
 		Logger:      slog.Default().With("user", rt.ID),
 	})
-	rt.Tracker.Subscribe(func([]string) { s.Kick() })
-	addSyncStatus(rt.Tracker, rt.Repo)
+	rt.Listeners.Add(tracker.Listener{
+		Changed: func([]string) { s.Kick() }, // a commit: push soon
+		Status:  func() string { return sync.StatusText(rt.Repo) },
+	})
 	s.Serve(ctx, syncTiming)
 }
 
 // syncTiming is the daemons' sync timing; tests shorten it.
 var syncTiming sync.Timing
-
-// addSyncStatus adds the sync state to a status report ("mindmount status").
-func addSyncStatus(tr *tracker.Tracker, r *gitrepo.Repo) {
-	tr.AddExtraStatus(func() string { return sync.StatusText(r) })
-}
 
 // uncommitted counts the changed tracked files of the work tree at dir
 // (untracked and ignored files, the transcripts, are not counted).

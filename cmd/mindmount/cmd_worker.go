@@ -129,7 +129,7 @@ func runWorker(o *workerOptions, log *slog.Logger) error {
 		ended := make(chan error, 2)
 		var stops []func(bool) error
 		if o.fuseFd > 0 {
-			srv, err := enfs.Mount(fmt.Sprintf("/dev/fd/%d", o.fuseFd), rt.Graph, rt.Tracker, rt.Repo, enfs.Options{
+			srv, err := enfs.Mount(fmt.Sprintf("/dev/fd/%d", o.fuseFd), rt.Tracker, rt.Listeners, enfs.Options{
 				AllowOther:    true,
 				Debug:         o.debug,
 				Logger:        log,

@@ -20,16 +20,15 @@ import (
 // -race: the watcher sees the files while Apply writes them.
 func TestApplyIsOneWriteWithoutEcho(t *testing.T) {
 	dir := conformance.NewRepo(t)
-	tr, g := watch(t, dir, tracker.Config{Debounce: 50 * time.Millisecond})
 	var mu sync.Mutex
 	heard := map[string]int{}
-	tr.Subscribe(func(paths []string) {
+	tr, g := watch(t, dir, tracker.Config{Debounce: 50 * time.Millisecond, Listener: tracker.Listener{Changed: func(paths []string) {
 		mu.Lock()
 		defer mu.Unlock()
 		for _, p := range paths {
 			heard[p]++
 		}
-	})
+	}}})
 	before, commits := tr.Counts(), commitCount(t, dir)
 	rel := "user_memory/likes-tea.md"
 	h, err := tr.Apply(context.Background(), tracker.Change{

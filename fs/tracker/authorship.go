@@ -22,13 +22,6 @@ type authorship struct {
 	sandboxes map[string]bool // noted since the last commit
 }
 
-// SetUser names the user this tracker commits for (mindmount serve).
-func (t *Tracker) SetUser(id string) {
-	t.who.mu.Lock()
-	t.who.user = id
-	t.who.mu.Unlock()
-}
-
 // NoteSandbox records that a writer in sandbox sb changed the repository;
 // the next commit names it. A burst written from two sandboxes names both.
 func (t *Tracker) NoteSandbox(sb string) {

@@ -19,7 +19,8 @@ import (
 // writers' commit; a tracker with neither adds nothing.
 func TestAuthorshipTrailers(t *testing.T) {
 	dir := conformance.NewRepo(t)
-	tr, _, _ := open(t, dir, tracker.Config{})
+	plain, _, _ := open(t, dir, tracker.Config{})
+	tr := plain
 	ctx := context.Background()
 	n := 0
 	commit := func() string {
@@ -38,7 +39,7 @@ func TestAuthorshipTrailers(t *testing.T) {
 		t.Fatalf("a single-repository commit has trailers: %q", got)
 	}
 
-	tr.SetUser("alice")
+	tr, _, _ = open(t, dir, tracker.Config{User: "alice"}) // mindmount serve's tracker of alice
 	tr.NoteSandbox("bwrap[2]")
 	tr.NoteSandbox("bwrap[1]")
 	tr.NoteSandbox("bwrap[2]")

@@ -21,13 +21,12 @@ import (
 // function refuses.
 func TestWriteCommitsOnlyItsPaths(t *testing.T) {
 	dir := conformance.NewRepo(t)
-	tr, g := watch(t, dir, tracker.Config{Debounce: time.Hour, MaxWait: time.Hour})
+	tr, g := watch(t, dir, tracker.Config{Debounce: time.Hour, MaxWait: time.Hour, User: "ada"})
 	before := commitCount(t, dir)
 	// A mount writer's change, pending behind a long debounce.
 	conformance.WriteFile(t, dir, "user_memory/agent-note.md", conformance.Memory("Agent", "From the agent", "Agent."))
 	tr.Touch("user_memory/agent-note.md", "sh")
 
-	tr.SetUser("ada")
 	tr.NoteSandbox("bwrap[42]") // the agent's sandbox: not ours to name
 	who := gitrepo.Author{Name: "mcp (tester)", Email: "mcp@mindmount.local"}
 	ctx := context.Background()

@@ -37,10 +37,10 @@ func TestTranscriptsNeverCommitted(t *testing.T) {
 		t.Fatal("the fixture .gitignore changed: update this test")
 	}
 	conformance.WriteFile(t, dir, ".gitignore", old) // committed by recovery at start
-	tr, _ := watch(t, dir, tracker.Config{Debounce: 100 * time.Millisecond})
 	var mu sync.Mutex
 	var heard []string
-	tr.Subscribe(func(paths []string) { mu.Lock(); heard = append(heard, paths...); mu.Unlock() })
+	tr, _ := watch(t, dir, tracker.Config{Debounce: 100 * time.Millisecond, Listener: tracker.Listener{
+		Changed: func(paths []string) { mu.Lock(); heard = append(heard, paths...); mu.Unlock() }}})
 	chat := "User: my password is hunter2 and the key is " + stripeKey + "\nAssistant: please rotate it.\nUser: I live in Porto, by the river.\n"
 	conformance.WriteFile(t, dir, "transcripts/chat.md", chat)
 	conformance.WriteFile(t, dir, "transcripts/sub/day.jsonl", `{"role":"user","content":"`+awsKey+` is my key"}`+"\n")

@@ -62,8 +62,8 @@ func (t *Tracker) Status() []byte {
 	first, last := t.first, t.last
 	uncommitted := t.uncommitted
 	lastErr, paused := t.lastErr, t.paused
-	extra := t.extra
 	t.mu.Unlock()
+	extra := t.cfg.Listener.Status
 
 	if len(pending) == 0 {
 		b.WriteString("pending changes: none\n")

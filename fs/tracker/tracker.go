@@ -100,6 +100,13 @@ type Config struct {
 	// repository's own, memgraph.OperatorFile in its git directory).
 	// mindmount serve gives every user's tracker ROOT/config instead.
 	Operator *memgraph.OperatorSource
+	// Listener hears what the tracker does (commits, HEAD moves, reports
+	// of fsnotify, control requests) and adds status lines; Listeners
+	// fans it out.
+	Listener Listener
+	// User names the user this tracker commits for (mindmount serve):
+	// its commits carry a Mindmount-User trailer (authorship.go).
+	User string
 }
 
 // DefaultIdentities maps common editors to "editor"; everything else (shell
@@ -137,10 +144,6 @@ type Tracker struct {
 	last        time.Time         // latest change of the current burst
 	busy        int               // flushes and HEAD reloads in progress
 	invalid     map[string]invalidFile
-	subs        []func(paths []string)
-	observers   []func(rel string)
-	extra       func() string
-	onControl   func()
 	running     bool // Run is active: the debounce timer will fire
 	watching    bool // fsnotify is live: Settle may use a barrier
 	lastErr     string
@@ -217,6 +220,7 @@ func New(g *memgraph.Graph, r *gitrepo.Repo, cfg Config) *Tracker {
 		graphSums: map[string]string{},
 		warnedIgn: map[string]bool{},
 	}
+	t.who.user = cfg.User
 	if h, err := r.Head(); err == nil {
 		t.setHead(h)
 	}
@@ -283,23 +287,13 @@ func trackedRel(rel string) (string, bool) {
 }
 
 // ControlFile is written to ask for a consolidation run. In watch mode it
-// is a real file: the tracker calls the OnControl function, removes it, and
+// is a real file: the tracker calls its listener's Control, removes it, and
 // never commits it.
 const ControlFile = memgraph.ConsolidateFile
 
-// OnControl registers fn to be called when ControlFile is written in the
-// watched tree.
-func (t *Tracker) OnControl(fn func()) {
-	t.mu.Lock()
-	t.onControl = fn
-	t.mu.Unlock()
-}
-
 // control handles a write to ControlFile.
 func (t *Tracker) control() {
-	t.mu.Lock()
-	fn := t.onControl
-	t.mu.Unlock()
+	fn := t.cfg.Listener.Control
 	if fn == nil {
 		return
 	}
@@ -373,40 +367,10 @@ func (t *Tracker) poke() {
 	}
 }
 
-// Subscribe registers fn to be called with the paths whose state changed
-// after every commit, HEAD reload or newly reported invalid file. The
-// synthesized views (indexes, CONTEXT.md, .mindmount/status) may have changed
-// on every call. fn runs on the tracker's goroutine: keep it cheap.
-func (t *Tracker) Subscribe(fn func(paths []string)) {
-	t.mu.Lock()
-	t.subs = append(t.subs, fn)
-	t.mu.Unlock()
-}
-
-// Observe registers fn to hear, at once and before any debounce, of every
-// path fsnotify reports changed in the backing tree: the mount drops its
-// kernel caches for an edit made beside it without waiting for the commit.
-// fn runs on the watcher's goroutine: keep it cheap.
-func (t *Tracker) Observe(fn func(rel string)) {
-	t.mu.Lock()
-	t.observers = append(t.observers, fn)
-	t.mu.Unlock()
-}
-
 func (t *Tracker) observed(rel string) {
-	t.mu.Lock()
-	obs := t.observers
-	t.mu.Unlock()
-	for _, fn := range obs {
+	if fn := t.cfg.Listener.Observed; fn != nil {
 		fn(rel)
 	}
-}
-
-// SetExtraStatus adds lines (consolidation's state) to Status.
-func (t *Tracker) SetExtraStatus(fn func() string) {
-	t.mu.Lock()
-	t.extra = fn
-	t.mu.Unlock()
 }
 
 func (t *Tracker) notify(paths []string) {
@@ -414,11 +378,8 @@ func (t *Tracker) notify(paths []string) {
 		return
 	}
 	sort.Strings(paths)
-	t.mu.Lock()
-	subs := append([]func([]string){}, t.subs...)
-	t.mu.Unlock()
-	for _, fn := range subs {
-		fn(append([]string(nil), paths...))
+	if fn := t.cfg.Listener.Changed; fn != nil {
+		fn(paths)
 	}
 }
 

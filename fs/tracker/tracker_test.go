@@ -171,10 +171,10 @@ func TestMaxWaitBoundsABurst(t *testing.T) {
 
 func TestIdentitiesAndFlush(t *testing.T) {
 	dir := conformance.NewRepo(t)
-	tr, g, _ := open(t, dir, tracker.Config{Identities: map[string]string{"vim": "editor", "sed": "agent", "dreamer": "consolidator"}})
 	var got [][]string
 	var mu sync.Mutex
-	tr.Subscribe(func(paths []string) { mu.Lock(); got = append(got, paths); mu.Unlock() })
+	tr, g, _ := open(t, dir, tracker.Config{Identities: map[string]string{"vim": "editor", "sed": "agent", "dreamer": "consolidator"},
+		Listener: tracker.Listener{Changed: func(paths []string) { mu.Lock(); got = append(got, paths); mu.Unlock() }}})
 
 	tests := []struct {
 		writer, author string
@@ -398,9 +398,8 @@ func TestSynthesizedWrittenOnlyWhenChanged(t *testing.T) {
 
 func TestSubscribersHearHeadMoves(t *testing.T) {
 	dir := conformance.NewRepo(t)
-	tr, _ := watch(t, dir, tracker.Config{Debounce: 300 * time.Millisecond})
 	heard := make(chan []string, 16)
-	tr.Subscribe(func(paths []string) { heard <- paths })
+	tr, _ := watch(t, dir, tracker.Config{Debounce: 300 * time.Millisecond, Listener: tracker.Listener{Changed: func(paths []string) { heard <- paths }}})
 	conformance.PushFrom(t, dir, "user_memory/has-a-cat.md", "")
 	settle(t, tr)
 	if s := conformance.Subject(t, dir); s != "elsewhere: user_memory/has-a-cat.md" {
@@ -423,9 +422,8 @@ func TestSubscribersHearHeadMoves(t *testing.T) {
 
 func TestControlFileRequestsAndIsNeverCommitted(t *testing.T) {
 	dir := conformance.NewRepo(t)
-	tr, _, _ := open(t, dir, tracker.Config{})
 	requests := make(chan struct{}, 4)
-	tr.OnControl(func() { requests <- struct{}{} })
+	tr, _, _ := open(t, dir, tracker.Config{Listener: tracker.Listener{Control: func() { requests <- struct{}{} }}})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- tr.Run(ctx) }()
@@ -449,8 +447,7 @@ func TestControlFileRequestsAndIsNeverCommitted(t *testing.T) {
 
 func TestStatusReport(t *testing.T) {
 	dir := conformance.NewRepo(t)
-	tr, _, _ := open(t, dir, tracker.Config{Debounce: time.Hour})
-	tr.SetExtraStatus(func() string { return "consolidation: idle, last run 2 added" })
+	tr, _, _ := open(t, dir, tracker.Config{Debounce: time.Hour, Listener: tracker.Listener{Status: func() string { return "consolidation: idle, last run 2 added" }}})
 	conformance.WriteFile(t, dir, "user_memory/new.md", conformance.Memory("New", "New", "New."))
 	tr.Touch("user_memory/new.md", "python3")
 	st := string(tr.Status())

@@ -395,6 +395,7 @@ func (h *Host) Acquire(ctx context.Context, id string) (*Runtime, func(), error)
 func (h *Host) load(ctx context.Context, e Entry) (*Runtime, error) {
 	cfg := h.cfg.Runtime
 	cfg.Logger = h.log.With("user", e.ID)
+	cfg.User = e.ID // its commits name the user (the mount adds the sandbox)
 	// The operator's switches come from ROOT/config, never from a file
 	// the user (or the user's agent) can write.
 	cfg.Operator = h.operator
@@ -409,8 +410,6 @@ func (h *Host) load(ctx context.Context, e Entry) (*Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
-	rt.ID = e.ID
-	setAuthorship(rt, e.ID)
 	if err := rt.Start(h.ctx); err != nil {
 		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		rt.Close(cctx)

@@ -57,6 +57,10 @@ type Service func(ctx context.Context, rt *Runtime)
 // RuntimeConfig tunes a Runtime. The zero value tracks changes with the
 // tracker's defaults and does not consolidate.
 type RuntimeConfig struct {
+	// User is the served user whose runtime this is ("" for a
+	// single-repository daemon): Runtime.ID, and the Mindmount-User
+	// trailer of its commits (tracker.Config.User).
+	User string
 	// Debounce, MaxWait and Rescan are the tracker's (see tracker.Config).
 	Debounce, MaxWait, Rescan time.Duration
 	// WriteSynthesized is watch mode: the indexes, context and status are
@@ -92,6 +96,9 @@ type Runtime struct {
 	Graph        *memgraph.Graph
 	Tracker      *tracker.Tracker
 	Consolidator *consolidate.Consolidator // nil when consolidation is off
+	// Listeners is the tracker's one listener: the parts made after it
+	// (the mount, MCP, sync) add theirs here.
+	Listeners *tracker.Listeners
 
 	cfg    RuntimeConfig
 	log    *slog.Logger
@@ -160,8 +167,10 @@ func OpenRuntime(dir string, cfg RuntimeConfig) (*Runtime, error) {
 	if cfg.IndexTokens > 0 {
 		g.SetIndexTokens(cfg.IndexTokens)
 	}
-	rt := &Runtime{Dir: dir, Repo: r, Graph: g, cfg: cfg, log: log}
+	rt := &Runtime{Dir: dir, ID: cfg.User, Repo: r, Graph: g, Listeners: &tracker.Listeners{}, cfg: cfg, log: log}
 	rt.Tracker = tracker.New(g, r, tracker.Config{
+		Listener:         rt.Listeners.Listener(),
+		User:             cfg.User,
 		Debounce:         cfg.Debounce,
 		MaxWait:          cfg.MaxWait,
 		Rescan:           cfg.Rescan,
@@ -173,14 +182,17 @@ func OpenRuntime(dir string, cfg RuntimeConfig) (*Runtime, error) {
 	if cfg.Consolidate {
 		c := consolidate.New(rt.Tracker, cfg.Provider, consolidate.Config{Idle: cfg.Idle, Every: cfg.Every, Logger: log,
 			OnStatus: rt.Tracker.StatusChanged}) // watch mode's status file follows runs
-		rt.Tracker.SetExtraStatus(c.Status)
-		rt.Tracker.Subscribe(func(paths []string) {
-			for _, p := range paths {
-				c.Notify(p)
-			}
+		rt.Listeners.Add(tracker.Listener{
+			Changed: func(paths []string) {
+				for _, p := range paths {
+					c.Notify(p)
+				}
+			},
+			// The control file of watch mode; the mount calls
+			// RequestConsolidation.
+			Control: c.Request,
+			Status:  c.Status, // the status file's consolidation line
 		})
-		// The control file of watch mode; the mount calls RequestConsolidation.
-		rt.Tracker.OnControl(c.Request)
 		rt.Consolidator = c
 	}
 	return rt, nil

@@ -29,7 +29,7 @@ func TestConcurrentWithMount(t *testing.T) {
 	// while MCP calls commit: they must stay out of those commits.
 	rt := startRuntimeDebounce(t, newRepo(t), 300*time.Millisecond)
 	mnt := t.TempDir()
-	srv, err := enfs.Mount(mnt, rt.Graph, rt.Tracker, rt.Repo, enfs.Options{Logger: testLogger()})
+	srv, err := enfs.Mount(mnt, rt.Tracker, rt.Listeners, enfs.Options{Logger: testLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 
 // New returns the MCP server of one served repository.
 func New(rt *host.Runtime, opts Options) *mcp.Server {
-	return NewServer(Repo{Graph: rt.Graph, Tracker: rt.Tracker, Git: rt.Repo}, opts)
+	return NewServer(Repo{Graph: rt.Graph, Tracker: rt.Tracker, Git: rt.Repo, Listeners: rt.Listeners}, opts)
 }
 
 // Resolver finds the repository an HTTP request is for (the caller does the

@@ -44,6 +44,9 @@ type Repo struct {
 	Graph   *memgraph.Graph
 	Tracker *tracker.Tracker
 	Git     *gitrepo.Repo
+	// Listeners is the tracker's listener fan-out: the server hears of
+	// changes there to notify subscribed clients.
+	Listeners *tracker.Listeners
 }
 
 // server holds the tools' state for one repository.
@@ -57,8 +60,8 @@ type server struct {
 	res  *resources
 }
 
-// NewServer returns an MCP server for the repository. It subscribes to the
-// tracker for resource change notifications: build one per repository and
+// NewServer returns an MCP server for the repository. It listens to the
+// tracker (repo.Listeners) for resource change notifications: build one per repository and
 // share it between sessions (Handler does).
 func NewServer(repo Repo, opts Options) *mcp.Server {
 	return newServer(repo, opts).mcp
@@ -84,7 +87,7 @@ func newServer(repo Repo, opts Options) *server {
 	})
 	s.addTools()
 	s.res.register()
-	s.tr.Subscribe(s.res.changed)
+	repo.Listeners.Add(tracker.Listener{Changed: s.res.changed})
 	return s
 }
 

@@ -132,6 +132,7 @@ type node struct {
 	r      *gitrepo.Repo
 	g      *memgraph.Graph
 	tr     *tracker.Tracker
+	ls     *tracker.Listeners // the tracker's listener: tests add theirs
 	s      *Syncer
 	logs   *syncBuffer
 	cancel context.CancelFunc
@@ -183,7 +184,8 @@ func startNode(t *testing.T, dir string, r *gitrepo.Repo) *node {
 	}
 	n := &node{t: t, dir: dir, r: r, g: g, logs: &syncBuffer{}}
 	log := slog.New(slog.NewTextHandler(n.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	n.tr = tracker.New(g, r, tracker.Config{Debounce: 10 * time.Millisecond, Logger: log})
+	n.ls = &tracker.Listeners{}
+	n.tr = tracker.New(g, r, tracker.Config{Debounce: 10 * time.Millisecond, Logger: log, Listener: n.ls.Listener()})
 	n.s = New(r, Options{Credentials: Credentials{Token: testToken}, Writer: n.tr, Logger: log})
 	ctx, cancel := context.WithCancel(context.Background())
 	n.cancel, n.done = cancel, make(chan struct{})

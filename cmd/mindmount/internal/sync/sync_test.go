@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/memgraph"
 )
 
@@ -142,7 +143,7 @@ func TestSyncDeadRemote(t *testing.T) {
 		a.s.Serve(ctx, Timing{PushDelay: 10 * time.Millisecond, FetchEvery: time.Hour, RetryMin: 20 * time.Millisecond, RetryMax: 200 * time.Millisecond})
 	}()
 	defer func() { cancel(); <-served }()
-	a.tr.Subscribe(func([]string) { a.s.Kick() })
+	a.ls.Add(tracker.Listener{Changed: func([]string) { a.s.Kick() }})
 	waitFor(t, "first push", func() bool { return ReadState(a.r).LastPush.After(time.Time{}) })
 
 	srv.stop()
@@ -324,7 +325,7 @@ func TestSyncErrorQuotingTheTokenIsScrubbed(t *testing.T) {
 	if err := SetURL(a.dir, srv.URL()); err != nil {
 		t.Fatal(err)
 	}
-	a.tr.AddExtraStatus(func() string { return StatusText(a.r) })
+	a.ls.Add(tracker.Listener{Status: func() string { return StatusText(a.r) }})
 	srv.leak.Store(true)
 	ctx := context.Background()
 
