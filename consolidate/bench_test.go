@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -260,4 +261,46 @@ func BenchmarkRun30Messages(b *testing.B) {
 			b.Fatalf("report %+v %s", rep, strings.Join(rep.Problems, "; "))
 		}
 	}
+}
+
+// BenchmarkDreamBase10k compares the two ways a dream can work against a
+// pinned base in a repository of 10,000 memories: in objects only (what
+// dream.go does: read the 100 memories a chunk looks at from the base
+// commit, no checkout) and in a worktree of its own (git worktree add of
+// the base, the same reads from disk, git worktree remove).
+func BenchmarkDreamBase10k(b *testing.B) {
+	dir, r, _ := benchRepo(b, 10000)
+	head, err := r.Head()
+	if err != nil {
+		b.Fatal(err)
+	}
+	rels := make([]string, 100)
+	for i := range rels {
+		rels[i] = fmt.Sprintf("user_memory/m-%05d.md", i*97%10000)
+	}
+	b.Run("objects", func(b *testing.B) {
+		for range b.N {
+			for _, rel := range rels {
+				if _, ok, err := r.ReadAt(head, rel); err != nil || !ok {
+					b.Fatal(rel, err)
+				}
+			}
+		}
+	})
+	b.Run("worktree", func(b *testing.B) {
+		wt := filepath.Join(b.TempDir(), "dream")
+		for range b.N {
+			if out, err := exec.Command("git", "-C", dir, "worktree", "add", "-q", "--detach", wt, head).CombinedOutput(); err != nil {
+				b.Fatalf("%v: %s", err, out)
+			}
+			for _, rel := range rels {
+				if _, err := os.ReadFile(filepath.Join(wt, filepath.FromSlash(rel))); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if out, err := exec.Command("git", "-C", dir, "worktree", "remove", "--force", wt).CombinedOutput(); err != nil {
+				b.Fatalf("%v: %s", err, out)
+			}
+		}
+	})
 }
