@@ -60,17 +60,28 @@ func (s *Server) reviewer(w http.ResponseWriter, r *http.Request, c caller, ref 
 	return rt, release, true
 }
 
-func (s *Server) reviewList(w http.ResponseWriter, r *http.Request, c caller) {
+// waiting finds the caller's consolidator (?userId=) and its waiting
+// dreams; ok false has answered.
+func (s *Server) waiting(w http.ResponseWriter, r *http.Request, c caller) (*host.Runtime, []consolidate.Dream, func(), bool) {
 	rt, release, ok := s.reviewer(w, r, c, UserRef(r.URL.Query().Get("userId")))
+	if !ok {
+		return nil, nil, nil, false
+	}
+	ds, err := rt.Consolidator.Dreams()
+	if err != nil {
+		release()
+		s.reviewError(w, err)
+		return nil, nil, nil, false
+	}
+	return rt, ds, release, true
+}
+
+func (s *Server) reviewList(w http.ResponseWriter, r *http.Request, c caller) {
+	rt, ds, release, ok := s.waiting(w, r, c)
 	if !ok {
 		return
 	}
 	defer release()
-	ds, err := rt.Consolidator.Dreams()
-	if err != nil {
-		s.reviewError(w, err)
-		return
-	}
 	out := make([]DreamJSON, 0, len(ds))
 	for _, d := range ds {
 		out = append(out, dreamJSON(d))
@@ -83,16 +94,11 @@ func (s *Server) reviewShow(w http.ResponseWriter, r *http.Request, c caller) {
 	if !ok {
 		return
 	}
-	rt, release, ok := s.reviewer(w, r, c, UserRef(r.URL.Query().Get("userId")))
+	rt, ds, release, ok := s.waiting(w, r, c)
 	if !ok {
 		return
 	}
 	defer release()
-	ds, err := rt.Consolidator.Dreams()
-	if err != nil {
-		s.reviewError(w, err)
-		return
-	}
 	for _, d := range ds {
 		if d.N != n {
 			continue
