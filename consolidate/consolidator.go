@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mindmount/mindmount/memgraph/subtree"
@@ -116,6 +117,7 @@ type Consolidator struct {
 	conflictsAt    uint64 // graph version
 	conflictsKnown bool
 	wake           chan struct{}
+	heard          atomic.Int64 // Notify calls for transcripts (Heard)
 }
 
 // repoLocks makes "one run at a time per repository" hold even for two

@@ -19,12 +19,17 @@ func (c *Consolidator) Notify(rel string) {
 	if !strings.HasPrefix(rel, memgraph.TranscriptsDir+"/") {
 		return
 	}
+	c.heard.Add(1)
 	c.mu.Lock()
 	c.lastChange = c.cfg.Now()
 	c.dirty[rel] = true
 	c.mu.Unlock()
 	c.poke()
 }
+
+// Heard is how many times Notify reported a transcript changed: once per
+// change that reached git through the tracker (a chat is one).
+func (c *Consolidator) Heard() int64 { return c.heard.Load() }
 
 // recount refreshes the pending counts of transcripts Notify reported.
 func (c *Consolidator) recount() {

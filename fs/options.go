@@ -61,17 +61,17 @@ func (o *Options) noOpen() bool { return !o.OpenEachFile && !o.Passthrough }
 // layer can be exercised with a fake in its unit tests.
 type model interface {
 	Root() string
-	Update(rel string) error
-	Remove(rel string)
 	Memories(kind memgraph.Kind) []*memgraph.Memory
 	ReadOnly(rel string) bool
 	Index(kind memgraph.Kind) []byte
 	Context(opt memgraph.ContextOptions) []byte
 }
 
-// changes is what the mount needs of *tracker.Tracker.
+// changes is what the mount needs of *tracker.Tracker, the one writer of
+// the repository and of the graph.
 type changes interface {
 	Touch(rel, writer string)
+	Refresh(rels ...string)
 	Renamed(oldRel, newRel, writer string)
 	Status() []byte
 	Subscribe(fn func(paths []string))

@@ -165,17 +165,9 @@ func isHex(s string) bool {
 
 // refresh brings the graph in step with the backing file at rel, at once,
 // so that the indexes and CONTEXT.md read right after a writer closed its
-// file reflect it (the tracker updates the graph again on its debounced
-// flush; both are idempotent).
-func (m *mountState) refresh(rel string) {
-	if !memgraph.IsMemoryPath(rel) {
-		return
-	}
-	// Update drops a path that is gone from disk.
-	if err := m.graph.Update(rel); err != nil {
-		m.log.Debug("fs: graph update", "path", rel, "err", err)
-	}
-}
+// file reflect it. The tracker does it (Refresh): it is the one writer of
+// the graph, and its commit of the same content then updates nothing.
+func (m *mountState) refresh(rels ...string) { m.tracker.Refresh(rels...) }
 
 // refreshTree refreshes every memory below the directory dir after it was
 // renamed or removed: memories the graph knows under the old name are

@@ -13,7 +13,7 @@ import (
 
 // knownKeys are the frontmatter keys mindmount understands; any other key makes
 // a file invalid, so that a typo ("descripton") never silently drops data.
-var knownKeys = []string{"description", "status", "supersedes", "superseded_by", "read_only", "pinned", "created", "source", "tags", "topic"}
+var knownKeys = []string{"description", "status", "supersedes", "superseded_by", "read_only", "pinned", "created", "source", "tags", "topic", "keywords"}
 
 var allowedKeysText = strings.Join(knownKeys, ", ")
 
@@ -179,25 +179,31 @@ func (m *Memory) setField(name string, v *yaml.Node, line int, add problemFunc) 
 			return
 		}
 		m.Front.Topic = s
-	case "tags":
+	case "tags", "keywords":
+		// keywords: the search terms extraction found for the memory,
+		// words a question may use that the text does not (recall).
+		list := &m.Front.Tags
+		if name == "keywords" {
+			list = &m.Front.Keywords
+		}
 		switch v.Kind {
 		case yaml.SequenceNode:
 			for _, t := range v.Content {
 				s, ok := scalarText(t)
 				if !ok {
-					add(t.Line+1, "each tag must be a word or short phrase")
+					add(t.Line+1, "each of %s must be a word or short phrase", name)
 					continue
 				}
-				m.Front.Tags = append(m.Front.Tags, s)
+				*list = append(*list, s)
 			}
 		case yaml.ScalarNode:
 			for _, t := range strings.Split(v.Value, ",") {
 				if t = strings.TrimSpace(t); t != "" {
-					m.Front.Tags = append(m.Front.Tags, t)
+					*list = append(*list, t)
 				}
 			}
 		default:
-			add(line, "tags must be a list like [coffee, mornings]")
+			add(line, "%s must be a list like [coffee, mornings]", name)
 		}
 	default:
 		add(line, "unknown frontmatter key %s; allowed keys are %s", keyName(name), allowedKeysText)
@@ -319,7 +325,7 @@ func (m *Memory) fastFrontmatter(lines []string) bool {
 			default:
 				return false
 			}
-		default: // tags
+		default: // tags, keywords
 			return false
 		}
 		keys = append(keys, fmKey{name: key, start: i + 1, end: i + 2})

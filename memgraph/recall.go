@@ -3,6 +3,7 @@ package memgraph
 import (
 	"context"
 	"fmt"
+	"path"
 	"strings"
 
 	"github.com/mindmount/mindmount/memgraph/recall"
@@ -116,10 +117,22 @@ func RecallDoc(m *Memory) recall.Doc {
 		Description: m.Front.Description,
 		Fact:        m.Fact,
 		Episode:     m.Episode,
+		Keywords:    recallKeywords(m),
 		Active:      m.Active(),
 		Status:      st,
 		Uses:        m.Uses,
 	}
+}
+
+// recallKeywords are the words of a memory recall finds beside its text:
+// its topic ("home-city"), its file name's words ("has-dog-pixel"), its
+// tags and its keywords, so that "job" finds a memory of topic job whose
+// text says "works as a nurse".
+func recallKeywords(m *Memory) string {
+	words := []string{m.Front.Topic, strings.TrimSuffix(path.Base(m.Path), ".md")}
+	words = append(words, m.Front.Tags...)
+	words = append(words, m.Front.Keywords...)
+	return strings.ReplaceAll(strings.Join(words, " "), "-", " ")
 }
 
 // recallPut indexes the new valid version of a memory. Blocks

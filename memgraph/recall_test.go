@@ -203,3 +203,44 @@ func TestRetiredTag(t *testing.T) {
 		}
 	}
 }
+
+// TestRecallBeyondTheText (issue 27): keyword recall also searches a
+// memory's topic, its file name's words, its tags and the keywords
+// extraction stored, each of which the text itself may not say.
+func TestRecallBeyondTheText(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"user_memory/works-night-shifts.md": "---\ndescription: Works night shifts at the hospital\ntopic: job\n---\n# Night shifts\n\n## Fact\nYou work night shifts as a nurse.\n",
+		"user_memory/loves-rare-steak.md":   "---\ndescription: Loves a rare steak\nkeywords: [food, eat, dinner]\n---\n# Steak\n\n## Fact\nYou love a rare steak.\n",
+		"user_memory/plays-cello.md":        "---\ndescription: Plays in an orchestra\ntags: hobby, music\n---\n# Orchestra\n\n## Fact\nYou play in a small orchestra on Sundays.\n",
+		"user_memory/has-dog-pixel.md":      "---\ndescription: Has a beagle\n---\n# Beagle\n\n## Fact\nYou have a beagle.\n",
+	}
+	for rel, data := range files {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g, err := Scan(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ q, want string }{
+		{"job", "user_memory/works-night-shifts.md"},                  // topic
+		{"what does the user eat", "user_memory/loves-rare-steak.md"}, // keywords
+		{"music", "user_memory/plays-cello.md"},                       // tags
+		{"cello", "user_memory/plays-cello.md"},                       // file name
+		{"pixel", "user_memory/has-dog-pixel.md"},                     // file name
+	} {
+		hs := g.Recall(tt.q, recall.Options{K: 1})
+		if len(hs) == 0 || hs[0].Path != tt.want {
+			t.Errorf("Recall(%q) = %v, want %s first", tt.q, recallPaths(hs), tt.want)
+		}
+	}
+	// keywords is a known key, and a list of words.
+	_, probs := Parse("user_memory/x.md", []byte("---\ndescription: x\nkeywords: {a: b}\n---\n# X\n"))
+	if len(probs) != 1 {
+		t.Errorf("keywords as a map: %v, want one problem", probs)
+	}
+}

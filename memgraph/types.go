@@ -80,6 +80,9 @@ type Frontmatter struct {
 	Source  string   // provenance, e.g. "consolidate transcripts/s1.jsonl#1-5"
 	Tags    []string // a YAML list, or one comma-separated line
 	Topic   string   // what the memory is about, not its value: "home-city" (topic.go)
+	// Keywords: search terms a question may use that the text does not
+	// (recall).
+	Keywords []string
 }
 
 // Memory is one parsed markdown file. It keeps enough of the original bytes

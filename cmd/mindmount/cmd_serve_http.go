@@ -12,6 +12,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
 	"github.com/mindmount/mindmount/cmd/mindmount/internal/httpapi"
@@ -124,7 +125,19 @@ func (f *httpFront) start(ctx context.Context, ws *host.Workers) (func() error, 
 		defer close(done)
 		serveErr = srv.Serve(ctx, ln)
 	}()
-	go warmWorkers(ctx, ws, warmMax, log)
+	// The readiness line waits for the warm-up (at most warmWait), so a
+	// client that waits for it finds its first chat as quick as the next;
+	// users past that go on warming in the background.
+	warmed := make(chan struct{})
+	go func() {
+		defer close(warmed)
+		warmWorkers(ctx, ws, warmMax, log)
+	}()
+	select {
+	case <-warmed:
+	case <-time.After(warmWait):
+	case <-ctx.Done():
+	}
 	f.bound = ln.Addr().String()
 	// wait may be called more than once (serve watches it and waits for
 	// it at shutdown).
@@ -182,8 +195,12 @@ func adminKey(file string) (string, error) {
 	return k, nil
 }
 
-// warmMax bounds how many users serve --http starts when it starts.
-const warmMax = 32
+// warmMax bounds how many users serve --http starts when it starts, and
+// warmWait how long its readiness line waits for them.
+const (
+	warmMax  = 32
+	warmWait = 5 * time.Second
+)
 
 // warmWorkers starts up to max registered users' workers, one after the
 // other, in the background: starting a worker (opening the repository,

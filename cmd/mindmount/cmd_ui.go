@@ -97,13 +97,13 @@ func runUI(dir, addr string, insecure bool, cfg host.RuntimeConfig) error {
 			BaseContext: func(net.Listener) context.Context { return ctx },
 		}
 		fmt.Fprintln(stdout, ui.LoginURL(ln.Addr().String()))
-		// A memory's history needs git's changed-path filters to be quick
-		// in a long history; git writes them in the background.
+		// A memory's history is quick once the history index reaches
+		// HEAD (packs keep it there); a first build runs in the background.
 		maintained := make(chan struct{})
 		go func() {
 			defer close(maintained)
-			if err := webui.Maintain(ctx, rt.Dir); err != nil && ctx.Err() == nil {
-				cfg.Logger.Warn("cannot write the commit-graph; a memory's history may be slow to show", "err", err)
+			if err := rt.Repo.IndexHistory(ctx); err != nil && ctx.Err() == nil {
+				cfg.Logger.Warn("cannot index the history; a memory's history may be slow to show", "err", err)
 			}
 		}()
 		ended := make(chan error, 1)

@@ -157,14 +157,22 @@ func runWorker(o *workerOptions, log *slog.Logger) error {
 				return nil, nil, err
 			}
 			hctx, cancel := context.WithCancel(ctx)
-			done := make(chan struct{})
+			done, indexed := make(chan struct{}), make(chan struct{})
 			go func() {
 				defer close(done)
 				if err := srv.Serve(hctx, ln); err != nil {
 					ended <- err
 				}
 			}()
-			stops = append(stops, func(bool) error { cancel(); <-done; return nil })
+			// The web page's memory history, quick once the index
+			// reaches HEAD (packs keep it there): a first build, as the user.
+			go func() {
+				defer close(indexed)
+				if err := rt.Repo.IndexHistory(hctx); err != nil && hctx.Err() == nil {
+					log.Warn("cannot index the history; a memory's history may be slow to show", "err", err)
+				}
+			}()
+			stops = append(stops, func(bool) error { cancel(); <-done; <-indexed; return nil })
 		}
 		fmt.Fprintln(stdout, host.WorkerReady)
 		return ended, func(byItself bool) error {

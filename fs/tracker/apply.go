@@ -98,11 +98,10 @@ func (t *Tracker) putGraph(changes []gitrepo.Change) []string {
 		if !memgraph.IsMemoryPath(rel) {
 			continue
 		}
-		t.graphWrites.Add(1)
 		if c.Delete {
-			t.g.Remove(rel)
+			t.removeMem(rel)
 		} else {
-			t.g.Put(rel, c.Data)
+			t.putMem(rel, c.Data)
 		}
 	}
 	return touched

@@ -10,7 +10,41 @@
 // a HEAD moved by git pull or git revert, reach the graph and the
 // subscribers (the mount invalidates kernel caches from there).
 //
+// Everything that changes the repository goes through its tracker: the
+// mount and watch mode (Touch, Renamed), MCP and the web page (Write), and
+// the prepared changes of consolidation, sync merges and init (Apply);
+// only the tracker calls gitrepo's one commit sequence (Record), and only
+// the tracker updates the graph (graph.go).
+//
 // The package knows nothing about FUSE.
+//
+// # Lock order
+//
+// Outermost first; a lock is never taken while one below it is held.
+//
+//  1. consolidate's run locks (repoLocks, then the flock of
+//     .git/mindmount/consolidate.lock): one consolidation per repository,
+//     held for a whole run, which calls Apply.
+//  2. Tracker.work: the writer's queue. Every flush, recovery, HEAD
+//     reload, Apply and Write holds it while it reads HEAD, judges,
+//     commits and updates the graph; the listener's Changed runs under
+//     it (so a listener must not call back into a writing method).
+//  3. Tracker.graphMu, then memgraph.Graph's own locks: the tracker's
+//     updates of the graph. Refresh takes it without work, so a request
+//     handler of the mount never waits for a commit.
+//  4. gitrepo.Repo's commit queue (its mutex), then .git/index.lock, then
+//     the ref's .lock file (both O_EXCL files, shared with git itself).
+//  5. Leaf locks, held for a few field reads and never across a call out:
+//     Tracker.mu (pending paths, invalid files, status), authorship.mu,
+//     echoes.mu, claimMu.
+//
+// packMu is held around a background pack (git repack runs under it, and
+// git's own locks order it against commits); it is taken with nothing
+// else held and takes nothing of the tracker.
+//
+// The daemon lock (the flock of .git/mindmount-daemon.lock) is taken once,
+// without waiting, when a tracker claims the repository (Run, Recover),
+// and held until Close: it orders nothing.
 package tracker
 
 import (
@@ -123,8 +157,10 @@ type Tracker struct {
 	who  authorship // mindmount serve's user and sandboxes (authorship.go)
 	echo echoes     // files the tracker wrote itself, whose fsnotify reports are echoes
 
-	graphWrites atomic.Int64 // updates of the graph (Counts)
-	headReloads atomic.Int64 // HEADs moved beside the tracker and reloaded (Counts)
+	graphMu     sync.Mutex        // serialises the tracker's updates of the graph (graph.go)
+	graphSums   map[string]string // rel -> fingerprint of what the tracker gave the graph; "" removed
+	graphWrites atomic.Int64      // updates of the graph (Counts)
+	headReloads atomic.Int64      // HEADs moved beside the tracker and reloaded (Counts)
 
 	kick     chan struct{} // Touch -> Run: recompute the debounce deadline
 	packKick chan struct{} // a commit was made: packLoop checks the loose objects
@@ -178,6 +214,7 @@ func New(g *memgraph.Graph, r *gitrepo.Repo, cfg Config) *Tracker {
 		packKick:  make(chan struct{}, 1),
 		ready:     make(chan struct{}),
 		synth:     map[string][]byte{},
+		graphSums: map[string]string{},
 		warnedIgn: map[string]bool{},
 	}
 	if h, err := r.Head(); err == nil {

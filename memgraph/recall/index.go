@@ -16,9 +16,13 @@ type Doc struct {
 	Description string
 	Fact        string
 	Episode     string
-	Active      bool   // only active docs are returned unless Options.All
-	Status      string // lifecycle status as written ("" for active)
-	Uses        int    // access-log use count, a mild prior
+	// Keywords are words a question may use that the text does not: the
+	// memory's topic, the words of its file name, its tags and the
+	// search terms extraction stored as keywords.
+	Keywords string
+	Active   bool   // only active docs are returned unless Options.All
+	Status   string // lifecycle status as written ("" for active)
+	Uses     int    // access-log use count, a mild prior
 }
 
 // Options shape one search.
@@ -47,6 +51,7 @@ const (
 	fDesc
 	fFact
 	fEpisode
+	fKeys
 	numFields
 )
 
@@ -135,7 +140,7 @@ func (ix *Index) Len() int {
 // Put adds or replaces the document at d.Path. Its cost is proportional to
 // the document's length (plus the old version's when it replaces one).
 func (ix *Index) Put(d Doc) {
-	fields := [numFields]string{d.Title, d.Description, d.Fact, d.Episode}
+	fields := [numFields]string{d.Title, d.Description, d.Fact, d.Episode, d.Keywords}
 	b := builders.Get().(*builder)
 	defer func() {
 		clear(b.idx)

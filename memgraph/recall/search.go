@@ -9,9 +9,11 @@ import (
 // BM25F parameters. Title and description are short and written to
 // summarise the memory, so a match there says more than one in the fact;
 // the episode is context about when it was learnt and counts least.
+// Keywords (topic, file name, tags, extraction's search terms) say what
+// the memory is about as a summary does, a little less surely.
 var (
-	fieldWeight = [numFields]float64{fTitle: 2.5, fDesc: 2.5, fFact: 1.5, fEpisode: 0.5}
-	fieldB      = [numFields]float64{fTitle: 0.3, fDesc: 0.5, fFact: 0.75, fEpisode: 0.75}
+	fieldWeight = [numFields]float64{fTitle: 2.5, fDesc: 2.5, fFact: 1.5, fEpisode: 0.5, fKeys: 2.0}
+	fieldB      = [numFields]float64{fTitle: 0.3, fDesc: 0.5, fFact: 0.75, fEpisode: 0.75, fKeys: 0.3}
 )
 
 const (

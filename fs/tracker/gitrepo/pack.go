@@ -82,7 +82,10 @@ func (r *Repo) looseIn(fan string) int {
 // one pack on every call and deletes loose objects without git's care;
 // git's repack is the tool every git user already trusts (see
 // scripts/bench-pack.sh for the sizes).
-func (r *Repo) Pack(ctx context.Context) error {
+//
+// Each pack also brings the history index up to HEAD (see History), so a
+// path's history never walks more than the commits since the last pack.
+func (r *Repo) Pack(ctx context.Context) (err error) {
 	git, err := exec.LookPath("git")
 	if err != nil {
 		return ErrNoGit
@@ -103,6 +106,11 @@ func (r *Repo) Pack(ctx context.Context) error {
 		}
 		return fmt.Errorf("git repack: %v: %s", err, firstLineOf([]byte(out)))
 	}
+	defer func() {
+		if err == nil {
+			err = r.IndexHistory(ctx)
+		}
+	}()
 	total := r.packedSize()
 	if !deepDue(total, r.deepSize()) {
 		return nil

@@ -91,6 +91,8 @@ type Repo struct {
 	private  bool          // files 0600, directories 0700 (core.sharedRepository=0600)
 	unsynced []string      // loose objects written by the commit in progress, not yet flushed
 
+	history history // which commits changed which paths (history.go)
+
 	ignMu   sync.RWMutex
 	ignore  gitignore.Matcher // nil until first use
 	ignDirs map[string]bool   // directories whose .gitignore was read

@@ -129,11 +129,14 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, c caller) {
 		s.log.Error("chat transcript", "user", user, "transcript", sess.rel, "err", err)
 	}
 	sess.msgs = append(sess.msgs, llm.Message{Role: "user", Content: req.Message}, llm.Message{Role: "assistant", Content: text})
-	if rt.Consolidator != nil {
-		rt.Consolidator.Notify(sess.rel)
-	}
+	// The tracker hears of the transcript (fsnotify's report of the same
+	// write joins it) and tells the consolidator once.
+	rt.Tracker.Touch(sess.rel, chatWriter)
 	s.log.Info("chat", "user", user, "transcript", sess.rel, "answer_bytes", answer.Len(), "cut", cut)
 }
+
+// chatWriter is the writer /v1/chat's transcript lines are touched as.
+const chatWriter = "http"
 
 // validSession checks a client's session ID: printable, at most 128 bytes.
 func validSession(id string) error {

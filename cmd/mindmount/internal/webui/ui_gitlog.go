@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
 )
 
 // History is read with the git CLI (log, show, cat-file): read-only
@@ -92,9 +94,8 @@ type logQuery struct {
 // readLogWithin is readLog bounded by budget: what git found by then, and
 // cut true when it was still looking. A memory's history walks every
 // commit of the repository (git cannot tell which commits touch a file
-// without comparing their trees) unless the commit-graph has Bloom
-// filters (Maintain writes them); the budget keeps the page usable until
-// then.
+// without comparing their trees) unless the history index answers
+// (pathHistory); the budget keeps the page usable until then.
 func readLogWithin(ctx context.Context, dir string, q logQuery, budget time.Duration) ([]commit, bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, budget)
 	defer cancel()
@@ -107,6 +108,27 @@ func readLogWithin(ctx context.Context, dir string, q logQuery, budget time.Dura
 		cs = cs[:len(cs)-1]
 	}
 	return cs, true, nil
+}
+
+// pathHistory is a memory's history as readLog with Path and Patch finds
+// it, from the repository's history index (gitrepo History): git shows
+// the commits the index names instead of walking the whole history for
+// them. Until the index reaches HEAD (a first build runs in the
+// background), git log looks within budget; cut says it stopped looking.
+func pathHistory(ctx context.Context, repo *gitrepo.Repo, path string, limit int, budget time.Duration) (cs []commit, cut bool, err error) {
+	hashes, err := repo.History(ctx, path, limit)
+	if err != nil {
+		return readLogWithin(ctx, repo.Dir(), logQuery{Path: path, Limit: limit, Patch: true}, budget)
+	}
+	if len(hashes) == 0 {
+		return nil, false, nil
+	}
+	args := append([]string{"log", logFormat, "-p", "--no-color", "--no-ext-diff", "-m", "--first-parent", "--no-walk=unsorted"}, hashes...)
+	out, err := git(ctx, repo.Dir(), append(args, "--", path)...)
+	if err != nil {
+		return nil, false, err
+	}
+	return parseLog(out), false, nil
 }
 
 // readLog reads commits newest first.
@@ -292,16 +314,4 @@ func blobAt(ctx context.Context, dir, rev, path string) (data []byte, ok bool, e
 		return nil, false, err
 	}
 	return data, true, nil
-}
-
-// Maintain writes the repository's commit-graph with changed-path Bloom
-// filters, so that a memory's history (git log -- path) skips the commits
-// that did not touch it instead of comparing their trees: at 10,000
-// commits that is the difference between seconds and milliseconds. It is
-// git's own cache (what git maintenance writes), moves no ref and changes
-// no object; run it as the repository's owner only (mindmount ui), never as
-// another user. It returns when git is done or ctx ends.
-func Maintain(ctx context.Context, dir string) error {
-	_, err := git(ctx, dir, "commit-graph", "write", "--reachable", "--changed-paths", "--split")
-	return err
 }

@@ -191,12 +191,12 @@ func useDates(text string) []time.Time {
 	return ds
 }
 
-// historyLimit bounds the commits shown on a memory's page, and
-// historyBudget the time spent finding them.
-const (
-	historyLimit  = 50
-	historyBudget = 2 * time.Second
-)
+// historyLimit bounds the commits shown on a memory's page.
+const historyLimit = 50
+
+// historyBudget bounds the time git log spends finding them while the
+// history index does not reach HEAD yet (a variable for tests).
+var historyBudget = 2 * time.Second
 
 func (s *Server) memory(v *view, p string) {
 	g := v.rt.Graph
@@ -254,7 +254,7 @@ func (s *Server) memory(v *view, p string) {
 		}
 		d["Links"] = links
 	}
-	hist, slow, err := readLogWithin(v.r.Context(), v.rt.Dir, logQuery{Path: rel, Limit: historyLimit, Patch: true}, historyBudget)
+	hist, slow, err := pathHistory(v.r.Context(), v.rt.Repo, rel, historyLimit, historyBudget)
 	if err != nil {
 		s.log.Warn("web page cannot read history", "path", rel, "err", err)
 	}
@@ -301,6 +301,7 @@ func frontRows(f memgraph.Frontmatter) []kv {
 	add("created", f.Created)
 	add("source", f.Source)
 	add("tags", strings.Join(f.Tags, ", "))
+	add("keywords", strings.Join(f.Keywords, ", "))
 	return out
 }
 

@@ -2,10 +2,12 @@ package webui
 
 import (
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mindmount/mindmount/memgraph"
 )
@@ -234,4 +236,27 @@ func TestEventsStreamHead(t *testing.T) {
 		}
 		buf = append(buf, tmp[:n]...)
 	}
+}
+
+// TestMemoryHistoryFromIndex: a memory's history comes from the history
+// index, not from a walk of the whole history: with no time at all for
+// git log the page still shows every commit, including those made after
+// the index was brought up to date (a revert through the page).
+func TestMemoryHistoryFromIndex(t *testing.T) {
+	s := newSiteSeeded(t, consolidationSeed(t))
+	defer func(d time.Duration) { historyBudget = d }(historyBudget)
+	historyBudget = time.Nanosecond
+	if err := s.rt.Repo.IndexHistory(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	target := s.head()
+	_, body := s.get("/m/user_memory/porto.md")
+	mustContain(t, body, "consolidate transcripts/s1.jsonl", "seed")
+	mustNotContain(t, body, "stopped after a while")
+	if code, body := s.post("/revert", url.Values{"commit": {target}}); code != http.StatusOK {
+		t.Fatalf("revert: %d\n%s", code, body)
+	}
+	_, body = s.get("/m/user_memory/porto.md")
+	mustContain(t, body, "revert "+target[:8], "consolidate transcripts/s1.jsonl", "seed")
+	mustNotContain(t, body, "stopped after a while")
 }
