@@ -87,7 +87,8 @@
 //	                     Mindmount-Sandbox trailers (fs/tracker
 //	                     message.go, authorship.go), a consolidation run
 //	                     and its recovery (consolidate commit.go,
-//	                     consolidator.go), a sync merge (cmd/mindmount/internal/sync
+//	                     consolidator.go), a dream's merge and a review's
+//	                     rejection (consolidate dream.go, review.go), a sync merge (cmd/mindmount/internal/sync
 //	                     merge.go), the template (cmd/mindmount init.go);
 //	                     gitrepo.Subject is a message's first line
 //	hash abbreviation    gitrepo.ShortHash, 7 characters
@@ -130,6 +131,12 @@
 //	                     tracker, the pre-commit hook and mindmount check
 //	operator switches    memgraph.OperatorSource: .git/mindmount/config,
 //	                     ROOT/config under serve; never the tracked tree
+//	                     (commit_secrets; merge: auto|review)
+//	merging a memory     hooks.MergeMemory: git's driver, sync merges and
+//	                     a dream's merge (hooks.DreamMerger, wired into
+//	                     consolidate.Config by the daemon: hooks sits above)
+//	harness noise        consolidate noise.go (DropNoise): what never
+//	                     reaches the model of a transcript
 //	HTTP credentials     cmd/mindmount/internal/httpapi: auth.go (fail closed),
 //	                     tokens.go (IDs, revocation, bound to the registry
 //	                     entry's UUID)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -63,16 +64,21 @@ func benchRepo(b testing.TB, n int) (string, *gitrepo.Repo, *memgraph.Graph) {
 
 // BenchmarkApply100Decisions measures one chunk's work minus the model:
 // candidate recall for 100 facts, planning 100 decisions (40 ADD, 30
-// UPDATE, 15 DELETE, 15 NONE) against the snapshot, the concurrent-edit
-// check, validation and the commit, in a repository of 10,000 memories.
+// UPDATE, 15 DELETE, 15 NONE) against the dream's snapshot, validation,
+// the commit on the dream's branch and its merge into main, in a
+// repository of 10,000 memories.
 func BenchmarkApply100Decisions(b *testing.B) {
 	_, r, g := benchRepo(b, 10000)
 	c := New(tracker.New(g, r, tracker.Config{Logger: quietLogger()}), fakeProvider{}, Config{Logger: quietLogger(), Now: func() time.Time { return testNow }})
 	cur, _ := ParseCursor(nil)
 	tr := ParseTranscript("transcripts/bench.jsonl", []byte(jsonl("x")))
-	var recallT, planT, commitT time.Duration
+	var recallT, planT, commitT, mergeT time.Duration
 	b.ResetTimer()
 	for it := 0; it < b.N; it++ {
+		d, err := c.newDream()
+		if err != nil {
+			b.Fatal(err)
+		}
 		base := (it * 100) % 9900
 		facts := make([]Fact, 100)
 		decs := make([]*Decision, 100)
@@ -94,14 +100,11 @@ func BenchmarkApply100Decisions(b *testing.B) {
 				decs[j] = &Decision{Fact: j, Action: act, Target: fmt.Sprintf("user_memory/m-%05d", i), Description: "Enjoys " + word(i) + " gardening a lot", Text: "You enjoy " + word(i) + " gardening a lot."}
 			}
 		}
-		s := &chunkRun{c: c, src: fmt.Sprintf("transcripts/bench.jsonl#%d", it+1), now: testNow, snap: map[string][]byte{}, head: map[string][]byte{}}
+		s := &chunkRun{c: c, d: d, src: fmt.Sprintf("transcripts/bench.jsonl#%d", it+1), now: testNow, snap: map[string][]byte{}, head: map[string][]byte{}}
 		t0 := time.Now()
 		cands := s.candidatesAll(context.Background(), facts)
 		t1 := time.Now()
 		out := s.plan(facts, cands, decs)
-		if redo := s.conflicts(out); len(redo) > 0 {
-			b.Fatalf("conflicts %v", redo)
-		}
 		// A contradiction adds a file and retires one: 40 + 15 new files.
 		if out.added != 55 || out.contradicted != 15 || out.updated != 30 || out.unchanged != 15 {
 			b.Fatalf("planned %d added, %d updated, %d contradicted, %d unchanged; %v", out.added, out.updated, out.contradicted, out.unchanged, out.problems[:min(3, len(out.problems))])
@@ -113,16 +116,93 @@ func BenchmarkApply100Decisions(b *testing.B) {
 			b.Fatal(err)
 		}
 		t3 := time.Now()
+		if _, err := c.merge(context.Background(), d, ""); err != nil {
+			b.Fatal(err)
+		}
+		t4 := time.Now()
 		recallT += t1.Sub(t0)
 		planT += t2.Sub(t1)
 		commitT += t3.Sub(t2)
+		mergeT += t4.Sub(t3)
 		cur = next
 	}
 	// Where the time goes, per op: recall, planning (snapshot reads, edits,
-	// validation, conflict check), and the git commit (fsyncs included).
+	// validation), the dream's commit (objects only) and its merge (work
+	// tree, one flush, the ref).
 	b.ReportMetric(float64(recallT.Microseconds())/float64(b.N)/1000, "recall-ms/op")
 	b.ReportMetric(float64(planT.Microseconds())/float64(b.N)/1000, "plan-ms/op")
 	b.ReportMetric(float64(commitT.Microseconds())/float64(b.N)/1000, "commit-ms/op")
+	b.ReportMetric(float64(mergeT.Microseconds())/float64(b.N)/1000, "merge-ms/op")
+}
+
+// BenchmarkDreamMerge10k measures a dream's merge in a repository of
+// 10,000 memories: the dream changed 100 memories (40 new, 60 refined)
+// while the agent committed 50 memories of its own, 10 of them ones the
+// dream refined too (merged by the drivers' stand-in, which keeps both
+// sides' bytes). The baseline is what a run did before dreams: one commit
+// of the same 100 files straight into the work tree and main. The ratio
+// is printed.
+func BenchmarkDreamMerge10k(b *testing.B) {
+	_, r, g := benchRepo(b, 10000)
+	tr := tracker.New(g, r, tracker.Config{Logger: quietLogger()})
+	// A stand-in for hooks.MergeMemory (consolidate may not import hooks):
+	// the live version stays, the dream's is kept beside it.
+	merger := func(rel string, base, ours, theirs []byte, taken func(string) bool) ([]byte, bool, string, []byte) {
+		return ours, false, strings.TrimSuffix(rel, ".md") + "-dream.md", theirs
+	}
+	c := New(tr, fakeProvider{}, Config{Logger: quietLogger(), Now: func() time.Time { return testNow }, MergeMemory: merger})
+	agent := gitrepo.Writer("agent")
+	var mergeT, baseT time.Duration
+	b.ResetTimer()
+	for it := 0; it < b.N; it++ {
+		b.StopTimer()
+		d, err := c.newDream()
+		if err != nil {
+			b.Fatal(err)
+		}
+		var dreamCh []gitrepo.Change
+		for j := range 100 {
+			rel := fmt.Sprintf("user_memory/new-%d-%d.md", it, j)
+			if j >= 40 {
+				rel = fmt.Sprintf("user_memory/m-%05d.md", (it*100+j)%10000)
+			}
+			dreamCh = append(dreamCh, gitrepo.Change{Path: rel, Data: []byte(memoryFile("Dreamt "+word(it*1000+j), "D", fmt.Sprintf("Dreamt %d.", it)))})
+		}
+		if _, err := c.commitDream(d, dreamCh, "consolidate bench: dream\n", testNow); err != nil {
+			b.Fatal(err)
+		}
+		var agentCh []gitrepo.Change
+		for j := range 50 {
+			rel := fmt.Sprintf("user_memory/m-%05d.md", (it*100+5000+j)%10000)
+			if j < 10 {
+				rel = fmt.Sprintf("user_memory/m-%05d.md", (it*100+40+j)%10000) // the dream refined it too
+			}
+			agentCh = append(agentCh, gitrepo.Change{Path: rel, Data: []byte(memoryFile("Agent "+word(it*1000+j), "A", fmt.Sprintf("Agent %d.", it)))})
+		}
+		if _, err := tr.Apply(context.Background(), tracker.Change{Changes: agentCh, Message: "agent", Author: agent, Worktree: true}); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		t0 := time.Now()
+		if _, err := c.merge(context.Background(), d, ""); err != nil {
+			b.Fatal(err)
+		}
+		mergeT += time.Since(t0)
+		b.StopTimer()
+		// The baseline: the same 100 files committed straight into main.
+		for i := range dreamCh {
+			dreamCh[i].Data = append(dreamCh[i].Data, "used, 02.11.26\n"...)
+		}
+		t1 := time.Now()
+		if _, err := tr.Apply(context.Background(), tracker.Change{Changes: dreamCh, Message: "baseline", Author: Author, Worktree: true}); err != nil {
+			b.Fatal(err)
+		}
+		baseT += time.Since(t1)
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(mergeT.Microseconds())/float64(b.N)/1000, "merge-ms/op")
+	b.ReportMetric(float64(baseT.Microseconds())/float64(b.N)/1000, "plain-commit-ms/op")
+	b.ReportMetric(float64(mergeT)/float64(baseT), "merge/plain")
 }
 
 // fakeProvider answers nothing; the apply benchmark never calls it.
@@ -181,4 +261,46 @@ func BenchmarkRun30Messages(b *testing.B) {
 			b.Fatalf("report %+v %s", rep, strings.Join(rep.Problems, "; "))
 		}
 	}
+}
+
+// BenchmarkDreamBase10k compares the two ways a dream can work against a
+// pinned base in a repository of 10,000 memories: in objects only (what
+// dream.go does: read the 100 memories a chunk looks at from the base
+// commit, no checkout) and in a worktree of its own (git worktree add of
+// the base, the same reads from disk, git worktree remove).
+func BenchmarkDreamBase10k(b *testing.B) {
+	dir, r, _ := benchRepo(b, 10000)
+	head, err := r.Head()
+	if err != nil {
+		b.Fatal(err)
+	}
+	rels := make([]string, 100)
+	for i := range rels {
+		rels[i] = fmt.Sprintf("user_memory/m-%05d.md", i*97%10000)
+	}
+	b.Run("objects", func(b *testing.B) {
+		for range b.N {
+			for _, rel := range rels {
+				if _, ok, err := r.ReadAt(head, rel); err != nil || !ok {
+					b.Fatal(rel, err)
+				}
+			}
+		}
+	})
+	b.Run("worktree", func(b *testing.B) {
+		wt := filepath.Join(b.TempDir(), "dream")
+		for range b.N {
+			if out, err := exec.Command("git", "-C", dir, "worktree", "add", "-q", "--detach", wt, head).CombinedOutput(); err != nil {
+				b.Fatalf("%v: %s", err, out)
+			}
+			for _, rel := range rels {
+				if _, err := os.ReadFile(filepath.Join(wt, filepath.FromSlash(rel))); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if out, err := exec.Command("git", "-C", dir, "worktree", "remove", "--force", wt).CombinedOutput(); err != nil {
+				b.Fatalf("%v: %s", err, out)
+			}
+		}
+	})
 }

@@ -23,8 +23,12 @@ func TestCandidatesAllMatchesOneByOne(t *testing.T) {
 			facts[i].Search = []string{word(i)}
 		}
 	}
+	d, err := c.newDream()
+	if err != nil {
+		t.Fatal(err)
+	}
 	run := func() *chunkRun {
-		return &chunkRun{c: c, src: "transcripts/t.jsonl#1", now: testNow, snap: map[string][]byte{}, head: map[string][]byte{}}
+		return &chunkRun{c: c, d: d, src: "transcripts/t.jsonl#1", now: testNow, snap: map[string][]byte{}, head: map[string][]byte{}}
 	}
 	all := run().candidatesAll(context.Background(), facts)
 	one := run()

@@ -2,7 +2,6 @@ package consolidate
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"runtime"
 	"sort"
@@ -17,20 +16,17 @@ import (
 	"github.com/mindmount/mindmount/memgraph/secret"
 )
 
-// ErrConflict means memories kept changing under a run faster than it could
-// re-decide; the chunk is retried later.
-var ErrConflict = errors.New("memories changed during consolidation")
-
 // chunkRun is the state of consolidating one chunk: the snapshot of every
-// existing memory it read (bytes as on disk when the model was shown them),
-// which is what decisions are applied to and what concurrent edits are
-// detected against.
+// existing memory it read (bytes at the dream's tip when the model was
+// shown them), which is what decisions are applied to. Edits made meanwhile
+// on the live branch meet the dream's changes in its merge (dream.go).
 type chunkRun struct {
 	c    *Consolidator
+	d    *dream
 	src  string
 	now  time.Time
 	snap map[string][]byte // rel -> bytes read; nil value: read and absent
-	head map[string][]byte // rel -> last committed bytes (cache)
+	head map[string][]byte // rel -> bytes at the dream's tip (cache)
 	prov string            // Mindmount-Transcript trailer: path, lines, content hash
 
 	topics     map[string][]string // kind+topic -> active memories (built on first use)
@@ -39,8 +35,8 @@ type chunkRun struct {
 
 // runChunk extracts, decides, applies and commits one chunk of messages
 // together with the cursor advance next.
-func (c *Consolidator) runChunk(ctx context.Context, t *Transcript, ch chunk, next *Cursor, rep *Report) error {
-	s := &chunkRun{c: c, src: source(t.Path, ch.lo, ch.hi), now: c.cfg.Now(), snap: map[string][]byte{}, head: map[string][]byte{},
+func (c *Consolidator) runChunk(ctx context.Context, t *Transcript, ch chunk, next *Cursor, rep *Report, d *dream) error {
+	s := &chunkRun{c: c, d: d, src: source(t.Path, ch.lo, ch.hi), now: c.cfg.Now(), snap: map[string][]byte{}, head: map[string][]byte{},
 		prov: t.Provenance(ch.lo, ch.hi)}
 	facts, err := s.extract(ctx, renderMessages(t, ch.lo, ch.hi), rep)
 	if err != nil {
@@ -120,7 +116,7 @@ func (s *chunkRun) extract(ctx context.Context, text string, rep *Report) ([]Fac
 func (s *chunkRun) load(rel string) *memgraph.Memory {
 	data, seen := s.snap[rel]
 	if !seen {
-		b, err := s.c.r.Tree().ReadFile(rel, MaxTranscriptSize)
+		b, err := s.d.read(s.c.r, rel)
 		if err == nil {
 			data = b
 		}
@@ -300,9 +296,8 @@ func (s *chunkRun) decide(ctx context.Context, facts []Fact, cands [][]candidate
 	return out, probs, nil
 }
 
-// decideAndPlan runs the decision call in batches of MaxFacts, plans the
-// changes against the snapshot, and re-decides the facts whose files
-// changed on disk meanwhile (bounded by cfg.Retries).
+// decideAndPlan runs the decision call in batches of MaxFacts and plans the
+// changes against the snapshot.
 func (s *chunkRun) decideAndPlan(ctx context.Context, facts []Fact) (*outcome, error) {
 	cands := s.candidatesAll(ctx, facts)
 	decs := make([]*Decision, len(facts))
@@ -316,30 +311,7 @@ func (s *chunkRun) decideAndPlan(ctx context.Context, facts []Fact) (*outcome, e
 		copy(decs[lo:hi], ds)
 		probs = append(probs, p...)
 	}
-	for attempt := 0; ; attempt++ {
-		out := s.plan(facts, cands, decs)
-		out.problems = append(append([]string(nil), probs...), out.problems...)
-		redo := s.conflicts(out)
-		if len(redo) == 0 {
-			return out, nil
-		}
-		if attempt >= s.c.cfg.Retries {
-			return nil, fmt.Errorf("%s: %w (%d attempts)", s.src, ErrConflict, attempt+1)
-		}
-		s.c.log.Info("memories changed during consolidation; deciding again", "source", s.src, "facts", len(redo))
-		sub := make([]Fact, len(redo))
-		subC := make([][]candidate, len(redo))
-		for j, i := range redo {
-			sub[j] = facts[i]
-			cands[i] = s.candidates(ctx, facts[i])
-			subC[j] = cands[i]
-		}
-		ds, _, err := s.decide(ctx, sub, subC)
-		if err != nil {
-			return nil, err
-		}
-		for j, i := range redo {
-			decs[i] = ds[j]
-		}
-	}
+	out := s.plan(facts, cands, decs)
+	out.problems = append(append([]string(nil), probs...), out.problems...)
+	return out, nil
 }

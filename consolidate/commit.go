@@ -1,17 +1,15 @@
 package consolidate
 
 import (
-	"context"
 	"fmt"
 	"sort"
 	"strings"
 
-	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
 )
 
-// commit hands the planned files and the cursor to the tracker as one
-// change; the tracker writes them, commits and updates the graph.
+// commit records the planned files and the cursor as one commit on the
+// run's dream (dream.go).
 func (s *chunkRun) commit(out *outcome, next *Cursor) (string, error) {
 	rels := make([]string, 0, len(out.files))
 	for rel := range out.files {
@@ -24,13 +22,10 @@ func (s *chunkRun) commit(out *outcome, next *Cursor) (string, error) {
 	for _, rel := range rels {
 		changes = append(changes, gitrepo.Change{Path: rel, Data: out.files[rel].Render()})
 	}
-	// The cursor goes last: Apply writes in order, so a work tree cursor
-	// ahead of HEAD means every memory file of the run is on disk.
 	changes = append(changes, gitrepo.Change{Path: CursorFile, Data: next.Render()})
-	// The model's work is done: a shutdown starting now does not undo it.
-	hash, err := s.c.w.Apply(context.Background(), tracker.Change{Changes: changes, Message: next.Last.Message, Author: Author, When: s.now, Worktree: true})
+	hash, err := s.c.commitDream(s.d, changes, next.Last.Message, s.now)
 	if err != nil {
-		return "", fmt.Errorf("committing %s: %w", s.src, err)
+		return "", fmt.Errorf("committing %s on %s: %w", s.src, s.d.branch, err)
 	}
 	return hash, nil
 }
@@ -56,5 +51,6 @@ func (s *chunkRun) message(subject string, rels []string, out *outcome) string {
 	if s.prov != "" {
 		fmt.Fprintf(&b, "Mindmount-Transcript: %s\n", s.prov)
 	}
+	fmt.Fprintf(&b, "Mindmount-Dream: %s\n", s.d.branch)
 	return b.String()
 }

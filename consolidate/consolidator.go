@@ -38,7 +38,6 @@ type Config struct {
 	// transcripts/ inbox after its last change [30 days]; negative keeps
 	// transcripts forever (see inbox.go).
 	Retention  time.Duration
-	Retries    int           // re-decisions of a fact whose target changed under us [2]
 	MinBackoff time.Duration // first wait after a failed run [30s]
 	MaxBackoff time.Duration // longest wait between failed runs [30m]
 	Logger     *slog.Logger  // [slog.Default()]
@@ -47,6 +46,14 @@ type Config struct {
 	// tracker's StatusChanged so the status file is rewritten.
 	OnStatus func()
 	Now      func() time.Time
+	// Operator holds "merge: auto|review" (dream.go): the repository's
+	// .git/mindmount/config [that file]; Default, when the repository's
+	// says nothing (serve's ROOT/config, for every user) [none: auto].
+	Operator, Default *memgraph.OperatorSource
+	// MergeMemory merges a memory changed by a dream and meanwhile on the
+	// live branch (hooks.MergeMemory, wired by the daemon) [none: such a
+	// dream is not merged and waits on its branch].
+	MergeMemory MemoryMerger
 }
 
 func (c *Config) defaults() {
@@ -67,9 +74,6 @@ func (c *Config) defaults() {
 	}
 	if c.Retention == 0 {
 		c.Retention = DefaultRetention
-	}
-	if c.Retries <= 0 {
-		c.Retries = 2
 	}
 	if c.MinBackoff <= 0 {
 		c.MinBackoff = 30 * time.Second
@@ -142,6 +146,8 @@ type Report struct {
 	Skipped      int      // decisions or facts refused
 	Redactions   int      // secrets removed: before the model saw the transcript, and from its answers
 	Problems     []string // malformed lines, refused model output, …
+	Merges       []string // the merge commits of the dreams merged (merge: auto)
+	Pending      []string // dreams waiting for review (merge: review)
 }
 
 // String is the one-line outcome the CLI prints and the status file shows.
@@ -152,6 +158,9 @@ func (r Report) String() string {
 	s := fmt.Sprintf("%s: %s", strings.Join(r.Sources, ", "), counts(r.Added, r.Updated, r.Contradicted, r.Unchanged, r.Skipped))
 	if r.Redactions > 0 {
 		s += fmt.Sprintf(" (%d secrets redacted)", r.Redactions)
+	}
+	for _, d := range r.Pending {
+		s += "; " + d + " waits for review (mindmount review)"
 	}
 	return s
 }
@@ -177,8 +186,7 @@ var ErrNoProvider = errors.New("no language model configured (set MINDMOUNT_LLM,
 // foreground. Transcripts are processed in chunks; each chunk is committed
 // with its cursor advance, so a failure keeps what earlier chunks
 // committed and changes nothing for the failed one.
-func (c *Consolidator) Run(ctx context.Context) (Report, error) {
-	var rep Report
+func (c *Consolidator) Run(ctx context.Context) (rep Report, err error) {
 	if c.p == nil {
 		return rep, ErrNoProvider
 	}
@@ -194,10 +202,20 @@ func (c *Consolidator) Run(ctx context.Context) (Report, error) {
 	if err := c.Recover(); err != nil {
 		return rep, err
 	}
-	cur, err := c.headCursor()
+	mode := c.mergeMode()
+	cur, err := c.startCursor(mode)
 	if err != nil {
 		return rep, err
 	}
+	// merge: auto makes each chunk a dream merged before the next starts
+	// (so the next one's candidates include what it added); merge: review
+	// makes the run one dream, which waits.
+	var d *dream
+	defer func() {
+		if mode == memgraph.MergeReview && d != nil && d.tip != d.base {
+			rep.Pending = append(rep.Pending, d.branch)
+		}
+	}()
 	paths, err := c.transcripts()
 	if err != nil {
 		return rep, err
@@ -241,10 +259,22 @@ func (c *Consolidator) Run(ctx context.Context) (Report, error) {
 			if err := ctx.Err(); err != nil {
 				return rep, err
 			}
+			if d == nil || mode != memgraph.MergeReview {
+				if d, err = c.newDream(); err != nil {
+					return rep, err
+				}
+			}
 			next := cur.Clone()
 			next.Advance(t, ch.hi)
-			if err := c.runChunk(ctx, t, ch, next, &rep); err != nil {
+			if err := c.runChunk(ctx, t, ch, next, &rep, d); err != nil {
 				return rep, err
+			}
+			if mode != memgraph.MergeReview {
+				merged, err := c.merge(ctx, d, "")
+				if err != nil {
+					return rep, fmt.Errorf("%s: %w", d.branch, err)
+				}
+				rep.Merges = append(rep.Merges, merged)
 			}
 			cur = next
 		}

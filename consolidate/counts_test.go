@@ -69,7 +69,7 @@ func TestSubjectCountsMatchTheCommit(t *testing.T) {
 			}
 			// The same counts, read off the commit.
 			var added, retired, refined int
-			for _, line := range strings.Split(strings.TrimSpace(e.git("diff-tree", "--no-commit-id", "-r", "--name-status", "HEAD")), "\n") {
+			for _, line := range strings.Split(strings.TrimSpace(e.git("diff-tree", "--no-commit-id", "-r", "--name-status", "HEAD^1", "HEAD")), "\n") {
 				st, rel, _ := strings.Cut(line, "\t")
 				if !strings.HasPrefix(rel, "user_memory/") {
 					continue

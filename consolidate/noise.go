@@ -24,7 +24,13 @@ var noiseTags = []string{
 	"bash-input",
 	"bash-stdout",
 	"bash-stderr",
+	"environment_context", // Codex
+	"user_instructions",   // Codex
 }
+
+// noisePrefixes start a message that is noise as a whole: Codex passes the
+// AGENTS.md it loaded as a user message.
+var noisePrefixes = []string{"# AGENTS.md instructions"}
 
 // noiseLines are whole lines a harness writes as if the user said them.
 var noiseLines = []string{
@@ -34,9 +40,12 @@ var noiseLines = []string{
 
 // DropNoise returns text without harness noise: every noise element
 // (opening tag to its closing tag; an element never closed runs to the
-// end), and every noise line. Text without noise comes back unchanged,
+// end), every noise line, and all of a message that starts as noise does. Text without noise comes back unchanged,
 // apart from surrounding white space when something was removed.
 func DropNoise(text string) string {
+	if noisePrefix(text) {
+		return ""
+	}
 	if !strings.Contains(text, "<") && !hasNoiseLine(text) {
 		return text
 	}
@@ -71,7 +80,21 @@ func DropNoise(text string) string {
 	if !changed {
 		return text
 	}
-	return strings.TrimSpace(out)
+	if out = strings.TrimSpace(out); noisePrefix(out) {
+		return ""
+	}
+	return out
+}
+
+// noisePrefix reports a text that starts as noise does.
+func noisePrefix(text string) bool {
+	t := strings.TrimSpace(text)
+	for _, p := range noisePrefixes {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // stripNoiseTags removes every noise element of s, left to right.

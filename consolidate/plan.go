@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
-	"sort"
 	"strings"
 
 	"github.com/mindmount/mindmount/memgraph"
@@ -292,8 +291,11 @@ func (s *chunkRun) newMemory(f Fact, desc, text string, out *outcome, pending ma
 		if out.files[rel] != nil || pending[rel] != nil || s.c.g.Get(rel) != nil {
 			return true
 		}
+		if b, err := s.d.read(s.c.r, rel); b != nil || err != nil {
+			return true // at the dream's tip
+		}
 		_, err := s.c.r.Tree().Lstat(dir + "/" + slug + ".md")
-		return !errors.Is(err, fs.ErrNotExist)
+		return !errors.Is(err, fs.ErrNotExist) // on the live branch since
 	})
 	rel := dir + "/" + slug + ".md"
 	episode := f.Episode
@@ -352,9 +354,9 @@ func (s *chunkRun) validate(files map[string]*memgraph.Memory) string {
 	return ""
 }
 
-// headVersion returns the last committed bytes of rel (nil when new),
-// cached for the run. A path the run creates did not exist on disk, and a
-// new file never carries read_only, so HEAD is not consulted for it.
+// headVersion returns the bytes of rel at the dream's tip (nil when new),
+// cached for the run. A path the run creates did not exist there, and a
+// new file never carries read_only, so the tip is not consulted for it.
 func (s *chunkRun) headVersion(rel string) ([]byte, error) {
 	if data, seen := s.snap[rel]; seen && data == nil {
 		return nil, nil
@@ -362,46 +364,12 @@ func (s *chunkRun) headVersion(rel string) ([]byte, error) {
 	if b, ok := s.head[rel]; ok {
 		return b, nil
 	}
-	b, ok, err := s.c.r.ReadHead(rel)
+	b, err := s.d.read(s.c.r, rel)
 	if err != nil {
 		return nil, err
 	}
-	if !ok {
-		b = nil
-	}
 	s.head[rel] = b
 	return b, nil
-}
-
-// conflicts re-reads every existing file the plan changes and every path it
-// creates; files that differ from the snapshot are dropped from it (so the
-// next load sees the new content) and the facts involved are returned.
-func (s *chunkRun) conflicts(out *outcome) []int {
-	redo := map[int]bool{}
-	check := func(rel string, facts []int) {
-		now, err := s.c.r.Tree().ReadFile(rel, MaxTranscriptSize)
-		if err != nil {
-			now = nil
-		}
-		if !bytes.Equal(now, s.snap[rel]) || (now == nil) != (s.snap[rel] == nil) {
-			delete(s.snap, rel)
-			for _, i := range facts {
-				redo[i] = true
-			}
-		}
-	}
-	for rel, facts := range out.touched {
-		check(rel, facts)
-	}
-	for rel, facts := range out.created {
-		check(rel, facts)
-	}
-	var list []int
-	for i := range redo {
-		list = append(list, i)
-	}
-	sort.Ints(list)
-	return list
 }
 
 // newSecret returns the rule of a secret that data adds to prev (the

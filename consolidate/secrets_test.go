@@ -138,7 +138,7 @@ func TestCandidatesActiveOnly(t *testing.T) {
 		"user_memory/lives-in-porto.md": retired,
 		"user_memory/lives-in-braga.md": "---\ndescription: Lives in Braga\nstatus: active\ntopic: home-city\n---\n# Lives In Braga\n\n## Fact\nYou live in Braga.\n",
 	})
-	s := &chunkRun{c: e.c, snap: map[string][]byte{}, head: map[string][]byte{}}
+	s := &chunkRun{c: e.c, d: e.dream(), snap: map[string][]byte{}, head: map[string][]byte{}}
 	got := s.candidates(t.Context(), Fact{Kind: "user", Description: "Lives in Porto", Fact: "You live in Porto.", Topic: "home-city"})
 	var paths []string
 	for _, c := range got {
@@ -156,13 +156,13 @@ func TestCandidatesActiveOnlyOwnCheck(t *testing.T) {
 	e := newEnv(t, "ollama", map[string]string{
 		"user_memory/plays-chess.md": memoryFile("Plays chess on Sundays", "Plays Chess", "You play chess on Sundays."),
 	})
-	s := &chunkRun{c: e.c, snap: map[string][]byte{}, head: map[string][]byte{}}
+	s := &chunkRun{c: e.c, d: e.dream(), snap: map[string][]byte{}, head: map[string][]byte{}}
 	f := Fact{Kind: "user", Description: "Plays chess on Sundays", Fact: "You play chess on Sundays."}
 	if got := s.candidates(t.Context(), f); len(got) != 1 {
 		t.Fatalf("the active memory is not offered: %v", got)
 	}
-	e.write("user_memory/plays-chess.md", strings.Replace(e.read("user_memory/plays-chess.md"), "status: active", "status: retracted", 1))
-	s = &chunkRun{c: e.c, snap: map[string][]byte{}, head: map[string][]byte{}}
+	e.commitFile("user_memory/plays-chess.md", strings.Replace(e.read("user_memory/plays-chess.md"), "status: active", "status: retracted", 1))
+	s = &chunkRun{c: e.c, d: e.dream(), snap: map[string][]byte{}, head: map[string][]byte{}}
 	if got := s.candidates(t.Context(), f); len(got) != 0 {
 		t.Fatalf("a retracted memory was offered: %v", got[0].Path)
 	}

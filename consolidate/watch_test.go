@@ -29,7 +29,7 @@ func TestWatchModeEndToEnd(t *testing.T) {
 		return e.exists(".mindmount/status") && strings.Contains(e.read(".mindmount/status"), "consolidation: idle") &&
 			strings.Contains(e.read(".mindmount/status"), "1 added")
 	})
-	log := e.git("log", "--format=%an|%s")
+	log := e.git("log", "--merges", "--format=%an|%s")
 	if n := strings.Count(log, "consolidator|consolidate transcripts/s1.jsonl#1-2"); n != 1 {
 		t.Fatalf("%d consolidation commits:\n%s", n, log)
 	}
@@ -94,7 +94,7 @@ func TestWatchModeRequestAfterRevert(t *testing.T) {
 	e.script(fact("keeps-bees"), []Decision{{Fact: 0, Action: ActionAdd}})
 	e.write("transcripts/s0.jsonl", jsonl("I keep two beehives in my garden.", "How lovely!"))
 	e.write(tracker.ControlFile, "")
-	waitFor(t, "the first run", func() bool { return e.exists("user_memory/keeps-bees.md") && e.commits() == 2 })
+	waitFor(t, "the first run", func() bool { return e.exists("user_memory/keeps-bees.md") && e.commits() == 3 })
 	for round := 1; round <= 5; round++ {
 		before := e.commits()
 		slug := fmt.Sprintf("round-%d", round)
@@ -116,7 +116,8 @@ func TestWatchModeRequestAfterRevert(t *testing.T) {
 			}
 			time.Sleep(5 * time.Millisecond)
 		}
-		waitFor(t, "the consolidation commit", func() bool { return e.commits() == before+2 })
+		// The revert, the dream's commit and its merge.
+		waitFor(t, "the consolidation commit", func() bool { return e.commits() == before+3 })
 		if s := e.lastSubject(); !strings.HasPrefix(s, "consolidate "+src+"#1-2") {
 			t.Fatalf("round %d: last commit %q", round, s)
 		}
@@ -127,13 +128,13 @@ func TestWatchModeRequestAfterRevert(t *testing.T) {
 	e.git("fsck", "--strict")
 }
 
-// revertHead runs "git revert HEAD" in dir, again while the index is locked
+// revertHead runs "git revert -m 1 HEAD" (a dream's merge) in dir, again while the index is locked
 // by a commit finishing beside it (as a person would run it again).
 func revertHead(t *testing.T, dir string) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		out, err := exec.Command("git", "-C", dir, "-c", "user.name=t", "-c", "user.email=t@x", "revert", "--no-edit", "HEAD").CombinedOutput()
+		out, err := exec.Command("git", "-C", dir, "-c", "user.name=t", "-c", "user.email=t@x", "revert", "--no-edit", "-m", "1", "HEAD").CombinedOutput()
 		if err == nil {
 			return
 		}

@@ -265,3 +265,13 @@ func withAccessLog(rel string, kept, other []byte) []byte {
 	}
 	return kept
 }
+
+// DreamMerger is consolidate.MemoryMerger over MergeMemory, for merging a
+// consolidation's dream (theirs) into the live branch (ours): the
+// access-log union, and on a real conflict the live version stays in
+// place — a write of the agent's or a person's beats the model's proposal
+// — with the dream's version retired beside it, so no line is lost.
+func DreamMerger(rel string, base, ours, theirs []byte, taken func(string) bool) ([]byte, bool, string, []byte) {
+	res := MergeMemory(MemoryMergeInput{Path: rel, Base: base, Ours: ours, Theirs: theirs, Taken: taken})
+	return res.Data, res.Deleted, res.SiblingPath, res.Sibling
+}

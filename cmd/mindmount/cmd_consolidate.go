@@ -134,7 +134,7 @@ func runConsolidate(dir string, opt providerOptions) error {
 	useCachedVectors(g)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	c := consolidate.New(tracker.New(g, r, tracker.Config{}), p, consolidate.Config{Logger: slog.Default()})
+	c := consolidate.New(tracker.New(g, r, tracker.Config{}), p, consolidate.Config{Logger: slog.Default(), MergeMemory: hooks.DreamMerger})
 	rep, err := c.Run(ctx)
 	for _, pr := range rep.Problems {
 		fmt.Fprintf(stderr, "warning: %s\n", pr)

@@ -156,8 +156,8 @@ func TestHarnessClaudeCodeEndToEnd(t *testing.T) {
 	}, "consolidated memory in the mount's user_memory.md")
 	stopMindmount(t, daemon, logs)
 
-	if n := strings.Count(gitOut(t, repo, "log", "--format=%an"), "consolidator"); n != 1 {
-		t.Fatalf("%d consolidation commits, want 1\nlogs:\n%s", n, logs.String())
+	if n := strings.Count(gitOut(t, repo, "log", "--merges", "--format=%an"), "consolidator"); n != 1 {
+		t.Fatalf("%d consolidation merges, want 1\nlogs:\n%s", n, logs.String())
 	}
 	ex := srv.CallsOf(llmtest.KindExtract)
 	if len(ex) != 1 {

@@ -1,11 +1,13 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mindmount/mindmount/consolidate/llmtest"
 	"github.com/mindmount/mindmount/memgraph/secret/secrettest"
@@ -52,10 +54,11 @@ func TestMountConsolidatesWhenIdle(t *testing.T) {
 
 	stopMindmount(t, cmd, logs)
 	authors := gitOut(t, repo, "log", "--format=%an")
-	if n := strings.Count(authors, "consolidator"); n != 1 {
-		t.Fatalf("%d consolidation commits, want 1; authors:\n%s\nlogs:\n%s", n, authors, logs.String())
+	// The dream's commit and its merge.
+	if n := strings.Count(authors, "consolidator"); n != 2 {
+		t.Fatalf("%d consolidation commits, want 2; authors:\n%s\nlogs:\n%s", n, authors, logs.String())
 	}
-	commit := gitOut(t, repo, "log", "--author=consolidator", "--format=%s%n%b", "--name-only")
+	commit := gitOut(t, repo, "log", "--author=consolidator", "--no-merges", "--format=%s%n%b", "--name-only")
 	for _, want := range []string{"consolidate transcripts/s1.jsonl#", "1 added", "user_memory/has-cat-miso.md", ".mindmount/cursor.json", "Mindmount-Model:"} {
 		if !strings.Contains(commit, want) {
 			t.Errorf("consolidation commit lacks %q:\n%s", want, commit)
@@ -74,4 +77,67 @@ func TestMountConsolidatesWhenIdle(t *testing.T) {
 	// The transcript written through the mount stays a local file: no word
 	// of it is in any git object (the transcripts rule).
 	secrettest.ScanRepo(t, repo, []string{"plan a weekend trip", "needs a sitter"}, "transcripts")
+}
+
+// TestMountWritesDuringASlowDream (issue 26): the agent writes 50 memories
+// through the mount while a consolidation dreams with a model that takes
+// 6 s. No write waits for the dream (each returns in well under the
+// model's time, and all 50 are committed before the dream merges); then
+// main holds all 50 and the dream's memory, joined by one merge commit.
+func TestMountWritesDuringASlowDream(t *testing.T) {
+	if _, err := os.Stat("/dev/fuse"); err != nil {
+		t.Skip("no /dev/fuse")
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git CLI not installed")
+	}
+	if os.Geteuid() != 0 {
+		if _, err := exec.LookPath("fusermount3"); err != nil {
+			t.Skip("not root and no fusermount3")
+		}
+	}
+	srv := llmtest.New(t)
+	srv.Queue(llmtest.KindExtract, llmtest.Reply{Delay: 6 * time.Second, Content: `{"facts":[{"kind":"user","slug":"has-cat-miso","description":"Has a grey cat called Miso","fact":"You have a grey cat called Miso.","episode":"","topic":"","search":[],"pinned":false}]}`})
+	srv.Queue(llmtest.KindDecide, llmtest.Reply{Content: `{"decisions":[{"fact":0,"action":"ADD","target":"","description":"","text":""}]}`})
+
+	repo := filepath.Join(t.TempDir(), "memory")
+	runCmd(t, "init", repo)
+	mnt := t.TempDir()
+	cmd, logs := startMindmount(t, []string{"MINDMOUNT_LLM=ollama", "OLLAMA_HOST=" + srv.OllamaURL(), "MINDMOUNT_MODEL=fake"},
+		"mindmount: mounted "+repo+" at "+mnt, "mount", repo, mnt, "--debounce", "100ms", "--idle", "300ms")
+	if err := os.WriteFile(filepath.Join(mnt, "transcripts", "s1.jsonl"), []byte(`{"role":"user","content":"My grey cat Miso needs a sitter."}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return len(srv.CallsOf(llmtest.KindExtract)) == 1 }, "the dream asking the model")
+	var slowest time.Duration
+	for i := range 50 {
+		data := fmt.Sprintf("---\ndescription: Note %d\n---\n# Note %d\n\n## Fact\nNote %d.\n\n## Access log\n", i, i, i)
+		start := time.Now()
+		if err := os.WriteFile(filepath.Join(mnt, "user_memory", fmt.Sprintf("note-%02d.md", i)), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		slowest = max(slowest, time.Since(start))
+	}
+	t.Logf("slowest of 50 writes through the mount during the dream: %s", slowest)
+	if slowest > 3*time.Second {
+		t.Fatalf("a write took %s: it waited for the dream", slowest)
+	}
+	waitFor(t, func() bool {
+		return strings.TrimSpace(gitOut(t, repo, "rev-list", "--merges", "--count", "HEAD")) == "1"
+	}, "the dream's merge")
+	waitFor(t, func() bool {
+		return strings.Count(gitOut(t, repo, "ls-tree", "-r", "--name-only", "HEAD", "user_memory"), "user_memory/note-") == 50
+	}, "all 50 notes committed")
+	stopMindmount(t, cmd, logs)
+	files := gitOut(t, repo, "ls-tree", "-r", "--name-only", "HEAD", "user_memory")
+	if !strings.Contains(files, "user_memory/has-cat-miso.md") {
+		t.Fatalf("the dream's memory is not in main:\n%s\nlogs:\n%s", files, logs.String())
+	}
+	// The notes were committed while the model thought: the merge's
+	// first parent already holds them all.
+	merge := strings.TrimSpace(gitOut(t, repo, "rev-list", "--merges", "HEAD"))
+	if n := strings.Count(gitOut(t, repo, "ls-tree", "-r", "--name-only", merge+"^1", "user_memory"), "user_memory/note-"); n != 50 {
+		t.Fatalf("only %d notes were committed before the dream merged", n)
+	}
+	gitOut(t, repo, "fsck", "--strict", "--no-progress")
 }

@@ -67,8 +67,10 @@ func ConvertLine(raw []byte) (consolidate.Line, bool) {
 	default:
 		return consolidate.Line{}, false // system, tool, summary, snapshots, ...
 	}
-	text := partsText(content)
-	if text == "" || isNoise(text) {
+	// Harness noise (slash-command echoes, reminders) is dropped by
+	// consolidation's one rule, here already so the copy stays small.
+	text := consolidate.DropNoise(partsText(content))
+	if text == "" {
 		return consolidate.Line{}, false
 	}
 	return consolidate.Line{Role: r, Content: text}, true
@@ -128,19 +130,6 @@ func partText(p json.RawMessage) string {
 		}
 	}
 	return strings.TrimSpace(part.Text)
-}
-
-// isNoise reports text a harness puts in a user turn that the user did not
-// say: slash-command echoes and their output, interrupt markers, and
-// system reminders.
-func isNoise(text string) bool {
-	for _, p := range []string{"<command-name>", "<command-message>", "<command-args>", "<local-command-stdout>", "<local-command-stderr>", "<system-reminder>", "[Request interrupted by user",
-		"<environment_context>", "<user_instructions>", "# AGENTS.md instructions"} {
-		if strings.HasPrefix(text, p) {
-			return true
-		}
-	}
-	return false
 }
 
 // document is a whole-file transcript: Gemini CLI's session JSON, or a

@@ -20,6 +20,7 @@ import (
 	"github.com/mindmount/mindmount/consolidate/llm"
 	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
+	"github.com/mindmount/mindmount/hooks"
 	"github.com/mindmount/mindmount/memgraph"
 )
 
@@ -181,7 +182,11 @@ func OpenRuntime(dir string, cfg RuntimeConfig) (*Runtime, error) {
 	})
 	if cfg.Consolidate {
 		c := consolidate.New(rt.Tracker, cfg.Provider, consolidate.Config{Idle: cfg.Idle, Every: cfg.Every, Logger: log,
-			OnStatus: rt.Tracker.StatusChanged}) // watch mode's status file follows runs
+			OnStatus: rt.Tracker.StatusChanged, // watch mode's status file follows runs
+			// A dream's merge keeps both versions of a memory changed
+			// meanwhile; serve's ROOT/config sets every user's default
+			// merge mode, the repository's own file overrides it.
+			MergeMemory: hooks.DreamMerger, Default: cfg.Operator})
 		rt.Listeners.Add(tracker.Listener{
 			Changed: func(paths []string) {
 				for _, p := range paths {

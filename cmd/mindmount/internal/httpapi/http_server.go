@@ -134,7 +134,8 @@ func New(cfg Config) *Server {
 	s.mux.Handle("POST /v1/bye", s.auth(s.bye))
 	s.mux.Handle("POST /v1/consolidate", s.auth(s.consolidate))
 	s.mux.Handle("GET /v1/recall", s.auth(s.recall))
-	s.routeGit() // http_git.go
+	s.routeGit()    // http_git.go
+	s.routeReview() // http_review.go
 	if cfg.MCP != nil {
 		s.mux.Handle("/mcp", s.authMCP(cfg.MCP))
 		s.mux.Handle("/mcp/", s.authMCP(cfg.MCP))

@@ -11,9 +11,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/mindmount/mindmount/consolidate"
 	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
 	"github.com/mindmount/mindmount/memgraph"
@@ -409,4 +411,40 @@ func (s *Server) consolidate(v *view) {
 	}
 	v.rt.RequestConsolidation()
 	s.done(v, "consolidation requested; its commit appears in the timeline when it is done")
+}
+
+// review approves (merges) or rejects a consolidation's dream waiting for
+// review (consolidate/review.go): what "mindmount review" does.
+func (s *Server) review(v *view, approve bool) {
+	c := v.rt.Consolidator
+	if c == nil {
+		s.failed(v, http.StatusConflict, fmt.Errorf("%w: consolidation is off for this repository", ErrRefused))
+		return
+	}
+	n, err := strconv.Atoi(v.r.PostFormValue("n"))
+	if err != nil || n < 1 {
+		s.failed(v, http.StatusBadRequest, fmt.Errorf("%w: not a dream's number", ErrRefused))
+		return
+	}
+	ctx, cancel := context.WithTimeout(v.r.Context(), actionTimeout)
+	defer cancel()
+	var hash, what string
+	if approve {
+		hash, err = c.Approve(ctx, n)
+		what = "merged"
+	} else {
+		hash, err = c.Reject(ctx, n, v.r.PostFormValue("reason"))
+		what = "rejected"
+	}
+	switch {
+	case errors.Is(err, consolidate.ErrNoDream):
+		s.failed(v, http.StatusNotFound, err)
+	case errors.Is(err, consolidate.ErrDreamConflict):
+		s.failed(v, http.StatusConflict, err)
+	case err != nil:
+		s.log.Warn("review action failed", "err", err)
+		s.failed(v, http.StatusInternalServerError, errors.New("the review action failed; see the daemon's log"))
+	default:
+		s.done(v, fmt.Sprintf("dream %d %s (%s)", n, what, gitrepo.ShortHash(hash)))
+	}
 }

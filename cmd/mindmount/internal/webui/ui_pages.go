@@ -393,6 +393,11 @@ func (s *Server) status(v *view) {
 	if c := v.rt.Consolidator; c != nil {
 		d["Consolidation"] = c.Status()
 		d["CanConsolidate"] = true
+		if ds, err := c.Dreams(); err == nil {
+			d["Dreams"] = ds
+		} else {
+			s.log.Warn("web page cannot list the dreams", "err", err)
+		}
 	}
 	s.render(v.w, "status", http.StatusOK, s.page(v, "status", "Status", d))
 }

@@ -321,6 +321,10 @@ func (s *Server) serveRepo(v *view, p string) {
 			s.edit(v)
 		case "/consolidate":
 			s.consolidate(v)
+		case "/review/approve":
+			s.review(v, true)
+		case "/review/reject":
+			s.review(v, false)
 		default:
 			http.NotFound(v.w, v.r)
 		}

@@ -1,0 +1,181 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+
+	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
+	"github.com/mindmount/mindmount/consolidate"
+)
+
+// The review of consolidation dreams (consolidate/review.go), as
+// "mindmount review" offers it:
+//
+//	GET  /v1/review?userId=              the waiting dreams, with what each proposes
+//	GET  /v1/review/{n}?userId=          one dream and its diff
+//	POST /v1/review/{n}/approve          {"userId"}: merge it
+//	POST /v1/review/{n}/reject           {"userId","reason"}: drop it for good
+//
+// Under serve each request runs in the user's worker, like every other.
+func (s *Server) routeReview() {
+	s.mux.Handle("GET /v1/review", s.auth(s.reviewList))
+	s.mux.Handle("GET /v1/review/{n}", s.auth(s.reviewShow))
+	s.mux.Handle("POST /v1/review/{n}/approve", s.auth(s.reviewApprove))
+	s.mux.Handle("POST /v1/review/{n}/reject", s.auth(s.reviewReject))
+}
+
+// DreamJSON is a waiting dream as the API shows it.
+type DreamJSON struct {
+	N            int                          `json:"n"`
+	Branch       string                       `json:"branch"`
+	Base         string                       `json:"base"`
+	Tip          string                       `json:"tip"`
+	Sources      []string                     `json:"sources"`
+	Added        int                          `json:"added"`
+	Updated      int                          `json:"updated"`
+	Contradicted int                          `json:"contradicted"`
+	Changes      []consolidate.ProposedChange `json:"changes"`
+	Diff         string                       `json:"diff,omitempty"`
+}
+
+func dreamJSON(d consolidate.Dream) DreamJSON {
+	a, u, x := d.Counts()
+	return DreamJSON{N: d.N, Branch: d.Branch, Base: d.Base, Tip: d.Tip, Sources: append([]string{}, d.Sources...),
+		Added: a, Updated: u, Contradicted: x, Changes: append([]consolidate.ProposedChange{}, d.Changes...)}
+}
+
+// reviewer finds the caller's consolidator; ok false has answered.
+func (s *Server) reviewer(w http.ResponseWriter, r *http.Request, c caller, ref UserRef) (*host.Runtime, func(), bool) {
+	rt, release, _, ok := s.userFor(w, r, c, ref)
+	if !ok {
+		return nil, nil, false
+	}
+	if rt.Consolidator == nil {
+		release()
+		writeError(w, http.StatusServiceUnavailable, "consolidation is off for this daemon (no model configured)")
+		return nil, nil, false
+	}
+	return rt, release, true
+}
+
+// waiting finds the caller's consolidator (?userId=) and its waiting
+// dreams; ok false has answered.
+func (s *Server) waiting(w http.ResponseWriter, r *http.Request, c caller) (*host.Runtime, []consolidate.Dream, func(), bool) {
+	rt, release, ok := s.reviewer(w, r, c, UserRef(r.URL.Query().Get("userId")))
+	if !ok {
+		return nil, nil, nil, false
+	}
+	ds, err := rt.Consolidator.Dreams()
+	if err != nil {
+		release()
+		s.reviewError(w, err)
+		return nil, nil, nil, false
+	}
+	return rt, ds, release, true
+}
+
+func (s *Server) reviewList(w http.ResponseWriter, r *http.Request, c caller) {
+	rt, ds, release, ok := s.waiting(w, r, c)
+	if !ok {
+		return
+	}
+	defer release()
+	out := make([]DreamJSON, 0, len(ds))
+	for _, d := range ds {
+		out = append(out, dreamJSON(d))
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"merge": string(rt.Consolidator.MergeMode()), "dreams": out})
+}
+
+func (s *Server) reviewShow(w http.ResponseWriter, r *http.Request, c caller) {
+	n, ok := dreamNumber(w, r)
+	if !ok {
+		return
+	}
+	rt, ds, release, ok := s.waiting(w, r, c)
+	if !ok {
+		return
+	}
+	defer release()
+	for _, d := range ds {
+		if d.N != n {
+			continue
+		}
+		diff, err := rt.Consolidator.DreamDiff(n)
+		if err != nil {
+			s.reviewError(w, err)
+			return
+		}
+		out := dreamJSON(d)
+		out.Diff = diff
+		writeJSON(w, http.StatusOK, out)
+		return
+	}
+	s.reviewError(w, consolidate.ErrNoDream)
+}
+
+func (s *Server) reviewApprove(w http.ResponseWriter, r *http.Request, c caller) {
+	s.reviewVerdict(w, r, c, func(cs *consolidate.Consolidator, ctx context.Context, n int, _ string) (string, error) {
+		return cs.Approve(ctx, n)
+	}, "merged")
+}
+
+func (s *Server) reviewReject(w http.ResponseWriter, r *http.Request, c caller) {
+	s.reviewVerdict(w, r, c, (*consolidate.Consolidator).Reject, "rejected")
+}
+
+// reviewVerdict answers approve and reject: {"status", "commit"}.
+func (s *Server) reviewVerdict(w http.ResponseWriter, r *http.Request, c caller,
+	act func(*consolidate.Consolidator, context.Context, int, string) (string, error), status string) {
+	n, ok := dreamNumber(w, r)
+	if !ok {
+		return
+	}
+	var req struct {
+		UserID UserRef `json:"userId"`
+		Reason string  `json:"reason"`
+	}
+	if r.ContentLength != 0 && !decodeBody(w, r, &req) {
+		return
+	}
+	if req.UserID == "" {
+		req.UserID = UserRef(r.URL.Query().Get("userId"))
+	}
+	rt, release, ok := s.reviewer(w, r, c, req.UserID)
+	if !ok {
+		return
+	}
+	defer release()
+	ctx, cancel := context.WithTimeout(r.Context(), handlerTimeout)
+	defer cancel()
+	hash, err := act(rt.Consolidator, ctx, n, req.Reason)
+	if err != nil {
+		s.reviewError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"status": status, "n": n, "commit": hash})
+}
+
+func dreamNumber(w http.ResponseWriter, r *http.Request) (int, bool) {
+	n, err := strconv.Atoi(r.PathValue("n"))
+	if err != nil || n < 1 {
+		writeError(w, http.StatusBadRequest, "n: want a dream's number (GET /v1/review lists them)")
+		return 0, false
+	}
+	return n, true
+}
+
+// reviewError maps the review's typed errors; anything else is logged.
+func (s *Server) reviewError(w http.ResponseWriter, err error) {
+	switch {
+	case errors.Is(err, consolidate.ErrNoDream):
+		writeError(w, http.StatusNotFound, "no waiting dream has that number (GET /v1/review lists them)")
+	case errors.Is(err, consolidate.ErrDreamConflict):
+		writeError(w, http.StatusConflict, "the dream could not be merged: an uncommitted edit is in the way; it still waits (try again once the edit is committed or fixed)")
+	default:
+		s.log.Warn("review failed", "err", err)
+		writeError(w, http.StatusInternalServerError, "the review action failed; see the daemon's log")
+	}
+}

@@ -1,0 +1,74 @@
+package webui
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
+	"github.com/mindmount/mindmount/consolidate/llm"
+	"github.com/mindmount/mindmount/consolidate/llmtest"
+)
+
+// TestReviewOnTheStatusPage: with merge: review, a waiting dream is on the
+// status page with its facts; approve merges it (a merge commit), reject
+// drops another without changing a memory.
+func TestReviewOnTheStatusPage(t *testing.T) {
+	dir := newRepo(t)
+	os.MkdirAll(filepath.Join(dir, ".git", "mindmount"), 0o700)
+	if err := os.WriteFile(filepath.Join(dir, ".git", "mindmount", "config"), []byte("merge: review\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	model := llmtest.New(t)
+	rt := startRuntime(t, dir, host.RuntimeConfig{Consolidate: true, Idle: time.Hour, Every: 1 << 20, Provider: llm.NewOllama(model.OllamaURL(), "fake")})
+	s := serveRepo(t, dir, rt)
+	dream := func(name, fact string) {
+		t.Helper()
+		writeFiles(t, dir, map[string]string{"transcripts/" + name: `{"role":"user","content":"` + fact + `"}` + "\n"})
+		model.Queue(llmtest.KindExtract, llmtest.Reply{Content: llmtest.JSON(map[string]any{"facts": []map[string]any{{"kind": "user", "slug": strings.ReplaceAll(strings.ToLower(name), ".jsonl", ""), "description": fact, "fact": fact}}})})
+		model.Queue(llmtest.KindDecide, llmtest.Reply{Content: `{"decisions":[{"fact":0,"action":"ADD","target":"","description":"","text":""}]}`})
+		if rep, err := rt.Consolidator.Run(context.Background()); err != nil || len(rep.Pending) != 1 {
+			t.Fatalf("run: %+v %v", rep, err)
+		}
+	}
+	dream("speaks-italian.jsonl", "You speak Italian.")
+	head := s.head()
+	code, body := s.get("/status")
+	if code != http.StatusOK {
+		t.Fatalf("status: %d", code)
+	}
+	mustContain(t, body, "Waiting for review", "mindmount/dream/1", "user_memory/speaks-italian.md", "You speak Italian.")
+	code, body = s.post("/review/approve", url.Values{"n": {"1"}, "next": {"/status"}})
+	if code != http.StatusOK {
+		t.Fatalf("approve: %d\n%s", code, body)
+	}
+	mustContain(t, body, "dream 1 merged")
+	if got := strings.Fields(s.git("log", "-1", "--format=%P")); len(got) != 2 || got[0] != head {
+		t.Fatalf("approve made no merge on %s: parents %v", head, got)
+	}
+	mustNotContain(t, body, "Waiting for review")
+
+	dream("is-a-pilot.jsonl", "You are a pilot.")
+	before := s.git("ls-tree", "-r", "HEAD", "user_memory")
+	code, body = s.post("/review/reject", url.Values{"n": {"2"}, "reason": {"a joke"}, "next": {"/status"}})
+	if code != http.StatusOK {
+		t.Fatalf("reject: %d\n%s", code, body)
+	}
+	mustContain(t, body, "dream 2 rejected")
+	if s.git("ls-tree", "-r", "HEAD", "user_memory") != before {
+		t.Fatal("a rejection changed memories")
+	}
+	mustContain(t, s.git("log", "-1", "--format=%B"), "Mindmount-Reason: a joke")
+	// A number that waits for nothing, and a request without the CSRF token.
+	if code, _ := s.post("/review/approve", url.Values{"n": {"9"}}); code != http.StatusNotFound {
+		t.Fatalf("an unknown dream: %d", code)
+	}
+	if code, _ := s.post("/review/approve", url.Values{"n": {"2"}, "csrf": {"forged"}}); code != http.StatusForbidden {
+		t.Fatalf("a forged CSRF token: %d", code)
+	}
+}

@@ -1,0 +1,265 @@
+package consolidate
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mindmount/mindmount/fs/tracker"
+	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
+	"github.com/mindmount/mindmount/memgraph"
+)
+
+// A dream is a consolidation's proposal on a branch of its own,
+// refs/heads/mindmount/dream/<n>: it starts at a pinned base commit, reads
+// the memories as they were there (objects only, no work tree: the
+// agent's writes meanwhile are neither blocked nor seen), and commits each
+// chunk's memory changes and cursor advance on the branch with the usual
+// provenance trailers. Then it is integrated into the live branch with a
+// real two-parent merge commit through the tracker (merge: auto), or waits
+// for a person (merge: review; Dreams, Approve, Reject). The merge uses
+// the merge drivers (Config.MergeMemory: the access-log union, a retired
+// sibling on a real conflict); a merge they cannot settle changes nothing,
+// keeps the branch and leaves the cursor where it was, so the next run
+// retries the same transcripts.
+
+// DreamPrefix is where dreams' branches live (under refs/heads/).
+const DreamPrefix = "mindmount/dream/"
+
+// ErrDreamConflict means a dream could not be merged: an uncommitted edit
+// is in the way, or a file changed on both sides that no driver merges.
+// The dream stays on its branch; nothing else changed.
+var ErrDreamConflict = errors.New("the dream could not be merged")
+
+// ErrNoDream means no pending dream has the number asked for.
+var ErrNoDream = errors.New("no pending dream with that number")
+
+// MemoryMerger merges three versions of a memory file (a nil side is a
+// missing file): the merged content (deleted when the merge removes the
+// file) and, on a real conflict, the other version retired beside it at
+// siblingPath. taken reports whether a path is in use. The daemon wires
+// hooks.MergeMemory in (hooks sits above consolidate); without one, a
+// memory changed on both sides is a conflict.
+type MemoryMerger func(rel string, base, ours, theirs []byte, taken func(string) bool) (data []byte, deleted bool, siblingPath string, sibling []byte)
+
+// dream is one proposal under way.
+type dream struct {
+	n      int
+	branch string   // mindmount/dream/<n>
+	base   string   // the commit it started from ("" in an empty repository)
+	tip    string   // its last commit; base until the first chunk commits
+	chunks []string // the messages of its commits
+}
+
+// newDream starts a dream at HEAD, numbered after every dream so far.
+func (c *Consolidator) newDream() (*dream, error) {
+	base, err := c.r.Head()
+	if err != nil {
+		return nil, err
+	}
+	branches, err := c.r.Branches(DreamPrefix)
+	if err != nil {
+		return nil, err
+	}
+	n := 1
+	for name := range branches {
+		if k, err := strconv.Atoi(strings.TrimPrefix(name, DreamPrefix)); err == nil && k >= n {
+			n = k + 1
+		}
+	}
+	return &dream{n: n, branch: DreamPrefix + strconv.Itoa(n), base: base, tip: base}, nil
+}
+
+// read returns rel as the dream sees it: at its tip. nil when absent.
+func (d *dream) read(r *gitrepo.Repo, rel string) ([]byte, error) {
+	if d.tip == "" {
+		return nil, nil
+	}
+	b, ok, err := r.ReadAt(d.tip, rel)
+	if !ok {
+		return nil, err
+	}
+	return b, err
+}
+
+// commitDream records one chunk on the dream's branch: the tracker writes
+// the objects and moves only the branch (never HEAD, the work tree or the
+// graph). The model's work is done: a shutdown starting now does not undo
+// it.
+func (c *Consolidator) commitDream(d *dream, changes []gitrepo.Change, msg string, when time.Time) (string, error) {
+	hash, err := c.w.Apply(context.Background(), tracker.Change{Branch: d.branch, Parents: []string{d.tip}, Changes: changes,
+		Message: msg, Author: Author, When: when})
+	if err != nil || hash == "" {
+		return hash, err
+	}
+	d.tip = hash
+	d.chunks = append(d.chunks, msg)
+	return hash, nil
+}
+
+// merge integrates d into the live branch: one commit with the two
+// parents HEAD and d's tip, whose files the drivers merged, written into
+// the work tree (never over an uncommitted edit) through the tracker. HEAD
+// moving meanwhile (the agent keeps writing) only means computing again.
+func (c *Consolidator) merge(ctx context.Context, d *dream, extra string) (string, error) {
+	if d.tip == d.base {
+		return "", nil // nothing was proposed
+	}
+	for attempt := 0; ; attempt++ {
+		ours, err := c.r.Head()
+		if err != nil {
+			return "", err
+		}
+		changes, siblings, err := c.mergeChanges(d, ours)
+		if err != nil {
+			return "", err
+		}
+		msg := c.mergeMessage(d, siblings, extra)
+		hash, err := c.w.Apply(ctx, tracker.Change{Parents: []string{ours, d.tip}, Changes: changes, Message: msg,
+			Author: Author, When: c.cfg.Now(), Worktree: true, Clean: true})
+		switch {
+		case err == nil:
+			c.log.Info("dream merged", "dream", d.branch, "commit", gitrepo.ShortHash(hash), "siblings", len(siblings))
+			return hash, nil
+		case errors.Is(err, gitrepo.ErrRefMoved) && attempt < maxMergeAttempts:
+			continue // a commit of the agent's came first: merge again
+		case errors.Is(err, gitrepo.ErrDirty):
+			return "", fmt.Errorf("%w: %s is kept; %v", ErrDreamConflict, d.branch, err)
+		}
+		return "", err
+	}
+}
+
+// maxMergeAttempts bounds the merges recomputed because HEAD moved.
+const maxMergeAttempts = 50
+
+// mergeChanges computes, for every file the dream changed, its merge with
+// ours (the live branch) over the dream's base, as changes to ours.
+func (c *Consolidator) mergeChanges(d *dream, ours string) ([]gitrepo.Change, []string, error) {
+	paths, err := c.r.Changed(d.base, d.tip)
+	if err != nil {
+		return nil, nil, err
+	}
+	used := map[string]bool{}
+	for _, p := range paths {
+		used[p] = true
+	}
+	taken := func(p string) bool {
+		if used[p] {
+			return true
+		}
+		for _, at := range []string{ours, d.tip} {
+			if _, ok, _ := c.r.ReadAt(at, p); ok {
+				return true
+			}
+		}
+		return false
+	}
+	var changes []gitrepo.Change
+	var siblings []string
+	set := func(p string, o, out []byte, deleted bool) {
+		switch {
+		case deleted && o != nil:
+			changes = append(changes, gitrepo.Change{Path: p, Delete: true})
+		case !deleted && (o == nil || !bytes.Equal(o, out)):
+			changes = append(changes, gitrepo.Change{Path: p, Data: out})
+		}
+	}
+	for _, p := range paths {
+		b, o, t, err := c.three(d, ours, p)
+		if err != nil {
+			return nil, nil, err
+		}
+		switch {
+		case same(o, b): // only the dream changed it
+			set(p, o, t, t == nil)
+		case same(o, t): // both made the same change
+		case p == CursorFile && o != nil && t != nil:
+			oc, err1 := ParseCursor(o)
+			tc, err2 := ParseCursor(t)
+			if err := errors.Join(err1, err2); err != nil {
+				return nil, nil, fmt.Errorf("%w: %s: %v", ErrDreamConflict, p, err)
+			}
+			oc.Merge(tc)
+			oc.Last = tc.Last
+			set(p, o, oc.Render(), false)
+		case memgraph.IsMemoryPath(p) && c.cfg.MergeMemory != nil:
+			data, deleted, sibPath, sib := c.cfg.MergeMemory(p, b, o, t, taken)
+			set(p, o, data, deleted)
+			if sib != nil {
+				used[sibPath] = true
+				siblings = append(siblings, sibPath)
+				changes = append(changes, gitrepo.Change{Path: sibPath, Data: sib})
+			}
+		default:
+			return nil, nil, fmt.Errorf("%w: %s changed on both sides and no driver merges it; %s is kept", ErrDreamConflict, p, d.branch)
+		}
+	}
+	return changes, siblings, nil
+}
+
+// three reads p at the dream's base, at ours and at the dream's tip.
+func (c *Consolidator) three(d *dream, ours, p string) (b, o, t []byte, err error) {
+	read := func(at string) ([]byte, error) {
+		if at == "" {
+			return nil, nil
+		}
+		data, ok, err := c.r.ReadAt(at, p)
+		if !ok {
+			return nil, err
+		}
+		return data, err
+	}
+	if b, err = read(d.base); err != nil {
+		return
+	}
+	if o, err = read(ours); err != nil {
+		return
+	}
+	t, err = read(d.tip)
+	return
+}
+
+// same reports equal contents, a missing file equal only to one.
+func same(a, b []byte) bool { return (a == nil) == (b == nil) && bytes.Equal(a, b) }
+
+// mergeMessage is the merge commit's message: the dream's subject (its one
+// chunk's, or a count of them), what was kept beside what, then the
+// bodies of the dream's commits — files, what was skipped and why, the
+// model and source trailers — so "git log" of the live branch tells the
+// whole story, and one Mindmount-Dream trailer.
+func (c *Consolidator) mergeMessage(d *dream, siblings []string, extra string) string {
+	var b strings.Builder
+	if len(d.chunks) == 1 {
+		b.WriteString(gitrepo.Subject(d.chunks[0]))
+	} else {
+		fmt.Fprintf(&b, "consolidate: merge %s (%d %s)", d.branch, len(d.chunks), memgraph.Plural(len(d.chunks), "chunk", "chunks"))
+	}
+	fmt.Fprintf(&b, "\n\nMerge branch '%s'\n", d.branch)
+	if len(siblings) > 0 {
+		b.WriteString("\nChanged here meanwhile; the dream's version is kept retired beside the newer:\n")
+		for _, s := range siblings {
+			b.WriteString("  " + s + "\n")
+		}
+	}
+	trailer := "Mindmount-Dream: " + d.branch
+	for _, msg := range d.chunks {
+		_, body, _ := strings.Cut(msg, "\n")
+		var kept []string
+		for _, l := range strings.Split(strings.TrimSpace(body), "\n") {
+			if l != trailer {
+				kept = append(kept, l)
+			}
+		}
+		if len(d.chunks) > 1 {
+			b.WriteString("\n" + gitrepo.Subject(msg) + "\n")
+		}
+		b.WriteString("\n" + strings.Join(kept, "\n") + "\n")
+	}
+	b.WriteString(trailer + "\n" + extra)
+	return b.String()
+}

@@ -1,0 +1,345 @@
+package consolidate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/mindmount/mindmount/fs/tracker"
+	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
+	"github.com/mindmount/mindmount/memgraph"
+)
+
+// Review: the dreams that wait (merge: review, or an automatic merge that
+// could not be settled), what each proposes, and a person's verdict.
+
+// Reviewer is who approves or rejects a dream in the commit it makes.
+var Reviewer = gitrepo.Writer("reviewer")
+
+// Dream is a pending dream as review shows it.
+type Dream struct {
+	N        int
+	Branch   string   // mindmount/dream/<n>
+	Base     string   // the commit it started from
+	Tip      string   // its last commit
+	Messages []string // of its commits, oldest first
+	Sources  []string // Mindmount-Source trailers of its commits
+	Changes  []ProposedChange
+}
+
+// ProposedChange is one memory a dream adds, updates or retires.
+type ProposedChange struct {
+	Path        string `json:"path"`
+	Kind        string `json:"kind"` // "added", "updated", "contradicted", "used" (an access-log stamp only)
+	Description string `json:"description"`
+	Fact        string `json:"fact"`
+}
+
+// Counts returns how many memories the dream adds, updates and retires.
+func (d Dream) Counts() (added, updated, contradicted int) {
+	for _, ch := range d.Changes {
+		switch ch.Kind {
+		case "added":
+			added++
+		case "updated":
+			updated++
+		case "contradicted":
+			contradicted++
+		}
+	}
+	return
+}
+
+// mergeMode is the repository's merge setting: its own operator file,
+// else the default one (serve's), else auto.
+func (c *Consolidator) mergeMode() memgraph.MergeMode {
+	own := c.cfg.Operator
+	if own == nil {
+		own = &memgraph.OperatorSource{Path: filepath.Join(c.r.GitDir(), memgraph.OperatorFile)}
+		c.cfg.Operator = own
+	}
+	for _, src := range []*memgraph.OperatorSource{own, c.cfg.Default} {
+		if o, _ := src.Get(); o.Merge != "" {
+			return o.Merge
+		}
+	}
+	return memgraph.MergeAuto
+}
+
+// MergeMode reports how this repository's dreams are integrated.
+func (c *Consolidator) MergeMode() memgraph.MergeMode { return c.mergeMode() }
+
+// startCursor is where a run starts: HEAD's cursor (with its floor) and,
+// under review, every waiting dream's, so a run never proposes again what
+// a dream waiting for a person already proposes.
+func (c *Consolidator) startCursor(mode memgraph.MergeMode) (*Cursor, error) {
+	cur, err := c.headCursor()
+	if err != nil || mode != memgraph.MergeReview {
+		return cur, err
+	}
+	dreams, err := c.waitingDreams(cur)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range dreams {
+		if tc, err := c.cursorAt(d.Tip); err == nil {
+			cur.Merge(tc)
+		}
+	}
+	return cur, nil
+}
+
+// cursorAt reads the cursor of a commit.
+func (c *Consolidator) cursorAt(commit string) (*Cursor, error) {
+	data, _, err := c.r.ReadAt(commit, CursorFile)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCursor(data)
+}
+
+// covered reports whether head (with its floor) consumed everything cur
+// consumed: a dream merged, rejected, or redone by a later one.
+func covered(head, cur *Cursor) bool {
+	for rel, e := range cur.Transcripts {
+		best := head.Transcripts[rel].Messages
+		for _, f := range head.floor[rel] {
+			best = max(best, f.Messages)
+		}
+		if best < e.Messages {
+			return false
+		}
+	}
+	return true
+}
+
+// Dreams lists the dreams that wait, oldest first.
+func (c *Consolidator) Dreams() ([]Dream, error) {
+	head, err := c.headCursor()
+	if err != nil {
+		return nil, err
+	}
+	return c.waitingDreams(head)
+}
+
+// waitingDreams lists the dreams whose cursor head has not consumed.
+func (c *Consolidator) waitingDreams(head *Cursor) ([]Dream, error) {
+	branches, err := c.r.Branches(DreamPrefix)
+	if err != nil || len(branches) == 0 {
+		return nil, err
+	}
+	repo, err := git.PlainOpenWithOptions(c.r.Dir(), &git.PlainOpenOptions{EnableDotGitCommonDir: true})
+	if err != nil {
+		return nil, err
+	}
+	var out []Dream
+	for name, tip := range branches {
+		n, err := strconv.Atoi(strings.TrimPrefix(name, DreamPrefix))
+		if err != nil {
+			continue // not one of ours
+		}
+		tc, err := c.cursorAt(tip)
+		if err != nil || covered(head, tc) {
+			continue
+		}
+		d, err := c.describe(repo, n, name, tip)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].N < out[j].N })
+	return out, nil
+}
+
+// describe reads a dream: its commits (the first-parent chain of the
+// commits naming the branch in a Mindmount-Dream trailer), its base, and
+// the memories it changes.
+func (c *Consolidator) describe(repo *git.Repository, n int, branch, tip string) (Dream, error) {
+	d := Dream{N: n, Branch: branch, Tip: tip}
+	id := plumbing.NewHash(tip)
+	for range 10000 {
+		cm, err := repo.CommitObject(id)
+		if err != nil {
+			return d, err
+		}
+		if !strings.Contains(cm.Message, "\nMindmount-Dream: "+branch+"\n") {
+			d.Base = id.String()
+			break
+		}
+		d.Messages = append([]string{cm.Message}, d.Messages...)
+		for _, l := range strings.Split(cm.Message, "\n") {
+			if src, ok := strings.CutPrefix(l, "Mindmount-Source: "); ok {
+				d.Sources = append([]string{src}, d.Sources...)
+			}
+		}
+		if len(cm.ParentHashes) == 0 {
+			break
+		}
+		id = cm.ParentHashes[0]
+	}
+	paths, err := c.r.Changed(d.Base, d.Tip)
+	if err != nil {
+		return d, err
+	}
+	for _, p := range paths {
+		if !memgraph.IsMemoryPath(p) {
+			continue
+		}
+		before, _, _ := c.r.ReadAt(d.Base, p)
+		after, ok, _ := c.r.ReadAt(d.Tip, p)
+		if !ok {
+			continue
+		}
+		m, _ := memgraph.Parse(p, after)
+		ch := ProposedChange{Path: p, Description: memgraph.SafeLine(m.Front.Description), Fact: memgraph.ClipLine(m.Fact, 300)}
+		var old *memgraph.Memory
+		if before != nil {
+			old, _ = memgraph.Parse(p, before)
+		}
+		switch {
+		case old == nil:
+			ch.Kind = "added"
+		case old.Active() && !m.Active():
+			ch.Kind = "contradicted"
+		case old.Fact != m.Fact || old.Front.Description != m.Front.Description || old.Front.Pinned != m.Front.Pinned:
+			ch.Kind = "updated"
+		default:
+			ch.Kind = "used"
+		}
+		d.Changes = append(d.Changes, ch)
+	}
+	return d, nil
+}
+
+// find returns pending dream n.
+func (c *Consolidator) find(n int) (Dream, error) {
+	ds, err := c.Dreams()
+	if err != nil {
+		return Dream{}, err
+	}
+	for _, d := range ds {
+		if d.N == n {
+			return d, nil
+		}
+	}
+	return Dream{}, fmt.Errorf("%w: %d (mindmount review lists them)", ErrNoDream, n)
+}
+
+// DreamDiff is the unified diff of what pending dream n proposes.
+func (c *Consolidator) DreamDiff(n int) (string, error) {
+	d, err := c.find(n)
+	if err != nil {
+		return "", err
+	}
+	repo, err := git.PlainOpenWithOptions(c.r.Dir(), &git.PlainOpenOptions{EnableDotGitCommonDir: true})
+	if err != nil {
+		return "", err
+	}
+	tip, err := repo.CommitObject(plumbing.NewHash(d.Tip))
+	if err != nil {
+		return "", err
+	}
+	var patch *object.Patch
+	if d.Base == "" {
+		t, err := tip.Tree()
+		if err != nil {
+			return "", err
+		}
+		ch, err := object.DiffTree(nil, t)
+		if err != nil {
+			return "", err
+		}
+		patch, err = ch.Patch()
+		if err != nil {
+			return "", err
+		}
+	} else {
+		base, err := repo.CommitObject(plumbing.NewHash(d.Base))
+		if err != nil {
+			return "", err
+		}
+		if patch, err = base.Patch(tip); err != nil {
+			return "", err
+		}
+	}
+	return patch.String(), nil
+}
+
+// Approve merges pending dream n into the live branch (as merge: auto
+// would have) and returns the merge commit.
+func (c *Consolidator) Approve(ctx context.Context, n int) (string, error) {
+	d, err := c.find(n)
+	if err != nil {
+		return "", err
+	}
+	hash, err := c.merge(ctx, &dream{n: d.N, branch: d.Branch, base: d.Base, tip: d.Tip, chunks: d.Messages}, "Mindmount-Approved: "+d.Branch+"\n")
+	c.setLast(fmt.Sprintf("%s approved: merged as %s", d.Branch, gitrepo.ShortHash(hash)), err)
+	return hash, err
+}
+
+// Reject drops pending dream n: no memory changes, and its transcripts are
+// never proposed again — one small commit moves the cursor past them and
+// records the rejection and the reason in its trailers. The branch stays
+// as history of what was proposed.
+func (c *Consolidator) Reject(ctx context.Context, n int, reason string) (string, error) {
+	d, err := c.find(n)
+	if err != nil {
+		return "", err
+	}
+	tc, err := c.cursorAt(d.Tip)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "consolidate: reject %s (%s)\n\n", d.Branch, strings.Join(d.Sources, ", "))
+	for _, ch := range d.Changes {
+		if ch.Kind != "used" {
+			fmt.Fprintf(&b, "  not %s: %s — %s\n", ch.Kind, ch.Path, ch.Description)
+		}
+	}
+	b.WriteString("\nMindmount-Rejected: " + d.Branch + "\n")
+	if r := memgraph.ClipLine(redacted(reason), 300); r != "" {
+		b.WriteString("Mindmount-Reason: " + r + "\n")
+	}
+	for attempt := 0; ; attempt++ {
+		head, err := c.r.Head()
+		if err != nil {
+			return "", err
+		}
+		cur, err := c.cursorAt(head)
+		if err != nil {
+			return "", err
+		}
+		cur.Merge(tc)
+		hash, err := c.w.Apply(ctx, tracker.Change{Changes: []gitrepo.Change{{Path: CursorFile, Data: cur.Render()}},
+			Message: b.String(), Author: Reviewer, When: c.cfg.Now(), Worktree: true, Parents: []string{head}})
+		if errors.Is(err, gitrepo.ErrRefMoved) && attempt < maxMergeAttempts {
+			continue // the cursor moved meanwhile: read it again
+		}
+		c.setLast(fmt.Sprintf("%s rejected", d.Branch), err)
+		return hash, err
+	}
+}
+
+// setLast records a review action's outcome for Status.
+func (c *Consolidator) setLast(what string, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := c.cfg.Now().Format("2006-01-02 15:04:05")
+	if err != nil {
+		if errors.Is(err, ErrNoDream) {
+			return
+		}
+		c.last = fmt.Sprintf("review %s failed: %s", now, redacted(err.Error()))
+		return
+	}
+	c.last = fmt.Sprintf("review %s: %s", now, what)
+}
