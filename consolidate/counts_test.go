@@ -17,6 +17,7 @@ func TestSubjectCountsMatchTheCommit(t *testing.T) {
 		"user_memory/likes-coffee.md":   memoryFile("Enjoys specialty coffee", "Likes Coffee", "You enjoy specialty coffee.", "01.11.26"),
 		"user_memory/lives-in-porto.md": memoryFile("Lives in Porto", "Lives In Porto", "You live in Porto."),
 		"user_memory/plays-piano.md":    memoryFile("Plays the piano", "Plays Piano", "You play the piano."),
+		"user_memory/protected.md":      "---\ndescription: Protected\nread_only: true\n---\n# Protected\n\n## Fact\nProtected.\n",
 	}
 	coffee := Fact{Kind: "user", Slug: "loves-coffee", Description: "Enjoys specialty coffee", Fact: "You love specialty coffee, pour-over above all."}
 	lisbon := Fact{Kind: "user", Slug: "lives-in-lisbon", Description: "Lives in Lisbon, not Porto", Fact: "You moved from Porto to Lisbon."}
@@ -41,7 +42,9 @@ func TestSubjectCountsMatchTheCommit(t *testing.T) {
 			"0 added, 0 updated, 0 contradicted, 0 unchanged"},
 		{"already known", []Fact{piano}, []Decision{{Fact: 0, Action: ActionNone, Target: "user_memory/plays-piano"}},
 			"0 added, 0 updated, 0 contradicted, 1 unchanged"},
-		{"refused contradiction adds nothing", []Fact{lisbon}, []Decision{{Fact: 0, Action: ActionDelete, Target: "user_memory/no-such-memory"}},
+		{"a contradiction of no memory adds the fact", []Fact{lisbon}, []Decision{{Fact: 0, Action: ActionDelete, Target: "user_memory/no-such-memory"}},
+			"1 added, 0 updated, 0 contradicted, 0 unchanged"},
+		{"a change of a read_only memory is refused", []Fact{lisbon}, []Decision{{Fact: 0, Action: ActionUpdate, Target: "user_memory/protected", Text: "x"}},
 			"0 added, 0 updated, 0 contradicted, 0 unchanged, 1 skipped"},
 		{"all at once", []Fact{bees, lisbon, coffee, piano},
 			[]Decision{{Fact: 0, Action: ActionAdd}, {Fact: 1, Action: ActionDelete, Target: "user_memory/lives-in-porto"},

@@ -19,12 +19,17 @@ func (c *Consolidator) Notify(rel string) {
 	if !strings.HasPrefix(rel, memgraph.TranscriptsDir+"/") {
 		return
 	}
+	c.heard.Add(1)
 	c.mu.Lock()
 	c.lastChange = c.cfg.Now()
 	c.dirty[rel] = true
 	c.mu.Unlock()
 	c.poke()
 }
+
+// Heard is how many times Notify reported a transcript changed: once per
+// change that reached git through the tracker (a chat is one).
+func (c *Consolidator) Heard() int64 { return c.heard.Load() }
 
 // recount refreshes the pending counts of transcripts Notify reported.
 func (c *Consolidator) recount() {
@@ -73,8 +78,8 @@ func (c *Consolidator) newUserMessages(rel string) int {
 	start, _ := cur.Start(t)
 	n := 0
 	for _, m := range t.Messages[start:] {
-		if m.Role == RoleUser || m.Role == RoleDocument {
-			n++
+		if (m.Role == RoleUser || m.Role == RoleDocument) && DropNoise(m.Text) != "" {
+			n++ // a slash command's echo is not something the user said
 		}
 	}
 	return n

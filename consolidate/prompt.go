@@ -34,6 +34,7 @@ Fields of each fact:
 - episode: one short sentence on when and how it came up, e.g. "On 29.11.26 you mentioned it while planning a trip."
 - topic: a short, stable, lower-case slug naming what the fact is about, not its value, so that later facts about the same thing get the same topic: "home-city", "diet", "job", "partner", "reply-style", "pet". "" when none fits.
 - search: up to 5 words or short phrases to find older memories about the same thing, including words the fact does not use (for "You moved to Lisbon": "lives in", "home", "city").
+- pinned: true only when the user marked the fact as one to always keep in mind ("always remember…", "never forget…", "this is important") or it is safety-critical (an allergy, a medical condition, a medication, an emergency contact); false otherwise.
 
 Answer with one JSON object that matches the schema, and nothing else.`
 
@@ -58,12 +59,16 @@ Answer with one JSON object that matches the schema, and nothing else.`
 
 // renderMessages writes messages [lo, hi) of t for the extraction prompt,
 // numbered from 1 as in the commit message. System and tool messages are
-// left out: they are not facts about the user.
+// left out: they are not facts about the user; so is harness noise
+// (noise.go).
 func renderMessages(t *Transcript, lo, hi int) string {
 	var b strings.Builder
 	for i := lo; i < hi; i++ {
 		m := t.Messages[i]
-		if !m.Conversational() || m.Text == "" {
+		if !m.Conversational() {
+			continue
+		}
+		if m.Text = DropNoise(m.Text); m.Text == "" {
 			continue
 		}
 		who := "User"

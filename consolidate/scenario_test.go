@@ -300,7 +300,8 @@ func TestScenarioMissingTarget(t *testing.T) {
 	e.script([]Fact{{Kind: "user", Slug: "likes-coltrane", Description: "Likes jazz, Coltrane most", Fact: "You like Coltrane."}},
 		[]Decision{{Fact: 0, Action: ActionUpdate, Target: "user_memory/likes-blues", Text: "x"}})
 	rep := e.run()
-	if rep.Skipped != 1 || rep.Updated != 0 || len(rep.Commits) != 1 {
+	// No fact is lost to a missing target: it is added (issue 26).
+	if rep.Skipped != 0 || rep.Added != 1 || rep.Updated != 0 || len(rep.Commits) != 1 || !e.exists("user_memory/likes-coltrane.md") {
 		t.Fatalf("report %+v", rep)
 	}
 	if !strings.Contains(strings.Join(rep.Problems, "\n"), "likes-blues") {

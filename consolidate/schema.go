@@ -48,9 +48,10 @@ var extractSchema = json.RawMessage(`{
           "fact": {"type": "string"},
           "episode": {"type": "string"},
           "topic": {"type": "string"},
-          "search": {"type": "array", "maxItems": 5, "items": {"type": "string"}}
+          "search": {"type": "array", "maxItems": 5, "items": {"type": "string"}},
+          "pinned": {"type": "boolean"}
         },
-        "required": ["kind", "slug", "description", "fact", "episode", "topic", "search"],
+        "required": ["kind", "slug", "description", "fact", "episode", "topic", "search", "pinned"],
         "additionalProperties": false
       }
     }
@@ -96,6 +97,9 @@ type Fact struct {
 	// an answer without them behaves as before topics existed.
 	Topic  string   `json:"topic,omitempty"`
 	Search []string `json:"search,omitempty"`
+	// Pinned: the user marked the fact as one to always remember (an
+	// allergy, "always remember…"); the memory gets pinned: true.
+	Pinned bool `json:"pinned,omitempty"`
 }
 
 // Action is what the decision says to do with a fact.
@@ -164,6 +168,19 @@ func stringField(m map[string]json.RawMessage, key string, required bool) (strin
 		return "", fmt.Errorf("%q is not a string", key)
 	}
 	return s, nil
+}
+
+// boolField reads an optional boolean: missing or null is false.
+func boolField(m map[string]json.RawMessage, key string) (bool, error) {
+	v, ok := m[key]
+	if !ok || string(v) == "null" {
+		return false, nil
+	}
+	var b bool
+	if err := json.Unmarshal(v, &b); err != nil {
+		return false, fmt.Errorf("%q is not true or false", key)
+	}
+	return b, nil
 }
 
 func intField(m map[string]json.RawMessage, key string) (int, error) {
@@ -258,6 +275,9 @@ func parseFact(raw json.RawMessage) (Fact, error) {
 		return f, err
 	}
 	if f.Search, err = stringsField(m, "search"); err != nil {
+		return f, err
+	}
+	if f.Pinned, err = boolField(m, "pinned"); err != nil {
 		return f, err
 	}
 	f.Slug = shorten(strings.TrimSpace(f.Slug), MaxSlugFromModel)
@@ -396,12 +416,15 @@ func cleanBody(s string, max int) string {
 	return shorten(strings.Join(lines, "\n"), max)
 }
 
+// stripControl drops control characters (memgraph.IsControl) but newlines
+// and tabs, and byte order marks, which are invisible and would hide in
+// the middle of a fact.
 func stripControl(s string) string {
 	return strings.Map(func(r rune) rune {
 		if r == '\n' || r == '\t' {
 			return r
 		}
-		if r < 0x20 || r == 0x7f || r == '\u2028' || r == '\u2029' || r == '\ufeff' {
+		if memgraph.IsControl(r) || r == '\ufeff' {
 			return -1
 		}
 		return r

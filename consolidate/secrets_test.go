@@ -53,8 +53,9 @@ func TestModelSecretsNeverWritten(t *testing.T) {
 		if rep := e.run(); rep.Added != 1 {
 			t.Fatalf("ADD report %+v", rep)
 		}
-		// A target carrying a secret is refused, and the refusal quoted
-		// in the commit message and the report is redacted.
+		// A target carrying a secret is refused (it names no memory),
+		// and the refusal quoted in the commit message and the report is
+		// redacted.
 		e.addTranscript("transcripts/s4.jsonl", jsonl("Still have wifi."))
 		e.script([]Fact{{Kind: "user", Slug: "wifi", Description: "Has wifi", Fact: "You have wifi."}},
 			[]Decision{{Fact: 0, Action: ActionNone, Target: "user_memory/" + plantedKey}})
@@ -88,12 +89,13 @@ func TestFailedAnswerErrorRedacted(t *testing.T) {
 	}
 }
 
-// TestTargetNotACandidateSkipped: a model answer whose UPDATE or DELETE
-// targets an existing, active memory it was not shown is skipped and
-// reported; the memory is untouched (the rule "target must be one of the
-// candidates", issue 14 mutant list).
-func TestTargetNotACandidateSkipped(t *testing.T) {
-	for _, action := range []Action{ActionUpdate, ActionDelete} {
+// TestTargetNotACandidateAddsTheFact: a model answer whose UPDATE or
+// DELETE targets an existing, active memory it was not shown leaves that
+// memory alone (the rule "target must be one of the candidates", issue 14
+// mutant list) and loses no fact: it is added as a new memory, and the odd
+// target is reported (issue 26).
+func TestTargetNotACandidateAddsTheFact(t *testing.T) {
+	for _, action := range []Action{ActionUpdate, ActionDelete, ActionNone} {
 		t.Run(string(action), func(t *testing.T) {
 			boat := memoryFile("Owns a sailing boat", "Owns Boat", "You own a sailing boat.")
 			e := newEnv(t, "ollama", map[string]string{
@@ -108,14 +110,20 @@ func TestTargetNotACandidateSkipped(t *testing.T) {
 			if len(dec) != 1 || strings.Contains(dec[0].Prompt, "owns-boat") || !strings.Contains(dec[0].Prompt, "likes-tea") {
 				t.Fatalf("candidates shown: %v", dec)
 			}
-			if rep.Skipped != 1 || rep.Updated+rep.Contradicted+rep.Added != 0 {
+			if rep.Added != 1 || rep.Skipped+rep.Updated+rep.Contradicted != 0 {
 				t.Fatalf("report %+v", rep)
 			}
-			if !strings.Contains(strings.Join(rep.Problems, "\n"), "not one of the candidates") {
+			if p := strings.Join(rep.Problems, "\n"); !strings.Contains(p, "not one of the candidates") || !strings.Contains(p, "added as a new memory") {
 				t.Fatalf("problems %q", rep.Problems)
 			}
 			if e.read("user_memory/owns-boat.md") != boat {
 				t.Fatal("the unrelated memory changed")
+			}
+			if m := e.mem("user_memory/likes-jasmine-tea.md"); m.Fact != "You like green tea with jasmine." || !m.Active() {
+				t.Fatalf("the fact was not added as itself: %q", m.Fact)
+			}
+			if msg := e.git("log", "-1", "--format=%B"); !strings.Contains(msg, "not one of the candidates") {
+				t.Fatalf("the commit does not name the odd target:\n%s", msg)
 			}
 		})
 	}

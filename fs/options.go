@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/memgraph"
 )
 
@@ -60,21 +61,23 @@ func (o *Options) noOpen() bool { return !o.OpenEachFile && !o.Passthrough }
 // layer can be exercised with a fake in its unit tests.
 type model interface {
 	Root() string
-	Update(rel string) error
-	Remove(rel string)
 	Memories(kind memgraph.Kind) []*memgraph.Memory
 	ReadOnly(rel string) bool
 	Index(kind memgraph.Kind) []byte
 	Context(opt memgraph.ContextOptions) []byte
 }
 
-// changes is what the mount needs of *tracker.Tracker.
+// changes is what the mount needs of *tracker.Tracker, the one writer of
+// the repository and of the graph.
 type changes interface {
 	Touch(rel, writer string)
+	Refresh(rels ...string)
 	Renamed(oldRel, newRel, writer string)
 	Status() []byte
 	Subscribe(fn func(paths []string))
 	Observe(fn func(rel string))
+	CanChange(rel string, scope tracker.Scope) error
+	CanCreate(rel string, scope tracker.Scope) error
 }
 
 // deps bundles what a mount projects.
@@ -83,9 +86,6 @@ type deps struct {
 	tracker changes
 	// search renders .mindmount/search/<query>; nil renders a notice.
 	search func(query string) []byte
-	// head reads a file as the last commit has it; nil trusts the graph
-	// alone for read_only.
-	head func(rel string) (data []byte, ok bool, err error)
 	// sandbox records the sandbox a writer runs in for the next commit's
 	// Mindmount-Sandbox trailer (a per-user mount, Options.Owner); nil:
 	// not recorded.

@@ -29,7 +29,9 @@ func (o ContextOptions) budget() int {
 // markerReserve is kept free for the closing truncation marker.
 const markerReserve = 200
 
-// Context returns the compiled context (CONTEXT.md): character.md, the
+// Context returns the compiled context (CONTEXT.md): the pinned memories
+// with their facts (first, and counted against the budget first: a safety
+// fact is never cut for a longer list), character.md, the
 // character index, user.md, the user index, every system/**.md block, then
 // a tree of external memory with each file's description. Frontmatter of
 // blocks is stripped; retired memories never appear. When the budget is
@@ -64,6 +66,7 @@ type ctxList struct {
 // buildContext renders the context within max bytes. Caller holds g.mu.
 func (g *Graph) buildContext(max int) []byte {
 	header := "<!-- CONTEXT.md is compiled by mindmount from this memory repository; edit the source files, not this one -->\n"
+	pinned := g.pinnedText()
 	charBlock := g.blockText(CharacterFile)
 	userBlock := g.blockText(UserFile)
 	var sysBlocks, sysNames []string
@@ -85,7 +88,7 @@ func (g *Graph) buildContext(max int) []byte {
 	heads := []string{charHead, userHead, extHead}
 
 	// Fixed parts: header, blocks and the list headings.
-	fixed := len(header) + len(charBlock) + len(userBlock)
+	fixed := len(header) + len(pinned) + len(charBlock) + len(userBlock)
 	for _, s := range sysBlocks {
 		fixed += len(s) + 1
 	}
@@ -135,6 +138,7 @@ func (g *Graph) buildContext(max int) []byte {
 	w := &ctxWriter{limit: avail}
 	w.b = make([]byte, 0, min(max, fixed+lists[0].need+lists[1].need+lists[2].need+markerReserve+1024))
 	w.write(header)
+	w.block("pinned memories", pinned)
 	w.block(CharacterFile, charBlock)
 	g.writeList(w, lists[0], heads[0])
 	w.block(UserFile, userBlock)
@@ -321,6 +325,29 @@ func (g *Graph) externalList() *ctxList {
 		queue = queue[1:]
 		return line, len(queue) == 0, true
 	}}
+}
+
+// pinnedText lists the active pinned memories, character ones first, with
+// their facts: pinned ones lead the ranked lists, so this reads only
+// them. "" when none is pinned.
+func (g *Graph) pinnedText() string {
+	var b strings.Builder
+	for _, s := range []int{rankSlot(KindCharacter), rankSlot(KindUser)} {
+		for _, it := range g.ranked[s] {
+			if !it.m.Front.Pinned {
+				break
+			}
+			fact := SafeLine(it.m.Fact)
+			if fact == "" {
+				fact = describe(it.m)
+			}
+			b.WriteString("- " + SafeLine(it.m.Path) + " — " + fact + "\n")
+		}
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "\n## Pinned memory\n\nAlways keep these in mind (file — fact):\n\n" + b.String()
 }
 
 // blockText returns a block's body without frontmatter, ending in a

@@ -40,6 +40,9 @@ const (
 	secFact      = "fact"
 	secEpisode   = "episode"
 	secAccessLog = "access log"
+	// secPinned is the reference system's mark of a safety fact: a
+	// "## Pinned" section reads as pinned: true.
+	secPinned = "pinned"
 )
 
 // String renders "path:line: message" (or "path: message" when Line is 0).
@@ -235,6 +238,8 @@ func (m *Memory) parseBody() []Problem {
 		}
 		seen[s.name] = true
 		switch s.name {
+		case secPinned:
+			m.Front.Pinned = true
 		case secFact:
 			m.Fact = strings.TrimSpace(sectionBody(s.raw))
 		case secEpisode:
@@ -395,14 +400,16 @@ func (m *Memory) SetStatus(s Status, supersededBy string) {
 	m.Front.SupersededBy = supersededBy
 }
 
-// SetPinned sets pinned: true, or removes the key.
+// SetPinned sets pinned: true, or removes the key. (A file pinned by the
+// reference's "## Pinned" section stays pinned until the section goes:
+// the section is a person's text, and a mutator never deletes it.)
 func (m *Memory) SetPinned(b bool) {
 	line := ""
 	if b {
 		line = "pinned: true\n"
 	}
 	m.setKeyLine("pinned", line)
-	m.Front.Pinned = b
+	m.Front.Pinned = b || m.findSection(secPinned) >= 0
 }
 
 // SetSupersedes sets the supersedes link (removed when empty).

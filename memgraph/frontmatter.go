@@ -40,31 +40,10 @@ func (m *Memory) parseFrontmatter() (probs []Problem) {
 	if !noFastPath && m.fastFrontmatter(lines[1:closing]) {
 		return nil
 	}
-	src := strings.Join(lines[1:closing], "")
-	var doc yaml.Node
-	func() {
-		// yaml.v3 has panicked on hostile input in the past; a memory file
-		// must never take the daemon down.
-		defer func() {
-			if r := recover(); r != nil {
-				add(2, "frontmatter could not be read as YAML")
-				doc = yaml.Node{}
-				m.raw.bad = true
-			}
-		}()
-		if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
-			line, msg := 2, err.Error()
-			if mm := yamlLineRe.FindStringSubmatch(msg); mm != nil {
-				n, _ := strconv.Atoi(mm[1])
-				line, msg = n+1, mm[2]
-			} else {
-				msg = strings.TrimPrefix(msg, "yaml: ")
-			}
-			add(line, "frontmatter is not valid YAML: %s", unquoted(msg, src))
-			doc = yaml.Node{}
-			m.raw.bad = true
-		}
-	}()
+	doc, ok := decodeYAML(strings.Join(lines[1:closing], ""), add)
+	if !ok {
+		m.raw.bad = true
+	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return probs
 	}
@@ -82,107 +61,14 @@ func (m *Memory) parseFrontmatter() (probs []Problem) {
 			add(line, "frontmatter keys must be plain words (allowed keys: %s)", allowedKeysText)
 			continue
 		}
-		// A key spans its line up to the next key, less the blank and
-		// comment lines before that key (they belong to no key and stay
-		// when setKey rewrites this one).
-		start := k.Line
-		end := closing
-		if i+2 < len(top.Content) {
-			end = top.Content[i+2].Line
-		}
-		for end-1 > start && end-1 < len(lines) && isBlankOrComment(lines[end-1]) {
-			end--
-		}
-		if end <= start {
-			end = start + 1
-		}
+		start, end := keySpan(top, i, lines, closing)
 		m.raw.keys = append(m.raw.keys, fmKey{name: name, start: start, end: end})
 		if prev, dup := seen[name]; dup {
 			add(line, "frontmatter key %s appears twice (first on line %d); keep one", keyName(name), prev)
 			continue
 		}
 		seen[name] = line
-		switch name {
-		case "description", "supersedes", "superseded_by", "created", "source":
-			s, ok := scalarText(v)
-			if !ok {
-				add(line, "%s must be a single line of text", name)
-				continue
-			}
-			if (name == "supersedes" || name == "superseded_by") && !linkOK(s) {
-				add(v.Line+1, "%s must name a memory inside the repository, like user_memory/likes-tea", name)
-				continue
-			}
-			switch name {
-			case "description":
-				m.Front.Description = s
-			case "supersedes":
-				m.Front.Supersedes = s
-			case "superseded_by":
-				m.Front.SupersededBy = s
-			case "created":
-				m.Front.Created = s
-			case "source":
-				m.Front.Source = s
-			}
-		case "status":
-			s, _ := scalarText(v)
-			switch st := Status(strings.TrimSpace(s)); st {
-			case StatusActive, StatusSuperseded, StatusRetracted, StatusContradicted:
-				m.Front.Status = st
-			default:
-				add(v.Line+1, "status must be one of active, superseded, retracted, contradicted")
-			}
-		case "read_only":
-			var b bool
-			if v.Kind != yaml.ScalarNode || v.Decode(&b) != nil {
-				add(v.Line+1, "read_only must be true or false")
-				continue
-			}
-			m.Front.ReadOnly = b
-		case "pinned":
-			var b bool
-			if v.Kind != yaml.ScalarNode || v.Decode(&b) != nil {
-				add(v.Line+1, "pinned must be true or false, not %q", v.Value)
-				continue
-			}
-			m.Front.Pinned = b
-		case "topic":
-			s, ok := scalarText(v)
-			if !ok || !ValidTopic(s) {
-				add(v.Line+1, "topic must be a short lower-case slug naming what the memory is about, like home-city or diet (at most %d characters of a-z, 0-9 and -)", MaxTopicLen)
-				continue
-			}
-			m.Front.Topic = s
-		case "tags", "keywords":
-			// keywords: the search terms extraction found for the memory,
-			// words a question may use that the text does not (recall).
-			list := &m.Front.Tags
-			if name == "keywords" {
-				list = &m.Front.Keywords
-			}
-			switch v.Kind {
-			case yaml.SequenceNode:
-				for _, t := range v.Content {
-					s, ok := scalarText(t)
-					if !ok {
-						add(t.Line+1, "each of %s must be a word or short phrase", name)
-						continue
-					}
-					*list = append(*list, s)
-				}
-			case yaml.ScalarNode:
-				for _, t := range strings.Split(v.Value, ",") {
-					if t = strings.TrimSpace(t); t != "" {
-						*list = append(*list, t)
-					}
-				}
-			default:
-				add(line, "%s must be a list like [coffee, mornings]", name)
-			}
-		default:
-			add(line, "unknown frontmatter key %s; allowed keys are %s", keyName(name), allowedKeysText)
-		}
+		m.setField(name, v, line, add)
 	}
 	if _, ok := seen["description"]; ok && strings.TrimSpace(m.Front.Description) == "" {
 		if k := KindOf(m.Path); k == KindUser || k == KindCharacter {
@@ -190,6 +76,138 @@ func (m *Memory) parseFrontmatter() (probs []Problem) {
 		}
 	}
 	return probs
+}
+
+// problemFunc records a problem at a file line.
+type problemFunc func(line int, format string, args ...any)
+
+// decodeYAML parses the frontmatter's YAML (src, which starts on file line
+// 2). ok is false, with the problem added, when it is not YAML.
+func decodeYAML(src string, add problemFunc) (doc yaml.Node, ok bool) {
+	// yaml.v3 has panicked on hostile input in the past; a memory file
+	// must never take the daemon down.
+	defer func() {
+		if r := recover(); r != nil {
+			add(2, "frontmatter could not be read as YAML")
+			doc, ok = yaml.Node{}, false
+		}
+	}()
+	if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
+		line, msg := 2, err.Error()
+		if mm := yamlLineRe.FindStringSubmatch(msg); mm != nil {
+			n, _ := strconv.Atoi(mm[1])
+			line, msg = n+1, mm[2]
+		} else {
+			msg = strings.TrimPrefix(msg, "yaml: ")
+		}
+		add(line, "frontmatter is not valid YAML: %s", unquoted(msg, src))
+		return yaml.Node{}, false
+	}
+	return doc, true
+}
+
+// keySpan returns the lines [start, end) of the i-th key of top: its line
+// up to the next key, less the blank and comment lines before that key
+// (they belong to no key and stay when setKey rewrites this one).
+func keySpan(top *yaml.Node, i int, lines []string, closing int) (start, end int) {
+	start = top.Content[i].Line
+	end = closing
+	if i+2 < len(top.Content) {
+		end = top.Content[i+2].Line
+	}
+	for end-1 > start && end-1 < len(lines) && isBlankOrComment(lines[end-1]) {
+		end--
+	}
+	if end <= start {
+		end = start + 1
+	}
+	return start, end
+}
+
+// setField decodes the value v of key name (on line) into m.Front, or
+// records why it cannot.
+func (m *Memory) setField(name string, v *yaml.Node, line int, add problemFunc) {
+	switch name {
+	case "description", "supersedes", "superseded_by", "created", "source":
+		s, ok := scalarText(v)
+		if !ok {
+			add(line, "%s must be a single line of text", name)
+			return
+		}
+		if (name == "supersedes" || name == "superseded_by") && !linkOK(s) {
+			add(v.Line+1, "%s must name a memory inside the repository, like user_memory/likes-tea", name)
+			return
+		}
+		switch name {
+		case "description":
+			m.Front.Description = s
+		case "supersedes":
+			m.Front.Supersedes = s
+		case "superseded_by":
+			m.Front.SupersededBy = s
+		case "created":
+			m.Front.Created = s
+		case "source":
+			m.Front.Source = s
+		}
+	case "status":
+		s, _ := scalarText(v)
+		switch st := Status(strings.TrimSpace(s)); st {
+		case StatusActive, StatusSuperseded, StatusRetracted, StatusContradicted:
+			m.Front.Status = st
+		default:
+			add(v.Line+1, "status must be one of active, superseded, retracted, contradicted")
+		}
+	case "read_only":
+		var b bool
+		if v.Kind != yaml.ScalarNode || v.Decode(&b) != nil {
+			add(v.Line+1, "read_only must be true or false")
+			return
+		}
+		m.Front.ReadOnly = b
+	case "pinned":
+		var b bool
+		if v.Kind != yaml.ScalarNode || v.Decode(&b) != nil {
+			add(v.Line+1, "pinned must be true or false, not %q", v.Value)
+			return
+		}
+		m.Front.Pinned = b
+	case "topic":
+		s, ok := scalarText(v)
+		if !ok || !ValidTopic(s) {
+			add(v.Line+1, "topic must be a short lower-case slug naming what the memory is about, like home-city or diet (at most %d characters of a-z, 0-9 and -)", MaxTopicLen)
+			return
+		}
+		m.Front.Topic = s
+	case "tags", "keywords":
+		// keywords: the search terms extraction found for the memory,
+		// words a question may use that the text does not (recall).
+		list := &m.Front.Tags
+		if name == "keywords" {
+			list = &m.Front.Keywords
+		}
+		switch v.Kind {
+		case yaml.SequenceNode:
+			for _, t := range v.Content {
+				s, ok := scalarText(t)
+				if !ok {
+					add(t.Line+1, "each of %s must be a word or short phrase", name)
+					continue
+				}
+				*list = append(*list, s)
+			}
+		case yaml.ScalarNode:
+			for _, t := range strings.Split(v.Value, ",") {
+				if t = strings.TrimSpace(t); t != "" {
+					*list = append(*list, t)
+				}
+			}
+		default:
+			add(line, "%s must be a list like [coffee, mornings]", name)
+		}
+	default:
+		add(line, "unknown frontmatter key %s; allowed keys are %s", keyName(name), allowedKeysText)
+	}
 }
 
 // scalarText returns the text of a scalar node; null is "".

@@ -22,7 +22,16 @@ import (
 const OperatorFile = "mindmount/config" // relative to the git directory
 
 // OperatorKeys are the keys only the operator's file may hold.
-var OperatorKeys = []string{"commit_secrets"}
+var OperatorKeys = []string{"commit_secrets", "merge"}
+
+// MergeMode says how a consolidation's dream (its branch) reaches the
+// memory: merged at once, or after a person approves it.
+type MergeMode string
+
+const (
+	MergeAuto   MergeMode = "auto"   // merged at once (the default)
+	MergeReview MergeMode = "review" // waits for "mindmount review approve"
+)
 
 // Operator is the operator's local configuration. The zero value keeps
 // every guard on.
@@ -30,6 +39,10 @@ type Operator struct {
 	// CommitSecrets commits files in which a secret is found (they are
 	// held back by default): "commit_secrets: true".
 	CommitSecrets bool
+	// Merge is "merge: auto" or "merge: review"; "" when the file does not
+	// say (auto). It lives here, not in the tracked tree, so an agent
+	// writing memories cannot turn a person's review off.
+	Merge MergeMode
 }
 
 // isOperatorKey reports whether key belongs to the operator's file.
@@ -63,6 +76,13 @@ func ParseOperator(name string, data []byte) (Operator, []Problem) {
 		switch {
 		case !ok || !isOperatorKey(key):
 			add(i+1, "want \"key: value\" with a known key (%s)", strings.Join(OperatorKeys, ", "))
+		case key == "merge":
+			switch m := MergeMode(val); m {
+			case MergeAuto, MergeReview:
+				o.Merge = m
+			default:
+				add(i+1, "merge must be auto or review")
+			}
 		case val == "true":
 			o.CommitSecrets = true
 		case val == "false":

@@ -109,6 +109,8 @@ func ParseSettings(data []byte) (Settings, []Problem) {
 			// ignored, so no agent or remote can switch a guard off
 			// (operator.go).
 			add(n, "commit_secrets is ignored here: anyone who can write this tracked file (an agent, a remote) could switch the secret guard off; the operator sets it in .git/%s (mindmount serve: ROOT/config)", OperatorFile)
+		case "merge":
+			add(n, "merge is ignored here: an agent writing memories could turn a person's review of consolidation off; set it in .git/%s (mindmount serve: the user's repository's, or ROOT/config for every user)", OperatorFile)
 		default:
 			add(n, "unknown key %s (known keys: %s)", keyName(key), strings.Join(settingsKeys, ", "))
 		}

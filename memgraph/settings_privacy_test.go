@@ -38,6 +38,15 @@ func TestCommitSecretsNotTracked(t *testing.T) {
 	}
 }
 
+// TestMergeModeNotTracked (issue 26): merge in the tracked settings is
+// reported and ignored, so an agent cannot turn review off.
+func TestMergeModeNotTracked(t *testing.T) {
+	s, probs := ParseSettings([]byte("merge: auto\nindex_tokens: 3000\n"))
+	if s.IndexTokens != 3000 || len(probs) != 1 || probs[0].Line != 1 || !strings.Contains(probs[0].Msg, "merge is ignored here") {
+		t.Fatalf("%+v %v", s, probs)
+	}
+}
+
 func TestParseOperator(t *testing.T) {
 	cases := []struct {
 		in    string
@@ -50,6 +59,10 @@ func TestParseOperator(t *testing.T) {
 		{"commit_secrets: yes-please-sk_live_abcdefghijklmnop\n", Operator{}, 1},
 		{"index_tokens: 3000\n", Operator{}, 1},
 		{"nonsense\n", Operator{}, 1},
+		{"merge: review\n", Operator{Merge: MergeReview}, 0},
+		{"merge: auto\ncommit_secrets: true\n", Operator{Merge: MergeAuto, CommitSecrets: true}, 0},
+		{"merge: sometimes\n", Operator{}, 1},
+		{"merge: true\n", Operator{}, 1},
 	}
 	for _, c := range cases {
 		o, probs := ParseOperator("config", []byte(c.in))
@@ -76,6 +89,9 @@ func FuzzParseOperator(f *testing.F) {
 		}
 		if o.CommitSecrets && !strings.Contains(string(data), "true") {
 			t.Fatalf("commit_secrets on without saying true: %q", data)
+		}
+		if o.Merge != "" && o.Merge != MergeAuto && o.Merge != MergeReview {
+			t.Fatalf("merge %q", o.Merge)
 		}
 	})
 }

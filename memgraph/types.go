@@ -58,6 +58,9 @@ type Problem struct {
 	Path string
 	Line int
 	Msg  string
+	// Err is the typed reason, for errors.Is, when a caller must tell
+	// this problem from others (tracker.ErrReadOnly); usually nil.
+	Err error
 }
 
 // Frontmatter holds the known keys. Unknown keys make a file invalid.
@@ -68,12 +71,18 @@ type Frontmatter struct {
 	Supersedes   string // repo path without .md, e.g. user_memory/likes-tea
 	SupersededBy string
 	ReadOnly     bool
-	Pinned       bool     // ranked before every unpinned memory (a safety fact: an allergy)
-	Created      string   // DD.MM.YY or RFC 3339 date, free text kept as is
-	Source       string   // provenance, e.g. "consolidate transcripts/s1.jsonl#1-5"
-	Tags         []string // a YAML list, or one comma-separated line
-	Topic        string   // what the memory is about, not its value: "home-city" (topic.go)
-	Keywords     []string // search terms a question may use that the text does not (recall)
+	// Pinned: ranked before every unpinned memory and always in the
+	// compiled context, counted against its budget first (a safety fact:
+	// an allergy). A "## Pinned" section (the reference's mark) reads as
+	// pinned: true.
+	Pinned  bool
+	Created string   // DD.MM.YY or RFC 3339 date, free text kept as is
+	Source  string   // provenance, e.g. "consolidate transcripts/s1.jsonl#1-5"
+	Tags    []string // a YAML list, or one comma-separated line
+	Topic   string   // what the memory is about, not its value: "home-city" (topic.go)
+	// Keywords: search terms a question may use that the text does not
+	// (recall).
+	Keywords []string
 }
 
 // Memory is one parsed markdown file. It keeps enough of the original bytes

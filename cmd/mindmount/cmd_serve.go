@@ -127,38 +127,7 @@ Example:
 // runServe runs the daemon until SIGINT/SIGTERM (nil: everything pending
 // committed) or until a front fails.
 func runServe(o *serveOptions, log *slog.Logger) error {
-	cfg := o.daemon.runtimeConfig(false, log)
-	if o.mount != "" {
-		if os.Geteuid() != 0 {
-			return fmt.Errorf("--mount %s: mounting every user's memory needs root (each user's mount is made by the daemon and served by the user's worker)", o.mount)
-		}
-		if err := checkServeMountpoint(o.mount); err != nil {
-			return err
-		}
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		return err
-	}
-	var model func(id string) llm.ChatProvider
-	if cfg.Provider != nil {
-		pool := newModelPool(cfg.Provider, o.llmConcurrency)
-		model = func(id string) llm.ChatProvider { return pool.For(id) }
-	}
-	args := append(o.daemon.args(), "--github-api="+serveGitHubAPI)
-	if o.debug {
-		args = append(args, "--debug")
-	}
-	ws, err := host.NewWorkers(host.WorkersConfig{
-		Root:        o.root,
-		Mount:       o.mount,
-		Exe:         exe,
-		Args:        args,
-		Model:       model,
-		Memory:      o.userMemory,
-		UnloadAfter: o.unloadAfter,
-		Logger:      log,
-	})
+	ws, err := o.workers(log)
 	if err != nil {
 		return err
 	}
@@ -174,25 +143,96 @@ func runServe(o *serveOptions, log *slog.Logger) error {
 		ws.Run(ctx)
 	}()
 
-	frontCtx, stopFronts := context.WithCancel(ctx)
-	defer stopFronts()
-	frontErr := make(chan error, len(serveFronts))
-	var waits []func() error
+	fr, err := startFronts(ctx, ws)
+	defer fr.stop()
+	if err != nil {
+		stop()
+		shutdownServe(ws, fr, reaped, log)
+		return err
+	}
+	fmt.Fprintf(stdout, "mindmount: serving %s%s\n", o.root, o.where())
+	sdNotify("READY=1")
+
+	err = serveUntilDone(ctx, hup, ws, fr.errs, log)
+	sdNotify("STOPPING=1")
+	stop()
+	if serr := shutdownServe(ws, fr, reaped, log); serr != nil && err == nil {
+		err = serr
+	}
+	if err == nil {
+		log.Info("stopped; pending changes committed", "root", o.root)
+	}
+	return err
+}
+
+// workers checks what --mount needs and makes the users' workers: this
+// program as "mindmount worker", the daemon's flags, and the model pool
+// all users share.
+func (o *serveOptions) workers(log *slog.Logger) (*host.Workers, error) {
+	cfg := o.daemon.runtimeConfig(false, log)
+	if o.mount != "" {
+		if os.Geteuid() != 0 {
+			return nil, fmt.Errorf("--mount %s: mounting every user's memory needs root (each user's mount is made by the daemon and served by the user's worker)", o.mount)
+		}
+		if err := checkServeMountpoint(o.mount); err != nil {
+			return nil, err
+		}
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	var model func(id string) llm.ChatProvider
+	if cfg.Provider != nil {
+		pool := newModelPool(cfg.Provider, o.llmConcurrency)
+		model = func(id string) llm.ChatProvider { return pool.For(id) }
+	}
+	args := append(o.daemon.args(), "--github-api="+serveGitHubAPI)
+	if o.debug {
+		args = append(args, "--debug")
+	}
+	return host.NewWorkers(host.WorkersConfig{
+		Root:        o.root,
+		Mount:       o.mount,
+		Exe:         exe,
+		Args:        args,
+		Model:       model,
+		Memory:      o.userMemory,
+		UnloadAfter: o.unloadAfter,
+		Logger:      log,
+	})
+}
+
+// runningFronts are the started fronts: stop ends them, waits wait for
+// each, errs carries the first failure of a running one.
+type runningFronts struct {
+	stop  func()
+	waits []func() error
+	errs  chan error
+}
+
+// startFronts starts every front (serveFronts), to run until ctx ends or
+// stop is called; an error names the front that failed to start.
+func startFronts(ctx context.Context, ws *host.Workers) (*runningFronts, error) {
+	frontCtx, stop := context.WithCancel(ctx)
+	fr := &runningFronts{stop: stop, errs: make(chan error, len(serveFronts))}
 	for _, f := range serveFronts {
 		wait, err := f.start(frontCtx, ws)
 		if err != nil {
-			stop()
-			shutdownServe(ws, stopFronts, waits, reaped, log)
-			return fmt.Errorf("%s: %w", f.name, err)
+			return fr, fmt.Errorf("%s: %w", f.name, err)
 		}
-		waits = append(waits, wait)
+		fr.waits = append(fr.waits, wait)
 		go func() {
 			if err := wait(); err != nil {
-				frontErr <- fmt.Errorf("%s: %w", f.name, err)
+				fr.errs <- fmt.Errorf("%s: %w", f.name, err)
 			}
 		}()
 	}
+	return fr, nil
+}
 
+// where completes the readiness line: the mount and each front's address.
+func (o *serveOptions) where() string {
 	where := ""
 	if o.mount != "" {
 		where = " at " + o.mount
@@ -204,32 +244,26 @@ func runServe(o *serveOptions, log *slog.Logger) error {
 			}
 		}
 	}
-	fmt.Fprintf(stdout, "mindmount: serving %s%s\n", o.root, where)
-	sdNotify("READY=1")
+	return where
+}
 
-	for done := false; !done; {
+// serveUntilDone waits for a signal to stop (nil) or a front's failure,
+// re-reading the users on SIGHUP.
+func serveUntilDone(ctx context.Context, hup <-chan os.Signal, ws *host.Workers, frontErr <-chan error, log *slog.Logger) error {
+	for {
 		select {
 		case <-ctx.Done():
-			done = true
+			return nil
 		case <-hup:
 			if err := ws.Reload(); err != nil {
 				log.Warn("re-read users", "err", err)
 			} else {
 				log.Info("users re-read", "users", len(ws.Users()))
 			}
-		case err = <-frontErr:
-			done = true
+		case err := <-frontErr:
+			return err
 		}
 	}
-	sdNotify("STOPPING=1")
-	stop()
-	if serr := shutdownServe(ws, stopFronts, waits, reaped, log); serr != nil && err == nil {
-		err = serr
-	}
-	if err == nil {
-		log.Info("stopped; pending changes committed", "root", o.root)
-	}
-	return err
 }
 
 // checkServeMountpoint checks MNT before anything starts and makes it
@@ -253,9 +287,9 @@ func checkServeMountpoint(mnt string) error {
 
 // shutdownServe stops the fronts (nothing new arrives) and the reaper, then
 // every worker, each committing what is pending, and unmounts.
-func shutdownServe(ws *host.Workers, stopFronts func(), waits []func() error, reaped <-chan struct{}, log *slog.Logger) error {
-	stopFronts()
-	for _, w := range waits {
+func shutdownServe(ws *host.Workers, fr *runningFronts, reaped <-chan struct{}, log *slog.Logger) error {
+	fr.stop()
+	for _, w := range fr.waits {
 		if werr := w(); werr != nil && !errors.Is(werr, context.Canceled) {
 			log.Warn("front stopped", "err", werr)
 		}

@@ -11,8 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
-	"strings"
 	"syscall"
 	"time"
 
@@ -182,104 +180,129 @@ type fileState struct {
 }
 
 // examine reads and validates every path of a burst. It records invalid
-// files in t.invalid and returns the valid changes.
+// files in t.invalid and returns the valid changes. Its steps: judge each
+// path (judge), sort the survivors into additions, deletions and
+// modifications (sortStates), pair the renames among them (pairRenames),
+// and list the changes and message entries (emitAdded, emitDeleted).
 func (t *Tracker) examine(batch map[string]string, renames []renamePair) result {
 	var res result
-	paths := make([]string, 0, len(batch))
-	for p := range batch {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	for _, p := range paths {
-		if filepath.Base(p) == ".gitignore" {
-			// New rules apply to this very burst.
-			if rl, ok := any(t.r).(ignoreReloader); ok {
-				rl.ReloadIgnores()
-			}
-			break
+	paths := slices.Sorted(maps.Keys(batch))
+	if slices.ContainsFunc(paths, func(p string) bool { return filepath.Base(p) == ".gitignore" }) {
+		// New rules apply to this very burst.
+		if rl, ok := any(t.r).(ignoreReloader); ok {
+			rl.ReloadIgnores()
 		}
 	}
-
 	states := map[string]*fileState{}
 	for _, rel := range paths {
-		id := batch[rel]
-		if id == "" {
-			id = outsideIdentity
+		if st := t.judge(rel, batch[rel], &res); st != nil {
+			states[rel] = st
 		}
-		if probs := NameProblems(rel); probs != nil && !t.commitSecrets() {
-			// A name holding a secret: never committed, never logged
-			// in clear (NameProblems shows it redacted); forgotten once
-			// it is gone.
-			if _, err := os.Lstat(filepath.Join(t.root, filepath.FromSlash(rel))); errors.Is(err, fs.ErrNotExist) {
-				t.clearInvalid(rel, &res)
-			} else {
-				t.setInvalid(rel, id, nil, probs, &res)
-			}
-			continue
-		}
-		if IsInbox(rel) {
-			// Never committed (inbox.go); subscribers still hear of it.
-			t.clearInvalid(rel, &res)
-			res.touched = append(res.touched, rel)
-			continue
-		}
-		if bad, key := uncommittable(rel); bad != nil {
-			// Reported like an invalid file and left out of the
-			// commit: one such name must never block the others.
-			t.judgeUncommittable(key, id, bad, &res)
-			continue
-		}
-		if t.r.Ignored(rel) && !t.tracked(rel) {
-			// .gitignore only keeps untracked files out, as in git:
-			// a tracked file stays tracked even when a pattern
-			// matches it.
-			t.clearInvalid(rel, &res)
-			continue
-		}
-		st, probs, err := t.read(rel, id)
-		if err != nil {
-			// Kept pending, not dropped: the next flush tries again (a
-			// pack replaced under a reader, a file being replaced).
-			t.log.Warn("cannot read changed file; retried with the next commit", "path", safePath(rel), "err", err)
-			if res.retry == nil {
-				res.retry = map[string]string{}
-			}
-			res.retry[rel] = batch[rel]
-			continue
-		}
-		if st == nil { // nothing to commit (a directory, unchanged)
-			t.clearInvalid(rel, &res)
-			continue
-		}
-		heldForSecret := false
-		if len(probs) == 0 && st.exists && !st.same && !t.commitSecrets() {
-			probs = SecretProblems(rel, st.data, st.prev)
-			heldForSecret = len(probs) > 0
-		}
-		if len(probs) > 0 {
-			t.setInvalid(rel, id, st.data, probs, &res)
-			switch {
-			case heldForSecret && memgraph.IsMemoryPath(rel):
-				// Valid as a memory, so the graph would serve it: only
-				// the committed version may reach an index, the
-				// context, recall or a model's prompt.
-				if st.inHead {
-					res.graph = append(res.graph, graphOp{op: opModify, rel: rel, data: st.prev})
-				} else {
-					res.graph = append(res.graph, graphOp{op: opDelete, rel: rel})
-				}
-			case st.exists && memgraph.IsMemoryPath(rel) && !isReadOnlyRefusal(probs):
-				res.graph = append(res.graph, graphOp{op: opModify, rel: rel, data: st.data, problems: true})
-			}
-			continue
-		}
-		t.clearInvalid(rel, &res)
-		states[rel] = st
 	}
+	added, deleted := sortStates(paths, states, &res)
+	pairs, used := pairRenames(renames, added, deleted)
+	emitAdded(added, pairs, &res)
+	emitDeleted(deleted, used, &res)
+	for _, c := range res.changes {
+		res.touched = append(res.touched, c.Path)
+	}
+	return res
+}
 
-	// Turn the surviving states into changes and message entries.
-	added := map[string]*fileState{}
-	deleted := map[string]*fileState{}
+// judge reads and judges one path of a burst written by writer. It
+// returns the path's state when it is a valid change to commit; otherwise
+// it records in res what became of it (invalid, held back, retried,
+// nothing to do).
+func (t *Tracker) judge(rel, writer string, res *result) *fileState {
+	id := writer
+	if id == "" {
+		id = outsideIdentity
+	}
+	if t.heldBack(rel, id, res) {
+		return nil
+	}
+	st, probs, err := t.read(rel, id)
+	if err != nil {
+		// Kept pending, not dropped: the next flush tries again (a
+		// pack replaced under a reader, a file being replaced).
+		t.log.Warn("cannot read changed file; retried with the next commit", "path", safePath(rel), "err", err)
+		if res.retry == nil {
+			res.retry = map[string]string{}
+		}
+		res.retry[rel] = writer
+		return nil
+	}
+	if st == nil { // nothing to commit (a directory, unchanged)
+		t.clearInvalid(rel, res)
+		return nil
+	}
+	heldForSecret := false
+	if len(probs) == 0 && st.exists && !st.same && !t.commitSecrets() {
+		probs = SecretProblems(rel, st.data, st.prev)
+		heldForSecret = len(probs) > 0
+	}
+	if len(probs) > 0 {
+		t.setInvalid(rel, id, st.data, probs, res)
+		switch {
+		case heldForSecret && memgraph.IsMemoryPath(rel):
+			// Valid as a memory, so the graph would serve it: only
+			// the committed version may reach an index, the
+			// context, recall or a model's prompt.
+			if st.inHead {
+				res.graph = append(res.graph, graphOp{op: opModify, rel: rel, data: st.prev})
+			} else {
+				res.graph = append(res.graph, graphOp{op: opDelete, rel: rel})
+			}
+		case st.exists && memgraph.IsMemoryPath(rel) && !isReadOnlyRefusal(probs):
+			res.graph = append(res.graph, graphOp{op: opModify, rel: rel, data: st.data, problems: true})
+		}
+		return nil
+	}
+	t.clearInvalid(rel, res)
+	return st
+}
+
+// heldBack handles the paths a burst never commits whatever they hold: a
+// name with a secret, the inbox, a name git cannot hold, an ignored
+// untracked file. It reports whether rel was one.
+func (t *Tracker) heldBack(rel, id string, res *result) bool {
+	if probs := NameProblems(rel); probs != nil && !t.commitSecrets() {
+		// A name holding a secret: never committed, never logged in
+		// clear (NameProblems shows it redacted); forgotten once it is
+		// gone.
+		if _, err := os.Lstat(filepath.Join(t.root, filepath.FromSlash(rel))); errors.Is(err, fs.ErrNotExist) {
+			t.clearInvalid(rel, res)
+		} else {
+			t.setInvalid(rel, id, nil, probs, res)
+		}
+		return true
+	}
+	if IsInbox(rel) {
+		// Never committed (inbox.go); subscribers still hear of it.
+		t.clearInvalid(rel, res)
+		res.touched = append(res.touched, rel)
+		return true
+	}
+	if bad, key := uncommittable(rel); bad != nil {
+		// Reported like an invalid file and left out of the commit:
+		// one such name must never block the others.
+		t.judgeUncommittable(key, id, bad, res)
+		return true
+	}
+	if t.r.Ignored(rel) && !t.tracked(rel) {
+		// .gitignore only keeps untracked files out, as in git: a
+		// tracked file stays tracked even when a pattern matches it.
+		t.clearInvalid(rel, res)
+		return true
+	}
+	return false
+}
+
+// sortStates turns the valid states into modifications (recorded in res
+// at once) and returns the additions and deletions, which may pair up as
+// renames.
+func sortStates(paths []string, states map[string]*fileState, res *result) (added, deleted map[string]*fileState) {
+	added, deleted = map[string]*fileState{}, map[string]*fileState{}
 	for _, rel := range paths {
 		st, ok := states[rel]
 		if !ok {
@@ -304,16 +327,21 @@ func (t *Tracker) examine(batch map[string]string, renames []renamePair) result 
 			res.graph = append(res.graph, graphOp{op: opModify, rel: rel, data: st.data})
 		}
 	}
+	return added, deleted
+}
 
-	// Renames: explicit pairs first (FUSE told us), then identical content
-	// (fsnotify cannot pair the two halves of a rename).
-	pairs := map[string]string{} // to -> from
+// pairRenames pairs additions with deletions: explicit pairs first (FUSE
+// told us), then identical content (fsnotify cannot pair the two halves
+// of a rename). pairs maps a new path to its old one; used holds the old
+// paths paired.
+func pairRenames(renames []renamePair, added, deleted map[string]*fileState) (pairs map[string]string, used map[string]bool) {
+	pairs = map[string]string{} // to -> from
 	for _, rp := range renames {
 		if added[rp.to] != nil && deleted[rp.from] != nil {
 			pairs[rp.to] = rp.from
 		}
 	}
-	used := map[string]bool{}
+	used = map[string]bool{}
 	for _, from := range pairs {
 		used[from] = true
 	}
@@ -339,6 +367,11 @@ func (t *Tracker) examine(batch map[string]string, renames []renamePair) result 
 			}
 		}
 	}
+	return pairs, used
+}
+
+// emitAdded records the additions, as renames where paired.
+func emitAdded(added map[string]*fileState, pairs map[string]string, res *result) {
 	for _, to := range slices.Sorted(maps.Keys(added)) {
 		st := added[to]
 		res.changes = append(res.changes, gitrepo.Change{Path: to, Data: st.data, Exec: st.exec})
@@ -350,6 +383,10 @@ func (t *Tracker) examine(batch map[string]string, renames []renamePair) result 
 		res.entries = append(res.entries, entry{op: opAdd, path: to, writer: st.id})
 		res.graph = append(res.graph, graphOp{op: opAdd, rel: to, data: st.data})
 	}
+}
+
+// emitDeleted records the deletions; a paired one is listed by its rename.
+func emitDeleted(deleted map[string]*fileState, used map[string]bool, res *result) {
 	for _, from := range slices.Sorted(maps.Keys(deleted)) {
 		res.changes = append(res.changes, gitrepo.Change{Path: from, Delete: true})
 		if used[from] {
@@ -358,10 +395,6 @@ func (t *Tracker) examine(batch map[string]string, renames []renamePair) result 
 		res.entries = append(res.entries, entry{op: opDelete, path: from, writer: deleted[from].id})
 		res.graph = append(res.graph, graphOp{op: opDelete, rel: from})
 	}
-	for _, c := range res.changes {
-		res.touched = append(res.touched, c.Path)
-	}
-	return res
 }
 
 // read loads one path from disk and HEAD and judges it. A nil state with no
@@ -435,17 +468,10 @@ func (t *Tracker) tracked(rel string) bool {
 	return ok && err == nil
 }
 
-const readOnlyPrefix = "read_only: true protects this file"
-
+// isReadOnlyRefusal reports whether ps is Judge's refusal of a change to
+// a memory that is read_only in HEAD.
 func isReadOnlyRefusal(ps []memgraph.Problem) bool {
-	return len(ps) == 1 && strings.HasPrefix(ps[0].Msg, readOnlyPrefix)
-}
-
-// committedReadOnly reports whether the committed version of rel has
-// read_only: true.
-func committedReadOnly(rel string, prev []byte) bool {
-	m, _ := memgraph.Parse(rel, prev)
-	return m != nil && m.Front.ReadOnly
+	return len(ps) == 1 && errors.Is(ps[0].Err, ErrReadOnly)
 }
 
 func (t *Tracker) setInvalid(rel, id string, data []byte, probs []memgraph.Problem, res *result) {
@@ -489,21 +515,20 @@ func (t *Tracker) applyGraph(res result) {
 		switch op.op {
 		case opDelete:
 			if toMem {
-				t.g.Remove(op.rel)
+				t.removeMem(op.rel)
 			}
 		case opRename:
 			switch {
 			case fromMem && toMem:
-				t.g.Rename(op.from, op.rel)
-				t.g.Put(op.rel, op.data)
+				t.renameMem(op.from, op.rel, op.data)
 			case fromMem:
-				t.g.Remove(op.from)
+				t.removeMem(op.from)
 			case toMem:
-				t.g.Put(op.rel, op.data)
+				t.putMem(op.rel, op.data)
 			}
 		default:
 			if toMem {
-				t.g.Put(op.rel, op.data)
+				t.putMem(op.rel, op.data)
 			}
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"path"
 
 	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
-	"github.com/mindmount/mindmount/memgraph"
 )
 
 // SyncHead reloads the graph when HEAD moved without us: a git pull, a git
@@ -32,6 +31,7 @@ func (t *Tracker) syncHeadLocked() {
 	}
 	old := t.head
 	t.setHead(h)
+	t.headReloads.Add(1)
 	t.packSoon() // consolidation and git commands write objects too
 	changed, err := t.r.Changed(old, h)
 	if err != nil {
@@ -47,13 +47,7 @@ func (t *Tracker) syncHeadLocked() {
 		}
 		touched = append(touched, rel)
 		tree := t.r.Tree()
-		if memgraph.IsMemoryPath(rel) {
-			if _, err := tree.Lstat(rel); err != nil {
-				t.g.Remove(rel)
-			} else if err := t.g.Update(rel); err != nil {
-				t.log.Warn("cannot reload changed file", "path", safePath(rel), "err", err)
-			}
-		}
+		t.refreshPath(rel)
 		// A file we held back that is now committed as it is on disk
 		// (git add && git commit by hand) is no longer ours to report;
 		// the graph reports it if it is still invalid.

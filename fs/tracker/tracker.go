@@ -10,7 +10,41 @@
 // a HEAD moved by git pull or git revert, reach the graph and the
 // subscribers (the mount invalidates kernel caches from there).
 //
+// Everything that changes the repository goes through its tracker: the
+// mount and watch mode (Touch, Renamed), MCP and the web page (Write), and
+// the prepared changes of consolidation, sync merges and init (Apply);
+// only the tracker calls gitrepo's one commit sequence (Record), and only
+// the tracker updates the graph (graph.go).
+//
 // The package knows nothing about FUSE.
+//
+// # Lock order
+//
+// Outermost first; a lock is never taken while one below it is held.
+//
+//  1. consolidate's run locks (repoLocks, then the flock of
+//     .git/mindmount/consolidate.lock): one consolidation per repository,
+//     held for a whole run, which calls Apply.
+//  2. Tracker.work: the writer's queue. Every flush, recovery, HEAD
+//     reload, Apply and Write holds it while it reads HEAD, judges,
+//     commits and updates the graph; the listener's Changed runs under
+//     it (so a listener must not call back into a writing method).
+//  3. Tracker.graphMu, then memgraph.Graph's own locks: the tracker's
+//     updates of the graph. Refresh takes it without work, so a request
+//     handler of the mount never waits for a commit.
+//  4. gitrepo.Repo's commit queue (its mutex), then .git/index.lock, then
+//     the ref's .lock file (both O_EXCL files, shared with git itself).
+//  5. Leaf locks, held for a few field reads and never across a call out:
+//     Tracker.mu (pending paths, invalid files, status), authorship.mu,
+//     echoes.mu, claimMu.
+//
+// packMu is held around a background pack (git repack runs under it, and
+// git's own locks order it against commits); it is taken with nothing
+// else held and takes nothing of the tracker.
+//
+// The daemon lock (the flock of .git/mindmount-daemon.lock) is taken once,
+// without waiting, when a tracker claims the repository (Run, Recover),
+// and held until Close: it orders nothing.
 package tracker
 
 import (
@@ -23,6 +57,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
@@ -119,7 +154,13 @@ type Tracker struct {
 	claimMu sync.Mutex
 	unlock  func() // releases the daemon lock; nil until claim
 
-	who authorship // mindmount serve's user and sandboxes (authorship.go)
+	who  authorship // mindmount serve's user and sandboxes (authorship.go)
+	echo echoes     // files the tracker wrote itself, whose fsnotify reports are echoes
+
+	graphMu     sync.Mutex        // serialises the tracker's updates of the graph (graph.go)
+	graphSums   map[string]string // rel -> fingerprint of what the tracker gave the graph; "" removed
+	graphWrites atomic.Int64      // updates of the graph (Counts)
+	headReloads atomic.Int64      // HEADs moved beside the tracker and reloaded (Counts)
 
 	kick     chan struct{} // Touch -> Run: recompute the debounce deadline
 	packKick chan struct{} // a commit was made: packLoop checks the loose objects
@@ -173,6 +214,7 @@ func New(g *memgraph.Graph, r *gitrepo.Repo, cfg Config) *Tracker {
 		packKick:  make(chan struct{}, 1),
 		ready:     make(chan struct{}),
 		synth:     map[string][]byte{},
+		graphSums: map[string]string{},
 		warnedIgn: map[string]bool{},
 	}
 	if h, err := r.Head(); err == nil {
@@ -180,6 +222,14 @@ func New(g *memgraph.Graph, r *gitrepo.Repo, cfg Config) *Tracker {
 	}
 	return t
 }
+
+// Graph is the graph the tracker keeps current: read it, never change it
+// (every change of the repository goes through the tracker).
+func (t *Tracker) Graph() *memgraph.Graph { return t.g }
+
+// Repo is the repository the tracker writes: read it, never commit to it
+// (Apply does).
+func (t *Tracker) Repo() *gitrepo.Repo { return t.r }
 
 // setHead records the commit the graph reflects. t.work is held (or the
 // tracker is not shared yet).
@@ -226,7 +276,7 @@ func trackedRel(rel string) (string, bool) {
 	if rel == ".mindmount/cache" || strings.HasPrefix(rel, ".mindmount/cache/") {
 		return "", false
 	}
-	if memgraph.IsSynthesized(rel) || rel == ControlFile {
+	if memgraph.IsSynthesized(rel) { // ControlFile among them
 		return "", false
 	}
 	return rel, true
@@ -235,7 +285,7 @@ func trackedRel(rel string) (string, bool) {
 // ControlFile is written to ask for a consolidation run. In watch mode it
 // is a real file: the tracker calls the OnControl function, removes it, and
 // never commits it.
-const ControlFile = memgraph.StateDir + "/consolidate"
+const ControlFile = memgraph.ConsolidateFile
 
 // OnControl registers fn to be called when ControlFile is written in the
 // watched tree.
@@ -442,4 +492,18 @@ func (t *Tracker) Settle(ctx context.Context) error {
 		running = t.running
 		t.mu.Unlock()
 	}
+}
+
+// Counts are what the tracker did since it was made: how often it updated
+// the graph (one path each) and how often it reloaded a HEAD moved beside
+// it. A write through the mount, a chat or a consolidation updates the
+// graph once per path and reloads nothing.
+type Counts struct {
+	GraphWrites int64
+	HeadReloads int64
+}
+
+// Counts returns the counters.
+func (t *Tracker) Counts() Counts {
+	return Counts{GraphWrites: t.graphWrites.Load(), HeadReloads: t.headReloads.Load()}
 }

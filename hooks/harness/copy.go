@@ -15,6 +15,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/mindmount/mindmount/consolidate"
 	"github.com/mindmount/mindmount/memgraph"
 )
 
@@ -118,13 +119,13 @@ func Copy(o CopyOptions) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	out := encode(msgs, o.Redact)
-	if (reread || fresh) && len(out) > 0 {
-		out = dropPresent(o.Memory, rel, out)
+	lines := redact(msgs, o.Redact)
+	if (reread || fresh) && len(lines) > 0 {
+		lines = dropPresent(o.Memory, rel, lines)
 	}
-	n := bytes.Count(out, []byte("\n"))
-	if len(out) > 0 {
-		if err := appendBeneath(o.Memory, rel, out); err != nil {
+	n := len(lines)
+	if n > 0 {
+		if err := consolidate.AppendTranscript(o.Memory, rel, lines...); err != nil {
 			return 0, err
 		}
 	}
@@ -139,7 +140,7 @@ func Copy(o CopyOptions) (int, error) {
 
 // newMessages reads what is new in src since st and returns the messages,
 // the state after them, and whether src had to be read from the start.
-func newMessages(src *os.File, size int64, st copyState, maxRead int64) ([]Message, copyState, bool, error) {
+func newMessages(src *os.File, size int64, st copyState, maxRead int64) ([]consolidate.Line, copyState, bool, error) {
 	if looksLikeDocument(src, size) {
 		// One JSON document (Gemini CLI's session file), rewritten whole.
 		if size > MaxTranscript {
@@ -154,7 +155,7 @@ func newMessages(src *os.File, size int64, st copyState, maxRead int64) ([]Messa
 			if st.Records > len(recs) || st.Offset != 0 {
 				st, reread = copyState{Source: st.Source}, true
 			}
-			var msgs []Message
+			var msgs []consolidate.Line
 			for _, r := range recs[st.Records:] {
 				if m, ok := ConvertLine(r); ok {
 					msgs = append(msgs, m)
@@ -181,7 +182,7 @@ func newMessages(src *os.File, size int64, st copyState, maxRead int64) ([]Messa
 	if end == 0 && int64(len(data)) == maxRead {
 		end = len(data)
 	}
-	var msgs []Message
+	var msgs []consolidate.Line
 	sc := bufio.NewScanner(bytes.NewReader(data[:end]))
 	sc.Buffer(make([]byte, 64<<10), int(maxRead)+1)
 	for sc.Scan() {
@@ -222,28 +223,25 @@ func tailOf(f *os.File, off int64) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// encode writes msgs as chat JSONL, redacted.
-func encode(msgs []Message, redact func(string) string) []byte {
-	var buf bytes.Buffer
-	for _, m := range msgs {
-		if redact != nil {
-			m.Content = redact(m.Content)
-		}
-		b, err := json.Marshal(m)
-		if err != nil {
-			continue
-		}
-		buf.Write(b)
-		buf.WriteByte('\n')
+// redact cleans each message's text (nil: as is).
+func redact(msgs []consolidate.Line, clean func(string) string) []consolidate.Line {
+	if clean == nil {
+		return msgs
 	}
-	return buf.Bytes()
+	out := make([]consolidate.Line, len(msgs))
+	for i, m := range msgs {
+		m.Content = clean(m.Content)
+		out[i] = m
+	}
+	return out
 }
 
-// dropPresent removes from out the lines the destination already holds.
-func dropPresent(mem, rel string, out []byte) []byte {
+// dropPresent removes from lines those the destination already holds,
+// compared as they would be written (consolidate.EncodeLines).
+func dropPresent(mem, rel string, lines []consolidate.Line) []consolidate.Line {
 	f, err := openBeneath(mem, rel, os.O_RDONLY, 0, false)
 	if err != nil {
-		return out
+		return lines
 	}
 	defer f.Close()
 	have := map[string]bool{}
@@ -252,35 +250,13 @@ func dropPresent(mem, rel string, out []byte) []byte {
 	for sc.Scan() {
 		have[sc.Text()] = true
 	}
-	var kept bytes.Buffer
-	for _, l := range strings.SplitAfter(string(out), "\n") {
-		if l != "" && !have[strings.TrimSuffix(l, "\n")] {
-			kept.WriteString(l)
+	var kept []consolidate.Line
+	for _, l := range lines {
+		if !have[strings.TrimSuffix(string(consolidate.EncodeLines(l)), "\n")] {
+			kept = append(kept, l)
 		}
 	}
-	return kept.Bytes()
-}
-
-// appendBeneath appends data to rel in one write: O_APPEND keeps a
-// concurrent writer's lines whole.
-func appendBeneath(mem, rel string, data []byte) error {
-	// 0600: a transcript is private talk, as the HTTP front's are.
-	f, err := openBeneath(mem, rel, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600, true)
-	if err != nil {
-		return err
-	}
-	if fi, err := f.Stat(); err == nil && fi.Mode().Perm()&0o077 != 0 {
-		f.Chmod(0o600) // made 0644 by an older version
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return kept
 }
 
 func readState(mem, rel string) copyState {

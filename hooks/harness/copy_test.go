@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/mindmount/mindmount/consolidate"
 )
 
 const session = "3f2b8c1e-7a4d-4e5f-9b0a-1c2d3e4f5a6b"
@@ -46,15 +48,15 @@ func copyOnce(t *testing.T, mem, src string) int {
 }
 
 // destMessages reads the memory's transcript back as consolidation would.
-func destMessages(t *testing.T, mem string) []Message {
+func destMessages(t *testing.T, mem string) []consolidate.Line {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(mem, filepath.FromSlash(TranscriptRel(ClaudeCode, session))))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []Message
+	var out []consolidate.Line
 	for _, l := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
-		var m Message
+		var m consolidate.Line
 		if err := json.Unmarshal([]byte(l), &m); err != nil {
 			t.Fatalf("destination line %q: %v", l, err)
 		}
@@ -87,7 +89,7 @@ func TestCopyAppendsOnlyNewLines(t *testing.T) {
 	}
 	got := destMessages(t, mem)
 	if len(got) != 5 || got[3].Content != "Perfect. Also remind me that I am allergic to penicillin when I plan trips." || got[4].Role != "assistant" {
-		t.Fatalf("destination: %q", got)
+		t.Fatalf("destination: %+v", got)
 	}
 	// Nothing of the copy state is in the inbox.
 	entries, _ := os.ReadDir(filepath.Join(mem, "transcripts"))
@@ -124,12 +126,12 @@ func TestCopyConcurrentCallsDoNotDuplicate(t *testing.T) {
 	wg.Wait()
 	got := destMessages(t, mem)
 	if total != 5 || len(got) != 5 {
-		t.Fatalf("copied %d, destination has %d messages, want 5: %q", total, len(got), got)
+		t.Fatalf("copied %d, destination has %d messages, want 5: %+v", total, len(got), got)
 	}
-	seen := map[Message]bool{}
+	seen := map[consolidate.Line]bool{}
 	for _, m := range got {
 		if seen[m] {
-			t.Errorf("duplicated: %q", m)
+			t.Errorf("duplicated: %+v", m)
 		}
 		seen[m] = true
 	}
@@ -157,15 +159,15 @@ func TestCopyRewrittenTranscript(t *testing.T) {
 	}
 	copyOnce(t, mem, src)
 	got := destMessages(t, mem)
-	seen := map[Message]bool{}
+	seen := map[consolidate.Line]bool{}
 	for _, m := range got {
 		if seen[m] {
-			t.Errorf("duplicated after a rewrite: %q", m)
+			t.Errorf("duplicated after a rewrite: %+v", m)
 		}
 		seen[m] = true
 	}
 	if len(seen) != 5 {
-		t.Errorf("destination has %d distinct messages, want 5: %q", len(seen), got)
+		t.Errorf("destination has %d distinct messages, want 5: %+v", len(seen), got)
 	}
 }
 

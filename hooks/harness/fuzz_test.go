@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/mindmount/mindmount/consolidate"
 )
 
 func FuzzConvertLine(f *testing.F) {
@@ -28,13 +30,13 @@ func FuzzConvertLine(f *testing.F) {
 			t.Fatal("empty message kept")
 		}
 		// What we write must be one JSONL line that reads back the same.
-		b := encode([]Message{m}, nil)
+		b := consolidate.EncodeLines(m)
 		if bytes.Count(b, []byte("\n")) != 1 {
 			t.Fatalf("encoded message spans lines: %q", b)
 		}
-		var back Message
+		var back consolidate.Line
 		if err := json.Unmarshal(b, &back); err != nil || (utf8.ValidString(m.Content) && back != m) {
-			t.Fatalf("round trip: %q -> %q (%v)", m, back, err)
+			t.Fatalf("round trip: %+v -> %+v (%v)", m, back, err)
 		}
 	})
 }

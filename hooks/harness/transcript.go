@@ -4,15 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"strings"
-)
 
-// Message is one conversational turn as consolidation reads it: a JSONL
-// line {"role":"user"|"assistant","content":"..."} (see
-// consolidate.ParseTranscript).
-type Message struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
-}
+	"github.com/mindmount/mindmount/consolidate"
+)
 
 // line is the union of the transcript line shapes we read:
 //
@@ -40,19 +34,19 @@ type line struct {
 	} `json:"payload"`
 }
 
-// ConvertLine turns one transcript line into the message consolidation
-// should see, or reports false for everything that is not a user's or an
+// ConvertLine turns one line of a harness's transcript into the message
+// consolidation should see (consolidate.Line, its one transcript line), or reports false for everything that is not a user's or an
 // assistant's own words: tool calls and tool results, thinking, system
 // and summary records, sub-agent (sidechain) turns, slash-command echoes,
 // and lines that do not parse. It never panics.
-func ConvertLine(raw []byte) (Message, bool) {
+func ConvertLine(raw []byte) (consolidate.Line, bool) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || raw[0] != '{' {
-		return Message{}, false
+		return consolidate.Line{}, false
 	}
 	var l line
 	if json.Unmarshal(raw, &l) != nil || l.IsSidechain || l.IsMeta {
-		return Message{}, false
+		return consolidate.Line{}, false
 	}
 	role, content := l.Role, l.Content
 	if l.Message != nil && (role == "" || len(content) == 0) {
@@ -64,19 +58,20 @@ func ConvertLine(raw []byte) (Message, bool) {
 	if role == "" {
 		role = l.Type // Gemini CLI records name the speaker in "type"
 	}
+	var r consolidate.Role
 	switch strings.ToLower(role) {
 	case "user", "human":
-		role = "user"
+		r = consolidate.RoleUser
 	case "assistant", "gemini", "model":
-		role = "assistant"
+		r = consolidate.RoleAssistant
 	default:
-		return Message{}, false // system, tool, summary, snapshots, ...
+		return consolidate.Line{}, false // system, tool, summary, snapshots, ...
 	}
 	text := partsText(content)
 	if text == "" || isNoise(text) {
-		return Message{}, false
+		return consolidate.Line{}, false
 	}
-	return Message{Role: role, Content: text}, true
+	return consolidate.Line{Role: r, Content: text}, true
 }
 
 // partsText returns the text of a content field: a string, or the text

@@ -6,15 +6,17 @@ import (
 	"os"
 	"reflect"
 	"testing"
+
+	"github.com/mindmount/mindmount/consolidate"
 )
 
-func convertFile(t *testing.T, path string) []Message {
+func convertFile(t *testing.T, path string) []consolidate.Line {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []Message
+	var out []consolidate.Line
 	if recs, ok := ParseDocument(data); ok {
 		for _, r := range recs {
 			if m, ok := ConvertLine(r); ok {
@@ -39,26 +41,26 @@ func convertFile(t *testing.T, path string) []Message {
 func TestConvertTranscripts(t *testing.T) {
 	tests := []struct {
 		file string
-		want []Message
+		want []consolidate.Line
 	}{
-		{"testdata/claude-code/transcript.jsonl", []Message{
-			{"user", "My grey cat Miso needs a sitter while I am in Lisbon next week. Can you draft a message to my neighbour?"},
-			{"assistant", "Let me check your notes folder for the neighbour's name first."},
-			{"assistant", "Here is a draft for Mrs. Duarte: could you feed Miso twice a day from the 8th to the 14th?"},
+		{"testdata/claude-code/transcript.jsonl", []consolidate.Line{
+			{Role: "user", Content: "My grey cat Miso needs a sitter while I am in Lisbon next week. Can you draft a message to my neighbour?"},
+			{Role: "assistant", Content: "Let me check your notes folder for the neighbour's name first."},
+			{Role: "assistant", Content: "Here is a draft for Mrs. Duarte: could you feed Miso twice a day from the 8th to the 14th?"},
 		}},
-		{"testdata/gemini-cli/session.json", []Message{
-			{"user", "I run a small bakery in Porto and I open at 6am."},
-			{"assistant", "Early mornings! How can I help with the bakery?"},
-			{"user", "Write the weekend menu."},
+		{"testdata/gemini-cli/session.json", []consolidate.Line{
+			{Role: "user", Content: "I run a small bakery in Porto and I open at 6am."},
+			{Role: "assistant", Content: "Early mornings! How can I help with the bakery?"},
+			{Role: "user", Content: "Write the weekend menu."},
 		}},
-		{"testdata/codex/rollout.jsonl", []Message{
-			{"user", "I prefer tabs over spaces in every Go file."},
-			{"assistant", "gofmt uses tabs already, so you are set."},
+		{"testdata/codex/rollout.jsonl", []consolidate.Line{
+			{Role: "user", Content: "I prefer tabs over spaces in every Go file."},
+			{Role: "assistant", Content: "gofmt uses tabs already, so you are set."},
 		}},
 	}
 	for _, tt := range tests {
 		if got := convertFile(t, tt.file); !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("%s:\n got %q\nwant %q", tt.file, got, tt.want)
+			t.Errorf("%s:\n got %+v\nwant %+v", tt.file, got, tt.want)
 		}
 	}
 }
@@ -67,25 +69,25 @@ func TestConvertLineShapes(t *testing.T) {
 	tests := []struct {
 		line string
 		ok   bool
-		want Message
+		want consolidate.Line
 	}{
-		{`{"role":"user","content":"hi there"}`, true, Message{"user", "hi there"}},
-		{`{"role":"assistant","content":[{"type":"text","text":"a"},{"type":"tool_use","name":"x"},{"type":"text","text":"b"}]}`, true, Message{"assistant", "a\nb"}},
-		{`{"role":"tool","content":"ls output"}`, false, Message{}},
-		{`{"role":"system","content":"be nice"}`, false, Message{}},
-		{`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","content":"x"}]}}`, false, Message{}},
-		{`{"type":"user","message":{"role":"user","content":"<system-reminder>x</system-reminder>"}}`, false, Message{}},
-		{`{"type":"user","message":{"role":"user","content":"[Request interrupted by user]"}}`, false, Message{}},
-		{`{"type":"user","content":"plain"}`, true, Message{"user", "plain"}},
-		{`not json`, false, Message{}},
-		{`{"role":"user","content":42}`, false, Message{}},
-		{`{"role":"user","content":"   "}`, false, Message{}},
-		{`[1,2]`, false, Message{}},
+		{`{"role":"user","content":"hi there"}`, true, consolidate.Line{Role: "user", Content: "hi there"}},
+		{`{"role":"assistant","content":[{"type":"text","text":"a"},{"type":"tool_use","name":"x"},{"type":"text","text":"b"}]}`, true, consolidate.Line{Role: "assistant", Content: "a\nb"}},
+		{`{"role":"tool","content":"ls output"}`, false, consolidate.Line{}},
+		{`{"role":"system","content":"be nice"}`, false, consolidate.Line{}},
+		{`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","content":"x"}]}}`, false, consolidate.Line{}},
+		{`{"type":"user","message":{"role":"user","content":"<system-reminder>x</system-reminder>"}}`, false, consolidate.Line{}},
+		{`{"type":"user","message":{"role":"user","content":"[Request interrupted by user]"}}`, false, consolidate.Line{}},
+		{`{"type":"user","content":"plain"}`, true, consolidate.Line{Role: "user", Content: "plain"}},
+		{`not json`, false, consolidate.Line{}},
+		{`{"role":"user","content":42}`, false, consolidate.Line{}},
+		{`{"role":"user","content":"   "}`, false, consolidate.Line{}},
+		{`[1,2]`, false, consolidate.Line{}},
 	}
 	for _, tt := range tests {
 		got, ok := ConvertLine([]byte(tt.line))
 		if ok != tt.ok || got != tt.want {
-			t.Errorf("ConvertLine(%s) = %q, %v; want %q, %v", tt.line, got, ok, tt.want, tt.ok)
+			t.Errorf("ConvertLine(%s) = %+v, %v; want %+v, %v", tt.line, got, ok, tt.want, tt.ok)
 		}
 	}
 }

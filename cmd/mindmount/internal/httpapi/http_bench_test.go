@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mindmount/mindmount/consolidate"
 	"github.com/mindmount/mindmount/consolidate/llm"
 	"github.com/mindmount/mindmount/consolidate/llmtest"
 	"github.com/mindmount/mindmount/memgraph"
@@ -63,9 +64,9 @@ func BenchmarkChat10k(b *testing.B) {
 				b.Fatal(err)
 			}
 			rel := transcriptName(fmt.Sprint("p", i%50), time.Now())
-			appendLines(rt.Dir, rel, line{Role: "user", Content: "does the user like green tea?"})
+			consolidate.AppendTranscript(rt.Dir, rel, consolidate.Line{Role: consolidate.RoleUser, Content: "does the user like green tea?"})
 			e.api.systemPrompt(ctx, rt.Graph, fmt.Sprintf("does the user like green tea or coffee %d?", i))
-			appendLines(rt.Dir, rel, line{Role: "assistant", Content: "Green tea, it seems."})
+			consolidate.AppendTranscript(rt.Dir, rel, consolidate.Line{Role: consolidate.RoleAssistant, Content: "Green tea, it seems."})
 			release()
 		})
 	})

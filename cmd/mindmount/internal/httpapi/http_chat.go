@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mindmount/mindmount/consolidate"
 	"github.com/mindmount/mindmount/consolidate/llm"
 	"github.com/mindmount/mindmount/memgraph"
 	"github.com/mindmount/mindmount/memgraph/recall"
@@ -122,17 +123,20 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, c caller) {
 	}
 	// Both lines at once, after the answer: a request the model never
 	// answered leaves no trace.
-	if err := appendLines(rt.Dir, sess.rel,
-		line{Role: "user", Content: req.Message, Time: now.UTC().Format(time.RFC3339)},
-		line{Role: "assistant", Content: text, Time: s.cfg.Now().UTC().Format(time.RFC3339), Cut: cut}); err != nil {
+	if err := consolidate.AppendTranscript(rt.Dir, sess.rel,
+		consolidate.Line{Role: consolidate.RoleUser, Content: req.Message, Time: now.UTC().Format(time.RFC3339)},
+		consolidate.Line{Role: consolidate.RoleAssistant, Content: text, Time: s.cfg.Now().UTC().Format(time.RFC3339), Cut: cut}); err != nil {
 		s.log.Error("chat transcript", "user", user, "transcript", sess.rel, "err", err)
 	}
 	sess.msgs = append(sess.msgs, llm.Message{Role: "user", Content: req.Message}, llm.Message{Role: "assistant", Content: text})
-	if rt.Consolidator != nil {
-		rt.Consolidator.Notify(sess.rel)
-	}
+	// The tracker hears of the transcript (fsnotify's report of the same
+	// write joins it) and tells the consolidator once.
+	rt.Tracker.Touch(sess.rel, chatWriter)
 	s.log.Info("chat", "user", user, "transcript", sess.rel, "answer_bytes", answer.Len(), "cut", cut)
 }
+
+// chatWriter is the writer /v1/chat's transcript lines are touched as.
+const chatWriter = "http"
 
 // validSession checks a client's session ID: printable, at most 128 bytes.
 func validSession(id string) error {
@@ -140,7 +144,7 @@ func validSession(id string) error {
 		return errors.New("sessionId is longer than 128 bytes")
 	}
 	for _, r := range id {
-		if r < 0x20 || r == 0x7f {
+		if memgraph.IsControl(r) {
 			return errors.New("sessionId has control characters")
 		}
 	}

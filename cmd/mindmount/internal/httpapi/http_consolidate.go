@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
+	"github.com/mindmount/mindmount/consolidate"
 )
 
 // result is the reply of bye and consolidate: what consolidation did.
@@ -126,7 +127,7 @@ func (s *Server) consolidate(w http.ResponseWriter, r *http.Request, c caller) {
 	if !decodeBody(w, r, &req) {
 		return
 	}
-	lines := make([]line, 0, len(req.Transcript))
+	lines := make([]consolidate.Line, 0, len(req.Transcript))
 	for i, m := range req.Transcript {
 		text, err := m.text()
 		if err != nil {
@@ -136,7 +137,7 @@ func (s *Server) consolidate(w http.ResponseWriter, r *http.Request, c caller) {
 		if !keptRoles[m.Role] || strings.TrimSpace(text) == "" {
 			continue
 		}
-		lines = append(lines, line{Role: m.Role, Content: text})
+		lines = append(lines, consolidate.Line{Role: consolidate.Role(m.Role), Content: text})
 	}
 	rt, release, id, ok := s.userFor(w, r, c, req.UserID)
 	if !ok {
@@ -153,7 +154,7 @@ func (s *Server) consolidate(w http.ResponseWriter, r *http.Request, c caller) {
 	}
 	now := s.cfg.Now()
 	rel := path.Join(TranscriptDir, postedName(now))
-	if err := appendLines(rt.Dir, rel, lines...); err != nil {
+	if err := consolidate.AppendTranscript(rt.Dir, rel, lines...); err != nil {
 		s.log.Error("posted transcript", "user", id, "transcript", rel, "err", err)
 		transcriptError(w, err)
 		return
@@ -194,6 +195,9 @@ func (s *Server) runConsolidation(w http.ResponseWriter, r *http.Request, rt *ho
 }
 
 func consolidationMessage(err error) string {
+	if errors.Is(err, consolidate.ErrNoProvider) {
+		return "no language model is configured (MINDMOUNT_LLM)"
+	}
 	msg := modelMessage(err)
 	if msg == "the model call failed" {
 		return "see the daemon's log and .mindmount/status; nothing was changed for the failed part"
@@ -205,7 +209,7 @@ func consolidationStatus(err error) int {
 	if errors.Is(err, context.DeadlineExceeded) {
 		return http.StatusGatewayTimeout
 	}
-	if strings.Contains(err.Error(), "no language model") {
+	if errors.Is(err, consolidate.ErrNoProvider) {
 		return http.StatusServiceUnavailable
 	}
 	return modelStatus(err)

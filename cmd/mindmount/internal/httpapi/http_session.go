@@ -4,9 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"os"
 	"path"
 	"sync"
 	"time"
@@ -90,15 +88,6 @@ func transcriptName(id string, now time.Time) string {
 	return path.Join(TranscriptDir, fmt.Sprintf("%s-%s.jsonl", now.UTC().Format("2006-01-02"), hex.EncodeToString(h[:6])))
 }
 
-// line is one transcript message, in the JSONL format consolidation reads.
-// Cut marks an answer the client did not receive whole.
-type line struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
-	Time    string `json:"time,omitempty"`
-	Cut     bool   `json:"cut,omitempty"`
-}
-
 // prepareTranscript makes the folder of the transcript rel of the
 // repository at dir (never through a symbolic link), so that a chat whose
 // transcript cannot be written is refused before the model is asked.
@@ -109,38 +98,4 @@ func prepareTranscript(dir, rel string) error {
 	}
 	defer tree.Close()
 	return tree.MkdirAll(path.Dir(rel), 0o700)
-}
-
-// appendLines appends msgs to the transcript rel of the repository at dir,
-// creating it (and its folder) when needed. One write per call, so a
-// reader never sees half a message from us. Every path is opened beneath
-// the repository without following a symbolic link: a link planted at
-// transcripts/, transcripts/http or the file itself is refused, never
-// appended through.
-func appendLines(dir, rel string, msgs ...line) error {
-	tree, err := subtree.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer tree.Close()
-	if err := tree.MkdirAll(path.Dir(rel), 0o700); err != nil {
-		return err
-	}
-	var b []byte
-	for _, m := range msgs {
-		j, err := json.Marshal(m)
-		if err != nil {
-			return err
-		}
-		b = append(append(b, j...), '\n')
-	}
-	f, err := tree.OpenFile(rel, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
