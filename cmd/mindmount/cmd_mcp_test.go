@@ -182,9 +182,10 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	}
 }
 
-// TestMCPStdioParseError: a line that is not JSON gets JSON-RPC's parse
-// error (-32700) and the server keeps serving the same session.
-func TestMCPStdioParseError(t *testing.T) {
+// startMCPStdio runs mindmount mcp on a new repository: its stdin, and a
+// scanner of its stdout's lines. The server ends with the test.
+func startMCPStdio(t *testing.T) (io.WriteCloser, *bufio.Scanner) {
+	t.Helper()
 	repo := filepath.Join(t.TempDir(), "m")
 	runCmd(t, "init", repo)
 	cmd := exec.Command(mindmountBinary(t), "mcp", repo)
@@ -194,10 +195,17 @@ func TestMCPStdioParseError(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { in.Close(); cmd.Wait() }()
-	io.WriteString(in, "this is not json\n"+`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n")
+	t.Cleanup(func() { in.Close(); cmd.Wait() })
 	sc := bufio.NewScanner(out)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	return in, sc
+}
+
+// TestMCPStdioParseError: a line that is not JSON gets JSON-RPC's parse
+// error (-32700) and the server keeps serving the same session.
+func TestMCPStdioParseError(t *testing.T) {
+	in, sc := startMCPStdio(t)
+	io.WriteString(in, "this is not json\n"+`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n")
 	var replies []map[string]any
 	for len(replies) < 2 && sc.Scan() {
 		var v map[string]any
@@ -220,16 +228,7 @@ func TestMCPStdioParseError(t *testing.T) {
 // TestMCPStdioInOrder (issue 27): calls a client sends without waiting are
 // answered in the order of their effects: each view after a create sees it.
 func TestMCPStdioInOrder(t *testing.T) {
-	repo := filepath.Join(t.TempDir(), "m")
-	runCmd(t, "init", repo)
-	cmd := exec.Command(mindmountBinary(t), "mcp", repo)
-	cmd.Env = append(os.Environ(), "MINDMOUNT_LLM=")
-	in, _ := cmd.StdinPipe()
-	out, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { in.Close(); cmd.Wait() }()
+	in, sc := startMCPStdio(t)
 	const pairs = 20
 	var b strings.Builder
 	b.WriteString(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n")
@@ -240,8 +239,6 @@ func TestMCPStdioInOrder(t *testing.T) {
 		fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"view","arguments":{"path":"user_memory/fact-%d.md"}}}`+"\n", 2*i, i)
 	}
 	io.WriteString(in, b.String()) // all at once, answers not awaited
-	sc := bufio.NewScanner(out)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	seen := 0
 	for seen < 2*pairs+1 && sc.Scan() {
 		var v struct {
