@@ -53,7 +53,8 @@ func (r uidRange) next(users []host.Entry) (uint32, error) {
 // autoUsers provisions the users serve --http --auto-users adds on first
 // use: a private repository at ROOT/users/<id> as mindmount users add
 // makes it, owned by the next free uid of the range (its own group), and
-// registered. One at a time, so that two first requests never get one uid.
+// registered. One at a time in a process, and the uid picked under the
+// registry lock, so that two first requests never get one uid.
 type autoUsers struct {
 	root   string
 	uids   uidRange
@@ -81,9 +82,8 @@ func (a *autoUsers) provision(ctx context.Context, id string) error {
 			return nil
 		}
 	}
-	uid, err := a.uids.next(users)
-	if err != nil {
-		return err
+	if _, err := a.uids.next(users); err != nil {
+		return err // the range is full: no repository is made
 	}
 	// A directory nobody registered is not handed to whoever asks for its
 	// name first: it may be a repository an operator left there.
@@ -100,7 +100,13 @@ func (a *autoUsers) provision(ctx context.Context, id string) error {
 	if err := initRepoTo(io.Discard, dir, "", true); err != nil {
 		return err
 	}
-	if err := host.AddUser(a.root, host.Entry{ID: id, UID: uid, GID: uid}); err != nil {
+	// The uid is chosen under the registry lock, from the users registered
+	// by then: a users add in another process may have taken one since.
+	_, err = host.AddUserPicking(a.root, host.Entry{ID: id}, func(users []host.Entry) (uint32, uint32, error) {
+		uid, err := a.uids.next(users)
+		return uid, uid, err
+	})
+	if err != nil {
 		return err
 	}
 	return a.reload()

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -181,9 +182,10 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	}
 }
 
-// TestMCPStdioParseError: a line that is not JSON gets JSON-RPC's parse
-// error (-32700) and the server keeps serving the same session.
-func TestMCPStdioParseError(t *testing.T) {
+// startMCPStdio runs mindmount mcp on a new repository: its stdin, and a
+// scanner of its stdout's lines. The server ends with the test.
+func startMCPStdio(t *testing.T) (io.WriteCloser, *bufio.Scanner) {
+	t.Helper()
 	repo := filepath.Join(t.TempDir(), "m")
 	runCmd(t, "init", repo)
 	cmd := exec.Command(mindmountBinary(t), "mcp", repo)
@@ -193,10 +195,17 @@ func TestMCPStdioParseError(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { in.Close(); cmd.Wait() }()
-	io.WriteString(in, "this is not json\n"+`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n")
+	t.Cleanup(func() { in.Close(); cmd.Wait() })
 	sc := bufio.NewScanner(out)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	return in, sc
+}
+
+// TestMCPStdioParseError: a line that is not JSON gets JSON-RPC's parse
+// error (-32700) and the server keeps serving the same session.
+func TestMCPStdioParseError(t *testing.T) {
+	in, sc := startMCPStdio(t)
+	io.WriteString(in, "this is not json\n"+`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n")
 	var replies []map[string]any
 	for len(replies) < 2 && sc.Scan() {
 		var v map[string]any
@@ -213,5 +222,42 @@ func TestMCPStdioParseError(t *testing.T) {
 	}
 	if replies[1]["id"] != 1.0 || replies[1]["result"] == nil {
 		t.Fatalf("initialize after the bad line: %v", replies[1])
+	}
+}
+
+// TestMCPStdioInOrder (issue 27): calls a client sends without waiting are
+// answered in the order of their effects: each view after a create sees it.
+func TestMCPStdioInOrder(t *testing.T) {
+	in, sc := startMCPStdio(t)
+	const pairs = 20
+	var b strings.Builder
+	b.WriteString(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n")
+	b.WriteString(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
+	for i := 1; i <= pairs; i++ {
+		text := fmt.Sprintf("---\\ndescription: Fact %d\\n---\\n# Fact %d\\n\\n## Fact\\nMarker%d.\\n\\n## Access log\\n", i, i, i)
+		fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"create","arguments":{"path":"user_memory/fact-%d.md","file_text":"%s"}}}`+"\n", 2*i-1, i, text)
+		fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"view","arguments":{"path":"user_memory/fact-%d.md"}}}`+"\n", 2*i, i)
+	}
+	io.WriteString(in, b.String()) // all at once, answers not awaited
+	seen := 0
+	for seen < 2*pairs+1 && sc.Scan() {
+		var v struct {
+			ID     int             `json:"id"`
+			Result json.RawMessage `json:"result"`
+			Error  json.RawMessage `json:"error"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
+			t.Fatalf("not JSON on stdout: %q", sc.Text())
+		}
+		seen++
+		if v.ID == 0 || v.ID%2 == 1 {
+			continue
+		}
+		if want := fmt.Sprintf("Marker%d.", v.ID/2); !strings.Contains(string(v.Result), want) {
+			t.Errorf("view %d answered %s%s, want the file just created (%s)", v.ID/2, v.Result, v.Error, want)
+		}
+	}
+	if seen != 2*pairs+1 {
+		t.Fatalf("%d answers, want %d", seen, 2*pairs+1)
 	}
 }

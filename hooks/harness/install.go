@@ -43,10 +43,14 @@ type edit struct {
 	path   string
 	note   string
 	change func(old []byte) ([]byte, error)
+	// onlyOurs, when set, says whether a file holds nothing but
+	// mindmount's entries: one install made, which needs no backup.
+	onlyOurs func(old []byte) bool
 }
 
 // Install adds mindmount's entries to the harness's settings; running it
-// again replaces them. Every file is backed up before it is changed.
+// again replaces them. Every file is backed up before it is changed,
+// except one that holds nothing but mindmount's own entries.
 func Install(o InstallOptions) ([]Change, error) { return apply(o, false) }
 
 // Uninstall removes exactly the entries Install adds; the user's own
@@ -120,7 +124,7 @@ func apply(o InstallOptions, uninstall bool) ([]Change, error) {
 	var changes []Change
 	for _, r := range results {
 		c := Change{Path: r.e.path, Note: r.e.note}
-		if r.existed {
+		if r.existed && (r.e.onlyOurs == nil || !r.e.onlyOurs(r.old)) {
 			c.Backup = r.path + ".mindmount-backup-" + o.Now().UTC().Format("20060102-150405")
 			if err := atomicfile.WriteFile(c.Backup, r.old, 0o600); err != nil {
 				return changes, err

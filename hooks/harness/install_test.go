@@ -2,6 +2,7 @@ package harness
 
 import (
 	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -293,5 +294,52 @@ func TestShellQuoteRoundTrip(t *testing.T) {
 		if isOurCommand(cmd) != ours {
 			t.Errorf("isOurCommand(%q) = %v", cmd, !ours)
 		}
+	}
+}
+
+// TestInstallProjectScopeIsPortable (issue 27): the project's .mcp.json,
+// usually committed, names no personal absolute path (paths under the
+// home become ${HOME}/…), and installing again (for a memory that moved)
+// leaves no backup of a
+// file install itself created; a file with the user's own entries is
+// still backed up.
+func TestInstallProjectScopeIsPortable(t *testing.T) {
+	home, proj := t.TempDir(), t.TempDir()
+	o := InstallOptions{Harness: ClaudeCode, Scope: "project", Home: home, Project: proj,
+		Memory: filepath.Join(home, "memory"), Mindmount: filepath.Join(home, "go/bin/mindmount"), MCP: true}
+	// Installed again for a memory that moved: the files change.
+	for _, m := range []string{"old-memory", "memory"} {
+		o.Memory = filepath.Join(home, m)
+		if _, err := Install(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(proj, ".mcp.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), home) || !strings.Contains(string(b), `"${HOME}/memory"`) || !strings.Contains(string(b), `"${HOME}/go/bin/mindmount"`) {
+		t.Errorf(".mcp.json names a personal path:\n%s", b)
+	}
+	backups := func() []string {
+		var out []string
+		filepath.WalkDir(proj, func(p string, d fs.DirEntry, err error) error {
+			if strings.Contains(p, ".mindmount-backup-") {
+				out = append(out, p)
+			}
+			return nil
+		})
+		return out
+	}
+	if bs := backups(); len(bs) != 0 {
+		t.Errorf("backups of files install created: %v", bs)
+	}
+	// The user's own server beside ours: that file is backed up.
+	os.WriteFile(filepath.Join(proj, ".mcp.json"), []byte(`{"mcpServers":{"other":{"command":"x"}}}`), 0o644)
+	if _, err := Install(o); err != nil {
+		t.Fatal(err)
+	}
+	if bs := backups(); len(bs) != 1 {
+		t.Errorf("backups after changing the user's file: %v, want one", bs)
 	}
 }

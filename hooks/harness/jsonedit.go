@@ -21,7 +21,11 @@ type hookSpec struct {
 // added before, then (installing) let add put the current entries in.
 // A file left empty that we created is removed on uninstall.
 func jsonEdit(path, note string, uninstall bool, remove func(*object) error, add func(*object) error) edit {
-	return edit{path: path, note: note, change: func(old []byte) ([]byte, error) {
+	onlyOurs := func(old []byte) bool {
+		root, err := parseObject(old)
+		return err == nil && remove(root) == nil && len(root.keys) == 0
+	}
+	return edit{path: path, note: note, onlyOurs: onlyOurs, change: func(old []byte) ([]byte, error) {
 		root, err := parseObject(old)
 		if err != nil {
 			return nil, fmt.Errorf("not valid JSON (%v); add mindmount's entries by hand (see the README)", err)
@@ -213,7 +217,20 @@ func stdioServer(o InstallOptions, withType bool) *object {
 	if withType {
 		s.set("type", "stdio")
 	}
-	s.set("command", o.Mindmount)
-	s.set("args", strList("mcp", o.Memory))
+	s.set("command", portable(o, o.Mindmount))
+	s.set("args", strList("mcp", portable(o, o.Memory)))
 	return s
+}
+
+// portable writes a path under the user's home as ${HOME}/… in a project's
+// files, which are usually committed: no personal absolute path reaches
+// the team's repository (Claude Code expands ${VAR} in .mcp.json).
+func portable(o InstallOptions, p string) string {
+	if o.Scope != "project" || o.Home == "" {
+		return p
+	}
+	if rest, ok := strings.CutPrefix(p, strings.TrimSuffix(o.Home, "/")+"/"); ok {
+		return "${HOME}/" + rest
+	}
+	return p
 }

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
+	"syscall"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -214,6 +215,10 @@ func (r *Repo) extendWithGit(ctx context.Context, h *history, head string, limit
 	}
 	if err := cmd.Start(); err != nil {
 		return err
+	}
+	if limit < 0 {
+		// A whole history is background work, as packing is.
+		_ = syscall.Setpriority(syscall.PRIO_PROCESS, cmd.Process.Pid, 10)
 	}
 	defer cmd.Wait()
 	defer cancel() // before Wait: git stops when the base is found

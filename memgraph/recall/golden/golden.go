@@ -301,6 +301,9 @@ func (r Report) Pass() (ok bool, why []string) {
 	if r.Golden.At3 < GoalAt3 {
 		why = append(why, fmt.Sprintf("recall@3 %.3f < %.2f", r.Golden.At3, GoalAt3))
 	}
+	if r.Latency.Queries > 0 && r.Latency.P95 >= GoalP95 {
+		why = append(why, fmt.Sprintf("query latency p95 %s >= %s", ms(r.Latency.P95), ms(GoalP95)))
+	}
 	return len(why) == 0, why
 }
 
@@ -323,6 +326,13 @@ func (r Report) WriteText(w io.Writer, verbose bool) {
 	fmt.Fprintf(w, "\nquery latency at %d memories (%d queries, in-process): p50 %s  p95 %s  max %s\n",
 		f.Docs, l.Queries, ms(l.P50), ms(l.P95), ms(l.Max))
 	fmt.Fprintf(w, "goals: recall@1 >= %.2f, recall@3 >= %.2f, retired = 0, p95 < %s\n", GoalAt1, GoalAt3, ms(GoalP95))
+	if ok, why := r.Pass(); ok {
+		fmt.Fprintln(w, "goals met")
+	} else {
+		for _, x := range why {
+			fmt.Fprintf(w, "MISSED: %s\n", x)
+		}
+	}
 	if verbose {
 		for _, set := range []struct {
 			name string

@@ -95,3 +95,32 @@ func TestGoldenWithVectors(t *testing.T) {
 		t.Fatalf("keyword goals should still pass: %v", why)
 	}
 }
+
+// TestReportMarksMissedGoals (issue 27): every goal the goals line names is
+// checked, each missed one marked in the text, and Pass fails with it (so
+// mindmount eval exits 1).
+func TestReportMarksMissedGoals(t *testing.T) {
+	good := Report{Golden: Metrics{At1: 0.95, At3: 0.97}, Latency: Latency{Queries: 10, P95: GoalP95 / 10}}
+	for name, tc := range map[string]struct {
+		r    Report
+		miss string
+	}{
+		"met":      {good, ""},
+		"recall@1": {Report{Golden: Metrics{At1: 0.5, At3: 0.97}, Latency: good.Latency}, "recall@1"},
+		"retired":  {Report{Golden: good.Golden, Full: Metrics{Retired: 2}, Latency: good.Latency}, "retired"},
+		"p95":      {Report{Golden: good.Golden, Latency: Latency{Queries: 10, P95: 2 * GoalP95}}, "p95"},
+	} {
+		var b strings.Builder
+		tc.r.WriteText(&b, false)
+		ok, why := tc.r.Pass()
+		if tc.miss == "" {
+			if !ok || !strings.Contains(b.String(), "goals met") || strings.Contains(b.String(), "MISSED") {
+				t.Errorf("%s: Pass %v %v\n%s", name, ok, why, b.String())
+			}
+			continue
+		}
+		if ok || !strings.Contains(strings.Join(why, ";"), tc.miss) || !strings.Contains(b.String(), "MISSED: ") {
+			t.Errorf("%s: Pass %v %v, want a missed %s marked\n%s", name, ok, why, tc.miss, b.String())
+		}
+	}
+}

@@ -126,17 +126,27 @@ func editRegistry(root string, fn func(reg *registry) error) error {
 // to uid:gid so that the user's writes through the mount keep working
 // whoever runs the daemon.
 func AddUser(root string, e Entry) error {
+	_, err := AddUserPicking(root, e, nil)
+	return err
+}
+
+// AddUserPicking is AddUser where pick, when not nil, chooses the user's
+// uid and gid from the registered users while the registry lock is held:
+// two processes adding users at once (serve --auto-users beside a
+// mindmount users add) never both take the uid they each saw free. It
+// returns the entry as registered.
+func AddUserPicking(root string, e Entry, pick func(users []Entry) (uid, gid uint32, err error)) (Entry, error) {
 	if err := ValidID(e.ID); err != nil {
-		return err
+		return e, err
 	}
 	dir := UserDir(root, e.ID)
 	if !IsMindmountRepo(dir) {
-		return fmt.Errorf("%s is %w", dir, ErrNotMindmount)
+		return e, fmt.Errorf("%s is %w", dir, ErrNotMindmount)
 	}
 	if e.UUID == "" {
 		var b [16]byte
 		if _, err := rand.Read(b[:]); err != nil {
-			return err
+			return e, err
 		}
 		e.UUID = hex.EncodeToString(b[:])
 	}
@@ -146,13 +156,19 @@ func AddUser(root string, e Entry) error {
 				return fmt.Errorf("user %q exists already", e.ID)
 			}
 		}
+		if pick != nil {
+			var err error
+			if e.UID, e.GID, err = pick(reg.Users); err != nil {
+				return err
+			}
+		}
 		reg.Users = append(reg.Users, e)
 		return nil
 	})
 	if err != nil {
-		return err
+		return e, err
 	}
-	return chownTree(dir, e.UID, e.GID)
+	return e, chownTree(dir, e.UID, e.GID)
 }
 
 // RemoveUser unregisters id. Its repository stays where it is until
