@@ -67,6 +67,8 @@ type Workers struct {
 	users    map[string]*worker
 	regStamp string
 	closed   bool
+
+	spares spares
 }
 
 // worker is one user's process and what the daemon holds for it.
@@ -373,7 +375,7 @@ func (ws *Workers) start(ctx context.Context, w *worker) error {
 		}
 	}
 	var files []*os.File
-	args := []string{"worker", "--repo", dir, "--user", e.ID, "--uid", strconv.Itoa(int(e.UID)), "--gid", strconv.Itoa(int(e.GID)), "--from-uid", strconv.Itoa(os.Geteuid())}
+	args := []string{"--repo", dir, "--user", e.ID, "--uid", strconv.Itoa(int(e.UID)), "--gid", strconv.Itoa(int(e.GID)), "--from-uid", strconv.Itoa(os.Geteuid())}
 	if ws.cfg.Memory > 0 {
 		args = append(args, "--memory", strconv.FormatUint(ws.cfg.Memory, 10))
 	}
@@ -392,7 +394,6 @@ func (ws *Workers) start(ctx context.Context, w *worker) error {
 		prev := cleanup
 		cleanup = func() { prev(); f.Close(); enfs.Detach(mnt); w.fuse = nil }
 		files = append(files, f)
-		args = append(args, "--fuse-fd", strconv.Itoa(2+len(files)))
 	}
 	httpName := "mindmount-" + randomName()
 	hln, err := listenAbstract(httpName)
@@ -406,7 +407,6 @@ func (ws *Workers) start(ctx context.Context, w *worker) error {
 	}
 	defer hf.Close()
 	files = append(files, hf)
-	args = append(args, "--http-fd", strconv.Itoa(2+len(files)))
 	if ws.cfg.Model != nil {
 		name := "mindmount-ctl-" + randomName()
 		ln, err := listenAbstract(name)
@@ -421,31 +421,21 @@ func (ws *Workers) start(ctx context.Context, w *worker) error {
 		args = append(args, "--ctl", name)
 	}
 	args = append(args, ws.cfg.Args...)
-	// The binary is handed to the worker as a descriptor and executed from
-	// it (fexecve through /proc/self/fd): the user need not be able to
-	// reach the folder the daemon's binary lives in.
-	exe, err := os.Open(ws.cfg.Exe)
+	// A spare worker, already past exec and initialisation, becomes the
+	// user's: it drops to the user's uid and gid before it reads the
+	// flags' repository (host_spare.go). The next spare starts once this
+	// one serves, so it does not compete with this user's first read.
+	began := time.Now()
+	defer ws.refill()
+	sp, err := ws.takeSpare()
 	if err != nil {
 		return fail(err)
 	}
-	defer exe.Close()
-	files = append(files, exe)
-	cmd := exec.Command(fmt.Sprintf("/proc/self/fd/%d", 2+len(files)), args...)
-	cmd.Dir = "/"
-	cmd.Env = workerEnv()
-	cmd.ExtraFiles = files
-	cmd.Stderr = os.Stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
-	if asRoot {
-		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: e.UID, Gid: e.GID, Groups: []uint32{}}
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
+	if err := sp.assign(Assignment{Args: args, Fuse: w.fuse != nil}, files); err != nil {
+		sp.kill()
 		return fail(err)
 	}
-	if err := cmd.Start(); err != nil {
-		return fail(fmt.Errorf("start the worker: %w", err))
-	}
+	cmd, out, done := sp.cmd, sp.out, sp.done
 	ready := make(chan error, 1)
 	go func() {
 		sc := bufio.NewScanner(out)
@@ -458,11 +448,6 @@ func (ws *Workers) start(ctx context.Context, w *worker) error {
 			}
 		}
 		ready <- errors.New("the worker exited before it was ready (its log is above)")
-	}()
-	done := make(chan struct{})
-	go func() {
-		cmd.Wait()
-		close(done)
 	}()
 	select {
 	case err = <-ready:
@@ -479,7 +464,7 @@ func (ws *Workers) start(ctx context.Context, w *worker) error {
 	w.cmd, w.done = cmd, done
 	w.starts = append(w.starts, time.Now())
 	w.proxy = workerProxy(httpName, ws.log.With("user", e.ID))
-	ws.log.Info("user's worker started", "user", e.ID, "uid", e.UID, "pid", cmd.Process.Pid)
+	ws.log.Info("user's worker started", "user", e.ID, "uid", e.UID, "pid", cmd.Process.Pid, "ready_ms", time.Since(began).Milliseconds())
 	return nil
 }
 
@@ -698,6 +683,7 @@ func (ws *Workers) Close(ctx context.Context) error {
 		}()
 	}
 	wg.Wait()
+	ws.spares.close()
 	ws.lock.Close()
 	return nil
 }
