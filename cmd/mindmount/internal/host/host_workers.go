@@ -202,9 +202,17 @@ func (ws *Workers) Reload() error {
 	}
 	if ws.cfg.Mount != "" {
 		for _, w := range added {
-			if _, err := ws.ensure(ctx, w); err != nil {
+			// Each start gets its own time: the registry may name
+			// hundreds of users, started one after the other.
+			sctx, scancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			if _, err := ws.ensure(sctx, w); err != nil {
 				ws.log.Warn("user cannot be served", "user", w.entry.ID, "err", err)
+			} else {
+				w.mu.Lock()
+				w.refs-- // ensure counted a use; nobody is using it yet
+				w.mu.Unlock()
 			}
+			scancel()
 		}
 	}
 	return nil
