@@ -90,7 +90,8 @@ func (c *Config) defaults() {
 // Consolidator consolidates the transcripts of one repository.
 type Consolidator struct {
 	g   *memgraph.Graph
-	r   *gitrepo.Repo
+	r   *gitrepo.Repo    // read only: every commit goes through w
+	w   *tracker.Tracker // the repository's one writer
 	p   llm.Provider
 	cfg Config
 	log *slog.Logger
@@ -117,11 +118,13 @@ type Consolidator struct {
 // Consolidators on the same directory.
 var repoLocks sync.Map // dir -> *sync.Mutex
 
-// New returns a Consolidator. p may be nil: runs then fail with a clear
-// message and the status says no model is configured.
-func New(g *memgraph.Graph, r *gitrepo.Repo, p llm.Provider, cfg Config) *Consolidator {
+// New returns a Consolidator of the repository t writes: it reads t's
+// graph and repository and commits through t (Apply), which updates the
+// graph. p may be nil: runs then fail with a clear message and the status
+// says no model is configured.
+func New(t *tracker.Tracker, p llm.Provider, cfg Config) *Consolidator {
 	cfg.defaults()
-	return &Consolidator{g: g, r: r, p: p, cfg: cfg, log: cfg.Logger,
+	return &Consolidator{g: t.Graph(), r: t.Repo(), w: t, p: p, cfg: cfg, log: cfg.Logger,
 		pending: map[string]int{}, dirty: map[string]bool{}, done: map[string]fileStamp{}, wake: make(chan struct{}, 1)}
 }
 
@@ -163,6 +166,11 @@ func (r *Report) problem(format string, args ...any) {
 	r.Problems = append(r.Problems, redacted(fmt.Sprintf(format, args...)))
 }
 
+// ErrNoProvider is Run's error when no language model is configured (the
+// Consolidator has no provider); llm.ErrNoModel is a configured one that
+// does not answer.
+var ErrNoProvider = errors.New("no language model configured (set MINDMOUNT_LLM, MINDMOUNT_MODEL, OLLAMA_HOST or OPENAI_BASE_URL)")
+
 // Run consolidates everything new since the cursor, once, in the
 // foreground. Transcripts are processed in chunks; each chunk is committed
 // with its cursor advance, so a failure keeps what earlier chunks
@@ -170,7 +178,7 @@ func (r *Report) problem(format string, args ...any) {
 func (c *Consolidator) Run(ctx context.Context) (Report, error) {
 	var rep Report
 	if c.p == nil {
-		return rep, errors.New("no language model configured (set MINDMOUNT_LLM, MINDMOUNT_MODEL, OLLAMA_HOST or OPENAI_BASE_URL)")
+		return rep, ErrNoProvider
 	}
 	lk, _ := repoLocks.LoadOrStore(c.r.Dir(), &sync.Mutex{})
 	lk.(*sync.Mutex).Lock()
@@ -372,12 +380,10 @@ func (c *Consolidator) Recover() error {
 	}
 	changes = append(changes, gitrepo.Change{Path: CursorFile, Data: wt})
 	msg := cur.Last.Message + "\nMindmount-Recovered: true\n"
-	hash, err := c.r.Commit(changes, msg, Author, c.cfg.Now())
+	// The files are on disk as read: committed, not written again.
+	hash, err := c.w.Apply(context.Background(), tracker.Change{Changes: changes, Message: msg, Author: Author, When: c.cfg.Now()})
 	if err != nil {
 		return fmt.Errorf("recovering an interrupted consolidation: %w", err)
-	}
-	for _, ch := range changes {
-		c.g.Put(ch.Path, ch.Data)
 	}
 	c.log.Info("recovered an interrupted consolidation", "commit", hash, "files", len(changes)-1)
 	return nil

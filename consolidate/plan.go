@@ -39,118 +39,167 @@ func newOutcome() *outcome {
 // names a path outside the memory folders, a target that is no candidate,
 // or produces an invalid file is skipped and reported.
 func (s *chunkRun) plan(facts []Fact, cands [][]candidate, decs []*Decision) *outcome {
-	out := newOutcome()
+	p := &planner{
+		s:       s,
+		out:     newOutcome(),
+		allowed: candidatePaths(cands),
+		stamped: map[string]bool{},
+		refined: map[string]bool{},
+		retired: map[string]bool{},
+	}
+	for i, f := range facts {
+		p.apply(i, f, decs[i])
+	}
+	p.dropUnchanged()
+	p.out.tally(p.refined, p.retired)
+	return p.out
+}
+
+// planner is one plan in progress: the outcome so far and what the
+// accepted decisions did to existing memories.
+type planner struct {
+	s       *chunkRun
+	out     *outcome
+	allowed map[string]bool // the candidate paths shown to the model
+	stamped map[string]bool // memories whose use a NONE already stamped
+	refined map[string]bool // existing memories an accepted update changes
+	retired map[string]bool // existing memories an accepted contradiction retires
+}
+
+// candidatePaths is the set of paths among the candidates: the only
+// targets a decision may name.
+func candidatePaths(cands [][]candidate) map[string]bool {
 	allowed := map[string]bool{}
 	for _, cs := range cands {
 		for _, c := range cs {
 			allowed[c.Path] = true
 		}
 	}
-	stamped := map[string]bool{}
-	refined, retired := map[string]bool{}, map[string]bool{} // existing memories the accepted decisions change
-	for i, f := range facts {
-		d := decs[i]
-		if d == nil {
-			out.skipped++
-			out.problems = append(out.problems, fmt.Sprintf("fact %d (%q): the model gave no decision", i, f.Description))
-			continue
-		}
-		// Work on copies; they replace out.files only if all are valid.
-		pending := map[string]*memgraph.Memory{}
-		get := func(rel string) *memgraph.Memory {
-			if m := pending[rel]; m != nil {
-				return m
-			}
-			if m := out.files[rel]; m != nil {
-				pending[rel] = m.Clone()
-				return pending[rel]
-			}
-			if m := s.load(rel); m != nil {
-				pending[rel] = m
-				return m
-			}
-			return nil
-		}
-		var target string
-		if d.Action != ActionAdd {
-			rel, err := targetPath(d.Target)
-			switch {
-			case err != nil:
-				out.skip(i, d, err.Error())
-				continue
-			case !allowed[rel]:
-				out.skip(i, d, fmt.Sprintf("target %q is not one of the candidates shown to the model", d.Target))
-				continue
-			}
-			m := get(rel)
-			if m == nil || s.c.g.ReadOnly(rel) || m.Front.ReadOnly {
-				out.skip(i, d, fmt.Sprintf("target %q does not exist, is invalid or is read_only", d.Target))
-				continue
-			}
-			if !m.Active() && d.Action != ActionNone {
-				out.skip(i, d, fmt.Sprintf("target %q is no longer active", d.Target))
-				continue
-			}
-			target = rel
-		}
-		var created string
-		switch d.Action {
-		case ActionAdd:
-			created = s.newMemory(f, "", "", out, pending)
-		case ActionUpdate:
-			m := get(target)
-			if d.Description != "" {
-				m.SetDescription(d.Description)
-			}
-			m.SetFact(cmp.Or(d.Text, f.Fact))
-			if f.Topic != "" && m.Front.Topic == "" {
-				m.SetTopic(f.Topic) // a topic someone set stays
-			}
-			if ep := strings.TrimSpace(f.Episode); ep != "" && !strings.Contains(m.Episode, ep) {
-				m.SetEpisode(strings.TrimSpace(m.Episode + "\n" + ep))
-			}
-		case ActionDelete:
-			// A contradiction never loses the new fact: it is added, and
-			// the old memory is retired and linked to it.
-			created = s.newMemory(f, d.Description, d.Text, out, pending)
-			pending[created].SetSupersedes(targetName(target))
-			get(target).SetStatus(memgraph.StatusContradicted, targetName(created))
-		case ActionNone:
-			if !stamped[target] {
-				get(target).AddUse(s.now)
-				stamped[target] = true
-			}
-		}
-		if bad := s.validate(pending); bad != "" {
-			out.skip(i, d, bad)
-			continue
-		}
-		switch d.Action {
-		case ActionUpdate:
-			refined[target] = true
-		case ActionDelete:
-			retired[target] = true
-		case ActionNone:
-			out.unchanged++
-		}
-		for rel, m := range pending {
-			out.files[rel] = m
-		}
-		if target != "" {
-			out.touched[target] = append(out.touched[target], i)
-		}
-		if created != "" {
-			out.created[created] = append(out.created[created], i)
+	return allowed
+}
+
+// apply plans fact i's decision d. Its changes are made on copies
+// (pending) and replace the outcome's files only if all are valid.
+func (p *planner) apply(i int, f Fact, d *Decision) {
+	out := p.out
+	if d == nil {
+		out.skipped++
+		out.problems = append(out.problems, fmt.Sprintf("fact %d (%q): the model gave no decision", i, f.Description))
+		return
+	}
+	pending := map[string]*memgraph.Memory{}
+	get := func(rel string) *memgraph.Memory { return p.get(pending, rel) }
+	var target string
+	if d.Action != ActionAdd {
+		var why string
+		if target, why = p.target(d, get); why != "" {
+			out.skip(i, d, why)
+			return
 		}
 	}
-	// NONE stamps that did not change anything are not files to write.
-	for rel, m := range out.files {
-		if old, ok := s.snap[rel]; ok && bytes.Equal(old, m.Render()) {
-			delete(out.files, rel)
+	created := p.change(f, d, target, pending, get)
+	if bad := p.s.validate(pending); bad != "" {
+		out.skip(i, d, bad)
+		return
+	}
+	switch d.Action {
+	case ActionUpdate:
+		p.refined[target] = true
+	case ActionDelete:
+		p.retired[target] = true
+	case ActionNone:
+		out.unchanged++
+	}
+	for rel, m := range pending {
+		out.files[rel] = m
+	}
+	if target != "" {
+		out.touched[target] = append(out.touched[target], i)
+	}
+	if created != "" {
+		out.created[created] = append(out.created[created], i)
+	}
+}
+
+// get returns the memory at rel as this decision sees it: its pending
+// copy, a copy of what earlier decisions planned, or the snapshot's.
+func (p *planner) get(pending map[string]*memgraph.Memory, rel string) *memgraph.Memory {
+	if m := pending[rel]; m != nil {
+		return m
+	}
+	if m := p.out.files[rel]; m != nil {
+		pending[rel] = m.Clone()
+		return pending[rel]
+	}
+	if m := p.s.load(rel); m != nil {
+		pending[rel] = m
+		return m
+	}
+	return nil
+}
+
+// target checks the memory a non-ADD decision names and returns its path,
+// or why the decision is refused.
+func (p *planner) target(d *Decision, get func(string) *memgraph.Memory) (string, string) {
+	rel, err := targetPath(d.Target)
+	switch {
+	case err != nil:
+		return "", err.Error()
+	case !p.allowed[rel]:
+		return "", fmt.Sprintf("target %q is not one of the candidates shown to the model", d.Target)
+	}
+	m := get(rel)
+	if m == nil || p.s.c.g.ReadOnly(rel) || m.Front.ReadOnly {
+		return "", fmt.Sprintf("target %q does not exist, is invalid or is read_only", d.Target)
+	}
+	if !m.Active() && d.Action != ActionNone {
+		return "", fmt.Sprintf("target %q is no longer active", d.Target)
+	}
+	return rel, ""
+}
+
+// change makes decision d's edits in pending and returns the path of the
+// memory it creates, if any.
+func (p *planner) change(f Fact, d *Decision, target string, pending map[string]*memgraph.Memory, get func(string) *memgraph.Memory) string {
+	var created string
+	switch d.Action {
+	case ActionAdd:
+		created = p.s.newMemory(f, "", "", p.out, pending)
+	case ActionUpdate:
+		m := get(target)
+		if d.Description != "" {
+			m.SetDescription(d.Description)
+		}
+		m.SetFact(cmp.Or(d.Text, f.Fact))
+		if f.Topic != "" && m.Front.Topic == "" {
+			m.SetTopic(f.Topic) // a topic someone set stays
+		}
+		if ep := strings.TrimSpace(f.Episode); ep != "" && !strings.Contains(m.Episode, ep) {
+			m.SetEpisode(strings.TrimSpace(m.Episode + "\n" + ep))
+		}
+	case ActionDelete:
+		// A contradiction never loses the new fact: it is added, and
+		// the old memory is retired and linked to it.
+		created = p.s.newMemory(f, d.Description, d.Text, p.out, pending)
+		pending[created].SetSupersedes(targetName(target))
+		get(target).SetStatus(memgraph.StatusContradicted, targetName(created))
+	case ActionNone:
+		if !p.stamped[target] {
+			get(target).AddUse(p.s.now)
+			p.stamped[target] = true
 		}
 	}
-	out.tally(refined, retired)
-	return out
+	return created
+}
+
+// dropUnchanged removes the planned files whose bytes equal the
+// snapshot's: NONE stamps that changed nothing are not files to write.
+func (p *planner) dropUnchanged() {
+	for rel, m := range p.out.files {
+		if old, ok := p.s.snap[rel]; ok && bytes.Equal(old, m.Render()) {
+			delete(p.out.files, rel)
+		}
+	}
 }
 
 // tally counts the files the commit writes: each one once, as new (added),

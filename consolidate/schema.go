@@ -396,12 +396,15 @@ func cleanBody(s string, max int) string {
 	return shorten(strings.Join(lines, "\n"), max)
 }
 
+// stripControl drops control characters (memgraph.IsControl) but newlines
+// and tabs, and byte order marks, which are invisible and would hide in
+// the middle of a fact.
 func stripControl(s string) string {
 	return strings.Map(func(r rune) rune {
 		if r == '\n' || r == '\t' {
 			return r
 		}
-		if r < 0x20 || r == 0x7f || r == '\u2028' || r == '\u2029' || r == '\ufeff' {
+		if memgraph.IsControl(r) || r == '\ufeff' {
 			return -1
 		}
 		return r

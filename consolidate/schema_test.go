@@ -172,3 +172,23 @@ func TestTargetPath(t *testing.T) {
 		}
 	}
 }
+
+// TestStripControl: a fact loses control characters by mindmount's one
+// rule (memgraph.IsControl: C0, DEL, C1, line and paragraph separators)
+// and byte order marks, keeping newlines and tabs.
+func TestStripControl(t *testing.T) {
+	tests := map[string]string{
+		"plain":              "plain",
+		"a\nb\tc":            "a\nb\tc",
+		"bell\a\x00\x7f":     "bell",
+		"next\u0085line":     "nextline",
+		"sep\u2028par\u2029": "seppar",
+		"\ufeffbom":          "bom",
+		"café ✓":             "café ✓",
+	}
+	for in, want := range tests {
+		if got := stripControl(in); got != want {
+			t.Errorf("stripControl(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

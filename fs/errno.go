@@ -7,25 +7,20 @@ import (
 	"io/fs"
 	"log/slog"
 	"syscall"
+
+	"github.com/mindmount/mindmount/fs/tracker"
 )
 
 // Policy errors: why the mount refuses an operation. They are mapped to an
 // errno in one place (toErrno) so that every node answers the same way.
+// The write policy's own errors (.git, synthesized, read_only, names) are
+// the tracker's (tracker.CanChange); these are the mount's additions.
 var (
-	// errGitReadOnly: .git is readable for provenance (git log, blame) but
-	// only the daemon writes history.
-	errGitReadOnly = errors.New("mindmount: .git is read-only through the mount")
-	// errReadOnlyMemory: the memory has read_only: true.
-	errReadOnlyMemory = errors.New("mindmount: memory is read_only")
-	// errSynthesized: the file is made up by the daemon on read.
-	errSynthesized = errors.New("mindmount: file is synthesized by the daemon")
 	// errHardLink: git cannot represent hard links, so a second name would
 	// silently become a copy in history.
 	errHardLink = errors.New("mindmount: hard links are not supported")
 	// errStateDir: .mindmount itself holds the daemon's virtual files.
 	errStateDir = errors.New("mindmount: .mindmount cannot be removed or renamed")
-	// errBadName: a name with a control character (memgraph.CheckName).
-	errBadName = errors.New("mindmount: file name not allowed")
 	// errSpecialFile: devices and fifos, which git cannot store.
 	errSpecialFile = errors.New("mindmount: special files are not supported")
 	// errTmpfile: O_TMPFILE, whose only way to a name is a hard link.
@@ -49,18 +44,18 @@ func toErrno(log *slog.Logger, op string, err error) syscall.Errno {
 	switch {
 	case errors.As(err, &errno):
 		return errno
-	case errors.Is(err, errGitReadOnly):
+	case errors.Is(err, tracker.ErrGitDir):
 		return syscall.EROFS
-	case errors.Is(err, errReadOnlyMemory), errors.Is(err, errHardLink),
-		errors.Is(err, errSpecialFile), errors.Is(err, errXattr):
+	case errors.Is(err, tracker.ErrReadOnly), errors.Is(err, tracker.ErrInbox), errors.Is(err, tracker.ErrNotMemory),
+		errors.Is(err, errHardLink), errors.Is(err, errSpecialFile), errors.Is(err, errXattr):
 		return syscall.EPERM
-	case errors.Is(err, errBadName):
+	case errors.Is(err, tracker.ErrBadName):
 		return syscall.EINVAL
 	case errors.Is(err, errVirtualDir):
 		return syscall.EXDEV
 	case errors.Is(err, errTmpfile):
 		return syscall.EOPNOTSUPP
-	case errors.Is(err, errSynthesized):
+	case errors.Is(err, tracker.ErrSynthesized):
 		return syscall.EACCES
 	case errors.Is(err, errStateDir):
 		return syscall.EBUSY

@@ -137,7 +137,7 @@ func mountRepoDebounce(t *testing.T, dir string, opt Options, debounce time.Dura
 	if opt.OnConsolidate == nil {
 		opt.OnConsolidate = func() { tm.consolidations <- struct{}{} }
 	}
-	srv, ms, err := mount(tm.mnt, deps{graph: g, tracker: tr, search: searchFunc(g), head: r.ReadHead}, opt)
+	srv, ms, err := mount(tm.mnt, deps{graph: g, tracker: tr, search: searchFunc(g)}, opt)
 	if err != nil {
 		cancel()
 		t.Fatal(err)

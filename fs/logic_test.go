@@ -9,36 +9,22 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mindmount/mindmount/fs/tracker"
+	"github.com/mindmount/mindmount/memgraph"
 )
 
-func TestPathPolicy(t *testing.T) {
-	tests := []struct {
-		rel          string
-		git, virtual bool
-	}{
-		{".git", true, false},
-		{".git/HEAD", true, false},
-		{".git/refs/heads/main", true, false},
-		{".gitignore", false, false},
-		{".github/workflows/ci.yml", false, false},
-		{"notes/.git/x", false, false},
-		{"user_memory.md", false, true},
-		{"character_memory.md", false, true},
-		{"CONTEXT.md", false, true},
-		{".mindmount/status", false, true},
-		{".mindmount/consolidate", false, true},
-		{".mindmount/search", false, true},
-		{".mindmount/search/green tea", false, true},
-		{".mindmount/cursor.json", false, false},
-		{"user_memory/likes-tea.md", false, false},
-		{"notes/CONTEXT.md", false, false},
+// TestIsGit is the mount's rule for the repository's own .git (read
+// through the mount, never cached for long, never written).
+func TestIsGit(t *testing.T) {
+	tests := map[string]bool{
+		".git": true, ".git/HEAD": true, ".git/refs/heads/main": true,
+		".gitignore": false, ".github/workflows/ci.yml": false, "notes/.git/x": false,
+		"user_memory.md": false,
 	}
-	for _, tt := range tests {
-		if got := isGit(tt.rel); got != tt.git {
-			t.Errorf("isGit(%q) = %v", tt.rel, got)
-		}
-		if got := isSynth(tt.rel); got != tt.virtual {
-			t.Errorf("isSynth(%q) = %v", tt.rel, got)
+	for rel, want := range tests {
+		if got := isGit(rel); got != want {
+			t.Errorf("isGit(%q) = %v", rel, got)
 		}
 	}
 }
@@ -49,12 +35,15 @@ func TestToErrno(t *testing.T) {
 		want syscall.Errno
 	}{
 		{nil, 0},
-		{errGitReadOnly, syscall.EROFS},
-		{fmt.Errorf("wrapped: %w", errReadOnlyMemory), syscall.EPERM},
+		{tracker.ErrGitDir, syscall.EROFS},
+		{fmt.Errorf("wrapped: %w", tracker.ErrReadOnly), syscall.EPERM},
+		{tracker.ErrInbox, syscall.EPERM},
+		{tracker.ErrNotMemory, syscall.EPERM},
 		{errHardLink, syscall.EPERM},
-		{errSynthesized, syscall.EACCES},
+		{tracker.ErrSynthesized, syscall.EACCES},
 		{errStateDir, syscall.EBUSY},
-		{fmt.Errorf("%w: x", errBadName), syscall.EINVAL},
+		{fmt.Errorf("%w: x", tracker.ErrBadName), syscall.EINVAL},
+		{fmt.Errorf("%w: %w", tracker.ErrBadName, memgraph.ErrSecretName), syscall.EINVAL},
 		{errGone, syscall.ENOENT},
 		{errVirtualDir, syscall.EXDEV},
 		{errSpecialFile, syscall.EPERM},

@@ -17,8 +17,10 @@ import (
 // ErrMountpointBusy when something is mounted there already or the
 // directory is not empty.
 func Mount(mountpoint string, g *memgraph.Graph, t *tracker.Tracker, r *gitrepo.Repo, opt Options) (*fuse.Server, error) {
-	// Every commit goes through the tracker, the repository's one writer;
-	// the mount only reads the last commit (is a memory read_only there?).
-	srv, _, err := mount(mountpoint, deps{graph: g, tracker: t, search: searchFunc(g), head: r.ReadHead, sandbox: t.NoteSandbox}, opt)
+	// Every commit goes through the tracker, the repository's one writer,
+	// and so does the write policy (tracker.CanChange). r is unused since
+	// the policy moved to the tracker; it stays until the callers change
+	// with the tracker's config (issue 24, one writer).
+	srv, _, err := mount(mountpoint, deps{graph: g, tracker: t, search: searchFunc(g), sandbox: t.NoteSandbox}, opt)
 	return srv, err
 }

@@ -10,6 +10,8 @@ import (
 
 	fusefs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
+	"github.com/mindmount/mindmount/fs/tracker"
+	"github.com/mindmount/mindmount/memgraph"
 )
 
 // node is a file or directory of the backing working tree. It is go-fuse's
@@ -74,7 +76,7 @@ func (n *node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fu
 // fixMode reports a read_only memory as mode 0444, so careful tools
 // (vim, install, test -w as another user) refuse before they try.
 func (m *mountState) fixMode(rel string, a *fuse.Attr) {
-	if a.Mode&syscall.S_IFMT == syscall.S_IFREG && a.Mode&0o222 != 0 && m.readOnly(rel) {
+	if a.Mode&syscall.S_IFMT == syscall.S_IFREG && a.Mode&0o222 != 0 && errors.Is(m.writable(rel), tracker.ErrReadOnly) {
 		a.Mode &^= 0o222
 	}
 }
@@ -124,7 +126,7 @@ func (n *node) OpendirHandle(ctx context.Context, flags uint32) (fusefs.FileHand
 		// commit and HEAD move (gitListings).
 		cached = 0
 	}
-	if names := synthNames[dir]; names != nil {
+	if names := memgraph.SynthesizedIn(dir); names != nil {
 		fh, _, errno := n.LoopbackNode.OpendirHandle(ctx, flags)
 		if errno != 0 {
 			return nil, 0, errno
@@ -170,7 +172,7 @@ func (n *node) Open(ctx context.Context, flags uint32) (fusefs.FileHandle, uint3
 	write := flags&writeFlags != 0
 	if write {
 		if err := n.m.writable(rel); err != nil {
-			if errors.Is(err, errReadOnlyMemory) {
+			if errors.Is(err, tracker.ErrReadOnly) {
 				err = fs.ErrPermission
 			}
 			return nil, 0, toErrno(n.m.log, "open", err)

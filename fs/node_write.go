@@ -2,7 +2,7 @@ package fs
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,28 +11,25 @@ import (
 	fusefs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
+	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/memgraph"
 )
 
 // checkNew is the policy for a new name in this directory (create, mkdir,
-// symlink, link, mknod): nothing new under .git, no shadowing of a virtual
-// file, and no control character in the name (memgraph.CheckName): a
-// newline in a file name could start a line of its own in an index.
+// symlink, link, mknod): the tracker's (tracker.CanCreate: nothing new
+// under .git, no control character in the name, where a newline could
+// start a line of its own in an index); a virtual file already holds its
+// name (EEXIST).
 func (n *node) checkNew(name string) (string, error) {
 	rel, ok := n.child(name)
 	if !ok {
 		return "", fs.ErrNotExist
 	}
-	switch {
-	case isGit(rel):
-		return rel, errGitReadOnly
-	case isSynth(rel):
-		return rel, fs.ErrExist
+	err := n.m.tracker.CanCreate(rel, tracker.AnyFile)
+	if errors.Is(err, tracker.ErrSynthesized) {
+		err = fs.ErrExist
 	}
-	if err := memgraph.CheckName(rel); err != nil {
-		return rel, fmt.Errorf("%w: %v", errBadName, err)
-	}
-	return rel, nil
+	return rel, err
 }
 
 // checkChange is the policy for changing, moving or removing an existing
@@ -169,19 +166,20 @@ func (n *node) Rename(ctx context.Context, name string, newParent fusefs.InodeEm
 
 // checkRename is Rename's policy, before anything moves.
 func (n *node) checkRename(oldRel, newRel string, np *node, newName string, flags uint32) syscall.Errno {
-	for _, rel := range []string{oldRel, newRel} {
-		if err := n.checkChange(rel); err != nil {
-			return toErrno(n.m.log, "rename", err)
-		}
+	if err := n.checkChange(oldRel); err != nil {
+		return toErrno(n.m.log, "rename", err)
 	}
-	if err := memgraph.CheckName(newRel); err != nil {
-		return toErrno(n.m.log, "rename", fmt.Errorf("%w: %v", errBadName, err))
+	if newRel == memgraph.StateDir {
+		return toErrno(n.m.log, "rename", errStateDir)
+	}
+	if err := n.m.tracker.CanCreate(newRel, tracker.AnyFile); err != nil {
+		return toErrno(n.m.log, "rename", err)
 	}
 	if n.m.isDir(oldRel) && n.m.readOnlyBelow(oldRel) {
-		return toErrno(n.m.log, "rename", errReadOnlyMemory)
+		return toErrno(n.m.log, "rename", tracker.ErrReadOnly)
 	}
 	if flags&fusefs.RENAME_EXCHANGE != 0 && n.m.isDir(newRel) && n.m.readOnlyBelow(newRel) {
-		return toErrno(n.m.log, "rename", errReadOnlyMemory)
+		return toErrno(n.m.log, "rename", tracker.ErrReadOnly)
 	}
 	return 0
 }

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/memgraph"
 )
 
@@ -75,6 +76,8 @@ type changes interface {
 	Status() []byte
 	Subscribe(fn func(paths []string))
 	Observe(fn func(rel string))
+	CanChange(rel string, scope tracker.Scope) error
+	CanCreate(rel string, scope tracker.Scope) error
 }
 
 // deps bundles what a mount projects.
@@ -83,9 +86,6 @@ type deps struct {
 	tracker changes
 	// search renders .mindmount/search/<query>; nil renders a notice.
 	search func(query string) []byte
-	// head reads a file as the last commit has it; nil trusts the graph
-	// alone for read_only.
-	head func(rel string) (data []byte, ok bool, err error)
 	// sandbox records the sandbox a writer runs in for the next commit's
 	// Mindmount-Sandbox trailer (a per-user mount, Options.Owner); nil:
 	// not recorded.

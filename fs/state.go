@@ -3,7 +3,6 @@ package fs
 import (
 	"log/slog"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -14,6 +13,7 @@ import (
 	fusefs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
+	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/memgraph"
 	"github.com/mindmount/mindmount/memgraph/subtree"
 )
@@ -53,40 +53,10 @@ type mountState struct {
 	dirty   map[string]bool
 }
 
-// readOnly reports whether rel is a read_only memory as the last commit
-// has it. The graph answers first (one map lookup on every write); only
-// a memory the graph holds read_only is checked against HEAD, so a new
-// file written with read_only: true, which is never committed, can still
-// be fixed or removed through the mount.
-func (m *mountState) readOnly(rel string) bool {
-	if !m.graph.ReadOnly(rel) {
-		return false
-	}
-	if m.head == nil {
-		return true
-	}
-	data, ok, err := m.head(rel)
-	if err != nil {
-		return true // cannot tell: keep the protection
-	}
-	if !ok {
-		return false
-	}
-	mem, _ := memgraph.Parse(rel, data)
-	return mem.Front.ReadOnly
-}
-
-// writable says why the content of rel may not change, or nil.
+// writable says why the content of rel may not change, or nil: the
+// tracker's write policy (tracker.CanChange), mapped to errnos by toErrno.
 func (m *mountState) writable(rel string) error {
-	switch {
-	case isGit(rel):
-		return errGitReadOnly
-	case isSynth(rel):
-		return errSynthesized
-	case m.readOnly(rel):
-		return errReadOnlyMemory
-	}
-	return nil
+	return m.tracker.CanChange(rel, tracker.AnyFile)
 }
 
 // wrote notes a change of rel's content through the mount: the graph
@@ -191,26 +161,6 @@ func isHex(s string) bool {
 		}
 	}
 	return true
-}
-
-// synthNames lists the virtual files of each directory that has some.
-var synthNames = map[string][]string{
-	"":                {memgraph.UserIndexFile, memgraph.CharIndexFile, memgraph.ContextFile},
-	memgraph.StateDir: {"status", "search", "consolidate", "index"},
-	memgraph.IndexDir: {memgraph.UserIndexFile, memgraph.CharIndexFile},
-}
-
-// isSynth reports whether rel is made up by the daemon (an index, the
-// context, a file under .mindmount that is virtual, or a search result).
-func isSynth(rel string) bool {
-	dir, name := path.Split(rel)
-	dir = strings.TrimSuffix(dir, "/")
-	for _, n := range synthNames[dir] {
-		if n == name {
-			return true
-		}
-	}
-	return strings.HasPrefix(rel, memgraph.StateDir+"/search/")
 }
 
 // refresh brings the graph in step with the backing file at rel, at once,

@@ -13,6 +13,7 @@ import (
 	fusefs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
+	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/memgraph"
 )
 
@@ -121,7 +122,7 @@ func (f *synthFile) Open(ctx context.Context, flags uint32) (fusefs.FileHandle, 
 		return nil, 0, syscall.ENOSYS
 	}
 	if flags&writeFlags != 0 {
-		return nil, 0, toErrno(f.log, "open", errSynthesized)
+		return nil, 0, toErrno(f.log, "open", tracker.ErrSynthesized)
 	}
 	return &synthHandle{data: f.gen()}, fuse.FOPEN_DIRECT_IO | fuse.FOPEN_NOFLUSH, 0
 }
@@ -140,7 +141,7 @@ var _ = (fusefs.NodeWriter)((*synthFile)(nil))
 
 // Write refuses: the content is the daemon's (EACCES).
 func (f *synthFile) Write(ctx context.Context, fh fusefs.FileHandle, data []byte, off int64) (uint32, syscall.Errno) {
-	return 0, toErrno(f.log, "write", errSynthesized)
+	return 0, toErrno(f.log, "write", tracker.ErrSynthesized)
 }
 
 var _ = (fusefs.NodeFlusher)((*synthFile)(nil))
@@ -156,7 +157,7 @@ var _ = (fusefs.NodeSetattrer)((*synthFile)(nil))
 
 // Setattr refuses: the content is the daemon's (EACCES).
 func (f *synthFile) Setattr(ctx context.Context, fh fusefs.FileHandle, in *fuse.SetAttrIn, out *fuse.AttrOut) syscall.Errno {
-	return toErrno(f.log, "setattr", errSynthesized)
+	return toErrno(f.log, "setattr", tracker.ErrSynthesized)
 }
 
 // synthHandle is one open of a synthesized file: the bytes as of open.
@@ -358,11 +359,7 @@ func (m *mountState) fillSynthAttr(a *fuse.Attr, size uint64, mode uint32) {
 // synthChild returns the virtual inode called name in directory dir, or nil
 // when name is not virtual there.
 func (m *mountState) synthChild(ctx context.Context, parent *fusefs.Inode, dir, name string, out *fuse.EntryOut) *fusefs.Inode {
-	names, ok := synthNames[dir]
-	if !ok {
-		return nil
-	}
-	for i, n := range names {
+	for i, n := range memgraph.SynthesizedIn(dir) {
 		if n != name {
 			continue
 		}
@@ -479,7 +476,7 @@ var _ = (fusefs.NodeReaddirer)((*indexDir)(nil))
 
 func (d *indexDir) Readdir(ctx context.Context) (fusefs.DirStream, syscall.Errno) {
 	var list []fuse.DirEntry
-	for _, n := range synthNames[memgraph.IndexDir] {
+	for _, n := range memgraph.SynthesizedIn(memgraph.IndexDir) {
 		list = append(list, fuse.DirEntry{Name: n, Mode: syscall.S_IFREG})
 	}
 	return fusefs.NewListDirStream(list), 0

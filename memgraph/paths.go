@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -68,16 +69,36 @@ func KindOf(rel string) Kind {
 	return KindExternal
 }
 
-// IsSynthesized reports whether rel is one of the files the daemon makes up
-// on read (user_memory.md, character_memory.md, CONTEXT.md, .mindmount/status,
-// .mindmount/search/...).
+// IsSynthesized reports whether rel is one of the files or folders the
+// daemon makes up (SynthesizedIn), or lies in one of its virtual folders
+// (.mindmount/search/<query>, .mindmount/index/...). Nobody else writes
+// them and they are never committed.
 func IsSynthesized(rel string) bool {
-	switch rel {
-	case UserIndexFile, CharIndexFile, ContextFile, StatusFile, SearchDir:
+	if strings.HasPrefix(rel, SearchDir+"/") || strings.HasPrefix(rel, IndexDir+"/") {
 		return true
 	}
-	return strings.HasPrefix(rel, SearchDir+"/") || strings.HasPrefix(rel, IndexDir+"/")
+	dir, name := path.Split(rel)
+	return name != "" && slices.Contains(synthesized[strings.TrimSuffix(dir, "/")], name)
 }
+
+// synthesized is the one list of what the daemon makes up, by folder ("" is
+// the root), in the order the mount lists them (their inode numbers follow
+// it): the indexes and CONTEXT.md at the root; under .mindmount the status
+// report, the search and index folders and ConsolidateFile.
+var synthesized = map[string][]string{
+	"":       {UserIndexFile, CharIndexFile, ContextFile},
+	StateDir: {path.Base(StatusFile), path.Base(SearchDir), path.Base(ConsolidateFile), path.Base(IndexDir)},
+	IndexDir: {UserIndexFile, CharIndexFile},
+}
+
+// SynthesizedIn returns the names the daemon makes up in folder dir ("" for
+// the root), in listing order, or nil. The slice is shared: do not modify it.
+func SynthesizedIn(dir string) []string { return synthesized[dir] }
+
+// ConsolidateFile is written to ask for a consolidation run: a virtual file
+// in the mount, a real one in watch mode that the tracker removes. Never
+// committed.
+const ConsolidateFile = StateDir + "/consolidate"
 
 // SearchDir is where recall is exposed as files (.mindmount/search/<query>).
 const SearchDir = StateDir + "/search"

@@ -58,6 +58,9 @@ type Problem struct {
 	Path string
 	Line int
 	Msg  string
+	// Err is the typed reason, for errors.Is, when a caller must tell
+	// this problem from others (tracker.ErrReadOnly); usually nil.
+	Err error
 }
 
 // Frontmatter holds the known keys. Unknown keys make a file invalid.

@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"strings"
 	"syscall"
 	"time"
 
@@ -435,17 +434,10 @@ func (t *Tracker) tracked(rel string) bool {
 	return ok && err == nil
 }
 
-const readOnlyPrefix = "read_only: true protects this file"
-
+// isReadOnlyRefusal reports whether ps is Judge's refusal of a change to
+// a memory that is read_only in HEAD.
 func isReadOnlyRefusal(ps []memgraph.Problem) bool {
-	return len(ps) == 1 && strings.HasPrefix(ps[0].Msg, readOnlyPrefix)
-}
-
-// committedReadOnly reports whether the committed version of rel has
-// read_only: true.
-func committedReadOnly(rel string, prev []byte) bool {
-	m, _ := memgraph.Parse(rel, prev)
-	return m != nil && m.Front.ReadOnly
+	return len(ps) == 1 && errors.Is(ps[0].Err, ErrReadOnly)
 }
 
 func (t *Tracker) setInvalid(rel, id string, data []byte, probs []memgraph.Problem, res *result) {
@@ -486,6 +478,9 @@ func (t *Tracker) applyGraph(res result) {
 	for _, op := range res.graph {
 		fromMem := op.from != "" && memgraph.IsMemoryPath(op.from)
 		toMem := memgraph.IsMemoryPath(op.rel)
+		if fromMem || toMem {
+			t.graphWrites.Add(1)
+		}
 		switch op.op {
 		case opDelete:
 			if toMem {

@@ -15,7 +15,7 @@ func Judge(rel string, data []byte, exists bool, prev []byte, inHead bool) []mem
 		if !exists {
 			msg = "read_only: true protects this file; its deletion is not committed (restore it with: git checkout -- " + rel + ")"
 		}
-		return []memgraph.Problem{{Path: rel, Msg: msg}}
+		return []memgraph.Problem{{Path: rel, Msg: msg, Err: ErrReadOnly}}
 	}
 	if !exists {
 		return nil

@@ -1,6 +1,7 @@
 package tracker
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/mindmount/mindmount/memgraph"
@@ -24,7 +25,7 @@ func SecretProblems(rel string, data, prev []byte) []memgraph.Problem {
 	var out []memgraph.Problem
 	for _, f := range found {
 		out = append(out, memgraph.Problem{Path: path, Line: f.Line,
-			Msg: fmt.Sprintf("%s (rule %s); the file is not committed until it is removed (or the operator sets commit_secrets)", secretPrefix, f.Rule)})
+			Msg: fmt.Sprintf("%s (rule %s); the file is not committed until it is removed (or the operator sets commit_secrets)", secretPrefix, f.Rule), Err: ErrSecret})
 	}
 	return out
 }
@@ -38,7 +39,7 @@ func NameProblems(rel string) []memgraph.Problem {
 		return nil
 	}
 	return []memgraph.Problem{{Path: secret.SafeName(rel),
-		Msg: fmt.Sprintf("%s in the name (rule %s); it is not committed: rename it", secretPrefix, found[0].Rule)}}
+		Msg: fmt.Sprintf("%s in the name (rule %s); it is not committed: rename it", secretPrefix, found[0].Rule), Err: ErrSecret}}
 }
 
 // safePath is rel as a log line may show it (secret.SafeName).
@@ -46,6 +47,10 @@ func safePath(rel string) string { return secret.SafeName(rel) }
 
 // secretPrefix opens every secret problem.
 const secretPrefix = "secret found"
+
+// ErrSecret marks a problem that is a secret found in a file or its name
+// (memgraph.Problem.Err): the file is held out of git until it is gone.
+var ErrSecret = errors.New(secretPrefix)
 
 // commitSecrets says whether files with secrets are committed anyway:
 // Config.CommitSecrets, or "commit_secrets: true" in the operator's

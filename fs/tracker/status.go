@@ -49,7 +49,7 @@ func (t *Tracker) Status() []byte {
 	} else {
 		fmt.Fprintf(&b, "invalid files (%d %s; kept on disk, not committed until fixed):\n", len(probs), memgraph.Plural(len(probs), "problem", "problems"))
 		for _, p := range probs {
-			fmt.Fprintf(&b, "  %s\n", problemString(p))
+			fmt.Fprintf(&b, "  %s\n", p.String())
 		}
 	}
 
@@ -108,18 +108,6 @@ func (t *Tracker) Status() []byte {
 		}
 	}
 	return []byte(b.String())
-}
-
-// problemString renders "path:line: message" even when Problem.String is
-// not yet doing so.
-func problemString(p memgraph.Problem) string {
-	if s := p.String(); strings.Contains(s, p.Msg) {
-		return s
-	}
-	if p.Line > 0 {
-		return fmt.Sprintf("%s:%d: %s", p.Path, p.Line, p.Msg)
-	}
-	return fmt.Sprintf("%s: %s", p.Path, p.Msg)
 }
 
 // lastCommit is r.LastCommit, cached per HEAD: the mount renders Status on

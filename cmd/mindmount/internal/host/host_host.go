@@ -445,7 +445,7 @@ func (h *Host) unload(ctx context.Context, s *slot, force bool) (bool, error) {
 // isOutOfFiles reports whether err is the kernel refusing another
 // descriptor or inotify instance.
 func isOutOfFiles(err error) bool {
-	return errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) || strings.Contains(err.Error(), "too many open files")
+	return errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE)
 }
 
 // unloadOldestIdle unloads the loaded, unused user (other than except)

@@ -140,7 +140,7 @@ func validSession(id string) error {
 		return errors.New("sessionId is longer than 128 bytes")
 	}
 	for _, r := range id {
-		if r < 0x20 || r == 0x7f {
+		if memgraph.IsControl(r) {
 			return errors.New("sessionId has control characters")
 		}
 	}

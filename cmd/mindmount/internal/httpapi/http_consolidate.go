@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
+	"github.com/mindmount/mindmount/consolidate"
 )
 
 // result is the reply of bye and consolidate: what consolidation did.
@@ -194,6 +195,9 @@ func (s *Server) runConsolidation(w http.ResponseWriter, r *http.Request, rt *ho
 }
 
 func consolidationMessage(err error) string {
+	if errors.Is(err, consolidate.ErrNoProvider) {
+		return "no language model is configured (MINDMOUNT_LLM)"
+	}
 	msg := modelMessage(err)
 	if msg == "the model call failed" {
 		return "see the daemon's log and .mindmount/status; nothing was changed for the failed part"
@@ -205,7 +209,7 @@ func consolidationStatus(err error) int {
 	if errors.Is(err, context.DeadlineExceeded) {
 		return http.StatusGatewayTimeout
 	}
-	if strings.Contains(err.Error(), "no language model") {
+	if errors.Is(err, consolidate.ErrNoProvider) {
 		return http.StatusServiceUnavailable
 	}
 	return modelStatus(err)

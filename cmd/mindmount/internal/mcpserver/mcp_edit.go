@@ -38,8 +38,8 @@ func (s *server) replaceFile(ctx context.Context, req *mcp.CallToolRequest, rel 
 		if err != nil {
 			return tracker.Edit{}, err
 		}
-		if s.committedReadOnly(rel) {
-			return tracker.Edit{}, readOnlyError(rel)
+		if err := s.canChange(rel); err != nil {
+			return tracker.Edit{}, err
 		}
 		data, err := change(old)
 		if err != nil {
@@ -63,7 +63,7 @@ func writeError(rel string, err error) error {
 }
 
 func (s *server) create(ctx context.Context, req *mcp.CallToolRequest, in createArgs) (*mcp.CallToolResult, any, error) {
-	rel, err := writable(in.Path)
+	rel, err := s.writable(in.Path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -77,8 +77,8 @@ func (s *server) create(ctx context.Context, req *mcp.CallToolRequest, in create
 			return tracker.Edit{}, writeError(rel, err)
 		}
 		existed = ok
-		if ok && s.committedReadOnly(rel) {
-			return tracker.Edit{}, readOnlyError(rel)
+		if err := s.canCreate(rel); err != nil {
+			return tracker.Edit{}, err
 		}
 		data := []byte(in.FileText)
 		if len(data) > 0 && !strings.HasSuffix(in.FileText, "\n") {
@@ -103,7 +103,7 @@ func (s *server) create(ctx context.Context, req *mcp.CallToolRequest, in create
 }
 
 func (s *server) strReplace(ctx context.Context, req *mcp.CallToolRequest, in strReplaceArgs) (*mcp.CallToolResult, any, error) {
-	rel, err := writable(in.Path)
+	rel, err := s.writable(in.Path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -146,7 +146,7 @@ func matchLines(text, sub string) string {
 }
 
 func (s *server) insert(ctx context.Context, req *mcp.CallToolRequest, in insertArgs) (*mcp.CallToolResult, any, error) {
-	rel, err := writable(in.Path)
+	rel, err := s.writable(in.Path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -176,7 +176,7 @@ func (s *server) insert(ctx context.Context, req *mcp.CallToolRequest, in insert
 }
 
 func (s *server) delete(ctx context.Context, req *mcp.CallToolRequest, in deleteArgs) (*mcp.CallToolResult, any, error) {
-	rel, err := writable(in.Path)
+	rel, err := s.writable(in.Path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -185,8 +185,8 @@ func (s *server) delete(ctx context.Context, req *mcp.CallToolRequest, in delete
 			if _, err := s.readExisting(rel); err != nil {
 				return tracker.Edit{}, err
 			}
-			if s.committedReadOnly(rel) {
-				return tracker.Edit{}, readOnlyError(rel)
+			if err := s.canChange(rel); err != nil {
+				return tracker.Edit{}, err
 			}
 			if err := s.tree.remove(rel); err != nil {
 				return tracker.Edit{}, fmt.Errorf("cannot remove %s: %v", rel, err)
@@ -198,8 +198,8 @@ func (s *server) delete(ctx context.Context, req *mcp.CallToolRequest, in delete
 		}
 		return done("removed "+shown(rel)+" (hard delete; git history still has it)", hash), nil, nil
 	}
-	if s.committedReadOnly(rel) {
-		return nil, nil, readOnlyError(rel)
+	if err := s.canChange(rel); err != nil {
+		return nil, nil, err
 	}
 	if memgraph.KindOf(rel) == memgraph.KindBlock {
 		// character.md, user.md and system/ are always in context, status
@@ -229,11 +229,11 @@ func (s *server) delete(ctx context.Context, req *mcp.CallToolRequest, in delete
 }
 
 func (s *server) rename(ctx context.Context, req *mcp.CallToolRequest, in renameArgs) (*mcp.CallToolResult, any, error) {
-	from, err := writable(in.OldPath)
+	from, err := s.writable(in.OldPath)
 	if err != nil {
 		return nil, nil, fmt.Errorf("old_path: %v", err)
 	}
-	to, err := writable(in.NewPath)
+	to, err := s.writable(in.NewPath)
 	if err != nil {
 		return nil, nil, fmt.Errorf("new_path: %v", err)
 	}
@@ -245,8 +245,11 @@ func (s *server) rename(ctx context.Context, req *mcp.CallToolRequest, in rename
 		if err != nil {
 			return tracker.Edit{}, err
 		}
-		if s.committedReadOnly(from) {
-			return tracker.Edit{}, readOnlyError(from)
+		if err := s.canChange(from); err != nil {
+			return tracker.Edit{}, err
+		}
+		if err := s.canCreate(to); err != nil {
+			return tracker.Edit{}, err
 		}
 		switch _, ok, err := s.tree.read(to); {
 		case errors.Is(err, errSymlink):
@@ -272,7 +275,7 @@ func (s *server) rename(ctx context.Context, req *mcp.CallToolRequest, in rename
 var now = time.Now
 
 func (s *server) use(ctx context.Context, req *mcp.CallToolRequest, in useArgs) (*mcp.CallToolResult, any, error) {
-	rel, err := writable(in.Path)
+	rel, err := s.writable(in.Path)
 	if err != nil {
 		return nil, nil, err
 	}

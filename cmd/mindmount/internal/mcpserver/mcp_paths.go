@@ -6,6 +6,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/memgraph"
 )
 
@@ -48,9 +49,11 @@ func resolve(p string) (string, error) {
 	return p, nil
 }
 
-// writable resolves p and checks that a tool may change it: a memory file
-// (*.md, not hidden, not synthesized, not a transcript).
-func writable(p string) (string, error) {
+// writable resolves p and checks that a tool may change it: the write
+// policy (tracker.CanChange) for a memory file (*.md, not hidden, not
+// synthesized, not a transcript, not read_only). The tools check again
+// under the tracker's lock (canChange) before they write.
+func (s *server) writable(p string) (string, error) {
 	rel, err := resolve(p)
 	if err != nil {
 		return "", err
@@ -58,14 +61,52 @@ func writable(p string) (string, error) {
 	if rel == "." {
 		return "", errors.New("path is the memory root; name a file such as user_memory/likes-tea.md")
 	}
-	if memgraph.IsSynthesized(rel) {
-		return "", fmt.Errorf("%s is generated from the memory files and cannot be written; change the memories under user_memory/ or character_memory/ instead", rel)
-	}
-	if !memgraph.IsMemoryPath(rel) {
-		return "", fmt.Errorf("%s is not a memory file; memory tools write markdown files (*.md) outside hidden folders and transcripts/, e.g. user_memory/<slug>.md", rel)
-	}
-	return rel, nil
+	return rel, s.canChange(rel)
 }
+
+// canChange asks the write policy whether a tool may change rel.
+func (s *server) canChange(rel string) error {
+	return refusal(rel, s.tr.CanChange(rel, tracker.MemoryFile))
+}
+
+// canCreate asks the write policy whether a tool may create rel (a new
+// name must also keep the name rule).
+func (s *server) canCreate(rel string) error {
+	return refusal(rel, s.tr.CanCreate(rel, tracker.MemoryFile))
+}
+
+// refusal words a write-policy refusal for a model, keeping the typed
+// error for errors.Is.
+func refusal(rel string, err error) error {
+	var msg string
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, tracker.ErrReadOnly):
+		msg = "refused: " + rel + " is read_only: true, so memory tools may not change, rename or delete it; a person changes it with git"
+	case errors.Is(err, tracker.ErrSynthesized):
+		msg = rel + " is generated from the memory files and cannot be written; change the memories under user_memory/ or character_memory/ instead"
+	case errors.Is(err, tracker.ErrInbox), errors.Is(err, tracker.ErrNotMemory):
+		msg = rel + " is not a memory file; memory tools write markdown files (*.md) outside hidden folders and transcripts/, e.g. user_memory/<slug>.md"
+	case errors.Is(err, tracker.ErrGitDir):
+		msg = rel + " is inside .git, which memory tools never touch; change memories, and git records them"
+	case errors.Is(err, tracker.ErrBadName):
+		// CheckName's words, which never repeat a secret the name holds.
+		msg = "refused: " + memgraph.ErrorLine(err.Error())
+	default:
+		return err
+	}
+	return &refusedError{msg: msg, err: err}
+}
+
+// refusedError is a write-policy refusal in a model's words.
+type refusedError struct {
+	msg string
+	err error
+}
+
+func (e *refusedError) Error() string { return e.msg }
+func (e *refusedError) Unwrap() error { return e.err }
 
 // shown is how a path is named in tool results: as the model gave it,
 // under /memories when it used the alias.

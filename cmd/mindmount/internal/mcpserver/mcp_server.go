@@ -184,20 +184,6 @@ func (s *server) check(rel string, data []byte) error {
 	return fmt.Errorf("%s", b.String())
 }
 
-// committedReadOnly reports whether HEAD's version of rel is read_only.
-func (s *server) committedReadOnly(rel string) bool {
-	prev, ok, err := s.r.ReadHead(rel)
-	if err != nil || !ok {
-		return false
-	}
-	m, _ := memgraph.Parse(rel, prev)
-	return m != nil && m.Front.ReadOnly
-}
-
-func readOnlyError(rel string) error {
-	return fmt.Errorf("refused: %s is read_only: true, so memory tools may not change, rename or delete it; a person changes it with git", rel)
-}
-
 // done renders a write's result line with its commit.
 func done(text, hash string) *mcp.CallToolResult {
 	if hash != "" {

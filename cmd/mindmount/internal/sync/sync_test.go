@@ -581,3 +581,32 @@ func buildPack(objs []packObj) []byte {
 	b.Write(sum[:])
 	return b.Bytes()
 }
+
+// TestSyncRemoteWithoutTheBranch: a remote that has other branches but not
+// ours is not a failure (go-git's NoMatchingRefSpecError, matched by
+// type): the sync pushes our branch there.
+func TestSyncRemoteWithoutTheBranch(t *testing.T) {
+	srv := startGitServer(t)
+	ctx := context.Background()
+	a := newNode(t, seed)
+	if err := SetURL(a.dir, srv.URL()); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := a.s.Sync(ctx); err != nil || !res.Pushed {
+		t.Fatalf("first push: %+v %v", res, err)
+	}
+	branch := a.git("symbolic-ref", "--short", "HEAD")
+	mustRun(t, srv.bare, "git", "branch", "-m", branch, "elsewhere")
+
+	b := newNode(t, seed)
+	if err := SetURL(b.dir, srv.URL()); err != nil {
+		t.Fatal(err)
+	}
+	res, err := b.s.Sync(ctx)
+	if err != nil || !res.Pushed {
+		t.Fatalf("sync to a remote without %s: %+v %v", branch, res, err)
+	}
+	if got := strings.TrimSpace(mustRun(t, srv.bare, "git", "rev-parse", branch)); got != b.git("rev-parse", "HEAD") {
+		t.Fatalf("remote %s = %s, want B's HEAD", branch, got)
+	}
+}

@@ -90,6 +90,15 @@ func (s *Server) failed(v *view, code int, err error) {
 	s.render(v.w, "error", code, s.page(v, "", "Not done", map[string]any{"Error": err.Error(), "Back": v.r.PostFormValue("next")}))
 }
 
+// canChange asks the write policy (tracker.CanChange) before an action
+// writes rel; a refusal keeps its type (tracker.ErrReadOnly, ...).
+func canChange(v *view, rel string, scope tracker.Scope) error {
+	if err := v.rt.Tracker.CanChange(rel, scope); err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrRefused, rel, err)
+	}
+	return nil
+}
+
 func actionCode(err error) int {
 	var inv *invalidError
 	switch {
@@ -158,6 +167,9 @@ func (s *Server) revertPaths(ctx context.Context, v *view, c commit, parent stri
 	dir := v.rt.Dir
 	var plan []planned
 	for _, p := range paths {
+		if err := canChange(v, p, tracker.AnyFile); err != nil {
+			return tracker.Edit{}, err
+		}
 		before, hadBefore, err := blobAt(ctx, dir, parent, p)
 		if err != nil {
 			return tracker.Edit{}, err
@@ -292,6 +304,9 @@ func (s *Server) setStatus(v *view, retire bool) {
 	}
 	unchanged := false
 	hash, err := s.write(v, "", func() (tracker.Edit, error) {
+		if err := canChange(v, rel, tracker.MemoryFile); err != nil {
+			return tracker.Edit{}, err
+		}
 		cur, hasCur, err := blobAt(v.r.Context(), v.rt.Dir, "HEAD", rel)
 		if err != nil {
 			return tracker.Edit{}, err
@@ -358,6 +373,10 @@ func (s *Server) edit(v *view) {
 	}
 	data := []byte(text)
 	hash, err := s.write(v, "", func() (tracker.Edit, error) {
+		if err := v.rt.Tracker.CanChange(rel, tracker.MemoryFile); err != nil {
+			// Shown beside the text, like a validation problem.
+			return tracker.Edit{}, &invalidError{[]memgraph.Problem{{Path: rel, Msg: err.Error(), Err: err}}}
+		}
 		cur, hasCur, err := blobAt(v.r.Context(), v.rt.Dir, "HEAD", rel)
 		if err != nil {
 			return tracker.Edit{}, err

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
+	"github.com/mindmount/mindmount/fs/tracker"
 )
 
 // consolidationSeed commits, as the consolidator would, a new memory, an
@@ -221,7 +222,8 @@ func TestEditReadOnlyRefused(t *testing.T) {
 	if code != http.StatusUnprocessableEntity {
 		t.Fatalf("read_only edit: %d\n%s", code, body)
 	}
-	mustContain(t, body, "read_only")
+	// The write policy refuses it (tracker.ErrReadOnly), before validation.
+	mustContain(t, body, "read_only", tracker.ErrReadOnly.Error())
 	if s.head() != head {
 		t.Fatal("a read_only file was committed")
 	}

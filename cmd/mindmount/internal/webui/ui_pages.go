@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/memgraph"
 	"github.com/mindmount/mindmount/memgraph/recall"
 )
@@ -380,9 +381,8 @@ func (s *Server) status(v *view) {
 			continue
 		}
 		seen[p.String()] = true
-		// The tracker words a held-back secret "secret found (rule R)…",
-		// never with the value.
-		if strings.HasPrefix(p.Msg, "secret found") {
+		// A held-back secret is named by its rule, never its value.
+		if errors.Is(p.Err, tracker.ErrSecret) {
 			secrets = append(secrets, p)
 		} else {
 			invalid = append(invalid, p)

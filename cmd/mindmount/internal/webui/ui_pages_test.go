@@ -182,6 +182,16 @@ func TestStatusPage(t *testing.T) {
 	}
 	mustContain(t, body, "user_memory/bad.md", "colour", "Held back for secrets", "user_memory/leaky.md", "rule ")
 	mustNotContain(t, body, key, "wJalrXUtnFEMI")
+	// Each problem in its own list: a secret is told apart by its type
+	// (tracker.ErrSecret).
+	invalid, secrets, _ := strings.Cut(body, "Held back for secrets")
+	secrets, _, _ = strings.Cut(secrets, "Waiting to be committed")
+	if !strings.Contains(secrets, "user_memory/leaky.md") || strings.Contains(secrets, "user_memory/bad.md") {
+		t.Errorf("the secrets list is wrong:\n%s", secrets)
+	}
+	if strings.Contains(invalid, "user_memory/leaky.md") {
+		t.Errorf("a held-back secret is listed as invalid:\n%s", invalid)
+	}
 }
 
 // TestGraphPage: an SVG with a node per memory, retired ones marked, a
