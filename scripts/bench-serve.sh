@@ -5,14 +5,16 @@
 # per user, running as the user — and prints:
 #   - the RSS of the daemon and of all workers with every user idle, the
 #     median worker, and after touching 100 users
-#   - the first `cat MNT/<id>/user_memory.md` of a user nobody read yet
+#   - the first read of MNT/<id>/user_memory.md of a user nobody read yet
 #     (its worker running since the start), median and worst of 20 users
 #   - cold: COLD users (default 10) added one at a time while serve runs
 #     (users.json, SIGHUP): the time from SIGHUP until MNT/<id> is mounted,
-#     and from then until the first `cat MNT/<id>/user_memory.md` returns —
-#     a fresh worker (a spare given the user) opening the repository and
-#     answering (goal: under 50 ms at 50 memories) — against a warm `cat`
-#     of the same file right after (the cost of running cat itself)
+#     and from then until the first read of MNT/<id>/user_memory.md
+#     returns — a fresh worker (a spare given the user) opening the
+#     repository and answering (goal: under 50 ms at 50 memories) — against
+#     the same read right after (warm). Reads are made by the shell itself
+#     (bash's read builtin): starting cat costs more than the read under
+#     load
 #   - warm "grep -r" through MNT/<id> against the same tree unmounted
 #     (goal: at most 2x), median of 20 runs each
 #   - chat through the HTTP front: CHATS (default 200) /v1/chat requests
@@ -78,6 +80,9 @@ wrss() {
   printf '%s\n' "$rows" | sort -n -k2 | awk '{a[NR]=$2} END {printf " (private: median %.1f MB)", a[int((NR+1)/2)]/1024}'
 }
 now() { echo "${EPOCHREALTIME/./}"; } # microseconds, without a process
+# readf reads a whole file in the shell itself (no process to start, whose
+# cost under load would hide the read's): bash's read builtin.
+readf() { IFS= read -r -d '' _ <"$1" || true; }
 ms_of() { printf '%.1f' "$(echo "$1 / 1000" | bc -l)"; }
 
 # One repository with MEMORIES memories, committed, copied for every user.
@@ -137,12 +142,12 @@ printf 'warm grep -r of %d memories: mount %.2f ms, unmounted %.2f ms, ratio %.2
 times=()
 for i in $(seq 101 120); do
   a=$(now)
-  cat "$mnt/u$i/user_memory.md" >/dev/null
+  readf "$mnt/u$i/user_memory.md"
   b=$(now)
   times+=($((b - a)))
 done
 sorted=($(printf '%s\n' "${times[@]}" | sort -n))
-printf 'first cat of an untouched user, worker running (%d memories): median %s ms, worst %s ms (20 users)\n' \
+printf 'first read of user_memory.md of an untouched user, worker running (%d memories): median %s ms, worst %s ms (20 users)\n' \
   "$MEMORIES" "$(ms_of "${sorted[10]}")" "$(ms_of "${sorted[19]}")"
 
 # Cold: a user added while serve runs gets a fresh worker (the spare).
@@ -157,15 +162,15 @@ for k in $(seq 1 "$COLD"); do
   kill -HUP "$pid"
   until [[ "$(</proc/mounts)" == *" $mnt/u$i "* ]]; do :; done
   b=$(now)
-  cat "$mnt/u$i/user_memory.md" >/dev/null
+  readf "$mnt/u$i/user_memory.md"
   c=$(now)
-  cat "$mnt/u$i/user_memory.md" >/dev/null
+  readf "$mnt/u$i/user_memory.md"
   d=$(now)
   hup+=($((b - a))) cold+=($((c - b))) warm+=($((d - c)))
 done
 stats() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {printf "median %.1f ms, worst %.1f ms", a[int((NR+1)/2)]/1000, a[NR]/1000}'; }
 echo "cold user ($COLD added one at a time, SIGHUP): SIGHUP to mounted $(stats "${hup[@]}")"
-echo "  first cat of the fresh worker $(stats "${cold[@]}"); warm cat of the same file $(stats "${warm[@]}")"
+echo "  first read of user_memory.md from the fresh worker $(stats "${cold[@]}"); the same read again (warm) $(stats "${warm[@]}")"
 grep -o 'ready_ms=[0-9]*' "$work/serve.log" | tail -n "$COLD" | cut -d= -f2 | sort -n |
   awk '{a[NR]=$1} END {printf "  the daemon saw them ready (spare given the user -> serving) in: median %d ms, worst %d ms\n", a[int((NR+1)/2)], a[NR]}'
 
@@ -246,3 +251,14 @@ pct() { sort -n "$1" | awk -v p="$2" '{a[NR]=$1} END {i=int(NR*p/100+0.5); if (i
 f50=$(pct "$work/front.t" 50) f95=$(pct "$work/front.t" 95) d50=$(pct "$work/direct.t" 50) d95=$(pct "$work/direct.t" 95)
 printf 'chat, %d requests each (fake model): through the front p50 %s ms p95 %s ms; to the worker directly p50 %s ms p95 %s ms; the front adds %.2f ms at p50, %.2f ms at p95\n' \
   "$CHATS" "$f50" "$f95" "$d50" "$d95" "$(echo "$f50 - $d50" | bc -l)" "$(echo "$f95 - $d95" | bc -l)"
+# The front's own work, apart from the machine's load: the daemon's CPU
+# time per request through the front, less per request sent directly (the
+# daemon passes the model calls of both).
+cpu() { awk '{print $14 + $15}' "/proc/$hpid/stat"; } # clock ticks
+tick=$(getconf CLK_TCK)
+c0=$(cpu); for _ in $(seq 1 "$CHATS"); do front >/dev/null; done
+c1=$(cpu); for _ in $(seq 1 "$CHATS"); do direct >/dev/null; done
+c2=$(cpu)
+printf "the daemon's CPU per chat: %.2f ms through the front, %.2f ms sent directly (the model's call): the front's own work %.2f ms\n" \
+  "$(echo "($c1 - $c0) * 1000 / $tick / $CHATS" | bc -l)" "$(echo "($c2 - $c1) * 1000 / $tick / $CHATS" | bc -l)" \
+  "$(echo "(($c1 - $c0) - ($c2 - $c1)) * 1000 / $tick / $CHATS" | bc -l)"
