@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -328,6 +329,11 @@ func TestServeSpareWorker(t *testing.T) {
 	}
 	if next := spareOf(t, s.cmd.Process.Pid); next == spare {
 		t.Fatal("no new spare after the last was given a user")
+	}
+	// The daemon says what a start cost: the wall time and the worker's
+	// own CPU time, which load does not inflate.
+	if !strings.Contains(s.logs.String(), "user=carol") || !regexp.MustCompile(`user=carol uid=\d+ pid=\d+ ready_ms=\d+ cpu_ms=[0-9.]+`).MatchString(s.logs.String()) {
+		t.Fatalf("no start figures for carol in the log:\n%s", s.logs)
 	}
 }
 

@@ -33,17 +33,17 @@ import (
 // process that runs with the user's uid and gid, so the kernel, not our
 // care, keeps every file operation within the user's own rights.
 type workerOptions struct {
-	daemon   daemonFlags
-	repo, id string
-	uid, gid uint
-	spareFd  int    // the socket on which serve hands this worker its user
-	fuseFd   int    // the user's mount, mounted by serve (-1: none)
-	httpFd   int    // a listening socket serve forwards HTTP and MCP to
-	ctl      string // serve's abstract socket for model calls ("" : no model)
-	memory   uint64 // data-segment limit in bytes (0: none)
-	fromUID  uint   // the uid serve runs as: the only peer of the HTTP socket
-	github   string // GitHub REST API base URL
-	debug    bool
+	daemon      daemonFlags
+	repo, id    string
+	uid, gid    uint
+	assignedCPU time.Duration // the process's CPU time when it got its user
+	fuseFd      int           // the user's mount, mounted by serve (-1: none)
+	httpFd      int           // a listening socket serve forwards HTTP and MCP to
+	ctl         string        // serve's abstract socket for model calls ("" : no model)
+	memory      uint64        // data-segment limit in bytes (0: none)
+	fromUID     uint          // the uid serve runs as: the only peer of the HTTP socket
+	github      string        // GitHub REST API base URL
+	debug       bool
 }
 
 func (o *workerOptions) register(fl *flag.FlagSet) {
@@ -95,6 +95,7 @@ func awaitUser(fd int) (*workerOptions, error) {
 	if err != nil {
 		return nil, err
 	}
+	assigned := cpuTime()
 	var o workerOptions
 	fl := flag.NewFlagSet("worker", flag.ContinueOnError)
 	fl.SetOutput(io.Discard)
@@ -102,7 +103,7 @@ func awaitUser(fd int) (*workerOptions, error) {
 	if err := fl.Parse(args); err != nil || fl.NArg() != 0 || o.repo == "" || o.id == "" {
 		return nil, fmt.Errorf("serve's flags for this worker: %v %q", err, fl.Args())
 	}
-	o.fuseFd, o.httpFd = fuseFd, httpFd
+	o.fuseFd, o.httpFd, o.assignedCPU = fuseFd, httpFd, assigned
 	if err := host.DropPrivileges(uint32(o.uid), uint32(o.gid)); err != nil {
 		return nil, fmt.Errorf("worker for %s: %w", o.id, err)
 	}
@@ -202,7 +203,7 @@ func runWorker(o *workerOptions, log *slog.Logger) error {
 			stops = append(stops, func(bool) error { cancel(); <-done; return nil })
 		}
 		log.Debug("worker: serving", "ms", time.Since(began).Milliseconds())
-		fmt.Fprintln(stdout, host.WorkerReady)
+		fmt.Fprintf(stdout, "%s cpu_us=%d\n", host.WorkerReady, (cpuTime() - o.assignedCPU).Microseconds())
 		return ended, func(byItself bool) error {
 			for _, s := range stops {
 				s(byItself)
@@ -268,4 +269,13 @@ func dialAbstract(name string) func(ctx context.Context) (net.Conn, error) {
 		var d net.Dialer
 		return d.DialContext(ctx, "unix", "@"+name)
 	}
+}
+
+// cpuTime is the CPU time this process used so far (user and system).
+func cpuTime() time.Duration {
+	var ru unix.Rusage
+	if unix.Getrusage(unix.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

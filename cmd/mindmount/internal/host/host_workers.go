@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -445,10 +446,14 @@ func (ws *Workers) start(ctx context.Context, w *worker) error {
 	}
 	cmd, out, done := sp.cmd, sp.out, sp.done
 	ready := make(chan error, 1)
+	var cpu time.Duration // the worker's CPU from its user to serving
 	go func() {
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {
-			if sc.Text() == WorkerReady {
+			if rest, ok := strings.CutPrefix(sc.Text(), WorkerReady); ok {
+				if us, err := strconv.ParseInt(strings.TrimPrefix(rest, " cpu_us="), 10, 64); err == nil {
+					cpu = time.Duration(us) * time.Microsecond
+				}
 				ready <- nil
 				for sc.Scan() { // keep draining what it prints
 				}
@@ -472,12 +477,14 @@ func (ws *Workers) start(ctx context.Context, w *worker) error {
 	w.cmd, w.done = cmd, done
 	w.starts = append(w.starts, time.Now())
 	w.proxy = workerProxy(httpName, ws.log.With("user", e.ID))
-	ws.log.Info("user's worker started", "user", e.ID, "uid", e.UID, "pid", cmd.Process.Pid, "ready_ms", time.Since(began).Milliseconds())
+	ws.log.Info("user's worker started", "user", e.ID, "uid", e.UID, "pid", cmd.Process.Pid, "ready_ms", time.Since(began).Milliseconds(), "cpu_ms", float64(cpu.Microseconds())/1000)
 	return nil
 }
 
-// WorkerReady is the line a worker prints on standard output once it
-// serves.
+// WorkerReady starts the line a worker prints on standard output once it
+// serves, followed by " cpu_us=N": the CPU time it took from being given
+// its user (the daemon's log says it, a figure the machine's load does
+// not inflate as it does the wall time).
 const WorkerReady = "mindmount-worker: ready"
 
 // credentialsDir makes ROOT/credentials/<id> the user's own folder (0700)
