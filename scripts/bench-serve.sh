@@ -172,7 +172,9 @@ stats() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {printf "median %.1
 echo "cold user ($COLD added one at a time, SIGHUP): SIGHUP to mounted $(stats "${hup[@]}")"
 echo "  first read of user_memory.md from the fresh worker $(stats "${cold[@]}"); the same read again (warm) $(stats "${warm[@]}")"
 grep -o 'ready_ms=[0-9]*' "$work/serve.log" | tail -n "$COLD" | cut -d= -f2 | sort -n |
-  awk '{a[NR]=$1} END {printf "  the daemon saw them ready (spare given the user -> serving) in: median %d ms, worst %d ms\n", a[int((NR+1)/2)], a[NR]}'
+  awk '{a[NR]=$1} END {printf "  the daemon saw them ready (spare given the user -> serving) in: median %d ms, worst %d ms", a[int((NR+1)/2)], a[NR]}'
+grep -o 'cpu_ms=[0-9.]*' "$work/serve.log" | tail -n "$COLD" | cut -d= -f2 | sort -n |
+  awk '{a[NR]=$1} END {printf "; CPU time of those starts: median %.1f ms, worst %.1f ms\n", a[int((NR+1)/2)], a[NR]}'
 
 # Concurrent writers, one per user, each as that user's uid.
 first=121
