@@ -267,13 +267,8 @@ func TestCredentialsFile(t *testing.T) {
 // (invalid) is never overwritten by a merge; the merge waits, says why,
 // and goes through once the file is fixed.
 func TestSyncNeverOverwritesLocalEdit(t *testing.T) {
-	srv := startGitServer(t)
 	ctx := context.Background()
-	a := newNode(t, seed)
-	SetURL(a.dir, srv.URL())
-	if _, err := a.s.Sync(ctx); err != nil {
-		t.Fatal(err)
-	}
+	srv, a := pushedSeed(t)
 	b := newNode(t, nil)
 	SetURL(b.dir, srv.URL())
 	if _, err := b.s.Sync(ctx); err != nil {
@@ -422,6 +417,18 @@ func TestSyncRefusesAHugeFile(t *testing.T) {
 	}
 }
 
+// pushedSeed starts a git server and a node whose seed is pushed to it.
+func pushedSeed(t *testing.T) (*gitServer, *node) {
+	t.Helper()
+	srv := startGitServer(t)
+	a := newNode(t, seed)
+	SetURL(a.dir, srv.URL())
+	if _, err := a.s.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return srv, a
+}
+
 func packFiles(t *testing.T, dir string) []string {
 	t.Helper()
 	ents, _ := os.ReadDir(filepath.Join(dir, ".git", "objects", "pack"))
@@ -460,13 +467,8 @@ func TestMergeRefusesALocalHugeFile(t *testing.T) {
 // growing by anything near it: go-git alone reads every fetched object
 // whole into memory to index the pack.
 func TestSyncHugeBlobMemoryBounded(t *testing.T) {
-	srv := startGitServer(t)
 	ctx := context.Background()
-	a := newNode(t, seed)
-	SetURL(a.dir, srv.URL())
-	if _, err := a.s.Sync(ctx); err != nil {
-		t.Fatal(err)
-	}
+	srv, _ := pushedSeed(t)
 	// The hostile remote: a commit with the big file, pushed by git.
 	clone := filepath.Join(t.TempDir(), "clone")
 	mustRun(t, filepath.Dir(clone), "git", "clone", "-q", srv.bare, clone)
