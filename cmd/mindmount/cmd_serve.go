@@ -77,8 +77,10 @@ Privilege separation: the daemon runs as root only to mount, listen, read
 the user registry and tokens, check credentials and hold the model's key.
 Everything that touches a user's repository — reads, writes, git,
 consolidation, sync — runs in that user's worker process ("mindmount
-worker"), started with the user's uid and gid: the kernel, not the
-daemon's care, keeps it within the user's own rights. Every file in the
+worker") with the user's uid and gid: the kernel, not the daemon's care,
+keeps it within the user's own rights. One worker is kept started ahead,
+holding nothing of anyone's, and drops to the next user's uid and gid for
+good before it opens that user's repository. Every file in the
 repository belongs to the user, who can use plain git on it.
 
 Isolation: MNT/<id> is its own mount, served by the user's worker; a

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -281,4 +282,89 @@ func userBinary(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// TestServeSpareWorker: serve keeps one worker started ahead of need (a
+// spare, past exec and initialisation), so a user's first read does not
+// wait for them. The spare runs as root but holds nothing of any user —
+// no descriptor under ROOT, no mount — until it is given a user; then it
+// is that user for good (uid, gid, no groups, no capability), and the
+// next spare takes its place.
+func TestServeSpareWorker(t *testing.T) {
+	requireRootFUSE(t)
+	root := serveRoot(t)
+	s := startServe(t, root, serveOpts{})
+	spare := spareOf(t, s.cmd.Process.Pid)
+	// Right after its exec the kernel may still list the daemon's
+	// close-on-exec descriptors for a moment: judge the settled spare.
+	var held []string
+	for try := 0; try < 50; try++ {
+		held = held[:0]
+		fds, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", spare))
+		for _, fd := range fds {
+			l, _ := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", spare, fd.Name()))
+			if strings.HasPrefix(l, root) || l == "/dev/fuse" || strings.HasPrefix(l, s.mnt) {
+				held = append(held, l)
+			}
+		}
+		if len(held) == 0 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if len(held) != 0 {
+		t.Fatalf("the spare %d holds %v before it has a user\n%s", spare, held, s.logs)
+	}
+	// carol, added while serve runs, gets the spare.
+	runCmd(t, "users", "add", root, "carol", "--uid", itoa(carolUID))
+	s.cmd.Process.Signal(syscall.SIGHUP)
+	if out, err := as(carolUID, "cat", filepath.Join(s.mnt, "carol/user_memory.md")); err != nil {
+		t.Fatalf("carol's first read: %v\n%s", err, out)
+	}
+	if w := workerOf(t, "carol", root); w != spare {
+		t.Fatalf("carol's worker is %d, not the spare %d", w, spare)
+	}
+	for _, id := range []string{"alice", "bob", "carol"} {
+		uid := map[string]int{"alice": aliceUID, "bob": bobUID, "carol": carolUID}[id]
+		st := readProc(workerOf(t, id, root), "status")
+		for _, want := range []string{
+			fmt.Sprintf("Uid:\t%d\t%d\t%d\t%d\n", uid, uid, uid, uid),
+			fmt.Sprintf("Gid:\t%d\t%d\t%d\t%d\n", uid, uid, uid, uid),
+			"CapPrm:\t0000000000000000\n", "CapEff:\t0000000000000000\n",
+		} {
+			if !strings.Contains(st, want) {
+				t.Errorf("%s's worker: no %q in\n%s", id, want, st)
+			}
+		}
+		if _, groups, _ := strings.Cut(st, "\nGroups:"); strings.TrimSpace(strings.SplitN(groups, "\n", 2)[0]) != "" {
+			t.Errorf("%s's worker has supplementary groups:\n%s", id, st)
+		}
+	}
+	if next := spareOf(t, s.cmd.Process.Pid); next == spare {
+		t.Fatal("no new spare after the last was given a user")
+	}
+	// The daemon says what a start cost: the wall time and the worker's
+	// own CPU time, which load does not inflate.
+	if !strings.Contains(s.logs.String(), "user=carol") || !regexp.MustCompile(`user=carol uid=\d+ pid=\d+ ready_ms=\d+ cpu_ms=[0-9.]+`).MatchString(s.logs.String()) {
+		t.Fatalf("no start figures for carol in the log:\n%s", s.logs)
+	}
+}
+
+// spareOf waits for serve's (pid's) spare worker: a worker that still
+// runs as root.
+func spareOf(t *testing.T, serve int) int {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		for _, pid := range workerPids() {
+			st := readProc(pid, "status")
+			if strings.Contains(st, fmt.Sprintf("PPid:\t%d\n", serve)) && strings.Contains(st, "Uid:\t0\t0\t0\t0\n") {
+				return pid
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("serve has no spare worker")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

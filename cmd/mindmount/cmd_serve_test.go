@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -141,20 +140,15 @@ func gitLog(t *testing.T, dir string, args ...string) string {
 
 const teaMemory = "---\ndescription: Likes tea\n---\n# Likes tea\n\n## Fact\nYou like tea.\n\n## Access log\n"
 
-// workerOf returns the pid of user id's worker process.
+// workerOf returns the pid of user id's worker process: a "mindmount
+// worker" (a spare, given its user by serve) holding the user's repository
+// open.
 func workerOf(t *testing.T, id string, root string) int {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		ents, _ := os.ReadDir("/proc")
-		for _, e := range ents {
-			pid, err := strconv.Atoi(e.Name())
-			if err != nil {
-				continue
-			}
-			b, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-			args := strings.Split(string(b), "\x00")
-			if len(args) > 2 && args[1] == "worker" && slices.Contains(args, "--repo") && slices.Contains(args, host.UserDir(root, id)) {
+		for _, pid := range workerPids() {
+			if holds(pid, host.UserDir(root, id)) {
 				return pid
 			}
 		}
@@ -163,6 +157,34 @@ func workerOf(t *testing.T, id string, root string) int {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// workerPids lists every "mindmount worker" process.
+func workerPids() []int {
+	var out []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if args := strings.Split(string(b), "\x00"); len(args) > 2 && args[1] == "worker" {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// holds reports whether process pid has dir itself open.
+func holds(pid int, dir string) bool {
+	fds, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	for _, fd := range fds {
+		if l, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name())); err == nil && l == dir {
+			return true
+		}
+	}
+	return false
 }
 
 // Two users side by side: each MNT/<id> is what mindmount mount shows for

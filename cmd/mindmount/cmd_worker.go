@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -32,16 +33,17 @@ import (
 // process that runs with the user's uid and gid, so the kernel, not our
 // care, keeps every file operation within the user's own rights.
 type workerOptions struct {
-	daemon   daemonFlags
-	repo, id string
-	uid, gid uint
-	fuseFd   int    // the user's mount, mounted by serve (0: none)
-	httpFd   int    // a listening socket serve forwards HTTP and MCP to (0: none)
-	ctl      string // serve's abstract socket for model calls ("" : no model)
-	memory   uint64 // data-segment limit in bytes (0: none)
-	fromUID  uint   // the uid serve runs as: the only peer of the HTTP socket
-	github   string // GitHub REST API base URL
-	debug    bool
+	daemon      daemonFlags
+	repo, id    string
+	uid, gid    uint
+	assignedCPU time.Duration // the process's CPU time when it got its user
+	fuseFd      int           // the user's mount, mounted by serve (-1: none)
+	httpFd      int           // a listening socket serve forwards HTTP and MCP to
+	ctl         string        // serve's abstract socket for model calls ("" : no model)
+	memory      uint64        // data-segment limit in bytes (0: none)
+	fromUID     uint          // the uid serve runs as: the only peer of the HTTP socket
+	github      string        // GitHub REST API base URL
+	debug       bool
 }
 
 func (o *workerOptions) register(fl *flag.FlagSet) {
@@ -50,8 +52,6 @@ func (o *workerOptions) register(fl *flag.FlagSet) {
 	fl.StringVar(&o.id, "user", "", "the user's ID")
 	fl.UintVar(&o.uid, "uid", 0, "the uid the worker must run as")
 	fl.UintVar(&o.gid, "gid", 0, "the gid the worker must run as")
-	fl.IntVar(&o.fuseFd, "fuse-fd", 0, "descriptor of the user's mount")
-	fl.IntVar(&o.httpFd, "http-fd", 0, "descriptor of the HTTP listener")
 	fl.StringVar(&o.ctl, "ctl", "", "serve's socket for model calls")
 	fl.Uint64Var(&o.memory, "memory", 0, "memory limit (RLIMIT_DATA) in bytes")
 	fl.UintVar(&o.fromUID, "from-uid", 0, "the uid of serve, the only peer of the HTTP socket")
@@ -60,21 +60,54 @@ func (o *workerOptions) register(fl *flag.FlagSet) {
 }
 
 func init() {
-	var o workerOptions
+	var spareFd int
 	register(&command{
 		name:  "worker",
 		usage: "worker (started by mindmount serve, not by hand)",
 		help: `Internal: mindmount serve starts one worker per user, with the user's uid and
 gid, to run everything that touches the user's repository. It is not meant
 to be started by hand.`,
-		flags: o.register,
+		flags: func(fl *flag.FlagSet) {
+			fl.IntVar(&spareFd, "spare-fd", 0, "the socket on which serve hands this worker its user")
+		},
 		run: func(fl *flag.FlagSet, args []string) error {
-			if len(args) != 0 || o.repo == "" || o.id == "" {
+			if len(args) != 0 || spareFd <= 0 {
 				return errors.New("mindmount worker is started by mindmount serve")
 			}
-			return runWorker(&o, slog.Default().With("user", o.id))
+			o, err := awaitUser(spareFd)
+			if errors.Is(err, host.ErrNoAssignment) {
+				return nil // serve stopped, or did not need this spare
+			}
+			if err != nil {
+				return err
+			}
+			return runWorker(o, slog.Default().With("user", o.id))
 		},
 	})
+}
+
+// awaitUser is a spare worker's wait for its user (host_spare.go): it
+// gets the user's worker flags and descriptors from serve, and becomes the
+// user — uid, gid, no groups, no capability — before anything reads the
+// user's repository.
+func awaitUser(fd int) (*workerOptions, error) {
+	args, fuseFd, httpFd, err := host.AwaitAssignment(fd)
+	if err != nil {
+		return nil, err
+	}
+	assigned := cpuTime()
+	var o workerOptions
+	fl := flag.NewFlagSet("worker", flag.ContinueOnError)
+	fl.SetOutput(io.Discard)
+	o.register(fl)
+	if err := fl.Parse(args); err != nil || fl.NArg() != 0 || o.repo == "" || o.id == "" {
+		return nil, fmt.Errorf("serve's flags for this worker: %v %q", err, fl.Args())
+	}
+	o.fuseFd, o.httpFd, o.assignedCPU = fuseFd, httpFd, assigned
+	if err := host.DropPrivileges(uint32(o.uid), uint32(o.gid)); err != nil {
+		return nil, fmt.Errorf("worker for %s: %w", o.id, err)
+	}
+	return &o, nil
 }
 
 // runWorker serves one user until SIGTERM (pending changes committed) or
@@ -125,10 +158,13 @@ func runWorker(o *workerOptions, log *slog.Logger) error {
 		// one only lets the worker's calls through to it.
 		pool = llm.NewPool(cfg.Provider, llm.PoolConfig{Concurrency: 64, MaxQueue: 256, MaxPerUser: 256})
 	}
+	began := time.Now()
 	return serveRuntime(o.repo, o.id, cfg, func(ctx context.Context, rt *host.Runtime) (<-chan error, func(bool) error, error) {
+		// What a cold user's first read waits for (bench-serve.sh).
+		log.Debug("worker: repository open and tracking", "ms", time.Since(began).Milliseconds())
 		ended := make(chan error, 2)
 		var stops []func(bool) error
-		if o.fuseFd > 0 {
+		if o.fuseFd >= 0 {
 			srv, err := enfs.Mount(fmt.Sprintf("/dev/fd/%d", o.fuseFd), rt.Tracker, rt.Listeners, enfs.Options{
 				AllowOther:    true,
 				Debug:         o.debug,
@@ -144,7 +180,7 @@ func runWorker(o *workerOptions, log *slog.Logger) error {
 				ended <- errors.New("the mount ended")
 			}()
 		}
-		if o.httpFd > 0 {
+		if o.httpFd >= 0 {
 			ln, err := net.FileListener(os.NewFile(uintptr(o.httpFd), "http"))
 			if err != nil {
 				return nil, nil, fmt.Errorf("http listener: %w", err)
@@ -174,7 +210,8 @@ func runWorker(o *workerOptions, log *slog.Logger) error {
 			}()
 			stops = append(stops, func(bool) error { cancel(); <-done; <-indexed; return nil })
 		}
-		fmt.Fprintln(stdout, host.WorkerReady)
+		log.Debug("worker: serving", "ms", time.Since(began).Milliseconds())
+		fmt.Fprintf(stdout, "%s cpu_us=%d\n", host.WorkerReady, (cpuTime() - o.assignedCPU).Microseconds())
 		return ended, func(byItself bool) error {
 			for _, s := range stops {
 				s(byItself)
@@ -240,4 +277,13 @@ func dialAbstract(name string) func(ctx context.Context) (net.Conn, error) {
 		var d net.Dialer
 		return d.DialContext(ctx, "unix", "@"+name)
 	}
+}
+
+// cpuTime is the CPU time this process used so far (user and system).
+func cpuTime() time.Duration {
+	var ru unix.Rusage
+	if unix.Getrusage(unix.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -19,7 +19,22 @@ var keywordTrie = sync.OnceValue(func() *ahocorasick.Trie {
 	return ahocorasick.NewTrieBuilder().AddStrings(gitleaksKeywords).Build()
 })
 
+// shortText is the length up to which needsGitleaks tries each keyword in
+// turn instead of building the trie: building it costs 15-60 ms, every
+// memory's name is checked when a repository is opened, and a name is
+// short; the trie pays off on content.
+const shortText = 256
+
 // needsGitleaks reports whether any gitleaks keyword occurs in text.
 func needsGitleaks(text string) bool {
-	return keywordTrie().MatchFirstString(strings.ToLower(text)) != nil
+	lower := strings.ToLower(text)
+	if len(lower) <= shortText {
+		for _, k := range gitleaksKeywords {
+			if strings.Contains(lower, k) {
+				return true
+			}
+		}
+		return false
+	}
+	return keywordTrie().MatchFirstString(lower) != nil
 }

@@ -62,3 +62,22 @@ func TestPrefilterAgreesWithGitleaks(t *testing.T) {
 		}
 	}
 }
+
+// TestPrefilterShortTextAgreesWithTrie: the keyword loop for short texts
+// (names) answers as the trie does, for every keyword alone, inside a
+// name, and for texts holding none.
+func TestPrefilterShortTextAgreesWithTrie(t *testing.T) {
+	texts := []string{"", "likes-tea.md", "user_memory/moved-to-lisbon.md", "Answer in French, briefly."}
+	for _, k := range gitleaksKeywords {
+		texts = append(texts, k, "notes/"+strings.ToUpper(k)+"-list.md", "x"+k[:len(k)-1])
+	}
+	for _, text := range texts {
+		if len(text) > shortText {
+			t.Fatalf("%q is no short text", text)
+		}
+		trie := keywordTrie().MatchFirstString(strings.ToLower(text)) != nil
+		if got := needsGitleaks(text); got != trie {
+			t.Errorf("needsGitleaks(%q) = %v, the trie says %v", text, got, trie)
+		}
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -67,6 +68,8 @@ type Workers struct {
 	users    map[string]*worker
 	regStamp string
 	closed   bool
+
+	spares spares
 }
 
 // worker is one user's process and what the daemon holds for it.
@@ -200,9 +203,17 @@ func (ws *Workers) Reload() error {
 	}
 	if ws.cfg.Mount != "" {
 		for _, w := range added {
-			if _, err := ws.ensure(ctx, w); err != nil {
+			// Each start gets its own time: the registry may name
+			// hundreds of users, started one after the other.
+			sctx, scancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			if _, err := ws.ensure(sctx, w); err != nil {
 				ws.log.Warn("user cannot be served", "user", w.entry.ID, "err", err)
+			} else {
+				w.mu.Lock()
+				w.refs-- // ensure counted a use; nobody is using it yet
+				w.mu.Unlock()
 			}
+			scancel()
 		}
 	}
 	return nil
@@ -373,7 +384,7 @@ func (ws *Workers) start(ctx context.Context, w *worker) error {
 		}
 	}
 	var files []*os.File
-	args := []string{"worker", "--repo", dir, "--user", e.ID, "--uid", strconv.Itoa(int(e.UID)), "--gid", strconv.Itoa(int(e.GID)), "--from-uid", strconv.Itoa(os.Geteuid())}
+	args := []string{"--repo", dir, "--user", e.ID, "--uid", strconv.Itoa(int(e.UID)), "--gid", strconv.Itoa(int(e.GID)), "--from-uid", strconv.Itoa(os.Geteuid())}
 	if ws.cfg.Memory > 0 {
 		args = append(args, "--memory", strconv.FormatUint(ws.cfg.Memory, 10))
 	}
@@ -392,7 +403,6 @@ func (ws *Workers) start(ctx context.Context, w *worker) error {
 		prev := cleanup
 		cleanup = func() { prev(); f.Close(); enfs.Detach(mnt); w.fuse = nil }
 		files = append(files, f)
-		args = append(args, "--fuse-fd", strconv.Itoa(2+len(files)))
 	}
 	httpName := "mindmount-" + randomName()
 	hln, err := listenAbstract(httpName)
@@ -406,7 +416,6 @@ func (ws *Workers) start(ctx context.Context, w *worker) error {
 	}
 	defer hf.Close()
 	files = append(files, hf)
-	args = append(args, "--http-fd", strconv.Itoa(2+len(files)))
 	if ws.cfg.Model != nil {
 		name := "mindmount-ctl-" + randomName()
 		ln, err := listenAbstract(name)
@@ -421,36 +430,30 @@ func (ws *Workers) start(ctx context.Context, w *worker) error {
 		args = append(args, "--ctl", name)
 	}
 	args = append(args, ws.cfg.Args...)
-	// The binary is handed to the worker as a descriptor and executed from
-	// it (fexecve through /proc/self/fd): the user need not be able to
-	// reach the folder the daemon's binary lives in.
-	exe, err := os.Open(ws.cfg.Exe)
+	// A spare worker, already past exec and initialisation, becomes the
+	// user's: it drops to the user's uid and gid before it reads the
+	// flags' repository (host_spare.go). The next spare starts once this
+	// one serves, so it does not compete with this user's first read.
+	began := time.Now()
+	defer ws.refill()
+	sp, err := ws.takeSpare()
 	if err != nil {
 		return fail(err)
 	}
-	defer exe.Close()
-	files = append(files, exe)
-	cmd := exec.Command(fmt.Sprintf("/proc/self/fd/%d", 2+len(files)), args...)
-	cmd.Dir = "/"
-	cmd.Env = workerEnv()
-	cmd.ExtraFiles = files
-	cmd.Stderr = os.Stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
-	if asRoot {
-		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: e.UID, Gid: e.GID, Groups: []uint32{}}
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
+	if err := sp.assign(Assignment{Args: args, Fuse: w.fuse != nil}, files); err != nil {
+		sp.kill()
 		return fail(err)
 	}
-	if err := cmd.Start(); err != nil {
-		return fail(fmt.Errorf("start the worker: %w", err))
-	}
+	cmd, out, done := sp.cmd, sp.out, sp.done
 	ready := make(chan error, 1)
+	var cpu time.Duration // the worker's CPU from its user to serving
 	go func() {
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {
-			if sc.Text() == WorkerReady {
+			if rest, ok := strings.CutPrefix(sc.Text(), WorkerReady); ok {
+				if us, err := strconv.ParseInt(strings.TrimPrefix(rest, " cpu_us="), 10, 64); err == nil {
+					cpu = time.Duration(us) * time.Microsecond
+				}
 				ready <- nil
 				for sc.Scan() { // keep draining what it prints
 				}
@@ -458,11 +461,6 @@ func (ws *Workers) start(ctx context.Context, w *worker) error {
 			}
 		}
 		ready <- errors.New("the worker exited before it was ready (its log is above)")
-	}()
-	done := make(chan struct{})
-	go func() {
-		cmd.Wait()
-		close(done)
 	}()
 	select {
 	case err = <-ready:
@@ -479,12 +477,14 @@ func (ws *Workers) start(ctx context.Context, w *worker) error {
 	w.cmd, w.done = cmd, done
 	w.starts = append(w.starts, time.Now())
 	w.proxy = workerProxy(httpName, ws.log.With("user", e.ID))
-	ws.log.Info("user's worker started", "user", e.ID, "uid", e.UID, "pid", cmd.Process.Pid)
+	ws.log.Info("user's worker started", "user", e.ID, "uid", e.UID, "pid", cmd.Process.Pid, "ready_ms", time.Since(began).Milliseconds(), "cpu_ms", float64(cpu.Microseconds())/1000)
 	return nil
 }
 
-// WorkerReady is the line a worker prints on standard output once it
-// serves.
+// WorkerReady starts the line a worker prints on standard output once it
+// serves, followed by " cpu_us=N": the CPU time it took from being given
+// its user (the daemon's log says it, a figure the machine's load does
+// not inflate as it does the wall time).
 const WorkerReady = "mindmount-worker: ready"
 
 // credentialsDir makes ROOT/credentials/<id> the user's own folder (0700)
@@ -698,6 +698,7 @@ func (ws *Workers) Close(ctx context.Context) error {
 		}()
 	}
 	wg.Wait()
+	ws.spares.close()
 	ws.lock.Close()
 	return nil
 }

@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/config"
 )
 
@@ -71,8 +70,4 @@ func URL(dir string) (string, error) {
 		return "", ErrNoRemote
 	}
 	return rc.URLs[0], nil
-}
-
-func open(dir string) (*git.Repository, error) {
-	return git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{EnableDotGitCommonDir: true})
 }

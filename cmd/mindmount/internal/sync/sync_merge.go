@@ -104,8 +104,9 @@ func planMerge(repo *git.Repository, ours, theirs plumbing.Hash) (plan, error) {
 }
 
 // MaxBlob is the largest file a sync takes from a remote (50 MiB): a
-// memory is at most 64 KiB, and a larger file would be read whole into
-// the worker's memory to be merged.
+// memory is at most 64 KiB, and a merged file is read whole into the
+// worker's memory. A fetch refuses a larger object as the pack streams in
+// (sync_fetch.go); the merge refuses one already in the repository.
 var MaxBlob int64 = 50 << 20
 
 // ErrBlobTooLarge means the remote holds a file larger than MaxBlob; the
@@ -138,7 +139,7 @@ func checkSizes(repo *git.Repository, ours, theirs *object.Tree) error {
 			return err
 		}
 		if n > MaxBlob {
-			return fmt.Errorf("%w: %s is %d MiB on the remote, more than the %d MiB a sync takes; nothing was merged — remove or shrink it there", ErrBlobTooLarge, memgraph.SafeLine(c.To.Name), n>>20, MaxBlob>>20)
+			return fmt.Errorf("%w: %s is %s on the remote, more than the %s a sync takes; nothing was merged — remove or shrink it there", ErrBlobTooLarge, memgraph.SafeLine(c.To.Name), sizeText(n), sizeText(MaxBlob))
 		}
 	}
 	return nil

@@ -1,16 +1,24 @@
 package sync
 
 import (
+	"bytes"
+	"compress/zlib"
 	"context"
+	"crypto/sha1"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/memgraph"
 )
@@ -260,13 +268,8 @@ func TestCredentialsFile(t *testing.T) {
 // (invalid) is never overwritten by a merge; the merge waits, says why,
 // and goes through once the file is fixed.
 func TestSyncNeverOverwritesLocalEdit(t *testing.T) {
-	srv := startGitServer(t)
 	ctx := context.Background()
-	a := newNode(t, seed)
-	SetURL(a.dir, srv.URL())
-	if _, err := a.s.Sync(ctx); err != nil {
-		t.Fatal(err)
-	}
+	srv, a := pushedSeed(t)
 	b := newNode(t, nil)
 	SetURL(b.dir, srv.URL())
 	if _, err := b.s.Sync(ctx); err != nil {
@@ -377,9 +380,9 @@ func TestSyncErrorQuotingTheTokenIsScrubbed(t *testing.T) {
 
 // TestSyncRefusesAHugeFile is issue 22's fifth defect at its root: a
 // remote holding a file larger than MaxBlob (a hostile remote, a 600 MB
-// blob) is refused from the objects' headers before anything is read, with
-// an error naming the file; nothing is merged, and the work tree and HEAD
-// stay as they were.
+// blob) is refused while the pack streams in, from the object's header:
+// nothing is fetched or merged, no pack is kept, the work tree and HEAD
+// stay as they were, and the status says why.
 func TestSyncRefusesAHugeFile(t *testing.T) {
 	srv := startGitServer(t)
 	ctx := context.Background()
@@ -395,20 +398,191 @@ func TestSyncRefusesAHugeFile(t *testing.T) {
 	defer func() { MaxBlob = old }()
 	b := newNode(t, nil)
 	SetURL(b.dir, srv.URL())
-	before := b.git("for-each-ref", "refs/heads")
+	before := b.git("for-each-ref")
+	packs := packFiles(t, b.dir)
 	_, err := b.s.Sync(ctx)
-	if !errors.Is(err, ErrBlobTooLarge) || !strings.Contains(err.Error(), "notes/huge.txt") {
+	if !errors.Is(err, ErrBlobTooLarge) || !strings.Contains(err.Error(), "8 KiB") {
 		t.Fatalf("sync with a file over the limit: %v", err)
 	}
 	if _, serr := os.Stat(filepath.Join(b.dir, "notes/huge.txt")); serr == nil {
 		t.Fatal("the huge file reached the work tree")
 	}
-	if after := b.git("for-each-ref", "refs/heads"); after != before {
-		t.Fatalf("a branch moved: %q -> %q", before, after)
+	if after := b.git("for-each-ref"); after != before {
+		t.Fatalf("a ref moved: %q -> %q", before, after)
 	}
-	if st := StatusText(b.r); !strings.Contains(st, "notes/huge.txt") {
+	if after := packFiles(t, b.dir); !slices.Equal(after, packs) {
+		t.Fatalf("the refused pack stayed: %v -> %v", packs, after)
+	}
+	if st := StatusText(b.r); !strings.Contains(st, "more than the 4 KiB a sync takes") {
 		t.Fatalf("the status does not say why:\n%s", st)
 	}
+}
+
+// pushedSeed starts a git server and a node whose seed is pushed to it.
+func pushedSeed(t *testing.T) (*gitServer, *node) {
+	t.Helper()
+	srv := startGitServer(t)
+	a := newNode(t, seed)
+	SetURL(a.dir, srv.URL())
+	if _, err := a.s.Sync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return srv, a
+}
+
+func packFiles(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, _ := os.ReadDir(filepath.Join(dir, ".git", "objects", "pack"))
+	var out []string
+	for _, e := range ents {
+		out = append(out, e.Name())
+	}
+	return out
+}
+
+// TestMergeRefusesALocalHugeFile: the second layer. A file over MaxBlob
+// already in the repository's objects (fetched by hand, or under a larger
+// limit) is refused by the merge from the objects' headers, before any
+// content is read, naming the file.
+func TestMergeRefusesALocalHugeFile(t *testing.T) {
+	a := newNode(t, seed)
+	ours := a.git("rev-parse", "HEAD")
+	a.write("notes/huge.txt", strings.Repeat("a line of a big file\n", 400)) // 8 KiB
+	a.flush()
+	theirs := a.git("rev-parse", "HEAD")
+	old := MaxBlob
+	MaxBlob = 4 << 10
+	defer func() { MaxBlob = old }()
+	repo, err := open(a.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = planMerge(repo, plumbing.NewHash(ours), plumbing.NewHash(theirs))
+	if !errors.Is(err, ErrBlobTooLarge) || !strings.Contains(err.Error(), "notes/huge.txt") {
+		t.Fatalf("merge of a local file over the limit: %v", err)
+	}
+}
+
+// TestSyncHugeBlobMemoryBounded: a 32 MiB file on the remote (it travels
+// compressed to a few hundred KiB) is refused without the worker's memory
+// growing by anything near it: go-git alone reads every fetched object
+// whole into memory to index the pack.
+func TestSyncHugeBlobMemoryBounded(t *testing.T) {
+	ctx := context.Background()
+	srv, _ := pushedSeed(t)
+	// The hostile remote: a commit with the big file, pushed by git.
+	clone := filepath.Join(t.TempDir(), "clone")
+	mustRun(t, filepath.Dir(clone), "git", "clone", "-q", srv.bare, clone)
+	big, err := os.Create(filepath.Join(clone, "big.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := []byte(strings.Repeat("0123456789abcdef", 4)[:63] + "\n")
+	for i := 0; i < (32<<20)/len(line); i++ {
+		big.Write(line)
+	}
+	big.Close()
+	mustRun(t, clone, "git", "add", "big.bin")
+	mustRun(t, clone, "git", "commit", "-qm", "a big file")
+	mustRun(t, clone, "git", "push", "-q", "origin", "HEAD:main")
+
+	old := MaxBlob
+	MaxBlob = 1 << 20
+	defer func() { MaxBlob = old }()
+	b := newNode(t, nil)
+	SetURL(b.dir, srv.URL())
+	runtime.GC()
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	_, err = b.s.Sync(ctx)
+	runtime.ReadMemStats(&m1)
+	if !errors.Is(err, ErrBlobTooLarge) || !strings.Contains(err.Error(), "32 MiB") {
+		t.Fatalf("sync with a 32 MiB file: %v", err)
+	}
+	if grew := m1.TotalAlloc - m0.TotalAlloc; grew > 8<<20 {
+		t.Fatalf("the sync allocated %d MiB for a file it refused", grew>>20)
+	}
+}
+
+// TestCheckPack: the pack check on packs made by hand, a delta claiming a
+// huge object among them (its data is never applied).
+func TestCheckPack(t *testing.T) {
+	old := MaxBlob
+	MaxBlob = 1 << 20
+	defer func() { MaxBlob = old }()
+	small := []byte("hello")
+	base := plumbing.ComputeHash(plumbing.BlobObject, small)
+	for _, tc := range []struct {
+		name string
+		objs []packObj
+		ok   bool
+	}{
+		{"small blob", []packObj{{typ: 3, data: small}}, true},
+		{"blob at the limit", []packObj{{typ: 3, data: make([]byte, 1<<20)}}, true},
+		{"blob over the limit", []packObj{{typ: 3, data: make([]byte, 1<<20+1)}}, false},
+		{"small delta", []packObj{{typ: 3, data: small}, {typ: 7, ref: base, data: delta(5, 10)}}, true},
+		{"delta making 1 GiB", []packObj{{typ: 3, data: small}, {typ: 7, ref: base, data: delta(5, 1<<30)}}, false},
+		{"delta claiming 2^63", []packObj{{typ: 3, data: small}, {typ: 7, ref: base, data: delta(5, 1<<63)}}, false},
+	} {
+		pr, pw := io.Pipe()
+		go func() { pw.Write(buildPack(tc.objs)); pw.Close() }()
+		err := checkPack(pr)
+		if (err == nil) != tc.ok || (err != nil && !errors.Is(err, ErrBlobTooLarge)) {
+			t.Errorf("%s: %v", tc.name, err)
+		}
+	}
+}
+
+type packObj struct {
+	typ  byte
+	ref  plumbing.Hash // REF_DELTA's base
+	data []byte
+}
+
+// delta is a delta's header: the base's size and the target's.
+func delta(src, target uint64) []byte {
+	var out []byte
+	for _, n := range []uint64{src, target} {
+		for {
+			c := byte(n & 0x7f)
+			n >>= 7
+			if n != 0 {
+				out = append(out, c|0x80)
+				continue
+			}
+			out = append(out, c)
+			break
+		}
+	}
+	return out
+}
+
+// buildPack writes a version 2 pack of objs.
+func buildPack(objs []packObj) []byte {
+	var b bytes.Buffer
+	b.WriteString("PACK")
+	binary.Write(&b, binary.BigEndian, uint32(2))
+	binary.Write(&b, binary.BigEndian, uint32(len(objs)))
+	for _, o := range objs {
+		n := uint64(len(o.data))
+		c := o.typ<<4 | byte(n&0x0f)
+		n >>= 4
+		for n != 0 {
+			b.WriteByte(c | 0x80)
+			c = byte(n & 0x7f)
+			n >>= 7
+		}
+		b.WriteByte(c)
+		if o.typ == 7 {
+			b.Write(o.ref[:])
+		}
+		z := zlib.NewWriter(&b)
+		z.Write(o.data)
+		z.Close()
+	}
+	sum := sha1.Sum(b.Bytes())
+	b.Write(sum[:])
+	return b.Bytes()
 }
 
 // TestSyncRemoteWithoutTheBranch: a remote that has other branches but not
