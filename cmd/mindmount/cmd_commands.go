@@ -1,0 +1,10 @@
+package main
+
+// commandTable is every command of mindmount, declared here with its
+// arguments (usage), summary, options and subcommands: dispatch, usage
+// lines and --help all read it, so a subcommand cannot go missing from its
+// parent's help. Each command's options, help text and runX live in its
+// own file (cmd_NAME.go).
+var commandTable = []*command{
+	usersCommand,
+}
