@@ -64,16 +64,18 @@
 // demo, benchmarks, the soak test, scripts/fakellm (the fake model server
 // as a program) and the systemd unit.
 //
-// Who writes: every commit of a repository is written through its one
-// *gitrepo.Repo, whose mutex is the queue; gitrepo is the mechanism and
-// decides nothing. The memory writes of the mount, watch mode and MCP
-// edits, and the start-up recovery, go through the repository's one
-// tracker (fs/tracker), which judges them and names the writer;
-// consolidation (consolidate) and sync merges (cmd/mindmount/internal/sync) commit through
-// the same Repo, and the tracker reloads when HEAD moves beside it; mindmount
-// init commits the template before any tracker runs. The domain (memgraph,
-// consolidate) never imports go-fuse, never reads the environment and never
-// talks HTTP except through a provider handed to it.
+// Who writes: every commit of a repository is recorded by one sequence,
+// gitrepo.Repo.Record (a commit, an apply and a merge are one Commit with
+// a list of parents; the flush before the ref moves and every failpoint
+// cover them all), and only fs/tracker calls it (ref_test.go checks).
+// The tracker is the repository's one writer: the memory writes of the
+// mount, watch mode and MCP edits, the start-up recovery, and the prepared
+// changes others hand it (tracker.Apply: consolidation, sync merges, the
+// web page's actions) all go through it, and it alone updates the graph.
+// Where no tracker runs (mindmount init and import, a sync without a
+// daemon) tracker.Alone records through the same sequence. The domain
+// (memgraph, consolidate) never imports go-fuse, never reads the
+// environment and never talks HTTP except through a provider handed to it.
 //
 // One home for each rule; a package above uses it and keeps no copy:
 //

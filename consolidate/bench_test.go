@@ -12,6 +12,7 @@ import (
 
 	"github.com/mindmount/mindmount/consolidate/llm"
 	"github.com/mindmount/mindmount/consolidate/llmtest"
+	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
 	"github.com/mindmount/mindmount/memgraph"
 )
@@ -66,7 +67,7 @@ func benchRepo(b testing.TB, n int) (string, *gitrepo.Repo, *memgraph.Graph) {
 // check, validation and the commit, in a repository of 10,000 memories.
 func BenchmarkApply100Decisions(b *testing.B) {
 	_, r, g := benchRepo(b, 10000)
-	c := New(g, r, fakeProvider{}, Config{Logger: quietLogger(), Now: func() time.Time { return testNow }})
+	c := New(tracker.New(g, r, tracker.Config{Logger: quietLogger()}), fakeProvider{}, Config{Logger: quietLogger(), Now: func() time.Time { return testNow }})
 	cur, _ := ParseCursor(nil)
 	tr := ParseTranscript("transcripts/bench.jsonl", []byte(jsonl("x")))
 	var recallT, planT, commitT time.Duration
@@ -157,7 +158,7 @@ func BenchmarkRun30Messages(b *testing.B) {
 			{Fact: 2, Action: ActionNone, Target: fmt.Sprintf("user_memory/m-%05d", (k+499)%1000)},
 		}})}
 	})
-	c := New(g, r, llm.NewOllama(srv.OllamaURL(), "fake"), Config{Logger: quietLogger(), Now: func() time.Time { return testNow }})
+	c := New(tracker.New(g, r, tracker.Config{Logger: quietLogger()}), llm.NewOllama(srv.OllamaURL(), "fake"), Config{Logger: quietLogger(), Now: func() time.Time { return testNow }})
 	var msgs []string
 	for i := 0; i < 30; i++ {
 		msgs = append(msgs, fmt.Sprintf("Message %d: I spend my weekends on the allotment growing tomatoes and beans.", i))

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/mindmount/mindmount/fs/tracker"
 )
 
 // TestCandidatesAllMatchesOneByOne: the parallel candidate search offers
@@ -13,7 +15,7 @@ import (
 // -race: the searches share the graph's recall index).
 func TestCandidatesAllMatchesOneByOne(t *testing.T) {
 	_, r, g := benchRepo(t, 300)
-	c := New(g, r, fakeProvider{}, Config{Logger: quietLogger(), Now: func() time.Time { return testNow }})
+	c := New(tracker.New(g, r, tracker.Config{Logger: quietLogger()}), fakeProvider{}, Config{Logger: quietLogger(), Now: func() time.Time { return testNow }})
 	facts := make([]Fact, 40)
 	for i := range facts {
 		facts[i] = Fact{Kind: "user", Description: "Enjoys " + word(i*7%300) + " gardening", Fact: fmt.Sprintf("You enjoy %s gardening.", word(i*7%300))}

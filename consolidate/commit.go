@@ -1,15 +1,17 @@
 package consolidate
 
 import (
+	"context"
 	"fmt"
 	"sort"
 	"strings"
 
+	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
 )
 
-// commit writes the planned files and the cursor in one gitrepo.Apply, then
-// tells the graph.
+// commit hands the planned files and the cursor to the tracker as one
+// change; the tracker writes them, commits and updates the graph.
 func (s *chunkRun) commit(out *outcome, next *Cursor) (string, error) {
 	rels := make([]string, 0, len(out.files))
 	for rel := range out.files {
@@ -25,12 +27,10 @@ func (s *chunkRun) commit(out *outcome, next *Cursor) (string, error) {
 	// The cursor goes last: Apply writes in order, so a work tree cursor
 	// ahead of HEAD means every memory file of the run is on disk.
 	changes = append(changes, gitrepo.Change{Path: CursorFile, Data: next.Render()})
-	hash, err := s.c.r.Apply(changes, next.Last.Message, Author, s.now)
+	// The model's work is done: a shutdown starting now does not undo it.
+	hash, err := s.c.w.Apply(context.Background(), tracker.Change{Changes: changes, Message: next.Last.Message, Author: Author, When: s.now, Worktree: true})
 	if err != nil {
 		return "", fmt.Errorf("committing %s: %w", s.src, err)
-	}
-	for _, ch := range changes[:len(changes)-1] {
-		s.c.g.Put(ch.Path, ch.Data)
 	}
 	return hash, nil
 }

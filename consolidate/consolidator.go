@@ -90,7 +90,8 @@ func (c *Config) defaults() {
 // Consolidator consolidates the transcripts of one repository.
 type Consolidator struct {
 	g   *memgraph.Graph
-	r   *gitrepo.Repo
+	r   *gitrepo.Repo    // read only: every commit goes through w
+	w   *tracker.Tracker // the repository's one writer
 	p   llm.Provider
 	cfg Config
 	log *slog.Logger
@@ -117,11 +118,13 @@ type Consolidator struct {
 // Consolidators on the same directory.
 var repoLocks sync.Map // dir -> *sync.Mutex
 
-// New returns a Consolidator. p may be nil: runs then fail with a clear
-// message and the status says no model is configured.
-func New(g *memgraph.Graph, r *gitrepo.Repo, p llm.Provider, cfg Config) *Consolidator {
+// New returns a Consolidator of the repository t writes: it reads t's
+// graph and repository and commits through t (Apply), which updates the
+// graph. p may be nil: runs then fail with a clear message and the status
+// says no model is configured.
+func New(t *tracker.Tracker, p llm.Provider, cfg Config) *Consolidator {
 	cfg.defaults()
-	return &Consolidator{g: g, r: r, p: p, cfg: cfg, log: cfg.Logger,
+	return &Consolidator{g: t.Graph(), r: t.Repo(), w: t, p: p, cfg: cfg, log: cfg.Logger,
 		pending: map[string]int{}, dirty: map[string]bool{}, done: map[string]fileStamp{}, wake: make(chan struct{}, 1)}
 }
 
@@ -377,12 +380,10 @@ func (c *Consolidator) Recover() error {
 	}
 	changes = append(changes, gitrepo.Change{Path: CursorFile, Data: wt})
 	msg := cur.Last.Message + "\nMindmount-Recovered: true\n"
-	hash, err := c.r.Commit(changes, msg, Author, c.cfg.Now())
+	// The files are on disk as read: committed, not written again.
+	hash, err := c.w.Apply(context.Background(), tracker.Change{Changes: changes, Message: msg, Author: Author, When: c.cfg.Now()})
 	if err != nil {
 		return fmt.Errorf("recovering an interrupted consolidation: %w", err)
-	}
-	for _, ch := range changes {
-		c.g.Put(ch.Path, ch.Data)
 	}
 	c.log.Info("recovered an interrupted consolidation", "commit", hash, "files", len(changes)-1)
 	return nil

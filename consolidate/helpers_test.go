@@ -14,6 +14,7 @@ import (
 
 	"github.com/mindmount/mindmount/consolidate/llm"
 	"github.com/mindmount/mindmount/consolidate/llmtest"
+	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
 	"github.com/mindmount/mindmount/memgraph"
 )
@@ -100,7 +101,7 @@ func (e *env) restart() {
 		e.t.Fatal(err)
 	}
 	e.r, e.g = r, g
-	e.c = New(g, r, e.p, e.cfg)
+	e.c = New(tracker.New(g, r, tracker.Config{Logger: quietLogger()}), e.p, e.cfg)
 }
 
 func (e *env) write(rel, data string) {

@@ -57,7 +57,7 @@ func TestWatchModeControlFile(t *testing.T) {
 func watch(t *testing.T, e *env) *tracker.Tracker {
 	tr := tracker.New(e.g, e.r, tracker.Config{Debounce: 20 * time.Millisecond, MaxWait: time.Second, WriteSynthesized: true, Logger: quietLogger()})
 	e.cfg.OnStatus = tr.StatusChanged
-	e.c = New(e.g, e.r, e.p, e.cfg) // same graph and repository as the tracker
+	e.c = New(tr, e.p, e.cfg) // the tracker is its writer
 	tr.SetExtraStatus(e.c.Status)
 	tr.Subscribe(func(paths []string) {
 		for _, p := range paths {

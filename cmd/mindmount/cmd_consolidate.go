@@ -5,13 +5,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/mindmount/mindmount/fs/tracker"
 	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/mindmount/mindmount/fs/tracker"
 
 	"github.com/mindmount/mindmount/consolidate"
 	"github.com/mindmount/mindmount/consolidate/llm"
@@ -133,7 +134,7 @@ func runConsolidate(dir string, opt providerOptions) error {
 	useCachedVectors(g)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	c := consolidate.New(g, r, p, consolidate.Config{Logger: slog.Default()})
+	c := consolidate.New(tracker.New(g, r, tracker.Config{}), p, consolidate.Config{Logger: slog.Default()})
 	rep, err := c.Run(ctx)
 	for _, pr := range rep.Problems {
 		fmt.Fprintf(stderr, "warning: %s\n", pr)

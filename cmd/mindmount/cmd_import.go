@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,10 +12,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
 	"github.com/mindmount/mindmount/cmd/mindmount/internal/migrate"
+	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
 	"github.com/mindmount/mindmount/template"
 )
@@ -177,7 +178,7 @@ func importViral(src, dest string) error {
 		fmt.Fprintf(stderr, "mindmount: could not install mindmount's git hooks: %v\n", err)
 	}
 	msg := "mindmount import viral: convert a viral-git-agent-memory repository\n\n" + strings.Join(lines, "\n")
-	hash, err := r.Commit(changes, msg, gitrepo.Mindmount, time.Now())
+	hash, err := tracker.Alone{Repo: r}.Apply(context.Background(), tracker.Change{Changes: changes, Message: msg, Author: gitrepo.Mindmount})
 	if err != nil {
 		return fmt.Errorf("commit the import: %w (the converted files are in the work tree; git checkout -f HEAD && git clean -fd in %s undoes them)", err, dir)
 	}
@@ -341,7 +342,7 @@ func importInto(format, src, dest string) error {
 		return err
 	}
 	msg := fmt.Sprintf("mindmount import %s: %d files from %s\n\n%s", format, len(changes), filepath.Base(filepath.Clean(src)), strings.Join(plan.Lines, "\n"))
-	hash, err := r.Commit(changes, msg, gitrepo.Mindmount, time.Now())
+	hash, err := tracker.Alone{Repo: r}.Apply(context.Background(), tracker.Change{Changes: changes, Message: msg, Author: gitrepo.Mindmount})
 	if err != nil {
 		return fmt.Errorf("commit the import: %w", err)
 	}

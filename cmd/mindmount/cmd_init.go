@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -13,8 +14,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"time"
 
+	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
 	"github.com/mindmount/mindmount/template"
 )
@@ -195,7 +196,7 @@ func initRepoTo(out io.Writer, dir, user string, private bool) error {
 	if up != nil {
 		msg = up.message(created)
 	}
-	hash, err := r.Commit(changes, msg, gitrepo.Mindmount, time.Now())
+	hash, err := tracker.Alone{Repo: r}.Apply(context.Background(), tracker.Change{Changes: changes, Message: msg, Author: gitrepo.Mindmount})
 	if err != nil {
 		return fmt.Errorf("commit the template: %w", err)
 	}

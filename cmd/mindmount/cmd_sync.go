@@ -96,7 +96,7 @@ func syncService(ctx context.Context, rt *host.Runtime) {
 	}
 	s := sync.New(rt.Repo, sync.Options{
 		Credentials: creds,
-		Exclusive:   rt.Tracker.Exclusive,
+		Writer:      rt.Tracker,
 		Logger:      slog.Default().With("user", rt.ID),
 	})
 	rt.Tracker.Subscribe(func([]string) { s.Kick() })

@@ -21,6 +21,7 @@ import (
 	"github.com/mindmount/mindmount/consolidate"
 	"github.com/mindmount/mindmount/consolidate/llm"
 	"github.com/mindmount/mindmount/consolidate/llmtest"
+	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
 	"github.com/mindmount/mindmount/memgraph"
 )
@@ -164,7 +165,7 @@ func runOne(ctx context.Context, dir string, sc Scenario, opt Options) (Result, 
 		}
 		changes = append(changes, gitrepo.Change{Path: rel, Data: []byte(data)})
 	}
-	if _, err := r.Commit(changes, "golden scenario", gitrepo.Writer("golden"), when.Add(-time.Hour)); err != nil {
+	if _, err := (tracker.Alone{Repo: r}).Apply(ctx, tracker.Change{Changes: changes, Message: "golden scenario", Author: gitrepo.Writer("golden"), When: when.Add(-time.Hour)}); err != nil {
 		return res, err
 	}
 	transcript := filepath.Join(dir, memgraph.TranscriptsDir, "chat.jsonl")
@@ -202,7 +203,7 @@ func runOne(ctx context.Context, dir string, sc Scenario, opt Options) (Result, 
 	if opt.Provider == "openai" {
 		p = llm.NewOpenAI(srv.OpenAIURL(), "golden-key", "scripted")
 	}
-	c := consolidate.New(g, r, p, consolidate.Config{Now: func() time.Time { return when }, Logger: discard})
+	c := consolidate.New(tracker.New(g, r, tracker.Config{Logger: discard}), p, consolidate.Config{Now: func() time.Time { return when }, Logger: discard})
 	if _, err := c.Run(ctx); err != nil {
 		return res, err
 	}

@@ -78,6 +78,9 @@ func (t *Tracker) Write(ctx context.Context, who gitrepo.Author, label string, f
 			return "", fmt.Errorf("commit: %w", err)
 		}
 	}
+	if hash != "" {
+		t.echo.mark(t.r.Tree(), res.touched)
+	}
 	t.afterChange(res.touched, hash)
 	var held []memgraph.Problem
 	t.mu.Lock()

@@ -478,6 +478,9 @@ func (t *Tracker) applyGraph(res result) {
 	for _, op := range res.graph {
 		fromMem := op.from != "" && memgraph.IsMemoryPath(op.from)
 		toMem := memgraph.IsMemoryPath(op.rel)
+		if fromMem || toMem {
+			t.graphWrites.Add(1)
+		}
 		switch op.op {
 		case opDelete:
 			if toMem {

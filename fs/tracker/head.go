@@ -32,6 +32,7 @@ func (t *Tracker) syncHeadLocked() {
 	}
 	old := t.head
 	t.setHead(h)
+	t.headReloads.Add(1)
 	t.packSoon() // consolidation and git commands write objects too
 	changed, err := t.r.Changed(old, h)
 	if err != nil {
@@ -48,6 +49,7 @@ func (t *Tracker) syncHeadLocked() {
 		touched = append(touched, rel)
 		tree := t.r.Tree()
 		if memgraph.IsMemoryPath(rel) {
+			t.graphWrites.Add(1)
 			if _, err := tree.Lstat(rel); err != nil {
 				t.g.Remove(rel)
 			} else if err := t.g.Update(rel); err != nil {

@@ -23,6 +23,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
@@ -119,7 +120,11 @@ type Tracker struct {
 	claimMu sync.Mutex
 	unlock  func() // releases the daemon lock; nil until claim
 
-	who authorship // mindmount serve's user and sandboxes (authorship.go)
+	who  authorship // mindmount serve's user and sandboxes (authorship.go)
+	echo echoes     // files the tracker wrote itself, whose fsnotify reports are echoes
+
+	graphWrites atomic.Int64 // updates of the graph (Counts)
+	headReloads atomic.Int64 // HEADs moved beside the tracker and reloaded (Counts)
 
 	kick     chan struct{} // Touch -> Run: recompute the debounce deadline
 	packKick chan struct{} // a commit was made: packLoop checks the loose objects
@@ -180,6 +185,14 @@ func New(g *memgraph.Graph, r *gitrepo.Repo, cfg Config) *Tracker {
 	}
 	return t
 }
+
+// Graph is the graph the tracker keeps current: read it, never change it
+// (every change of the repository goes through the tracker).
+func (t *Tracker) Graph() *memgraph.Graph { return t.g }
+
+// Repo is the repository the tracker writes: read it, never commit to it
+// (Apply does).
+func (t *Tracker) Repo() *gitrepo.Repo { return t.r }
 
 // setHead records the commit the graph reflects. t.work is held (or the
 // tracker is not shared yet).
@@ -442,4 +455,18 @@ func (t *Tracker) Settle(ctx context.Context) error {
 		running = t.running
 		t.mu.Unlock()
 	}
+}
+
+// Counts are what the tracker did since it was made: how often it updated
+// the graph (one path each) and how often it reloaded a HEAD moved beside
+// it. A write through the mount, a chat or a consolidation updates the
+// graph once per path and reloads nothing.
+type Counts struct {
+	GraphWrites int64
+	HeadReloads int64
+}
+
+// Counts returns the counters.
+func (t *Tracker) Counts() Counts {
+	return Counts{GraphWrites: t.graphWrites.Load(), HeadReloads: t.headReloads.Load()}
 }

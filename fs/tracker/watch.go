@@ -291,6 +291,9 @@ func (ws *watchState) handle(ev fsnotify.Event) {
 		}
 	}
 	t.observed(rel)
+	if t.echo.report(t.r.Tree(), rel) {
+		return // a file the tracker wrote itself (held until it is committed)
+	}
 	t.Touch(rel, "")
 }
 

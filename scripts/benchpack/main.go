@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
 )
 
@@ -33,6 +34,8 @@ func main() {
 		log.Fatal(err)
 	}
 	who := gitrepo.Writer("bench")
+	ctx := context.Background()
+	w := tracker.Alone{Repo: r} // no daemon: the commits of the tracker's sequence alone
 	mem := func(i, v int) []byte {
 		return []byte(fmt.Sprintf("---\ndescription: Memory %d\n---\n# Memory %d\n\n## Fact\nYou like thing %d, version %d.\n", i, i, i, v))
 	}
@@ -49,11 +52,10 @@ func main() {
 		write(rel, mem(i, 0))
 		seed[i] = gitrepo.Change{Path: rel, Data: mem(i, 0)}
 	}
-	if _, err := r.Commit(seed, "seed", who, time.Now()); err != nil {
+	if _, err := w.Apply(ctx, tracker.Change{Changes: seed, Message: "seed", Author: who}); err != nil {
 		log.Fatal(err)
 	}
 
-	ctx := context.Background()
 	kick := make(chan struct{}, 1)
 	finished := make(chan struct{}) // closed after the last commit
 	done := make(chan struct{})
@@ -86,7 +88,7 @@ func main() {
 		i := (c * 7919) % *memories // spread over the folder
 		rel := fmt.Sprintf("user_memory/memory-%05d.md", i)
 		write(rel, mem(i, c))
-		if _, err := r.Commit([]gitrepo.Change{{Path: rel, Data: mem(i, c)}}, fmt.Sprintf("agent: update %s", rel), who, time.Now()); err != nil {
+		if _, err := w.Apply(ctx, tracker.Change{Changes: []gitrepo.Change{{Path: rel, Data: mem(i, c)}}, Message: fmt.Sprintf("agent: update %s", rel), Author: who}); err != nil {
 			log.Fatal(err)
 		}
 		if *pack {

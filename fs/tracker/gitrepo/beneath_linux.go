@@ -36,7 +36,7 @@ func (b *beneathFS) close() {
 }
 
 // flush makes the files written without fsync and the given loose objects
-// durable, all at once: Apply's single flush per commit. The fdatasyncs
+// durable, all at once: the single flush of every commit (Record). The fdatasyncs
 // run in parallel, which a journaling file system serves with about one
 // journal commit; unlike syncfs it never waits for other programs' dirty
 // data on the same disk.
@@ -47,7 +47,13 @@ func (b *beneathFS) flush(objects []string) error {
 		if i < len(fds) {
 			return unix.Fdatasync(fds[i])
 		}
-		return fdatasyncPath(objects[i-len(fds)])
+		err := fdatasyncPath(objects[i-len(fds)])
+		if errors.Is(err, fs.ErrNotExist) {
+			// A background repack moved the object into a pack and
+			// removed the loose file; git makes its packs durable itself.
+			return nil
+		}
+		return err
 	})
 	for _, fd := range fds {
 		if cerr := unix.Close(fd); err == nil {
@@ -177,20 +183,6 @@ func (b *beneathFS) remove(rel string) error {
 		return unix.Unlinkat(pfd, path.Base(d), unix.AT_REMOVEDIR)
 	})
 	return nil
-}
-
-// syncObjects makes the loose objects of the commit in progress durable
-// before the branch moves: the one flush of a tracker commit (see flush).
-func (r *Repo) syncObjects() error {
-	return syncAll(len(r.unsynced), func(i int) error {
-		err := fdatasyncPath(r.unsynced[i])
-		if errors.Is(err, fs.ErrNotExist) {
-			// A background repack moved the object into a pack and
-			// removed the loose file; git makes its packs durable itself.
-			return nil
-		}
-		return err
-	})
 }
 
 func closeFd(fd int) { unix.Close(fd) }

@@ -70,5 +70,3 @@ func (b *beneathFS) remove(rel string) error {
 	removeEmptyParents(rel, func(dir string) error { return os.Remove(filepath.Join(b.root, dir)) })
 	return nil
 }
-
-func (r *Repo) syncObjects() error { return nil }

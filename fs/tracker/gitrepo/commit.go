@@ -9,41 +9,115 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/index"
 	"github.com/mindmount/mindmount/fs/tracker/gitrepo/failpoint"
+	"github.com/mindmount/mindmount/memgraph/subtree"
 )
 
 // ErrRefMoved is returned when the branch kept moving under us (another
-// writer committed) on every attempt of a commit.
+// writer committed) on every attempt of a commit, or, for a commit with
+// Parents, when HEAD is no longer its first parent.
 var ErrRefMoved = errors.New("branch moved during commit")
+
+// ErrDirty is returned by a Clean commit when a file it would write
+// differs in the work tree from HEAD: an uncommitted (or invalid, held
+// back) local edit that the commit must not overwrite. Nothing was written.
+var ErrDirty = errors.New("uncommitted change in the work tree")
+
+// Commit is one commit to record: the one description that a tracker
+// burst, a consolidation, an init upgrade and a merge share, so they all
+// go through one sequence (Record) with one flush before the branch moves
+// and every failpoint.
+type Commit struct {
+	// Changes turn the tree of HEAD into the tree of the commit. Paths
+	// are checked (CheckPath); when the same path appears twice the later
+	// change wins.
+	Changes []Change
+	Message string
+	Author  Author
+	When    time.Time
+	// Parents are the commit's parents, first the commit HEAD must be
+	// ("" for an unborn branch), then the commits merged in. Empty: on top
+	// of HEAD as Record finds it, retried when HEAD moves meanwhile. With
+	// Parents a HEAD that is not Parents[0] makes Record fail with
+	// ErrRefMoved and change nothing. A merge is a Commit with two
+	// parents whose Changes were computed by the merge drivers.
+	Parents []string
+	// Worktree writes Changes into the work tree too, symlink-safe (see
+	// WriteFile), before the commit; the files are flushed with the
+	// objects, once, before the branch moves.
+	Worktree bool
+	// Clean refuses (ErrDirty) when a path Worktree would write differs
+	// in the work tree from HEAD, before anything is written.
+	Clean bool
+	// FastForward moves the branch to Parents[1] instead of making a
+	// commit; Changes must turn HEAD's tree into exactly its tree.
+	FastForward bool
+	// Branch commits on refs/heads/<Branch> instead of HEAD's branch: a
+	// consolidation that dreams beside the work tree. Such a commit never
+	// touches the work tree or the index (Worktree is refused); a branch
+	// that does not exist yet is created by a commit whose Parents are
+	// [""] or [base], base being the commit it starts from.
+	Branch string
+}
 
 // Commit records exactly the given contents as one commit on the current
 // branch, authored and committed by who at when. It does not read the work
 // tree for content. Changes equal to HEAD are dropped; when nothing is left
-// it returns "" and makes no commit. When the same path appears twice, the
-// later change wins. The .git/index entries of the committed paths are
-// updated so that "git status" stays clean.
+// it returns "" and makes no commit. The .git/index entries of the
+// committed paths are updated so that "git status" stays clean.
 func (r *Repo) Commit(changes []Change, msg string, who Author, when time.Time) (string, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.commitLocked(changes, msg, who, when, r.syncObjects)
+	return r.Record(Commit{Changes: changes, Message: msg, Author: who, When: when})
 }
 
-// Apply writes the changes to the work tree and then commits them, all
-// under the commit lock, so no other commit interleaves. Every write is
-// symlink-safe (see WriteFile): a memory folder replaced by a link makes
-// Apply fail with ErrUnsafePath before anything is committed. Durability
-// costs one flush per commit, not one per file: the files and the new
-// objects are written without fsync, then flushed all at once (parallel
-// fdatasync, about one journal commit) before the branch moves, so HEAD
-// never names content a power loss could take back.
+// Apply is Commit that also writes the changes to the work tree (see
+// Commit.Worktree), all under the commit lock, so no other commit
+// interleaves. A memory folder replaced by a link makes it fail with
+// ErrUnsafePath before anything is committed.
 func (r *Repo) Apply(changes []Change, msg string, who Author, when time.Time) (string, error) {
+	return r.Record(Commit{Changes: changes, Message: msg, Author: who, When: when, Worktree: true})
+}
+
+// Record makes the commit c: the one commit sequence of a repository.
+// Under the commit lock it reads HEAD (and checks Parents), writes the
+// work tree files (Worktree) without fsync, takes .git/index.lock, writes
+// the blobs, the trees along the changed paths and the commit object as loose
+// objects, flushes all of them at once (parallel fdatasync, about one
+// journal commit) so HEAD never names content a power loss could take
+// back, moves the branch with a compare-and-swap, and brings the index
+// entries of the changed paths in line. It returns the new commit, or ""
+// when a one-parent commit changed nothing.
+func (r *Repo) Record(c Commit) (string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	changes, err := normalize(changes)
+	changes, err := normalize(c.Changes)
+	if err != nil {
+		return "", err
+	}
+	merge := len(c.Parents) > 1
+	switch {
+	case c.FastForward && !merge:
+		return "", errors.New("a fast-forward needs the commit to move to as the second parent")
+	case c.Branch != "" && c.Worktree:
+		return "", errors.New("a commit on another branch than HEAD's cannot write the work tree")
+	case c.Branch != "":
+		if err := checkBranch(c.Branch); err != nil {
+			return "", err
+		}
+	}
+	if len(changes) == 0 && !merge {
+		return "", nil
+	}
+	r.unsynced = r.unsynced[:0]
+	todo := make([]pending, len(changes))
+	for i, ch := range changes {
+		todo[i] = pendingOf(ch)
+	}
+	h, err := r.headFor(c)
 	if err != nil {
 		return "", err
 	}
@@ -52,29 +126,214 @@ func (r *Repo) Apply(changes []Change, msg string, who Author, when time.Time) (
 		return "", err
 	}
 	defer b.close()
-	// Deletions first: they may empty a directory that a new file of the
-	// same name replaces.
-	for _, c := range changes {
-		if c.Delete {
-			if err := b.remove(c.Path); err != nil {
-				return "", fmt.Errorf("remove %s: %w", c.Path, err)
+	if c.Worktree {
+		if err := r.writeWorktreeOf(b, h, changes, c.Clean); err != nil {
+			return "", err
+		}
+	}
+	// The index lock is taken after the work tree is written, as git
+	// does: a crash in between leaves an ordinary uncommitted change.
+	lock, err := r.lockIndex()
+	if err != nil {
+		return "", err
+	}
+	defer func() {
+		if lock != nil {
+			r.unlockIndex(lock)
+		}
+	}()
+
+	var id plumbing.Hash
+	var eff []pending
+	for attempt := 0; ; attempt++ {
+		if attempt > 0 {
+			if h, err = r.headFor(c); err != nil {
+				return "", err
+			}
+		}
+		if eff, err = r.effective(h.tree, todo, eff[:0]); err != nil {
+			return "", err
+		}
+		if len(eff) == 0 && !merge {
+			break
+		}
+		if id, err = r.writeCommit(h, eff, c); err != nil {
+			return "", err
+		}
+		failpoint.Inject(failpoint.ObjectsWritten)
+		// The one flush: work tree files and loose objects, before the ref.
+		if err := b.flush(r.unsynced); err != nil {
+			return "", fmt.Errorf("flush before moving %s: %w", h.name, err)
+		}
+		old := h.commit
+		if h.new {
+			old = plumbing.ZeroHash
+		}
+		err = r.casRef(h.name, old, id, c.Author, c.When, Subject(c.Message), c.Branch == "")
+		if err == nil {
+			failpoint.Inject(failpoint.RefUpdated)
+			break
+		}
+		if !errors.Is(err, errRefChanged) {
+			return "", fmt.Errorf("update %s: %w", h.name, err)
+		}
+		if len(c.Parents) > 0 || attempt == 2 {
+			return "", fmt.Errorf("%w: %s", ErrRefMoved, h.name)
+		}
+	}
+
+	if c.Branch == "" {
+		taken, err := r.settleIndex(lock, todo, eff)
+		if taken {
+			lock = nil
+		}
+		if err != nil {
+			return "", err
+		}
+	}
+	if len(eff) == 0 && !merge {
+		return "", nil
+	}
+	return id.String(), nil
+}
+
+// headFor reads the branch c moves (HEAD's, or c.Branch) and, when c has
+// parents, checks that it is the first of them.
+func (r *Repo) headFor(c Commit) (head, error) {
+	var h head
+	var err error
+	if c.Branch != "" {
+		h, err = r.readRef(plumbing.NewBranchReferenceName(c.Branch))
+	} else {
+		h, err = r.readHeadRef()
+	}
+	if err != nil {
+		return h, err
+	}
+	if len(c.Parents) > 0 && h.commit != hashOf(c.Parents[0]) {
+		if c.Branch != "" && h.commit.IsZero() && !hashOf(c.Parents[0]).IsZero() {
+			// A new branch starting from Parents[0].
+			return r.headAt(head{name: h.name, commit: hashOf(c.Parents[0]), new: true})
+		}
+		return h, fmt.Errorf("%w: %s is %s, the commit was computed on %s", ErrRefMoved, h.name.Short(), ShortHash(h.commit.String()), ShortHash(c.Parents[0]))
+	}
+	return h, nil
+}
+
+// checkBranch is git's rule for a branch name (git check-ref-format),
+// narrowed like CheckPath: a name that could leave refs/heads or confuse a
+// revision parser is refused.
+func checkBranch(name string) error {
+	if err := CheckPath(name); err != nil {
+		return fmt.Errorf("%w: branch %q", ErrBadPath, name)
+	}
+	if strings.ContainsAny(name, " ~^:?*[") || strings.Contains(name, "@{") || strings.Contains(name, "..") || strings.HasPrefix(name, "-") ||
+		strings.HasSuffix(name, ".lock") || strings.HasSuffix(name, ".") || strings.Contains(name, "/.") || strings.HasPrefix(name, ".") {
+		return fmt.Errorf("%w: %q is not a branch name git accepts", ErrBadPath, name)
+	}
+	return nil
+}
+
+// hashOf is the hash of a commit named in Parents; "" is the zero hash
+// (an unborn branch).
+func hashOf(s string) plumbing.Hash {
+	if s == "" {
+		return plumbing.ZeroHash
+	}
+	return plumbing.NewHash(s)
+}
+
+// writeWorktreeOf writes the changes into the work tree beneath its root,
+// deletions first (they may empty a directory that a new file of the same
+// name replaces), without fsync: the commit's one flush covers them. With
+// clean every path is first checked against HEAD's tree (ErrDirty).
+func (r *Repo) writeWorktreeOf(b *beneathFS, h head, changes []Change, clean bool) error {
+	if clean {
+		for _, c := range changes {
+			if err := r.checkClean(h.tree, c.Path); err != nil {
+				return err
 			}
 		}
 	}
-	for _, c := range changes {
-		if !c.Delete {
-			if err := b.write(c.Path, c.Data, r.filePerm(c.Exec), false); err != nil {
-				return "", fmt.Errorf("write %s: %w", c.Path, err)
+	for _, del := range []bool{true, false} {
+		for _, c := range changes {
+			if c.Delete != del {
+				continue
+			}
+			if del {
+				if err := b.remove(c.Path); err != nil {
+					return fmt.Errorf("remove %s: %w", c.Path, err)
+				}
+			} else if err := b.write(c.Path, c.Data, r.filePerm(c.Exec), false); err != nil {
+				return fmt.Errorf("write %s: %w", c.Path, err)
 			}
 		}
 	}
 	failpoint.Inject(failpoint.WorktreeWritten)
 	if r.BeforeCommit != nil {
-		if err := r.BeforeCommit(); err != nil {
-			return "", err
-		}
+		return r.BeforeCommit()
 	}
-	return r.commitLocked(changes, msg, who, when, func() error { return b.flush(r.unsynced) })
+	return nil
+}
+
+// effective keeps the changes of todo that differ from the tree.
+func (r *Repo) effective(tree plumbing.Hash, todo, out []pending) ([]pending, error) {
+	for _, p := range todo {
+		e, ok, err := r.lookup(tree, p.Path)
+		if err != nil {
+			return nil, err
+		}
+		if p.Delete && (!ok || e.isTree()) || !p.Delete && ok && e.hash == p.id && e.mode == p.mode {
+			continue // already so in HEAD
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// writeCommit writes the objects of the commit on top of h: blobs, trees
+// and the commit object; a fast-forward writes nothing and names the
+// commit it moves to.
+func (r *Repo) writeCommit(h head, eff []pending, c Commit) (plumbing.Hash, error) {
+	if c.FastForward {
+		return hashOf(c.Parents[1]), nil
+	}
+	root, err := r.writeChanges(h.tree, eff)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	parents := []plumbing.Hash{h.commit}
+	for _, p := range c.Parents[min(1, len(c.Parents)):] {
+		parents = append(parents, hashOf(p))
+	}
+	return r.writeObject("commit", encodeCommit(root, parents, c.Author, c.When, c.Message))
+}
+
+// checkClean returns ErrDirty when the work tree file rel differs from its
+// version in tree (a missing file equals a missing entry).
+func (r *Repo) checkClean(tree plumbing.Hash, rel string) error {
+	e, ok, err := r.lookup(tree, rel)
+	if err != nil {
+		return err
+	}
+	if ok && e.isTree() {
+		ok = false
+	}
+	data, rerr := r.tree.ReadFile(rel, 0)
+	isDir := errors.Is(rerr, syscall.EISDIR) || errors.Is(rerr, subtree.ErrNotRegular)
+	switch {
+	case rerr != nil && !ok && (errors.Is(rerr, os.ErrNotExist) || isDir):
+		return nil
+	case rerr != nil && errors.Is(rerr, os.ErrNotExist):
+		return fmt.Errorf("%w: %s (deleted)", ErrDirty, rel)
+	case rerr != nil && (isDir || errors.Is(rerr, subtree.ErrUnsafePath)):
+		return fmt.Errorf("%w: %s (not a file)", ErrDirty, rel)
+	case rerr != nil:
+		return rerr
+	case !ok || hashObject("blob", data) != e.hash:
+		return fmt.Errorf("%w: %s", ErrDirty, rel)
+	}
+	return nil
 }
 
 // normalize checks every path and keeps the last change per path, sorted.
@@ -180,6 +439,7 @@ type head struct {
 	name   plumbing.ReferenceName // the ref to move (refs/heads/main, or HEAD when detached)
 	commit plumbing.Hash          // zero when the branch is unborn
 	tree   plumbing.Hash
+	new    bool // a branch to create: commit is its base, the ref does not exist
 }
 
 func (r *Repo) readHeadRef() (head, error) {
@@ -187,18 +447,26 @@ func (r *Repo) readHeadRef() (head, error) {
 	if err != nil {
 		return head{}, fmt.Errorf("read HEAD: %w", err)
 	}
-	h := head{name: plumbing.HEAD}
 	if ref.Type() == plumbing.SymbolicReference {
-		h.name = ref.Target()
-		ref, err = r.store.Reference(h.name)
-		if errors.Is(err, plumbing.ErrReferenceNotFound) {
-			return h, nil // unborn branch: the first commit creates it
-		}
-		if err != nil {
-			return head{}, fmt.Errorf("read %s: %w", h.name, err)
-		}
+		return r.readRef(ref.Target())
 	}
-	h.commit = ref.Hash()
+	return r.headAt(head{name: plumbing.HEAD, commit: ref.Hash()})
+}
+
+// readRef reads the branch name; an unborn one has a zero commit.
+func (r *Repo) readRef(name plumbing.ReferenceName) (head, error) {
+	ref, err := r.store.Reference(name)
+	if errors.Is(err, plumbing.ErrReferenceNotFound) {
+		return head{name: name}, nil // unborn branch: the first commit creates it
+	}
+	if err != nil {
+		return head{}, fmt.Errorf("read %s: %w", name, err)
+	}
+	return r.headAt(head{name: name, commit: ref.Hash()})
+}
+
+// headAt fills in the tree of h.commit.
+func (r *Repo) headAt(h head) (head, error) {
 	b, err := r.readObject(plumbing.CommitObject, h.commit)
 	if err != nil {
 		return head{}, err
@@ -209,93 +477,6 @@ func (r *Repo) readHeadRef() (head, error) {
 	}
 	h.tree = plumbing.NewHash(tree[:40])
 	return h, nil
-}
-
-// commitLocked makes the commit. flush runs once after the objects are
-// written and before the branch moves: the one flush of the commit.
-func (r *Repo) commitLocked(changes []Change, msg string, who Author, when time.Time, flush func() error) (string, error) {
-	changes, err := normalize(changes)
-	if err != nil {
-		return "", err
-	}
-	if len(changes) == 0 {
-		return "", nil
-	}
-	r.unsynced = r.unsynced[:0]
-	lock, err := r.lockIndex()
-	if err != nil {
-		return "", err
-	}
-	defer func() {
-		if lock != nil {
-			r.unlockIndex(lock)
-		}
-	}()
-
-	todo := make([]pending, len(changes))
-	for i, c := range changes {
-		todo[i] = pendingOf(c)
-	}
-
-	var id plumbing.Hash
-	var eff []pending
-	for attempt := 0; ; attempt++ {
-		h, err := r.readHeadRef()
-		if err != nil {
-			return "", err
-		}
-		eff = eff[:0]
-		for _, p := range todo {
-			e, ok, err := r.lookup(h.tree, p.Path)
-			if err != nil {
-				return "", err
-			}
-			if p.Delete && (!ok || e.isTree()) || !p.Delete && ok && e.hash == p.id && e.mode == p.mode {
-				continue // already so in HEAD
-			}
-			eff = append(eff, p)
-		}
-		if len(eff) == 0 {
-			break
-		}
-		root, err := r.writeChanges(h.tree, eff)
-		if err != nil {
-			return "", err
-		}
-		id, err = r.writeObject("commit", encodeCommit(root, h.commit, who, when, msg))
-		if err != nil {
-			return "", err
-		}
-		failpoint.Inject(failpoint.ObjectsWritten)
-		if flush != nil {
-			if err := flush(); err != nil {
-				return "", fmt.Errorf("flush before moving %s: %w", h.name, err)
-			}
-		}
-		err = r.casRef(h.name, h.commit, id, who, when, Subject(msg))
-		if err == nil {
-			failpoint.Inject(failpoint.RefUpdated)
-			break
-		}
-		if !errors.Is(err, errRefChanged) {
-			return "", fmt.Errorf("update %s: %w", h.name, err)
-		}
-		if attempt == 2 {
-			return "", fmt.Errorf("%w: %s", ErrRefMoved, h.name)
-		}
-	}
-
-	taken, err := r.settleIndex(lock, todo, eff)
-	if taken {
-		lock = nil
-	}
-	if err != nil {
-		return "", err
-	}
-	if len(eff) == 0 {
-		return "", nil
-	}
-	return id.String(), nil
 }
 
 // settleIndex is the end of every commit, after the branch moved: the
@@ -494,12 +675,15 @@ func Subject(msg string) string {
 	return msg
 }
 
-// encodeCommit renders a commit object.
-func encodeCommit(tree, parent plumbing.Hash, who Author, when time.Time, msg string) []byte {
+// encodeCommit renders a commit object with its parents in order (a zero
+// parent, the unborn branch, is left out).
+func encodeCommit(tree plumbing.Hash, parents []plumbing.Hash, who Author, when time.Time, msg string) []byte {
 	var b strings.Builder
 	b.WriteString("tree " + tree.String() + "\n")
-	if !parent.IsZero() {
-		b.WriteString("parent " + parent.String() + "\n")
+	for _, p := range parents {
+		if !p.IsZero() {
+			b.WriteString("parent " + p.String() + "\n")
+		}
 	}
 	ident := identLine(who, when)
 	b.WriteString("author " + ident + "\n")

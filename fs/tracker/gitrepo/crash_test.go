@@ -14,13 +14,13 @@ import (
 // crashChild runs this test binary again as a child that opens dir and
 // commits one file with the failpoint point armed, so it dies by SIGKILL
 // there. The parent then sees exactly what a crashed daemon leaves behind.
-func crashChild(t *testing.T, dir, point string, apply bool) {
+// mode is how the child commits: "commit" (the file is on disk already),
+// "apply" (Record writes it) or "merge" (a two-parent merge commit with
+// side, written into the work tree like a sync's).
+func crashChild(t *testing.T, dir, point, mode, side string) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run", "^TestCrashChild$")
-	cmd.Env = append(os.Environ(), "CRASH_DIR="+dir, failpoint.EnvVar+"="+point)
-	if apply {
-		cmd.Env = append(cmd.Env, "CRASH_APPLY=1")
-	}
+	cmd.Env = append(os.Environ(), "CRASH_DIR="+dir, "CRASH_MODE="+mode, "CRASH_SIDE="+side, failpoint.EnvVar+"="+point)
 	out, err := cmd.CombinedOutput()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ProcessState.String() != "signal: killed" {
 		t.Fatalf("child at %s: %v, want killed\n%s", point, err, out)
@@ -39,9 +39,16 @@ func TestCrashChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := put("user_memory/b.md", "two\n")
-	if os.Getenv("CRASH_APPLY") != "" {
+	switch os.Getenv("CRASH_MODE") {
+	case "apply":
 		_, err = r.Apply([]Change{c}, "child", who, when)
-	} else {
+	case "merge":
+		var head string
+		if head, err = r.Head(); err == nil {
+			_, err = r.Record(Commit{Changes: []Change{c}, Message: "child", Author: who, When: when,
+				Parents: []string{head, os.Getenv("CRASH_SIDE")}, Worktree: true, Clean: true})
+		}
+	default:
 		os.WriteFile(filepath.Join(dir, "user_memory/b.md"), c.Data, 0o644)
 		_, err = r.Commit([]Change{c}, "child", who, when)
 	}
@@ -49,28 +56,34 @@ func TestCrashChild(t *testing.T) {
 }
 
 // TestCrashMidCommitNeedsNoRepair kills a committing process at every
-// failpoint of the commit and checks that RecoverLocks alone (what the
-// tracker runs at start) leaves a repository that git finds sound and
-// clean, and that the next commit works: no stale index.lock, no phantom
-// changes in "git status".
+// failpoint of the commit sequence — a commit, an apply and a merge commit
+// alike — and checks that RecoverLocks alone (what the tracker runs at
+// start) leaves a repository that git finds sound and clean, the branch
+// either moved with every object present or not moved, and that the next
+// commit works: no stale index.lock, no phantom changes in "git status".
 func TestCrashMidCommitNeedsNoRepair(t *testing.T) {
-	for _, point := range []string{failpoint.IndexLocked, failpoint.ObjectsWritten, failpoint.RefUpdated, failpoint.IndexWritten, failpoint.IndexRenamed} {
-		for _, apply := range []bool{false, true} {
-			name := point
-			if apply {
-				name += "/apply"
+	points := []string{failpoint.WorktreeWritten, failpoint.IndexLocked, failpoint.ObjectsWritten, failpoint.RefUpdated, failpoint.IndexWritten, failpoint.IndexRenamed}
+	for _, point := range points {
+		for _, mode := range []string{"commit", "apply", "merge"} {
+			if point == failpoint.WorktreeWritten && mode == "commit" {
+				continue // a commit writes no work tree
 			}
-			t.Run(name, func(t *testing.T) {
+			t.Run(point+"/"+mode, func(t *testing.T) {
 				r, dir := tempRepo(t)
 				writeFile(t, dir, "user_memory/a.md", "one\n")
 				if _, err := r.Commit([]Change{put("user_memory/a.md", "one\n")}, "seed", who, when); err != nil {
 					t.Fatal(err)
 				}
-				crashChild(t, dir, point, apply)
+				var side string
+				before, _ := r.Head()
+				if mode == "merge" {
+					side = sideCommit(t, r, before)
+				}
+				crashChild(t, dir, point, mode, side)
 				lock := filepath.Join(dir, ".git", "index.lock")
 				_, lockErr := os.Stat(lock)
 				stale := lockErr == nil
-				if want := point != failpoint.IndexRenamed; stale != want {
+				if want := point != failpoint.IndexRenamed && point != failpoint.WorktreeWritten; stale != want {
 					t.Fatalf("index.lock left behind: %v, want %v", stale, want)
 				}
 
@@ -95,9 +108,20 @@ func TestCrashMidCommitNeedsNoRepair(t *testing.T) {
 				}
 				head := gitCmd(t, dir, "log", "-1", "--format=%s")
 				if head == "child" {
-					// The commit landed: the tree is clean.
+					// The commit landed, with every object (fsck) and
+					// both parents of a merge: the tree is clean.
 					checkClean(t, dir)
+					want := before
+					if mode == "merge" {
+						want += " " + side
+					}
+					if got := gitCmd(t, dir, "log", "-1", "--format=%P"); got != want {
+						t.Fatalf("parents %q, want %q", got, want)
+					}
 				} else {
+					if now, _ := r2.Head(); now != before {
+						t.Fatalf("HEAD %s is neither the child's commit nor the one before (%s)", now, before)
+					}
 					// It did not: the file is an ordinary uncommitted
 					// change (Apply wrote it), never a phantom one.
 					gitCmd(t, dir, "fsck", "--strict", "--no-progress")
@@ -114,6 +138,18 @@ func TestCrashMidCommitNeedsNoRepair(t *testing.T) {
 			})
 		}
 	}
+}
+
+// sideCommit makes a commit on a side branch from base, as a fetched
+// remote's commit would be, and returns it.
+func sideCommit(t *testing.T, r *Repo, base string) string {
+	t.Helper()
+	h, err := r.Record(Commit{Changes: []Change{put("user_memory/side.md", "side\n")}, Message: "side", Author: who, When: when,
+		Branch: "side", Parents: []string{base}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }
 
 // TestForeignLockLeftAlone: a lock mindmount did not record (a git command

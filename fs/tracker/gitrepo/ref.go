@@ -19,8 +19,9 @@ var errRefChanged = errors.New("reference changed concurrently")
 // takes "<ref>.lock" exclusively, checks the current value, writes the new
 // value into the lock file and renames it into place. Readers never see a
 // half-written ref, and a git command updating the same ref at the same time
-// is excluded by the same lock file.
-func (r *Repo) casRef(name plumbing.ReferenceName, old, id plumbing.Hash, who Author, when time.Time, subject string) error {
+// is excluded by the same lock file. isHead says that name is HEAD's
+// branch, whose moves HEAD's reflog records too.
+func (r *Repo) casRef(name plumbing.ReferenceName, old, id plumbing.Hash, who Author, when time.Time, subject string, isHead bool) error {
 	base := filepath.Dir(r.objDir) // refs live in the common dir
 	if name == plumbing.HEAD {
 		base = r.gitDir
@@ -73,7 +74,7 @@ func (r *Repo) casRef(name plumbing.ReferenceName, old, id plumbing.Hash, who Au
 	}
 	done = true
 	r.appendReflog(string(name), old, id, who, when, subject)
-	if name != plumbing.HEAD {
+	if name != plumbing.HEAD && isHead {
 		r.appendReflog("HEAD", old, id, who, when, subject)
 	}
 	return nil

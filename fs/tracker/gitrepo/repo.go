@@ -77,8 +77,8 @@ type Repo struct {
 	gitDir string        // absolute .git directory (HEAD, index)
 	objDir string        // absolute objects directory (differs in linked worktrees)
 
-	// BeforeCommit, when set, runs inside Apply after the working tree files
-	// were written and before the commit is made. Tests use it to inject a
+	// BeforeCommit, when set, runs inside Record after the working tree
+	// files of a Worktree commit were written and before the commit is made. Tests use it to inject a
 	// crash; an error aborts the commit and is returned by Apply.
 	BeforeCommit func() error
 
@@ -234,6 +234,10 @@ func findGitDir(dir string) (string, error) {
 	}
 	return filepath.Clean(target), nil
 }
+
+// GitDir returns the absolute git directory: .git, or where a .git file
+// points.
+func (r *Repo) GitDir() string { return r.gitDir }
 
 // Dir returns the absolute path of the work tree root.
 func (r *Repo) Dir() string { return r.dir }

@@ -171,7 +171,7 @@ func OpenRuntime(dir string, cfg RuntimeConfig) (*Runtime, error) {
 		Operator:         cfg.Operator,
 	})
 	if cfg.Consolidate {
-		c := consolidate.New(g, r, cfg.Provider, consolidate.Config{Idle: cfg.Idle, Every: cfg.Every, Logger: log,
+		c := consolidate.New(rt.Tracker, cfg.Provider, consolidate.Config{Idle: cfg.Idle, Every: cfg.Every, Logger: log,
 			OnStatus: rt.Tracker.StatusChanged}) // watch mode's status file follows runs
 		rt.Tracker.SetExtraStatus(c.Status)
 		rt.Tracker.Subscribe(func(paths []string) {

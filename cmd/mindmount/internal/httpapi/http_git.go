@@ -57,7 +57,7 @@ func (s *Server) gitSetup(w http.ResponseWriter, r *http.Request, c caller) {
 	}
 	defer done()
 	req.UserID = id
-	st, err := s.cfg.Git.Setup(ctx, rt.Repo, rt.Tracker.Exclusive, req)
+	st, err := s.cfg.Git.Setup(ctx, rt.Repo, rt.Tracker, req)
 	if err != nil {
 		s.gitFailed(w, "git setup failed", id, err)
 		return
@@ -78,7 +78,7 @@ func (s *Server) gitUpdate(w http.ResponseWriter, r *http.Request, c caller) {
 		return
 	}
 	defer done()
-	st, err := s.cfg.Git.Update(ctx, rt.Repo, rt.Tracker.Exclusive, id)
+	st, err := s.cfg.Git.Update(ctx, rt.Repo, rt.Tracker, id)
 	if err != nil {
 		s.gitFailed(w, "git update failed", id, err)
 		return

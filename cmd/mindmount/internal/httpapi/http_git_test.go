@@ -23,6 +23,7 @@ import (
 	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
 	memsync "github.com/mindmount/mindmount/cmd/mindmount/internal/sync"
 	"github.com/mindmount/mindmount/cmd/mindmount/internal/sync/githubtest"
+	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
 	"github.com/mindmount/mindmount/memgraph/secret/secrettest"
 )
@@ -370,10 +371,7 @@ func localCommit(t *testing.T, h *host.Host, user, rel, data string) {
 		t.Fatal(err)
 	}
 	defer release()
-	err = rt.Tracker.Exclusive(ctx, func() error {
-		_, err := rt.Repo.Apply([]gitrepo.Change{{Path: rel, Data: []byte(data)}}, "test: "+rel, gitrepo.Author{Name: "t", Email: "t@x"}, time.Now())
-		return err
-	})
+	_, err = rt.Tracker.Apply(ctx, tracker.Change{Changes: []gitrepo.Change{{Path: rel, Data: []byte(data)}}, Message: "test: " + rel, Author: gitrepo.Author{Name: "t", Email: "t@x"}, Worktree: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
 )
 
@@ -46,12 +47,8 @@ type API struct {
 	Logger *slog.Logger
 }
 
-// Lock is the user's one writer: the runtime's tracker.Exclusive (nil when
-// no tracker runs for the repository).
-type Lock func(ctx context.Context, fn func() error) error
-
-func (a API) options(userID string, lock Lock) Options {
-	o := Options{Exclusive: lock, Logger: a.Logger}
+func (a API) options(userID string, w tracker.Writer) Options {
+	o := Options{Writer: w, Logger: a.Logger}
 	if a.Credentials != nil {
 		o.Credentials = a.Credentials(userID)
 	}
@@ -60,17 +57,17 @@ func (a API) options(userID string, lock Lock) Options {
 
 // Setup is POST /v1/git/setup for the user's repository r. The reply never
 // holds the token; errors are scrubbed of it.
-func (a API) Setup(ctx context.Context, r *gitrepo.Repo, lock Lock, req SetupRequest) (GitStatus, error) {
+func (a API) Setup(ctx context.Context, r *gitrepo.Repo, w tracker.Writer, req SetupRequest) (GitStatus, error) {
 	if req.GitHubToken == "" {
 		return GitStatus{}, errors.New("githubToken is required")
 	}
-	_, err := SetupGitHub(ctx, r, GitHub{API: a.GitHubAPI, Token: req.GitHubToken}, req.RepoName, a.options(req.UserID, lock))
+	_, err := SetupGitHub(ctx, r, GitHub{API: a.GitHubAPI, Token: req.GitHubToken}, req.RepoName, a.options(req.UserID, w))
 	return a.Status(r, req.UserID), scrub(err, req.GitHubToken)
 }
 
 // Update is POST /v1/git/update: sync now.
-func (a API) Update(ctx context.Context, r *gitrepo.Repo, lock Lock, userID string) (GitStatus, error) {
-	_, err := New(r, a.options(userID, lock)).Sync(ctx)
+func (a API) Update(ctx context.Context, r *gitrepo.Repo, w tracker.Writer, userID string) (GitStatus, error) {
+	_, err := New(r, a.options(userID, w)).Sync(ctx)
 	return a.Status(r, userID), err
 }
 

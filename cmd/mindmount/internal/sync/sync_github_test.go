@@ -65,10 +65,10 @@ func TestSetupGitHub(t *testing.T) {
 			t.Fatalf("reply lacks %s: %s", k, b)
 		}
 	}
-	if _, err := apiFront.Setup(ctx, a.r, a.tr.Exclusive, SetupRequest{UserID: "ada-id", GitHubToken: "nope-" + testToken}); err == nil || strings.Contains(err.Error(), testToken) {
+	if _, err := apiFront.Setup(ctx, a.r, a.tr, SetupRequest{UserID: "ada-id", GitHubToken: "nope-" + testToken}); err == nil || strings.Contains(err.Error(), testToken) {
 		t.Fatalf("API setup with a bad token: %v", err)
 	}
-	if st, err := apiFront.Update(ctx, a.r, a.tr.Exclusive, "ada-id"); err != nil || !st.Connected {
+	if st, err := apiFront.Update(ctx, a.r, a.tr, "ada-id"); err != nil || !st.Connected {
 		t.Fatalf("update: %+v %v", st, err)
 	}
 	assertNoToken(t, a.dir, a.logs.String())

@@ -15,6 +15,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/mindmount/mindmount/consolidate"
+	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
 	"github.com/mindmount/mindmount/hooks"
 	"github.com/mindmount/mindmount/memgraph"
@@ -22,9 +23,9 @@ import (
 
 // plan is what a sync must do to bring the remote's commits in.
 type plan struct {
-	upToDate bool // theirs is already in ours
-	commit   gitrepo.MergeCommit
-	siblings []string // retired siblings written by the merge
+	upToDate bool           // theirs is already in ours
+	commit   tracker.Change // Parents: ours ("" when unborn), theirs
+	siblings []string       // retired siblings written by the merge
 }
 
 // planMerge computes the merge of theirs into ours: nothing, a
@@ -40,7 +41,10 @@ func planMerge(repo *git.Repository, ours, theirs plumbing.Hash) (plan, error) {
 	if err != nil {
 		return p, err
 	}
-	p.commit.Theirs = theirs.String()
+	// The merge's files go into the work tree, never over an
+	// uncommitted edit (gitrepo.ErrDirty).
+	p.commit.Worktree, p.commit.Clean = true, true
+	p.commit.Parents = []string{"", theirs.String()}
 	var ourTree *object.Tree
 	if !ours.IsZero() {
 		if oc, err := repo.CommitObject(ours); err == nil {
@@ -56,7 +60,7 @@ func planMerge(repo *git.Repository, ours, theirs plumbing.Hash) (plan, error) {
 		p.commit.Changes = ch
 		return p, err
 	}
-	p.commit.Ours = ours.String()
+	p.commit.Parents[0] = ours.String()
 	if ours == theirs {
 		p.upToDate = true
 		return p, nil

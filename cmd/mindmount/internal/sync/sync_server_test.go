@@ -184,7 +184,7 @@ func startNode(t *testing.T, dir string, r *gitrepo.Repo) *node {
 	n := &node{t: t, dir: dir, r: r, g: g, logs: &syncBuffer{}}
 	log := slog.New(slog.NewTextHandler(n.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	n.tr = tracker.New(g, r, tracker.Config{Debounce: 10 * time.Millisecond, Logger: log})
-	n.s = New(r, Options{Credentials: Credentials{Token: testToken}, Exclusive: n.tr.Exclusive, Logger: log})
+	n.s = New(r, Options{Credentials: Credentials{Token: testToken}, Writer: n.tr, Logger: log})
 	ctx, cancel := context.WithCancel(context.Background())
 	n.cancel, n.done = cancel, make(chan struct{})
 	go func() {

@@ -43,7 +43,7 @@ const socketFile = "mindmount/sync.sock"
 // from "mindmount sync" on a socket in the git directory. A repository
 // without a remote costs one config read per wake-up. Network work never
 // holds a lock a write needs; only the merge commit itself goes through
-// Options.Exclusive.
+// Options.Writer.
 func (s *Syncer) Serve(ctx context.Context, t Timing) {
 	t.fill()
 	reqs := make(chan chan error)

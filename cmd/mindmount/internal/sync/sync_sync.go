@@ -14,6 +14,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
 )
 
@@ -24,10 +25,9 @@ var Author = gitrepo.Writer("remote")
 type Options struct {
 	// Credentials supply the token (FromEnv for the CLI).
 	Credentials Credentials
-	// Exclusive runs fn while no other commit of the repository can start
-	// (the tracker's work lock in a daemon: tracker.Exclusive). nil runs
-	// fn directly; gitrepo's own locks still keep the commit safe.
-	Exclusive func(ctx context.Context, fn func() error) error
+	// Writer records the merge: the repository's tracker in a daemon.
+	// nil is tracker.Alone, for a repository no tracker serves here.
+	Writer tracker.Writer
 	// Logger receives one line per sync outcome; nil is slog.Default().
 	Logger *slog.Logger
 }
@@ -49,6 +49,9 @@ type Syncer struct {
 func New(r *gitrepo.Repo, opts Options) *Syncer {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
+	}
+	if opts.Writer == nil {
+		opts.Writer = tracker.Alone{Repo: r}
 	}
 	return &Syncer{r: r, opts: opts, log: opts.Logger}
 }
@@ -194,44 +197,22 @@ func (s *Syncer) fetchMerge(ctx context.Context, repo *git.Repository, auth tran
 	return res, errors.New("merge: the branch kept moving; will retry")
 }
 
-// merge plans and commits the merge of theirs into ours through the one
-// writer.
+// merge plans the merge of theirs into ours and hands it to the writer as
+// one change with the parents it was computed on: when HEAD moved
+// meanwhile the writer refuses it (gitrepo.ErrRefMoved) and fetchMerge
+// plans again.
 func (s *Syncer) merge(ctx context.Context, repo *git.Repository, ours, theirs plumbing.Hash) (string, []string, error) {
-	var merged string
-	var sibs []string
-	do := func() error {
-		// Plan under the lock: HEAD cannot move between plan and commit.
-		head, err := s.r.Head()
-		if err != nil {
-			return err
-		}
-		if head != "" {
-			ours = plumbing.NewHash(head)
-		}
-		p, err := planMerge(repo, ours, theirs)
-		if err != nil || p.upToDate {
-			return err
-		}
-		p.commit.Author = Author
-		p.commit.When = time.Now()
-		if p.commit.Message == "" {
-			p.commit.Message = "sync: fast-forward to " + Name
-		}
-		if ours.IsZero() {
-			// An unborn branch: the remote's history becomes ours.
-			p.commit.Ours = ""
-		}
-		merged, err = s.r.Merge(p.commit)
-		sibs = p.siblings
-		return err
+	p, err := planMerge(repo, ours, theirs)
+	if err != nil || p.upToDate {
+		return "", nil, err
 	}
-	var err error
-	if s.opts.Exclusive != nil {
-		err = s.opts.Exclusive(ctx, do)
-	} else {
-		err = do()
+	p.commit.Author = Author
+	p.commit.When = time.Now()
+	if p.commit.Message == "" {
+		p.commit.Message = "sync: fast-forward to " + Name
 	}
-	return merged, sibs, err
+	merged, err := s.opts.Writer.Apply(ctx, p.commit)
+	return merged, p.siblings, err
 }
 
 // push pushes the branch; false when the remote already had it.
