@@ -6,5 +6,15 @@ package main
 // parent's help. Each command's options, help text and runX live in its
 // own file (cmd_NAME.go).
 var commandTable = []*command{
+	checkCommand,
+	contextCommand,
+	githooksCommand,
+	indexCommand,
+	recallCommand,
+	reindexCommand,
+	remoteCommand,
+	statusCommand,
+	syncCommand,
 	usersCommand,
+	versionCommand,
 }
