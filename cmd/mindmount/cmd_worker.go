@@ -44,7 +44,7 @@ type workerOptions struct {
 	debug    bool
 }
 
-func (o *workerOptions) register(fl *flag.FlagSet) {
+func (o *workerOptions) AddFlags(fl *flag.FlagSet) {
 	o.daemon.register(fl)
 	fl.StringVar(&o.repo, "repo", "", "the user's repository")
 	fl.StringVar(&o.id, "user", "", "the user's ID")
@@ -59,22 +59,21 @@ func (o *workerOptions) register(fl *flag.FlagSet) {
 	fl.BoolVar(&o.debug, "debug", false, "log every FUSE request")
 }
 
-func init() {
-	var o workerOptions
-	register(&command{
-		name:  "worker",
-		usage: "worker (started by mindmount serve, not by hand)",
-		help: `Internal: mindmount serve starts one worker per user, with the user's uid and
+// workerCommand is "mindmount worker".
+var workerCommand = newCommand(command{
+	name:  "worker",
+	usage: "worker (started by mindmount serve, not by hand)",
+	help: `Internal: mindmount serve starts one worker per user, with the user's uid and
 gid, to run everything that touches the user's repository. It is not meant
 to be started by hand.`,
-		flags: o.register,
-		run: func(fl *flag.FlagSet, args []string) error {
-			if len(args) != 0 || o.repo == "" || o.id == "" {
-				return errors.New("mindmount worker is started by mindmount serve")
-			}
-			return runWorker(&o, slog.Default().With("user", o.id))
-		},
-	})
+}, runWorkerCommand)
+
+// runWorkerCommand runs one user's worker (started by serve).
+func runWorkerCommand(_ context.Context, o *workerOptions, args []string) error {
+	if len(args) != 0 || o.repo == "" || o.id == "" {
+		return errors.New("mindmount worker is started by mindmount serve")
+	}
+	return runWorker(o, slog.Default().With("user", o.id))
 }
 
 // runWorker serves one user until SIGTERM (pending changes committed) or
