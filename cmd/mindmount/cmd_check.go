@@ -77,6 +77,15 @@ func runCheck(_ context.Context, _ *noOptions, args []string) error {
 		}
 	}
 	bad, total := 0, 0
+	report := func(probs []memgraph.Problem) { // one file's problems
+		for _, p := range probs {
+			fmt.Fprintln(stdout, p.String())
+		}
+		total += len(probs)
+		if len(probs) > 0 {
+			bad++
+		}
+	}
 	for _, rel := range rels {
 		if !memgraph.IsMemoryPath(rel) && rel != memgraph.SettingsFile {
 			// Any other file the daemon would commit: its name
@@ -90,13 +99,7 @@ func runCheck(_ context.Context, _ *noOptions, args []string) error {
 				head, _, _ := repo.ReadHead(rel)
 				probs = tracker.SecretProblems(rel, data, head)
 			}
-			for _, p := range probs {
-				fmt.Fprintln(stdout, p.String())
-			}
-			total += len(probs)
-			if len(probs) > 0 {
-				bad++
-			}
+			report(probs)
 			continue
 		}
 		if probs := tracker.NameProblems(rel); probs != nil && !commitSecrets {
@@ -130,13 +133,7 @@ func runCheck(_ context.Context, _ *noOptions, args []string) error {
 			}
 			probs = tracker.SecretProblems(rel, data, head)
 		}
-		for _, p := range probs {
-			fmt.Fprintln(stdout, p.String())
-		}
-		total += len(probs)
-		if len(probs) > 0 {
-			bad++
-		}
+		report(probs)
 	}
 	warnTopicConflicts(dir)
 	if bad > 0 {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"io"
 	"log/slog"
 	"os"
@@ -44,24 +43,15 @@ same repository (a mount, a watch) is refused: serve MCP from that daemon
 instead (mindmount serve --http, at /mcp).`,
 }, runMCPCommand)
 
-// mcpOptions are the flags of "mindmount mcp".
-type mcpOptions struct {
-	daemon daemonFlags
-}
-
-func (o *mcpOptions) AddFlags(fl *flag.FlagSet) {
-	o.daemon.register(fl)
-}
-
 // runMCPCommand serves a repository over MCP on stdio.
-func runMCPCommand(_ context.Context, o *mcpOptions, args []string) error {
+func runMCPCommand(_ context.Context, o *daemonFlags, args []string) error {
 	if len(args) != 1 {
 		return errUsage
 	}
 	if err := requireMindmountRepo(args[0]); err != nil {
 		return err
 	}
-	return runMCP(args[0], o.daemon.runtimeConfig(false, slog.Default()), stdioTransport())
+	return runMCP(args[0], o.runtimeConfig(false, slog.Default()), stdioTransport())
 }
 
 // runMCP serves the repository dir over transport until the client leaves

@@ -62,7 +62,7 @@ type mountOptions struct {
 }
 
 func (o *mountOptions) AddFlags(fl *flag.FlagSet) {
-	o.daemon.register(fl)
+	o.daemon.AddFlags(fl)
 	fl.BoolVar(&o.allowOther, "allow-other", false, "let other users (and containers) use the mount")
 	fl.BoolVar(&o.debug, "debug", false, "log every FUSE request")
 }

@@ -54,7 +54,7 @@ type serveOptions struct {
 }
 
 func (o *serveOptions) AddFlags(fl *flag.FlagSet) {
-	o.daemon.register(fl)
+	o.daemon.AddFlags(fl)
 	fl.StringVar(&o.root, "root", "", "the serve `ROOT`: ROOT/users.json and one repository per user under ROOT/users/<id>")
 	fl.StringVar(&o.mount, "mount", "", "mount every user's memory at `MNT`/<id> (FUSE; needs root)")
 	fl.DurationVar(&o.unloadAfter, "unload-after", 10*time.Minute, "stop a user's worker idle this long, committing what is pending first (users without a mount)")

@@ -58,7 +58,7 @@ type uiOptions struct {
 }
 
 func (o *uiOptions) AddFlags(fl *flag.FlagSet) {
-	o.daemon.register(fl)
+	o.daemon.AddFlags(fl)
 	fl.StringVar(&o.addr, "http", "127.0.0.1:7420", "listen on `ADDR` (port 0 picks a free one)")
 	fl.BoolVar(&o.insecure, "insecure-listen", false, "allow a non-loopback --http address")
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"log/slog"
 
@@ -56,22 +55,13 @@ Example:
     mindmount watch ~/memory --debounce 500ms`,
 }, runWatch)
 
-// watchOptions are the flags of "mindmount watch".
-type watchOptions struct {
-	daemon daemonFlags
-}
-
-func (o *watchOptions) AddFlags(fl *flag.FlagSet) {
-	o.daemon.register(fl)
-}
-
-// serveWatch serves a repository in watch mode.
-func runWatch(_ context.Context, o *watchOptions, args []string) error {
+// runWatch serves a repository in watch mode.
+func runWatch(_ context.Context, o *daemonFlags, args []string) error {
 	if len(args) != 1 {
 		return errUsage
 	}
 	dir := args[0]
-	return serveWatch(dir, o.daemon.runtimeConfig(true, slog.Default()))
+	return serveWatch(dir, o.runtimeConfig(true, slog.Default()))
 }
 
 // runWatch watches the repository dir until SIGINT or SIGTERM, then commits

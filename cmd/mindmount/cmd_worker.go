@@ -45,7 +45,7 @@ type workerOptions struct {
 }
 
 func (o *workerOptions) AddFlags(fl *flag.FlagSet) {
-	o.daemon.register(fl)
+	o.daemon.AddFlags(fl)
 	fl.StringVar(&o.repo, "repo", "", "the user's repository")
 	fl.StringVar(&o.id, "user", "", "the user's ID")
 	fl.UintVar(&o.uid, "uid", 0, "the uid the worker must run as")
