@@ -1,8 +1,8 @@
 package main
 
 import (
+	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -15,12 +15,12 @@ import (
 	"github.com/mindmount/mindmount/memgraph/secret"
 )
 
-func init() {
-	register(&command{
-		name:    "check",
-		usage:   "check PATH",
-		summary: "validate every memory file and print what is wrong",
-		help: `Validates every memory file of the mindmount repository at PATH (every *.md
+// checkCommand is "mindmount check".
+var checkCommand = newCommand(command{
+	name:    "check",
+	usage:   "check PATH",
+	summary: "validate every memory file and print what is wrong",
+	help: `Validates every memory file of the mindmount repository at PATH (every *.md
 file except hidden folders, transcripts/ and the synthesized indexes) and
 prints each problem as
 
@@ -53,98 +53,95 @@ name for a secret, with the daemon's and the pre-commit hook's rules. A
 finding names the file, line and rule, never the value. The operator's
 commit_secrets (in .git/mindmount/config) turns this off, as it does for
 the daemon.`,
-		run: func(fl *flag.FlagSet, args []string) error {
-			if len(args) != 1 {
-				fl.Usage()
-				return exitError{2}
-			}
-			dir, rels, err := checkTargets(args[0])
-			if err != nil {
-				return err
-			}
-			repo, err := gitrepo.Open(dir)
-			if err != nil && !errors.Is(err, gitrepo.ErrNotRepo) {
-				return err
-			}
-			commitSecrets := false
-			if repo != nil {
-				o, _ := (&memgraph.OperatorSource{Path: filepath.Join(repo.GitDir(), memgraph.OperatorFile)}).Get()
-				commitSecrets = o.CommitSecrets
-				if !commitSecrets {
-					rels = append(rels, otherFiles(dir, rels, args[0])...)
-				}
-			}
-			bad, total := 0, 0
-			for _, rel := range rels {
-				if !memgraph.IsMemoryPath(rel) && rel != memgraph.SettingsFile {
-					// Any other file the daemon would commit: its name
-					// and its bytes are scanned for secrets.
-					probs := tracker.NameProblems(rel)
-					if probs == nil {
-						data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
-						if err != nil {
-							continue // gone since it was listed
-						}
-						head, _, _ := repo.ReadHead(rel)
-						probs = tracker.SecretProblems(rel, data, head)
-					}
-					for _, p := range probs {
-						fmt.Fprintln(stdout, p.String())
-					}
-					total += len(probs)
-					if len(probs) > 0 {
-						bad++
-					}
-					continue
-				}
-				if probs := tracker.NameProblems(rel); probs != nil && !commitSecrets {
-					fmt.Fprintln(stdout, probs[0].String())
-					total++
-					bad++
-					continue
-				}
+}, runCheck)
+
+// runCheck validates a repository.
+func runCheck(_ context.Context, _ *noOptions, args []string) error {
+	if len(args) != 1 {
+		return errUsage
+	}
+	dir, rels, err := checkTargets(args[0])
+	if err != nil {
+		return err
+	}
+	repo, err := gitrepo.Open(dir)
+	if err != nil && !errors.Is(err, gitrepo.ErrNotRepo) {
+		return err
+	}
+	commitSecrets := false
+	if repo != nil {
+		o, _ := (&memgraph.OperatorSource{Path: filepath.Join(repo.GitDir(), memgraph.OperatorFile)}).Get()
+		commitSecrets = o.CommitSecrets
+		if !commitSecrets {
+			rels = append(rels, otherFiles(dir, rels, args[0])...)
+		}
+	}
+	bad, total := 0, 0
+	report := func(probs []memgraph.Problem) { // one file's problems
+		for _, p := range probs {
+			fmt.Fprintln(stdout, p.String())
+		}
+		total += len(probs)
+		if len(probs) > 0 {
+			bad++
+		}
+	}
+	for _, rel := range rels {
+		if !memgraph.IsMemoryPath(rel) && rel != memgraph.SettingsFile {
+			// Any other file the daemon would commit: its name
+			// and its bytes are scanned for secrets.
+			probs := tracker.NameProblems(rel)
+			if probs == nil {
 				data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
 				if err != nil {
-					fmt.Fprintf(stdout, "%s: cannot read: %v\n", secret.SafeName(rel), err)
-					bad++
-					continue
+					continue // gone since it was listed
 				}
-				// Without git there is no last commit to judge read_only
-				// changes against, so the file counts as unchanged.
-				prev := data
-				if repo != nil {
-					prev = nil
-					if p, ok, err := repo.ReadHead(rel); err == nil && ok {
-						prev = p
-					}
-				}
-				probs := memgraph.Validate(rel, data, prev)
-				if len(probs) == 0 && !commitSecrets {
-					// The daemon's and the pre-commit hook's secret
-					// rule, against the last commit.
-					var head []byte
-					if repo != nil {
-						head, _, _ = repo.ReadHead(rel)
-					}
-					probs = tracker.SecretProblems(rel, data, head)
-				}
-				for _, p := range probs {
-					fmt.Fprintln(stdout, p.String())
-				}
-				total += len(probs)
-				if len(probs) > 0 {
-					bad++
-				}
+				head, _, _ := repo.ReadHead(rel)
+				probs = tracker.SecretProblems(rel, data, head)
 			}
-			warnTopicConflicts(dir)
-			if bad > 0 {
-				fmt.Fprintf(stderr, "%d %s in %d of %d files\n", total, memgraph.Plural(total, "problem", "problems"), bad, len(rels))
-				return exitError{1}
+			report(probs)
+			continue
+		}
+		if probs := tracker.NameProblems(rel); probs != nil && !commitSecrets {
+			fmt.Fprintln(stdout, probs[0].String())
+			total++
+			bad++
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
+		if err != nil {
+			fmt.Fprintf(stdout, "%s: cannot read: %v\n", secret.SafeName(rel), err)
+			bad++
+			continue
+		}
+		// Without git there is no last commit to judge read_only
+		// changes against, so the file counts as unchanged.
+		prev := data
+		if repo != nil {
+			prev = nil
+			if p, ok, err := repo.ReadHead(rel); err == nil && ok {
+				prev = p
 			}
-			fmt.Fprintf(stdout, "%d %s checked, all valid\n", len(rels), memgraph.Plural(len(rels), "file", "files"))
-			return nil
-		},
-	})
+		}
+		probs := memgraph.Validate(rel, data, prev)
+		if len(probs) == 0 && !commitSecrets {
+			// The daemon's and the pre-commit hook's secret
+			// rule, against the last commit.
+			var head []byte
+			if repo != nil {
+				head, _, _ = repo.ReadHead(rel)
+			}
+			probs = tracker.SecretProblems(rel, data, head)
+		}
+		report(probs)
+	}
+	warnTopicConflicts(dir)
+	if bad > 0 {
+		fmt.Fprintf(stderr, "%d %s in %d of %d files\n", total, memgraph.Plural(total, "problem", "problems"), bad, len(rels))
+		return exitError{1}
+	}
+	fmt.Fprintf(stdout, "%d %s checked, all valid\n", len(rels), memgraph.Plural(len(rels), "file", "files"))
+	return nil
 }
 
 // checkTargets resolves check's PATH to its repository root and the memory

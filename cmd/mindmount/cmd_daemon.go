@@ -14,7 +14,8 @@ import (
 	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
 )
 
-// daemonFlags are the flags mount, watch and serve share: the tracker's
+// daemonFlags are the flags every daemon shares (mount, watch, mcp, ui,
+// serve, worker), and all of mcp's and watch's options: the tracker's
 // timing and consolidation's triggers.
 type daemonFlags struct {
 	debounce, maxWait, rescan, idle time.Duration
@@ -22,7 +23,7 @@ type daemonFlags struct {
 	consolidate                     bool
 }
 
-func (d *daemonFlags) register(fl *flag.FlagSet) {
+func (d *daemonFlags) AddFlags(fl *flag.FlagSet) {
 	fl.DurationVar(&d.debounce, "debounce", time.Second, "quiet time before a burst of changes is committed")
 	fl.DurationVar(&d.maxWait, "max-wait", 10*time.Second, "longest a change waits while writes keep coming")
 	fl.DurationVar(&d.rescan, "rescan", 30*time.Second, "interval of the safety-net rescan for changes the file watcher missed (0 = off)")

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 
 	"github.com/mindmount/mindmount/hooks"
@@ -43,12 +42,12 @@ func installGitHooks(repo string, uninstall bool) error {
 // drivers); init warns on failure: a repository works without them.
 func initGitHooks(dir string) error { return hooks.Install(dir) }
 
-func init() {
-	register(&command{
-		name:    "merge-memory",
-		usage:   "merge-memory BASE OURS THEIRS PATH",
-		summary: "git merge driver for memory files",
-		help: `Merges two versions of a memory file for git and writes the result to OURS:
+// githooksCommand is "mindmount githooks".
+var githooksCommand = newCommand(command{
+	name:    "merge-memory",
+	usage:   "merge-memory BASE OURS THEIRS PATH",
+	summary: "git merge driver for memory files",
+	help: `Merges two versions of a memory file for git and writes the result to OURS:
 the access log is the union of both sides' lines ordered by date, and the
 frontmatter keys and sections merge three-way. When the same key or section
 was changed on both sides, your version stays and theirs is written beside
@@ -60,16 +59,16 @@ with conflict markers; git add it. Files that are not memories merge as
 
   git config merge.mindmount-memory.driver "mindmount merge-memory %O %A %B %P"
   echo "*.md merge=mindmount-memory" >> .git/info/attributes`,
-		run: func(fl *flag.FlagSet, args []string) error {
-			if len(args) != 4 {
-				fl.Usage()
-				return exitError{2}
-			}
-			err := hooks.MemoryDriver(args[0], args[1], args[2], args[3], stderr)
-			if errors.Is(err, hooks.ErrConflict) {
-				return exitError{1}
-			}
-			return err
-		},
-	})
+}, runGithooks)
+
+// runGithooks installs or removes the git hooks.
+func runGithooks(_ context.Context, _ *noOptions, args []string) error {
+	if len(args) != 4 {
+		return errUsage
+	}
+	err := hooks.MemoryDriver(args[0], args[1], args[2], args[3], stderr)
+	if errors.Is(err, hooks.ErrConflict) {
+		return exitError{1}
+	}
+	return err
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -20,12 +19,12 @@ import (
 	"github.com/mindmount/mindmount/template"
 )
 
-func init() {
-	register(&command{
-		name:    "import",
-		usage:   "import viral PATH [REPO] | import claude PATH REPO | import letta PATH REPO",
-		summary: "turn another memory system's repository into a mindmount repository",
-		help: `Imports the memory of another system.
+// importCommand is "mindmount import".
+var importCommand = newCommand(command{
+	name:    "import",
+	usage:   "import viral PATH [REPO] | import claude PATH REPO | import letta PATH REPO",
+	summary: "turn another memory system's repository into a mindmount repository",
+	help: `Imports the memory of another system.
 
   mindmount import viral PATH [REPO]
       a viral-git-agent-memory repository (SOUL.md, USER.md, USER_memory/,
@@ -61,33 +60,33 @@ Example:
 
     mindmount import viral ~/memory/alice ~/mindmount-alice
     mindmount check ~/mindmount-alice`,
-		run: func(fl *flag.FlagSet, args []string) error {
-			if len(args) < 1 {
-				fl.Usage()
-				return exitError{2}
-			}
-			switch args[0] {
-			case "viral":
-				if len(args) != 2 && len(args) != 3 {
-					fmt.Fprintln(stderr, "mindmount import viral: need PATH and, optionally, REPO (mindmount import viral PATH [REPO])")
-					return exitError{2}
-				}
-				dest := ""
-				if len(args) == 3 {
-					dest = args[2]
-				}
-				return importViral(args[1], dest)
-			case "claude", "letta":
-				if len(args) != 3 {
-					fmt.Fprintf(stderr, "mindmount import %s: need PATH and REPO (mindmount import %s PATH REPO)\n", args[0], args[0])
-					return exitError{2}
-				}
-				return importInto(args[0], args[1], args[2])
-			}
-			fmt.Fprintf(stderr, "mindmount import: unknown format %q (one of: viral, claude, letta)\n", args[0])
+}, runImport)
+
+// runImport imports another memory system's layout.
+func runImport(_ context.Context, _ *noOptions, args []string) error {
+	if len(args) < 1 {
+		return errUsage
+	}
+	switch args[0] {
+	case "viral":
+		if len(args) != 2 && len(args) != 3 {
+			fmt.Fprintln(stderr, "mindmount import viral: need PATH and, optionally, REPO (mindmount import viral PATH [REPO])")
 			return exitError{2}
-		},
-	})
+		}
+		dest := ""
+		if len(args) == 3 {
+			dest = args[2]
+		}
+		return importViral(args[1], dest)
+	case "claude", "letta":
+		if len(args) != 3 {
+			fmt.Fprintf(stderr, "mindmount import %s: need PATH and REPO (mindmount import %s PATH REPO)\n", args[0], args[0])
+			return exitError{2}
+		}
+		return importInto(args[0], args[1], args[2])
+	}
+	fmt.Fprintf(stderr, "mindmount import: unknown format %q (one of: viral, claude, letta)\n", args[0])
+	return exitError{2}
 }
 
 // importViral converts the viral-git-agent-memory repository at src, in

@@ -1,20 +1,19 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 
 	"github.com/mindmount/mindmount/memgraph"
 )
 
-func init() {
-	var maxTokens int
-	var all bool
-	register(&command{
-		name:    "index",
-		usage:   "index DIR [user|character] [--max-tokens N | --all]",
-		summary: "print the ranked index of user or character memories",
-		help: `Prints the index that the mount shows as user_memory.md (default) or
+// indexCommand is "mindmount index".
+var indexCommand = newCommand(command{
+	name:    "index",
+	usage:   "index DIR [user|character] [--max-tokens N | --all]",
+	summary: "print the ranked index of user or character memories",
+	help: `Prints the index that the mount shows as user_memory.md (default) or
 character_memory.md: one line per active memory of user_memory/ or
 character_memory/, most used first, with its path, its description and its
 use count (the number of "used, DD.MM.YY" lines in its Access log).
@@ -32,41 +31,48 @@ names, .mindmount/index/user_memory.md in the mount and in watch mode).
 Example:
 
     mindmount index ~/memory character`,
-		flags: func(fl *flag.FlagSet) {
-			fl.IntVar(&maxTokens, "max-tokens", 0, "budget in estimated `tokens` (4 bytes each) instead of index_tokens in .mindmount/settings")
-			fl.BoolVar(&all, "all", false, "print every memory, whatever the budget")
-		},
-		run: func(fl *flag.FlagSet, args []string) error {
-			if len(args) < 1 || len(args) > 2 {
-				fl.Usage()
-				return exitError{2}
-			}
-			kind := memgraph.KindUser
-			if len(args) == 2 {
-				switch args[1] {
-				case "user":
-				case "character":
-					kind = memgraph.KindCharacter
-				default:
-					return fmt.Errorf("unknown index %q: want user or character", args[1])
-				}
-			}
-			g, err := scanForOutput(args[0])
-			if err != nil {
-				return err
-			}
-			if maxTokens < 0 || maxTokens > 0 && all {
-				return fmt.Errorf("give one of --max-tokens N (a positive number) or --all")
-			}
-			out := g.Index(kind)
-			switch {
-			case all:
-				out = g.FullIndex(kind)
-			case maxTokens > 0:
-				out = g.IndexWithin(kind, maxTokens*memgraph.BytesPerToken)
-			}
-			_, err = stdout.Write(out)
-			return err
-		},
-	})
+}, runIndex)
+
+// indexOptions are the flags of "mindmount index".
+type indexOptions struct {
+	maxTokens int
+	all       bool
+}
+
+func (o *indexOptions) AddFlags(fl *flag.FlagSet) {
+	fl.IntVar(&o.maxTokens, "max-tokens", 0, "budget in estimated `tokens` (4 bytes each) instead of index_tokens in .mindmount/settings")
+	fl.BoolVar(&o.all, "all", false, "print every memory, whatever the budget")
+}
+
+// runIndex prints the ranked index of DIR.
+func runIndex(_ context.Context, o *indexOptions, args []string) error {
+	if len(args) < 1 || len(args) > 2 {
+		return errUsage
+	}
+	kind := memgraph.KindUser
+	if len(args) == 2 {
+		switch args[1] {
+		case "user":
+		case "character":
+			kind = memgraph.KindCharacter
+		default:
+			return fmt.Errorf("unknown index %q: want user or character", args[1])
+		}
+	}
+	g, err := scanForOutput(args[0])
+	if err != nil {
+		return err
+	}
+	if o.maxTokens < 0 || o.maxTokens > 0 && o.all {
+		return fmt.Errorf("give one of --max-tokens N (a positive number) or --all")
+	}
+	out := g.Index(kind)
+	switch {
+	case o.all:
+		out = g.FullIndex(kind)
+	case o.maxTokens > 0:
+		out = g.IndexWithin(kind, o.maxTokens*memgraph.BytesPerToken)
+	}
+	_, err = stdout.Write(out)
+	return err
 }

@@ -20,17 +20,12 @@ import (
 	"github.com/mindmount/mindmount/template"
 )
 
-func init() {
-	var (
-		user   string
-		shared bool
-		force  bool
-	)
-	register(&command{
-		name:    "init",
-		usage:   "init DIR [--user NAME]",
-		summary: "create a memory repository (or add what an existing one lacks)",
-		help: `Creates DIR as a mindmount memory repository: a git repository (branch main)
+// initCommand is "mindmount init".
+var initCommand = newCommand(command{
+	name:    "init",
+	usage:   "init DIR [--user NAME]",
+	summary: "create a memory repository (or add what an existing one lacks)",
+	help: `Creates DIR as a mindmount memory repository: a git repository (branch main)
 holding a base persona (character.md, read-only), a page about the user
 (user.md), the folders user_memory/ and character_memory/ for one memory
 per file, a transcripts/ inbox, a README.md that teaches an agent how to
@@ -67,24 +62,32 @@ until then.
 Example:
   mindmount init ~/memory --user Ada
   cd ~/memory && git log --stat`,
-		flags: func(fl *flag.FlagSet) {
-			fl.StringVar(&user, "user", "", "the user's `NAME`, written into user.md")
-			fl.BoolVar(&shared, "shared", false, "create a new repository readable by others (0755/0644) instead of private (0700/0600)")
-			fl.BoolVar(&force, "force", false, "make a repository of a folder that holds other files, or of someone else's git repository")
-		},
-		run: func(fl *flag.FlagSet, args []string) error {
-			if len(args) != 1 {
-				fl.Usage()
-				return exitError{2}
-			}
-			if !force {
-				if err := initTarget(args[0]); err != nil {
-					return err
-				}
-			}
-			return initRepo(args[0], user, !shared)
-		},
-	})
+}, runInit)
+
+// initOptions are the flags of "mindmount init".
+type initOptions struct {
+	user   string
+	shared bool
+	force  bool
+}
+
+func (o *initOptions) AddFlags(fl *flag.FlagSet) {
+	fl.StringVar(&o.user, "user", "", "the user's `NAME`, written into user.md")
+	fl.BoolVar(&o.shared, "shared", false, "create a new repository readable by others (0755/0644) instead of private (0700/0600)")
+	fl.BoolVar(&o.force, "force", false, "make a repository of a folder that holds other files, or of someone else's git repository")
+}
+
+// runInit makes (or upgrades) a memory repository.
+func runInit(_ context.Context, o *initOptions, args []string) error {
+	if len(args) != 1 {
+		return errUsage
+	}
+	if !o.force {
+		if err := initTarget(args[0]); err != nil {
+			return err
+		}
+	}
+	return initRepo(args[0], o.user, !o.shared)
 }
 
 // initTarget refuses to make a repository of a folder init has no business

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"io"
 	"log/slog"
 	"os"
@@ -14,13 +13,12 @@ import (
 	"github.com/mindmount/mindmount/cmd/mindmount/internal/mcpserver"
 )
 
-func init() {
-	var daemon daemonFlags
-	register(&command{
-		name:    "mcp",
-		usage:   "mcp REPO [--debounce 1s] [--consolidate=false]",
-		summary: "serve a memory repository to an MCP client over stdio",
-		help: `Serves the mindmount repository REPO over the Model Context Protocol on
+// mcpCommand is "mindmount mcp".
+var mcpCommand = newCommand(command{
+	name:    "mcp",
+	usage:   "mcp REPO [--debounce 1s] [--consolidate=false]",
+	summary: "serve a memory repository to an MCP client over stdio",
+	help: `Serves the mindmount repository REPO over the Model Context Protocol on
 standard input and output, for agents without a shell or a mount (desktop
 assistants, IDE agents). Add it to the client's configuration as a command:
 
@@ -43,20 +41,17 @@ It runs until the client closes the connection, or SIGINT/SIGTERM, then
 commits what is pending. Logs go to standard error. A second daemon on the
 same repository (a mount, a watch) is refused: serve MCP from that daemon
 instead (mindmount serve --http, at /mcp).`,
-		flags: func(fl *flag.FlagSet) {
-			daemon.register(fl)
-		},
-		run: func(fl *flag.FlagSet, args []string) error {
-			if len(args) != 1 {
-				fl.Usage()
-				return exitError{2}
-			}
-			if err := requireMindmountRepo(args[0]); err != nil {
-				return err
-			}
-			return runMCP(args[0], daemon.runtimeConfig(false, slog.Default()), stdioTransport())
-		},
-	})
+}, runMCPCommand)
+
+// runMCPCommand serves a repository over MCP on stdio.
+func runMCPCommand(_ context.Context, o *daemonFlags, args []string) error {
+	if len(args) != 1 {
+		return errUsage
+	}
+	if err := requireMindmountRepo(args[0]); err != nil {
+		return err
+	}
+	return runMCP(args[0], o.runtimeConfig(false, slog.Default()), stdioTransport())
 }
 
 // runMCP serves the repository dir over transport until the client leaves

@@ -12,16 +12,12 @@ import (
 	enfs "github.com/mindmount/mindmount/fs"
 )
 
-func init() {
-	var (
-		daemon            daemonFlags
-		allowOther, debug bool
-	)
-	register(&command{
-		name:    "mount",
-		usage:   "mount REPO MOUNTPOINT [--debounce 1s] [--allow-other] [--debug]",
-		summary: "mount a memory repository with FUSE; every change becomes a commit",
-		help: `Mounts the mindmount repository REPO at MOUNTPOINT (an empty directory) and
+// mountCommand is "mindmount mount".
+var mountCommand = newCommand(command{
+	name:    "mount",
+	usage:   "mount REPO MOUNTPOINT [--debounce 1s] [--allow-other] [--debug]",
+	summary: "mount a memory repository with FUSE; every change becomes a commit",
+	help: `Mounts the mindmount repository REPO at MOUNTPOINT (an empty directory) and
 serves it in the foreground. Use the mount with ordinary tools: cat, grep,
 echo >>, sed -i, vim. Every file of REPO reads as it is on disk; the mount
 adds, never stored in git:
@@ -57,43 +53,50 @@ Example:
     mindmount init ~/memory
     mkdir -p /mnt/memory
     mindmount mount ~/memory /mnt/memory`,
-		flags: func(fl *flag.FlagSet) {
-			daemon.register(fl)
-			fl.BoolVar(&allowOther, "allow-other", false, "let other users (and containers) use the mount")
-			fl.BoolVar(&debug, "debug", false, "log every FUSE request")
-		},
-		run: func(fl *flag.FlagSet, args []string) error {
-			if len(args) != 2 {
-				fl.Usage()
-				return exitError{2}
+}, runMount)
+
+// mountOptions are the flags of "mindmount mount".
+type mountOptions struct {
+	daemon            daemonFlags
+	allowOther, debug bool
+}
+
+func (o *mountOptions) AddFlags(fl *flag.FlagSet) {
+	o.daemon.AddFlags(fl)
+	fl.BoolVar(&o.allowOther, "allow-other", false, "let other users (and containers) use the mount")
+	fl.BoolVar(&o.debug, "debug", false, "log every FUSE request")
+}
+
+// runMount mounts a repository and serves it until a signal.
+func runMount(_ context.Context, o *mountOptions, args []string) error {
+	if len(args) != 2 {
+		return errUsage
+	}
+	dir, mnt := args[0], args[1]
+	if p := os.Getenv("MINDMOUNT_CPUPROFILE"); p != "" {
+		// A diagnostic for the mount benchmark: where the daemon
+		// spends its CPU (go tool pprof mindmount PROFILE).
+		if f, err := os.Create(p); err == nil {
+			if pprof.StartCPUProfile(f) == nil {
+				defer pprof.StopCPUProfile()
 			}
-			dir, mnt := args[0], args[1]
-			if p := os.Getenv("MINDMOUNT_CPUPROFILE"); p != "" {
-				// A diagnostic for the mount benchmark: where the daemon
-				// spends its CPU (go tool pprof mindmount PROFILE).
-				if f, err := os.Create(p); err == nil {
-					if pprof.StartCPUProfile(f) == nil {
-						defer pprof.StopCPUProfile()
-					}
-				}
-			}
-			log := slog.Default()
-			return runMount(dir, mnt, daemon.runtimeConfig(false, log), enfs.Options{
-				AllowOther: allowOther,
-				Debug:      debug,
-				Logger:     log,
-				// For benchmarks: let the kernel do file I/O on the backing
-				// files (see fs.Options.Passthrough).
-				Passthrough: os.Getenv("MINDMOUNT_PASSTHROUGH") != "",
-			})
-		},
+		}
+	}
+	log := slog.Default()
+	return serveMount(dir, mnt, o.daemon.runtimeConfig(false, log), enfs.Options{
+		AllowOther: o.allowOther,
+		Debug:      o.debug,
+		Logger:     log,
+		// For benchmarks: let the kernel do file I/O on the backing
+		// files (see fs.Options.Passthrough).
+		Passthrough: os.Getenv("MINDMOUNT_PASSTHROUGH") != "",
 	})
 }
 
-// runMount serves the repository dir at mnt until SIGINT or SIGTERM (exit
+// serveMount serves the repository dir at mnt until SIGINT or SIGTERM (exit
 // 0, pending changes committed) or until the mount disappears from outside
 // (fusermount3 -u: an error, so a supervisor notices).
-func runMount(dir, mnt string, cfg host.RuntimeConfig, opt enfs.Options) error {
+func serveMount(dir, mnt string, cfg host.RuntimeConfig, opt enfs.Options) error {
 	log := opt.Logger
 	if err := requireMindmountRepo(dir); err != nil {
 		return err

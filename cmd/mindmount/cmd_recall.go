@@ -14,18 +14,12 @@ import (
 	"github.com/mindmount/mindmount/memgraph/recall"
 )
 
-func init() {
-	var (
-		k    int
-		kind string
-		all  bool
-		asJS bool
-	)
-	register(&command{
-		name:    "recall",
-		usage:   `recall REPO "QUESTION" [-k N] [--kind user|character] [--all] [--json]`,
-		summary: "find the memories that answer a question, best first",
-		help: `Ranks the memories of the repository REPO for a question in plain words,
+// recallCommand is "mindmount recall".
+var recallCommand = newCommand(command{
+	name:    "recall",
+	usage:   `recall REPO "QUESTION" [-k N] [--kind user|character] [--all] [--json]`,
+	summary: "find the memories that answer a question, best first",
+	help: `Ranks the memories of the repository REPO for a question in plain words,
 for example: mindmount recall ~/memory "does the user have allergies?"
 
 Matching is by keywords with English stemming ("allergies" finds
@@ -42,39 +36,48 @@ within 2 seconds, keywords alone decide: recall never needs the network.
 Output lists each memory's path, description and the sentence that
 matches best. --json prints an array of objects with path (relative to
 REPO), description, score, kind, status and snippet, best first.`,
-		flags: func(fl *flag.FlagSet) {
-			fl.IntVar(&k, "k", 10, "number of memories to return")
-			fl.StringVar(&kind, "kind", "", "only memories of `KIND`: user or character")
-			fl.BoolVar(&all, "all", false, "include retired (superseded, retracted, contradicted) memories")
-			fl.BoolVar(&asJS, "json", false, "print JSON")
-		},
-		run: func(fl *flag.FlagSet, args []string) error {
-			if len(args) < 2 {
-				fl.Usage()
-				return exitError{2}
-			}
-			switch kind {
-			case "", string(memgraph.KindUser), string(memgraph.KindCharacter):
-			default:
-				return fmt.Errorf("--kind %q: want user or character", kind)
-			}
-			if k <= 0 {
-				return fmt.Errorf("-k %d: want a positive number", k)
-			}
-			g, err := scanForOutput(args[0])
-			if err != nil {
-				return err
-			}
-			useCachedVectors(g)
-			q := strings.Join(args[1:], " ")
-			hits := g.RecallContext(context.Background(), q, recall.Options{K: k, Kind: kind, All: all})
-			if asJS {
-				return writeHitsJSON(hits)
-			}
-			writeHits(q, hits)
-			return nil
-		},
-	})
+}, runRecall)
+
+// recallOptions are the flags of "mindmount recall".
+type recallOptions struct {
+	k    int
+	kind string
+	all  bool
+	asJS bool
+}
+
+func (o *recallOptions) AddFlags(fl *flag.FlagSet) {
+	fl.IntVar(&o.k, "k", 10, "number of memories to return")
+	fl.StringVar(&o.kind, "kind", "", "only memories of `KIND`: user or character")
+	fl.BoolVar(&o.all, "all", false, "include retired (superseded, retracted, contradicted) memories")
+	fl.BoolVar(&o.asJS, "json", false, "print JSON")
+}
+
+// runRecall ranks memories for a query.
+func runRecall(_ context.Context, o *recallOptions, args []string) error {
+	if len(args) < 2 {
+		return errUsage
+	}
+	switch o.kind {
+	case "", string(memgraph.KindUser), string(memgraph.KindCharacter):
+	default:
+		return fmt.Errorf("--kind %q: want user or character", o.kind)
+	}
+	if o.k <= 0 {
+		return fmt.Errorf("-k %d: want a positive number", o.k)
+	}
+	g, err := scanForOutput(args[0])
+	if err != nil {
+		return err
+	}
+	useCachedVectors(g)
+	q := strings.Join(args[1:], " ")
+	hits := g.RecallContext(context.Background(), q, recall.Options{K: o.k, Kind: o.kind, All: o.all})
+	if o.asJS {
+		return writeHitsJSON(hits)
+	}
+	writeHits(q, hits)
+	return nil
 }
 
 // useCachedVectors turns on vector recall when a vector cache exists for

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -28,12 +27,12 @@ var newEmbedder = func() (recall.Embedder, string, error) {
 	return p, embedModel(p), nil
 }
 
-func init() {
-	register(&command{
-		name:    "reindex",
-		usage:   "reindex REPO",
-		summary: "build the vectors that let recall match by meaning",
-		help: `Embeds every memory of the repository REPO that has no vector yet, with
+// reindexCommand is "mindmount reindex".
+var reindexCommand = newCommand(command{
+	name:    "reindex",
+	usage:   "reindex REPO",
+	summary: "build the vectors that let recall match by meaning",
+	help: `Embeds every memory of the repository REPO that has no vector yet, with
 the model configured for consolidation (MINDMOUNT_LLM=ollama|openai,
 MINDMOUNT_EMBED_MODEL, OLLAMA_HOST, OPENAI_BASE_URL, OPENAI_API_KEY), and
 stores the vectors in REPO/.mindmount/cache/vectors, outside git. Vectors
@@ -42,16 +41,16 @@ embeds what changed; deleting the folder is always safe.
 
 Afterwards "mindmount recall" fuses keyword and vector rankings. On a
 terminal a progress bar shows how many memories are done.`,
-		run: func(fl *flag.FlagSet, args []string) error {
-			if len(args) != 1 {
-				fl.Usage()
-				return exitError{2}
-			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			return reindex(ctx, args[0])
-		},
-	})
+}, runReindex)
+
+// runReindex rebuilds the recall index.
+func runReindex(_ context.Context, _ *noOptions, args []string) error {
+	if len(args) != 1 {
+		return errUsage
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return reindex(ctx, args[0])
 }
 
 func reindex(ctx context.Context, repo string) error {

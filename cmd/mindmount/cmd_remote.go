@@ -11,13 +11,12 @@ import (
 	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
 )
 
-func init() {
-	var tokenEnv, name, api string
-	register(&command{
-		name:    "remote",
-		usage:   "remote set|show|github REPO [URL] [--token-env VAR] [--name NAME] [--api URL]",
-		summary: "choose where the memory repository syncs to",
-		help: `mindmount remote set REPO URL: makes URL (https://, ssh://, git@host:path, file://, or a local path)
+// remoteCommand is "mindmount remote".
+var remoteCommand = newCommand(command{
+	name:    "remote",
+	usage:   "remote set|show|github REPO [URL] [--token-env VAR] [--name NAME] [--api URL]",
+	summary: "choose where the memory repository syncs to",
+	help: `mindmount remote set REPO URL: makes URL (https://, ssh://, git@host:path, file://, or a local path)
 the repository's sync remote. A URL with a password or token in it is
 refused: the token goes into $MINDMOUNT_GIT_TOKEN or the credentials file.
 
@@ -32,44 +31,49 @@ pushes. --api points at GitHub Enterprise (https://HOST/api/v3).
 Credentials file: $MINDMOUNT_CREDENTIALS, else
 $XDG_CONFIG_HOME/mindmount/credentials, else ~/.config/mindmount/credentials;
 mode 0600, one "URL-PREFIX TOKEN" per line.`,
-		flags: func(fl *flag.FlagSet) {
-			fl.StringVar(&tokenEnv, "token-env", "", "environment `VAR` holding the GitHub token (github)")
-			fl.StringVar(&name, "name", sync.DefaultRepoName, "GitHub repository `NAME` (github)")
-			fl.StringVar(&api, "api", sync.DefaultGitHubAPI, "GitHub API base `URL` (github)")
-		},
-		run: func(fl *flag.FlagSet, args []string) error {
-			if len(args) < 2 {
-				fl.Usage()
-				return exitError{2}
-			}
-			if err := requireMindmountRepo(args[1]); err != nil {
-				return err
-			}
-			r, err := gitrepo.Open(args[1])
-			if err != nil {
-				return err
-			}
-			switch {
-			case args[0] == "set" && len(args) == 3:
-				if err := sync.SetURL(r.Dir(), args[2]); err != nil {
-					return err
-				}
-				fmt.Fprintf(stdout, "Remote of %s: %s\nRun \"mindmount sync %s\" to push now; a running daemon syncs by itself.\n", args[1], args[2], args[1])
-				return nil
-			case args[0] == "show" && len(args) == 2:
-				text := sync.StatusText(r)
-				if text == "" {
-					text = "No remote; set one with \"mindmount remote set REPO URL\" or \"mindmount remote github REPO --token-env VAR\".\n"
-				}
-				_, err := fmt.Fprint(stdout, text)
-				return err
-			case args[0] == "github" && len(args) == 2:
-				return runRemoteGitHub(r, tokenEnv, name, api)
-			}
-			fl.Usage()
-			return exitError{2}
-		},
-	})
+}, runRemote)
+
+// remoteOptions are the flags of "mindmount remote".
+type remoteOptions struct {
+	tokenEnv, name, api string
+}
+
+func (o *remoteOptions) AddFlags(fl *flag.FlagSet) {
+	fl.StringVar(&o.tokenEnv, "token-env", "", "environment `VAR` holding the GitHub token (github)")
+	fl.StringVar(&o.name, "name", sync.DefaultRepoName, "GitHub repository `NAME` (github)")
+	fl.StringVar(&o.api, "api", sync.DefaultGitHubAPI, "GitHub API base `URL` (github)")
+}
+
+// runRemote sets, shows or creates a repository's remote.
+func runRemote(_ context.Context, o *remoteOptions, args []string) error {
+	if len(args) < 2 {
+		return errUsage
+	}
+	if err := requireMindmountRepo(args[1]); err != nil {
+		return err
+	}
+	r, err := gitrepo.Open(args[1])
+	if err != nil {
+		return err
+	}
+	switch {
+	case args[0] == "set" && len(args) == 3:
+		if err := sync.SetURL(r.Dir(), args[2]); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "Remote of %s: %s\nRun \"mindmount sync %s\" to push now; a running daemon syncs by itself.\n", args[1], args[2], args[1])
+		return nil
+	case args[0] == "show" && len(args) == 2:
+		text := sync.StatusText(r)
+		if text == "" {
+			text = "No remote; set one with \"mindmount remote set REPO URL\" or \"mindmount remote github REPO --token-env VAR\".\n"
+		}
+		_, err := fmt.Fprint(stdout, text)
+		return err
+	case args[0] == "github" && len(args) == 2:
+		return runRemoteGitHub(r, o.tokenEnv, o.name, o.api)
+	}
+	return errUsage
 }
 
 func runRemoteGitHub(r *gitrepo.Repo, tokenEnv, name, api string) error {

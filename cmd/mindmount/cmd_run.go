@@ -29,13 +29,12 @@ type runOptions struct {
 // "mindmount run -- AGENT ARGS" wires any agent without hooks: the context
 // goes in through the environment and a file, the transcript comes back
 // when the agent writes one.
-func init() {
-	var opts runOptions
-	register(&command{
-		name:    "run",
-		usage:   "run [--repo DIR] [--transcript FILE] -- AGENT [ARGS...]",
-		summary: "run an agent with the memory's context, and keep its transcript",
-		help: `Runs AGENT with the compiled context of the memory (--repo or
+// agentCommand is "mindmount run".
+var agentCommand = newCommand(command{
+	name:    "run",
+	usage:   "run [--repo DIR] [--transcript FILE] -- AGENT [ARGS...]",
+	summary: "run an agent with the memory's context, and keep its transcript",
+	help: `Runs AGENT with the compiled context of the memory (--repo or
 $MINDMOUNT_REPO, a repository or a mount) in its environment:
 
   MINDMOUNT_REPO          the memory's folder
@@ -53,20 +52,21 @@ agent's status.
 Example:
 
     mindmount run --repo ~/mnt -- sh -c 'my-agent --system-prompt-file "$MINDMOUNT_CONTEXT_FILE"'`,
-		flags: func(fl *flag.FlagSet) {
-			fl.StringVar(&opts.repo, "repo", "", "the memory (repository or mount); default $MINDMOUNT_REPO")
-			fl.IntVar(&opts.budget, "budget", memgraph.DefaultContextBytes, "most `bytes` of context to pass")
-			fl.StringVar(&opts.transcript, "transcript", "", "the agent's own transcript `file` to record (default: $MINDMOUNT_TRANSCRIPT)")
-			fl.DurationVar(&opts.every, "every", time.Minute, "how often to copy the transcript while the agent runs (0 = only at exit)")
-		},
-		run: func(fl *flag.FlagSet, args []string) error {
-			if len(args) == 0 {
-				fl.Usage()
-				return exitError{2}
-			}
-			return runAgent(opts, args)
-		},
-	})
+}, runRun)
+
+func (o *runOptions) AddFlags(fl *flag.FlagSet) {
+	fl.StringVar(&o.repo, "repo", "", "the memory (repository or mount); default $MINDMOUNT_REPO")
+	fl.IntVar(&o.budget, "budget", memgraph.DefaultContextBytes, "most `bytes` of context to pass")
+	fl.StringVar(&o.transcript, "transcript", "", "the agent's own transcript `file` to record (default: $MINDMOUNT_TRANSCRIPT)")
+	fl.DurationVar(&o.every, "every", time.Minute, "how often to copy the transcript while the agent runs (0 = only at exit)")
+}
+
+// runRun runs an agent with its memory.
+func runRun(_ context.Context, o *runOptions, args []string) error {
+	if len(args) == 0 {
+		return errUsage
+	}
+	return runAgent(*o, args)
 }
 
 func runAgent(opts runOptions, argv []string) error {

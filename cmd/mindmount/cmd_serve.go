@@ -24,12 +24,24 @@ type serveFront struct {
 	flags func(fl *flag.FlagSet)
 	// start runs the front until ctx ends; it returns once ready (or failed).
 	start func(ctx context.Context, ws *host.Workers) (wait func() error, err error)
+	// set reports whether the front's flags ask for it (--http ADDR).
+	set func() bool
 	// ready, when set, describes the started front for the readiness
 	// line ("http on 127.0.0.1:8080"); "" adds nothing.
 	ready func() string
 }
 
 var serveFronts []*serveFront
+
+// anyFrontSet reports whether the flags ask for a front.
+func anyFrontSet() bool {
+	for _, f := range serveFronts {
+		if f.set != nil && f.set() {
+			return true
+		}
+	}
+	return false
+}
 
 // serveOptions are mindmount serve's flags.
 type serveOptions struct {
@@ -41,8 +53,8 @@ type serveOptions struct {
 	debug          bool
 }
 
-func (o *serveOptions) register(fl *flag.FlagSet) {
-	o.daemon.register(fl)
+func (o *serveOptions) AddFlags(fl *flag.FlagSet) {
+	o.daemon.AddFlags(fl)
 	fl.StringVar(&o.root, "root", "", "the serve `ROOT`: ROOT/users.json and one repository per user under ROOT/users/<id>")
 	fl.StringVar(&o.mount, "mount", "", "mount every user's memory at `MNT`/<id> (FUSE; needs root)")
 	fl.DurationVar(&o.unloadAfter, "unload-after", 10*time.Minute, "stop a user's worker idle this long, committing what is pending first (users without a mount)")
@@ -61,13 +73,12 @@ func (o *serveOptions) register(fl *flag.FlagSet) {
 // is held to half of it, so the collector works long before the bound.
 const defaultUserMemory = 512 << 20
 
-func init() {
-	var opts serveOptions
-	register(&command{
-		name:    "serve",
-		usage:   "serve --root ROOT [--mount MNT] [--http ADDR] [--unload-after 10m] [--llm-concurrency 2]",
-		summary: "serve every user's memory from one daemon (per-user mounts and workers, fronts)",
-		help: `Serves every user registered under ROOT (mindmount users add): ROOT/users/<id>
+// serveCommand is "mindmount serve".
+var serveCommand = newCommand(command{
+	name:    "serve",
+	usage:   "serve --root ROOT [--mount MNT] [--http ADDR] [--unload-after 10m] [--llm-concurrency 2]",
+	summary: "serve every user's memory from one daemon (per-user mounts and workers, fronts)",
+	help: `Serves every user registered under ROOT (mindmount users add): ROOT/users/<id>
 is an ordinary mindmount repository, usable alone with mindmount mount when no
 daemon serves it. With --mount, MNT/<id>/ shows exactly what mindmount mount
 shows for that repository: the files, user_memory.md, character_memory.md,
@@ -111,19 +122,19 @@ Example:
     mkdir -p /srv/mindmount /mnt/mindmount
     mindmount users add /srv/mindmount alice --uid 1001 --gid 1001
     mindmount serve --root /srv/mindmount --mount /mnt/mindmount`,
-		flags: opts.register,
-		run: func(fl *flag.FlagSet, args []string) error {
-			if len(args) != 0 || opts.root == "" {
-				fmt.Fprintln(stderr, "mindmount serve: --root ROOT is required (see mindmount serve --help)")
-				return exitError{2}
-			}
-			if h := fl.Lookup("http"); opts.mount == "" && (h == nil || h.Value.String() == "") {
-				fmt.Fprintln(stderr, "mindmount serve: say what to serve: --mount MNT (each user's memory as files), --http ADDR (the HTTP API and MCP), or both")
-				return exitError{2}
-			}
-			return runServe(&opts, slog.Default())
-		},
-	})
+}, runServeCommand)
+
+// runServeCommand checks serve's flags and runs the daemon.
+func runServeCommand(_ context.Context, o *serveOptions, args []string) error {
+	if len(args) != 0 || o.root == "" {
+		fmt.Fprintln(stderr, "mindmount serve: --root ROOT is required (see mindmount serve --help)")
+		return exitError{2}
+	}
+	if o.mount == "" && !anyFrontSet() {
+		fmt.Fprintln(stderr, "mindmount serve: say what to serve: --mount MNT (each user's memory as files), --http ADDR (the HTTP API and MCP), or both")
+		return exitError{2}
+	}
+	return runServe(o, slog.Default())
 }
 
 // runServe runs the daemon until SIGINT/SIGTERM (nil: everything pending

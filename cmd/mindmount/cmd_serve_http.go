@@ -55,6 +55,7 @@ func init() {
 			fl.StringVar(&f.autoUsers, "auto-users", "", "add a user the HTTP API does not know on its first request, with the next free uid of `UIDRANGE` (e.g. 20000-29999); off by default")
 		},
 		start: f.start,
+		set:   func() bool { return f.addr != "" },
 		ready: func() string {
 			if f.bound == "" {
 				return ""

@@ -17,13 +17,12 @@ import (
 	"github.com/mindmount/mindmount/memgraph"
 )
 
-func init() {
-	var root string
-	register(&command{
-		name:    "status",
-		usage:   "status REPO | status --root ROOT",
-		summary: "show invalid files, uncommitted changes and the last commit",
-		help: `Prints the report that a running "mindmount mount" or "mindmount watch" serves as
+// statusCommand is "mindmount status".
+var statusCommand = newCommand(command{
+	name:    "status",
+	usage:   "status REPO | status --root ROOT",
+	summary: "show invalid files, uncommitted changes and the last commit",
+	help: `Prints the report that a running "mindmount mount" or "mindmount watch" serves as
 .mindmount/status, without needing one: the memory files that are invalid and
 why (path:line: message), the changes in the working tree that are not
 committed yet (a running daemon commits them after its debounce; otherwise
@@ -39,38 +38,45 @@ Example:
 
     mindmount status ~/memory
     mindmount status --root /srv/mindmount`,
-		flags: func(fl *flag.FlagSet) {
-			fl.StringVar(&root, "root", "", "summarize the mindmount serve `ROOT` instead of one repository")
-		},
-		run: func(fl *flag.FlagSet, args []string) error {
-			if root != "" {
-				if len(args) != 0 {
-					fmt.Fprintln(stderr, "mindmount status: give either REPO or --root ROOT")
-					return exitError{2}
-				}
-				return statusRoot(root)
-			}
-			if len(args) != 1 {
-				fmt.Fprintln(stderr, "mindmount status: missing REPO (or --root ROOT)")
-				return exitError{2}
-			}
-			r, g, err := openMindmountRepo(args[0])
-			if err != nil {
-				return err
-			}
-			// The report says everything; log lines would repeat it.
-			tr := tracker.New(g, r, tracker.Config{Logger: slog.New(slog.DiscardHandler), Listener: tracker.Listener{
-				// The last consolidation, then sync's remote,
-				// ahead/behind, last push/fetch/failure.
-				Status: func() string { return lastConsolidation(r.Dir()) + sync.StatusText(r) },
-			}})
-			if err := tr.Inspect(context.Background()); err != nil {
-				return err
-			}
-			_, err = stdout.Write(tr.Status())
-			return err
-		},
-	})
+}, runStatus)
+
+// statusOptions are the flags of "mindmount status".
+type statusOptions struct {
+	root string
+}
+
+func (o *statusOptions) AddFlags(fl *flag.FlagSet) {
+	fl.StringVar(&o.root, "root", "", "summarize the mindmount serve `ROOT` instead of one repository")
+}
+
+// runStatus prints a repository's (or a serve ROOT's) status.
+func runStatus(_ context.Context, o *statusOptions, args []string) error {
+	if o.root != "" {
+		if len(args) != 0 {
+			fmt.Fprintln(stderr, "mindmount status: give either REPO or --root ROOT")
+			return exitError{2}
+		}
+		return statusRoot(o.root)
+	}
+	if len(args) != 1 {
+		fmt.Fprintln(stderr, "mindmount status: missing REPO (or --root ROOT)")
+		return exitError{2}
+	}
+	r, g, err := openMindmountRepo(args[0])
+	if err != nil {
+		return err
+	}
+	// The report says everything; log lines would repeat it.
+	tr := tracker.New(g, r, tracker.Config{Logger: slog.New(slog.DiscardHandler), Listener: tracker.Listener{
+		// The last consolidation, then sync's remote,
+		// ahead/behind, last push/fetch/failure.
+		Status: func() string { return lastConsolidation(r.Dir()) + sync.StatusText(r) },
+	}})
+	if err := tr.Inspect(context.Background()); err != nil {
+		return err
+	}
+	_, err = stdout.Write(tr.Status())
+	return err
 }
 
 // statusRoot prints the summary of a serve ROOT: the live one from a

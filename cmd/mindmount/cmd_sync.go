@@ -20,13 +20,12 @@ import (
 	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
 )
 
-func init() {
-	var timeout time.Duration
-	register(&command{
-		name:    "sync",
-		usage:   "sync REPO",
-		summary: "sync the memory repository with its remote now",
-		help: `Fetches the remote (see "mindmount remote"), merges what it has with mindmount's
+// syncCommand is "mindmount sync".
+var syncCommand = newCommand(command{
+	name:    "sync",
+	usage:   "sync REPO",
+	summary: "sync the memory repository with its remote now",
+	help: `Fetches the remote (see "mindmount remote"), merges what it has with mindmount's
 merge drivers (one merge commit; a memory changed on both sides keeps the
 newer version in place and the other as a retired sibling), and pushes.
 When a daemon (mount, watch, serve) serves REPO, it asks that daemon to
@@ -35,25 +34,31 @@ sync and waits for the outcome; otherwise it syncs itself.
 The token comes from $MINDMOUNT_GIT_TOKEN or the credentials file (see
 "mindmount remote"). A running daemon also syncs by itself: it pushes a few
 seconds after each commit and fetches every few minutes.`,
-		flags: func(fl *flag.FlagSet) {
-			fl.DurationVar(&timeout, "timeout", 5*time.Minute, "give up after this long")
-		},
-		run: func(fl *flag.FlagSet, args []string) error {
-			if len(args) != 1 {
-				fl.Usage()
-				return exitError{2}
-			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			ctx, cancel := context.WithTimeout(ctx, timeout)
-			defer cancel()
-			return runSync(ctx, args[0])
-		},
-	})
+}, runSync)
+
+// syncOptions are the flags of "mindmount sync".
+type syncOptions struct {
+	timeout time.Duration
 }
 
-// runSync syncs dir through its daemon, or directly when none serves it.
-func runSync(ctx context.Context, dir string) error {
+func (o *syncOptions) AddFlags(fl *flag.FlagSet) {
+	fl.DurationVar(&o.timeout, "timeout", 5*time.Minute, "give up after this long")
+}
+
+// runSync syncs a repository with its remote now.
+func runSync(_ context.Context, o *syncOptions, args []string) error {
+	if len(args) != 1 {
+		return errUsage
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, o.timeout)
+	defer cancel()
+	return syncNow(ctx, args[0])
+}
+
+// syncNow syncs dir through its daemon, or directly when none serves it.
+func syncNow(ctx context.Context, dir string) error {
 	if err := requireMindmountRepo(dir); err != nil {
 		return err
 	}

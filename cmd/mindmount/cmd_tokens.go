@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,52 +13,47 @@ import (
 	"github.com/mindmount/mindmount/memgraph"
 )
 
-func init() {
-	usersSubcommands["token"] = usersToken
-	usersFlags = append(usersFlags, func(fl *flag.FlagSet) {
-		fl.Bool("revoke", false, "token: revoke the user's tokens (all of them, or the one TOKEN-ID names)")
-	})
+// tokenCommand is "mindmount users token" and its subcommands.
+var tokenCommand = newCommand(command{
+	name:    "token",
+	usage:   "users token ROOT ID [--revoke [TOKEN-ID]]",
+	summary: "print a new HTTP API token for ID (shown once; only its hash is kept)",
+	help: `Prints a new HTTP API token for ID. It is shown this once: only its SHA-256
+is kept, in ROOT/tokens.json (mode 0600, outside every repository), with
+the registry entry it was made for. The user's other tokens stay valid.
+--revoke revokes one of ID's tokens (TOKEN-ID) or all of them, as
+"users token revoke" does. A running daemon sees every change at its next
+request.`,
+	subs: []*command{
+		newCommand(command{
+			name:    "list",
+			usage:   "users token list ROOT [ID]",
+			summary: "print every token's ID, user and creation date, never its value",
+			help:    "Prints every token's ID, user, creation date and state (void once its user was removed), never its value.",
+		}, func(_ context.Context, _ *noOptions, args []string) error { return tokenList(args) }),
+		newCommand(command{
+			name:    "revoke",
+			usage:   "users token revoke ROOT ID [TOKEN-ID]",
+			summary: "revoke one of ID's tokens, or all of them",
+			help:    "Revokes the token TOKEN-ID of ID, or every token of ID without it.",
+		}, func(_ context.Context, _ *noOptions, args []string) error { return tokenRevoke(args) }),
+	},
+}, runUsersToken)
+
+// tokenOptions are the flags of "mindmount users token".
+type tokenOptions struct{ revoke bool }
+
+func (o *tokenOptions) AddFlags(fl *flag.FlagSet) {
+	fl.BoolVar(&o.revoke, "revoke", false, "revoke the user's tokens (all of them, or the one TOKEN-ID names)")
 }
 
-// usersToken is "mindmount users token …":
-//
-//	users token ROOT ID                       make a token (printed once)
-//	users token ROOT ID --revoke [TOKEN-ID]   revoke one or all of ID's tokens
-//	users token revoke ROOT ID [TOKEN-ID]     the same
-//	users token list ROOT [ID]                token IDs and dates, never values
-//
-// Only a token's SHA-256 is stored (ROOT/tokens.json, mode 0600, outside
-// every repository), with the registry entry it was made for. A running
-// daemon sees every change at its next request.
-func usersToken(args []string) error {
-	fl := flag.NewFlagSet("mindmount users token", flag.ContinueOnError)
-	fl.SetOutput(stderr)
-	fl.String("uid", "", "")
-	fl.String("gid", "", "")
-	fl.String("name", "", "")
-	revoke := fl.Bool("revoke", false, "")
-	ordered, err := interleave(fl, args)
-	if err != nil {
-		return err
-	}
-	if err := fl.Parse(ordered); err != nil {
-		return exitError{2}
-	}
-	pos := fl.Args()
-	if len(pos) > 0 && (pos[0] == "list" || pos[0] == "revoke") {
-		sub := pos[0]
-		pos = pos[1:]
-		if sub == "list" {
-			return tokenList(pos)
-		}
-		*revoke = true
-	}
-	if *revoke {
+// runUsersToken makes a token for ID (or revokes, with --revoke).
+func runUsersToken(_ context.Context, o *tokenOptions, pos []string) error {
+	if o.revoke {
 		return tokenRevoke(pos)
 	}
 	if len(pos) != 2 {
-		fmt.Fprintln(stderr, "mindmount users token: need ROOT and ID (mindmount users token ROOT ID)")
-		return exitError{2}
+		return usageError{"need ROOT and ID"}
 	}
 	root, id := pos[0], pos[1]
 	if err := host.ValidID(id); err != nil {
@@ -77,8 +73,7 @@ func usersToken(args []string) error {
 
 func tokenRevoke(pos []string) error {
 	if len(pos) != 2 && len(pos) != 3 {
-		fmt.Fprintln(stderr, "mindmount users token revoke: need ROOT and ID, and optionally TOKEN-ID (without it, every token of ID is revoked)")
-		return exitError{2}
+		return usageError{"need ROOT and ID, and optionally TOKEN-ID (without it, every token of ID is revoked)"}
 	}
 	root, id, tid := pos[0], pos[1], ""
 	if len(pos) == 3 {
@@ -97,8 +92,7 @@ func tokenRevoke(pos []string) error {
 
 func tokenList(pos []string) error {
 	if len(pos) != 1 && len(pos) != 2 {
-		fmt.Fprintln(stderr, "mindmount users token list: need ROOT, and optionally ID")
-		return exitError{2}
+		return usageError{"need ROOT, and optionally ID"}
 	}
 	user := ""
 	if len(pos) == 2 {

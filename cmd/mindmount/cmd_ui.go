@@ -15,15 +15,12 @@ import (
 	"github.com/mindmount/mindmount/cmd/mindmount/internal/webui"
 )
 
-func init() {
-	var daemon daemonFlags
-	var addr string
-	var insecure bool
-	register(&command{
-		name:    "ui",
-		usage:   "ui REPO [--http 127.0.0.1:7420]",
-		summary: "a web page to see, search, audit and undo a memory repository",
-		help: `Serves a web page for the mindmount repository REPO: the memories ranked as
+// uiCommand is "mindmount ui".
+var uiCommand = newCommand(command{
+	name:    "ui",
+	usage:   "ui REPO [--http 127.0.0.1:7420]",
+	summary: "a web page to see, search, audit and undo a memory repository",
+	help: `Serves a web page for the mindmount repository REPO: the memories ranked as
 the agent's index ranks them (and which fall below its budget), one memory
 with its history, diffs and provenance, the timeline of commits by author,
 search, status and a picture of the memory graph. From the page you can
@@ -51,26 +48,34 @@ Example:
 
     mindmount init ~/memory
     mindmount ui ~/memory --http 127.0.0.1:7420`,
-		flags: func(fl *flag.FlagSet) {
-			daemon.register(fl)
-			fl.StringVar(&addr, "http", "127.0.0.1:7420", "listen on `ADDR` (port 0 picks a free one)")
-			fl.BoolVar(&insecure, "insecure-listen", false, "allow a non-loopback --http address")
-		},
-		run: func(fl *flag.FlagSet, args []string) error {
-			if len(args) != 1 {
-				fl.Usage()
-				return exitError{2}
-			}
-			if err := requireMindmountRepo(args[0]); err != nil {
-				return err
-			}
-			return runUI(args[0], addr, insecure, daemon.runtimeConfig(false, slog.Default()))
-		},
-	})
+}, runUI)
+
+// uiOptions are the flags of "mindmount ui".
+type uiOptions struct {
+	daemon   daemonFlags
+	addr     string
+	insecure bool
 }
 
-// runUI serves the web page of dir on addr until a signal arrives.
-func runUI(dir, addr string, insecure bool, cfg host.RuntimeConfig) error {
+func (o *uiOptions) AddFlags(fl *flag.FlagSet) {
+	o.daemon.AddFlags(fl)
+	fl.StringVar(&o.addr, "http", "127.0.0.1:7420", "listen on `ADDR` (port 0 picks a free one)")
+	fl.BoolVar(&o.insecure, "insecure-listen", false, "allow a non-loopback --http address")
+}
+
+// uiDaemon serves the web page of a repository.
+func runUI(_ context.Context, o *uiOptions, args []string) error {
+	if len(args) != 1 {
+		return errUsage
+	}
+	if err := requireMindmountRepo(args[0]); err != nil {
+		return err
+	}
+	return uiDaemon(args[0], o.addr, o.insecure, o.daemon.runtimeConfig(false, slog.Default()))
+}
+
+// uiDaemon serves the web page of dir on addr until a signal arrives.
+func uiDaemon(dir, addr string, insecure bool, cfg host.RuntimeConfig) error {
 	return runDaemon(dir, cfg, func(ctx context.Context, rt *host.Runtime) (<-chan error, func(bool) error, error) {
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {

@@ -1,14 +1,13 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
-	"strings"
 	"syscall"
 	"text/tabwriter"
 
@@ -16,31 +15,42 @@ import (
 	"github.com/mindmount/mindmount/cmd/mindmount/internal/httpapi"
 )
 
-// usersSubcommands dispatches "mindmount users SUB ...": each gets the
-// arguments after SUB, with the flags that were set first as --name=value
-// (parse them with its own flag.FlagSet). A subcommand's file adds itself
-// from init(), and declares its flags in usersFlags so that the command
-// line parser accepts them.
-var usersSubcommands = map[string]func(args []string) error{}
+// usersCommand is "mindmount users" and its subcommands (the token ones in
+// cmd_tokens.go).
+var usersCommand = &command{
+	name:    "users",
+	usage:   "users add|list|remove|token ROOT [ID] [--uid N --gid N] [--name NAME]",
+	summary: "add, list and remove the users a mindmount serve ROOT serves, and their HTTP tokens",
+	help:    usersHelp,
+	subs: []*command{
+		newCommand(command{
+			name:    "add",
+			usage:   "users add ROOT ID [--uid N --gid N] [--name NAME]",
+			summary: "create ROOT/users/ID (or adopt the mindmount repository there), hand it to uid:gid and register it",
+			help: `Creates ROOT/users/ID as mindmount init does (or adopts a mindmount
+repository already there), hands it to uid:gid when run as root, and
+registers it in ROOT/users.json. ID is lower-case letters, digits, '.', '_'
+and '-', starting with a letter or digit, at most 64 characters.`,
+		}, runUsersAdd),
+		newCommand(command{
+			name:    "list",
+			usage:   "users list ROOT",
+			summary: "print every user: id, uid:gid, name, repository",
+			help:    "Prints every user of ROOT: id, uid:gid, name and repository.",
+		}, runUsersList),
+		newCommand(command{
+			name:    "remove",
+			usage:   "users remove ROOT ID",
+			summary: "unregister a user, revoke its tokens and move its repository aside (never deleted)",
+			help: `Unregisters the user and moves the repository aside to ROOT/removed/ID-TIME;
+it is never deleted. Its tokens are revoked. A running mindmount serve
+commits what is pending first.`,
+		}, runUsersRemove),
+		tokenCommand,
+	},
+}
 
-// usersFlags declare the flags of every users subcommand on the users
-// command (see usersSubcommands).
-var usersFlags []func(fl *flag.FlagSet)
-
-func init() {
-	usersSubcommands["add"] = usersAdd
-	usersSubcommands["list"] = usersList
-	usersSubcommands["remove"] = usersRemove
-	usersFlags = append(usersFlags, func(fl *flag.FlagSet) {
-		fl.String("uid", "", "add: the user's numeric `UID` (default: the owner of ROOT)")
-		fl.String("gid", "", "add: the user's numeric `GID` (default: the user's uid's group, else the owner of ROOT)")
-		fl.String("name", "", "add: the user's display `NAME`, written into user.md")
-	})
-	register(&command{
-		name:    "users",
-		usage:   "users add|list|remove|token ROOT [ID] [--uid N --gid N] [--name NAME]",
-		summary: "add, list and remove the users a mindmount serve ROOT serves, and their HTTP tokens",
-		help: `Manages the users of a mindmount serve ROOT. Each user is a mindmount
+const usersHelp = `Manages the users of a mindmount serve ROOT. Each user is a mindmount
 repository at ROOT/users/<id>, registered in ROOT/users.json with the uid
 and gid its processes run as.
 
@@ -74,68 +84,31 @@ Example:
     mindmount users add /srv/mindmount alice --uid 1001 --gid 1001 --name Alice
     mindmount users list /srv/mindmount
     mindmount users token /srv/mindmount alice
-    mindmount users token revoke /srv/mindmount alice`,
-		flags: func(fl *flag.FlagSet) {
-			for _, f := range usersFlags {
-				f(fl)
-			}
-		},
-		run: func(fl *flag.FlagSet, args []string) error {
-			if len(args) == 0 {
-				fmt.Fprintln(stderr, "mindmount users: missing the subcommand: add, list, remove or token (see mindmount users --help)")
-				return exitError{2}
-			}
-			sub, ok := usersSubcommands[args[0]]
-			if !ok {
-				names := make([]string, 0, len(usersSubcommands))
-				for n := range usersSubcommands {
-					names = append(names, n)
-				}
-				sort.Strings(names)
-				fmt.Fprintf(stderr, "mindmount users: unknown subcommand %q (one of: %s)\n", args[0], strings.Join(names, ", "))
-				return exitError{2}
-			}
-			var set []string
-			fl.Visit(func(f *flag.Flag) { set = append(set, "--"+f.Name+"="+f.Value.String()) })
-			return sub(append(set, args[1:]...))
-		},
-	})
+    mindmount users token revoke /srv/mindmount alice`
+
+// usersAddOptions are the flags of "mindmount users add".
+type usersAddOptions struct {
+	uid, gid, name string
 }
 
-// usersFlagSet parses a users subcommand's arguments.
-func usersFlagSet(name string, args []string) (fl *flag.FlagSet, uid, gid, display *string, err error) {
-	fl = flag.NewFlagSet("mindmount users "+name, flag.ContinueOnError)
-	fl.SetOutput(stderr)
-	uid = fl.String("uid", "", "")
-	gid = fl.String("gid", "", "")
-	display = fl.String("name", "", "")
-	ordered, err := interleave(fl, args)
-	if err != nil {
-		return nil, nil, nil, nil, err
-	}
-	if err := fl.Parse(ordered); err != nil {
-		return nil, nil, nil, nil, exitError{2}
-	}
-	return fl, uid, gid, display, nil
+func (o *usersAddOptions) AddFlags(fl *flag.FlagSet) {
+	fl.StringVar(&o.uid, "uid", "", "the user's numeric `UID` (default: the owner of ROOT)")
+	fl.StringVar(&o.gid, "gid", "", "the user's numeric `GID` (default: the user's uid's group, else the owner of ROOT)")
+	fl.StringVar(&o.name, "name", "", "the user's display `NAME`, written into user.md")
 }
 
-func usersAdd(args []string) error {
-	fl, uidS, gidS, display, err := usersFlagSet("add", args)
-	if err != nil {
-		return err
+func runUsersAdd(_ context.Context, o *usersAddOptions, args []string) error {
+	if len(args) != 2 {
+		return usageError{"need ROOT and ID"}
 	}
-	if fl.NArg() != 2 {
-		fmt.Fprintln(stderr, "mindmount users add: need ROOT and ID (mindmount users add ROOT ID [--uid N --gid N] [--name NAME])")
-		return exitError{2}
-	}
-	root, id := fl.Arg(0), fl.Arg(1)
+	root, id := args[0], args[1]
 	if err := host.ValidID(id); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(filepath.Join(root, host.UsersDir), 0o755); err != nil {
 		return err
 	}
-	uid, gid, err := ownerIDs(root, *uidS, *gidS)
+	uid, gid, err := ownerIDs(root, o.uid, o.gid)
 	if err != nil {
 		return err
 	}
@@ -144,7 +117,7 @@ func usersAdd(args []string) error {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return err
 		}
-		if err := initRepo(dir, *display, true); err != nil {
+		if err := initRepo(dir, o.name, true); err != nil {
 			return err
 		}
 	}
@@ -155,7 +128,7 @@ func usersAdd(args []string) error {
 			return err
 		}
 	}
-	if err := host.AddUser(root, host.Entry{ID: id, UID: uid, GID: gid, Name: *display}); err != nil {
+	if err := host.AddUser(root, host.Entry{ID: id, UID: uid, GID: gid, Name: o.name}); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "mindmount: user %s added (%d:%d), repository %s\n", id, uid, gid, dir)
@@ -190,16 +163,11 @@ func ownerIDs(root, uidS, gidS string) (uint32, uint32, error) {
 	return u, g, err
 }
 
-func usersList(args []string) error {
-	fl, _, _, _, err := usersFlagSet("list", args)
-	if err != nil {
-		return err
+func runUsersList(_ context.Context, _ *noOptions, args []string) error {
+	if len(args) != 1 {
+		return usageError{"need ROOT"}
 	}
-	if fl.NArg() != 1 {
-		fmt.Fprintln(stderr, "mindmount users list: need ROOT")
-		return exitError{2}
-	}
-	root := fl.Arg(0)
+	root := args[0]
 	entries, err := host.ReadRegistry(root)
 	if err != nil {
 		return err
@@ -216,17 +184,12 @@ func usersList(args []string) error {
 	return tw.Flush()
 }
 
-func usersRemove(args []string) error {
-	fl, _, _, _, err := usersFlagSet("remove", args)
-	if err != nil {
-		return err
+func runUsersRemove(_ context.Context, _ *noOptions, args []string) error {
+	if len(args) != 2 {
+		return usageError{"need ROOT and ID"}
 	}
-	if fl.NArg() != 2 {
-		fmt.Fprintln(stderr, "mindmount users remove: need ROOT and ID")
-		return exitError{2}
-	}
-	root, id := fl.Arg(0), fl.Arg(1)
-	err = host.RemoveUser(root, id)
+	root, id := args[0], args[1]
+	err := host.RemoveUser(root, id)
 	if errors.Is(err, host.ErrUnknownUser) {
 		return fmt.Errorf("no user %q in %s", id, root)
 	}

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"flag"
+	"context"
 	"fmt"
 	"runtime/debug"
 )
@@ -9,22 +9,23 @@ import (
 // version is set by the linker (-X main.version=...) for releases.
 var version = "dev"
 
-func init() {
-	register(&command{
-		name:    "version",
-		usage:   "version",
-		summary: "print the mindmount version",
-		help:    "Prints the mindmount version and the Go toolchain that built it.",
-		run: func(fl *flag.FlagSet, args []string) error {
-			v := versionString()
-			gov := "unknown"
-			if bi, ok := debug.ReadBuildInfo(); ok {
-				gov = bi.GoVersion
-			}
-			fmt.Fprintf(stdout, "mindmount %s (%s)\n", v, gov)
-			return nil
-		},
-	})
+// versionCommand is "mindmount version".
+var versionCommand = newCommand(command{
+	name:    "version",
+	usage:   "version",
+	summary: "print the mindmount version",
+	help:    "Prints the mindmount version and the Go toolchain that built it.",
+}, runVersion)
+
+// runVersion prints the version and the Go toolchain.
+func runVersion(_ context.Context, o *noOptions, args []string) error {
+	v := versionString()
+	gov := "unknown"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		gov = bi.GoVersion
+	}
+	fmt.Fprintf(stdout, "mindmount %s (%s)\n", v, gov)
+	return nil
 }
 
 // versionString is the one version mindmount reports: --version, MCP's

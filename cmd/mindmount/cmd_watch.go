@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"log/slog"
 
@@ -11,13 +10,12 @@ import (
 	"github.com/mindmount/mindmount/memgraph"
 )
 
-func init() {
-	var daemon daemonFlags
-	register(&command{
-		name:    "watch",
-		usage:   "watch REPO [--debounce 1s] [--rescan 30s]",
-		summary: "commit every change to a memory repository, without FUSE",
-		help: `Watches the mindmount repository REPO and turns every change into a git commit,
+// watchCommand is "mindmount watch".
+var watchCommand = newCommand(command{
+	name:    "watch",
+	usage:   "watch REPO [--debounce 1s] [--rescan 30s]",
+	summary: "commit every change to a memory repository, without FUSE",
+	help: `Watches the mindmount repository REPO and turns every change into a git commit,
 the same way "mindmount mount" does, on machines without FUSE. Edit the files
 in REPO directly (an editor, an agent's shell, a sync tool).
 
@@ -55,23 +53,20 @@ Example:
 
     mindmount init ~/memory
     mindmount watch ~/memory --debounce 500ms`,
-		flags: func(fl *flag.FlagSet) {
-			daemon.register(fl)
-		},
-		run: func(fl *flag.FlagSet, args []string) error {
-			if len(args) != 1 {
-				fl.Usage()
-				return exitError{2}
-			}
-			dir := args[0]
-			return runWatch(dir, daemon.runtimeConfig(true, slog.Default()))
-		},
-	})
+}, runWatch)
+
+// runWatch serves a repository in watch mode.
+func runWatch(_ context.Context, o *daemonFlags, args []string) error {
+	if len(args) != 1 {
+		return errUsage
+	}
+	dir := args[0]
+	return serveWatch(dir, o.runtimeConfig(true, slog.Default()))
 }
 
 // runWatch watches the repository dir until SIGINT or SIGTERM, then commits
 // what is pending.
-func runWatch(dir string, cfg host.RuntimeConfig) error {
+func serveWatch(dir string, cfg host.RuntimeConfig) error {
 	err := runDaemon(dir, cfg, func(context.Context, *host.Runtime) (<-chan error, func(bool) error, error) {
 		fmt.Fprintf(stdout, "mindmount: watching %s\n", dir)
 		return nil, nil, nil

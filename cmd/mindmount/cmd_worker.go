@@ -44,10 +44,11 @@ type workerOptions struct {
 	fromUID     uint          // the uid serve runs as: the only peer of the HTTP socket
 	github      string        // GitHub REST API base URL
 	debug       bool
+	spareFd     int // the socket on which serve hands a spare worker its user
 }
 
-func (o *workerOptions) register(fl *flag.FlagSet) {
-	o.daemon.register(fl)
+func (o *workerOptions) AddFlags(fl *flag.FlagSet) {
+	o.daemon.AddFlags(fl)
 	fl.StringVar(&o.repo, "repo", "", "the user's repository")
 	fl.StringVar(&o.id, "user", "", "the user's ID")
 	fl.UintVar(&o.uid, "uid", 0, "the uid the worker must run as")
@@ -57,33 +58,32 @@ func (o *workerOptions) register(fl *flag.FlagSet) {
 	fl.UintVar(&o.fromUID, "from-uid", 0, "the uid of serve, the only peer of the HTTP socket")
 	fl.StringVar(&o.github, "github-api", sync.DefaultGitHubAPI, "GitHub REST API base URL")
 	fl.BoolVar(&o.debug, "debug", false, "log every FUSE request")
+	fl.IntVar(&o.spareFd, "spare-fd", 0, "the socket on which serve hands this worker its user")
 }
 
-func init() {
-	var spareFd int
-	register(&command{
-		name:  "worker",
-		usage: "worker (started by mindmount serve, not by hand)",
-		help: `Internal: mindmount serve starts one worker per user, with the user's uid and
+// workerCommand is "mindmount worker".
+var workerCommand = newCommand(command{
+	name:  "worker",
+	usage: "worker (started by mindmount serve, not by hand)",
+	help: `Internal: mindmount serve starts one worker per user, with the user's uid and
 gid, to run everything that touches the user's repository. It is not meant
 to be started by hand.`,
-		flags: func(fl *flag.FlagSet) {
-			fl.IntVar(&spareFd, "spare-fd", 0, "the socket on which serve hands this worker its user")
-		},
-		run: func(fl *flag.FlagSet, args []string) error {
-			if len(args) != 0 || spareFd <= 0 {
-				return errors.New("mindmount worker is started by mindmount serve")
-			}
-			o, err := awaitUser(spareFd)
-			if errors.Is(err, host.ErrNoAssignment) {
-				return nil // serve stopped, or did not need this spare
-			}
-			if err != nil {
-				return err
-			}
-			return runWorker(o, slog.Default().With("user", o.id))
-		},
-	})
+}, runWorkerCommand)
+
+// runWorkerCommand runs a spare worker: it waits for serve to hand it its
+// user, then serves that user.
+func runWorkerCommand(_ context.Context, o *workerOptions, args []string) error {
+	if len(args) != 0 || o.spareFd <= 0 {
+		return errors.New("mindmount worker is started by mindmount serve")
+	}
+	u, err := awaitUser(o.spareFd)
+	if errors.Is(err, host.ErrNoAssignment) {
+		return nil // serve stopped, or did not need this spare
+	}
+	if err != nil {
+		return err
+	}
+	return runWorker(u, slog.Default().With("user", u.id))
 }
 
 // awaitUser is a spare worker's wait for its user (host_spare.go): it
@@ -99,7 +99,7 @@ func awaitUser(fd int) (*workerOptions, error) {
 	var o workerOptions
 	fl := flag.NewFlagSet("worker", flag.ContinueOnError)
 	fl.SetOutput(io.Discard)
-	o.register(fl)
+	o.AddFlags(fl)
 	if err := fl.Parse(args); err != nil || fl.NArg() != 0 || o.repo == "" || o.id == "" {
 		return nil, fmt.Errorf("serve's flags for this worker: %v %q", err, fl.Args())
 	}

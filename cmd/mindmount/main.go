@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -13,23 +14,89 @@ import (
 	"strings"
 )
 
-// command is one subcommand. Each lives in its own file and registers itself
-// from an init function, so adding a command touches one file.
+// command is one command or subcommand of mindmount. Commands are declared
+// in one place, commandTable (cmd_commands.go), each with its arguments
+// (usage), its options and its subcommands, so that dispatch, usage lines
+// and --help all read the same declaration.
 type command struct {
 	name    string
 	usage   string // "init DIR [--user NAME]"
-	summary string // one line for "mindmount help"
+	summary string // one line for "mindmount help" and its parent's help
 	help    string // paragraphs for "mindmount help NAME" / --help
-	run     func(fl *flag.FlagSet, args []string) error
-	flags   func(fl *flag.FlagSet) // optional: declares the command's flags
+	// bind declares the command's flags on fl, bound to a fresh options
+	// value, and returns the run that reads them (see newCommand). Nil for
+	// a command that only groups its subcommands.
+	bind func(fl *flag.FlagSet) runFunc
+	// subs are the subcommands, chosen by the first argument that is not a
+	// flag ("users add ROOT ID").
+	subs []*command
+
+	// flags and run are the old form, a command registered from an init
+	// function with its flags as closure locals; register turns them into
+	// bind. Commands move to commandTable one file at a time (issue 24).
+	flags func(fl *flag.FlagSet)
+	run   func(fl *flag.FlagSet, args []string) error
 }
 
-var commands = map[string]*command{}
+// register adds a command of the old form (see command.flags).
+func register(c *command) {
+	flags, run := c.flags, c.run
+	c.bind = func(fl *flag.FlagSet) runFunc {
+		if flags != nil {
+			flags(fl)
+		}
+		return func(_ context.Context, args []string) error { return run(fl, args) }
+	}
+	commands[c.name] = c
+}
+
+// runFunc runs a command with its positional arguments.
+type runFunc func(ctx context.Context, args []string) error
+
+// flagAdder is a command's options: a plain struct whose AddFlags declares
+// one flag per field (restic's model).
+type flagAdder interface{ AddFlags(fl *flag.FlagSet) }
+
+// newCommand declares a command whose flags are an O (a fresh one for each
+// run, so nothing carries over between runs in one process) and whose work
+// is run.
+func newCommand[O any, P interface {
+	*O
+	flagAdder
+}](c command, run func(ctx context.Context, opts P, args []string) error) *command {
+	c.bind = func(fl *flag.FlagSet) runFunc {
+		o := P(new(O))
+		o.AddFlags(fl)
+		return func(ctx context.Context, args []string) error { return run(ctx, o, args) }
+	}
+	return &c
+}
+
+// noOptions is the options of a command without flags.
+type noOptions struct{}
+
+func (*noOptions) AddFlags(*flag.FlagSet) {}
+
+// usageError is a wrong use of a command: the message, then the short
+// usage, exit status 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+// errUsage is a wrong use that needs no words beyond the short usage.
+var errUsage = usageError{}
+
+// commands indexes commandTable by name.
+var commands = func() map[string]*command {
+	m := map[string]*command{}
+	for _, c := range commandTable {
+		m[c.name] = c
+	}
+	return m
+}()
 
 // stdout and stderr are where commands print; tests swap them.
 var stdout, stderr io.Writer = os.Stdout, os.Stderr
-
-func register(c *command) { commands[c.name] = c }
 
 // exitError carries an exit status without printing anything more.
 type exitError struct{ code int }
@@ -54,7 +121,15 @@ func run(args []string, out, errOut io.Writer) int {
 	case "help", "-h", "-help", "--help":
 		if len(args) > 1 {
 			if c, ok := commands[args[1]]; ok {
-				commandUsage(c, newFlagSet(c, stdout), stdout)
+				path := "mindmount " + c.name
+				for _, a := range args[2:] { // "help users token"
+					sub, _, ok := subcommand(c, []string{a})
+					if !ok {
+						break
+					}
+					c, path = sub, path+" "+sub.name
+				}
+				commandUsage(c, path, stdout)
 				return 0
 			}
 		}
@@ -66,17 +141,37 @@ func run(args []string, out, errOut io.Writer) int {
 		fmt.Fprintf(stderr, "mindmount: unknown command %q\nRun \"mindmount help\" for the list of commands.\n", name)
 		return 2
 	}
-	fl := newFlagSet(c, stderr)
-	if wantsHelp(args[1:]) {
+	return runCommand(c, "mindmount "+name, args[1:])
+}
+
+// runCommand runs c (path is "mindmount users token") with the arguments
+// after its name: a subcommand named by the first argument that is not a
+// flag, else c itself.
+func runCommand(c *command, path string, args []string) int {
+	if sub, rest, ok := subcommand(c, args); ok {
+		return runCommand(sub, path+" "+sub.name, rest)
+	}
+	if wantsHelp(args) {
 		// Asked-for help is output, not an error: stdout, exit 0, the same
 		// text as "mindmount help NAME".
-		commandUsage(c, newFlagSet(c, stdout), stdout)
+		commandUsage(c, path, stdout)
 		return 0
 	}
-	ordered, err := interleave(fl, args[1:])
+	if c.bind == nil {
+		for _, a := range args {
+			if !strings.HasPrefix(a, "-") {
+				fmt.Fprintf(stderr, "%s: unknown subcommand %q (one of: %s)\n", path, a, subNames(c))
+				return 2
+			}
+		}
+		fmt.Fprintf(stderr, "%s: missing the subcommand: %s (see %s --help)\n", path, subNames(c), path)
+		return 2
+	}
+	fl, runIt := newFlagSet(c, path, stderr)
+	ordered, err := interleave(fl, args)
 	if err != nil {
-		fmt.Fprintf(stderr, "mindmount %s: %v\n", name, err)
-		shortUsage(c, stderr)
+		fmt.Fprintf(stderr, "%s: %v\n", path, err)
+		shortUsage(c, path, stderr)
 		return 2
 	}
 	if err := fl.Parse(ordered); err != nil {
@@ -84,36 +179,79 @@ func run(args []string, out, errOut io.Writer) int {
 		return 2
 	}
 	if missing := missingArgs(c.usage, fl.Args()); missing != "" {
-		fmt.Fprintf(stderr, "mindmount %s: missing %s\n", name, missing)
-		shortUsage(c, stderr)
+		fmt.Fprintf(stderr, "%s: missing %s\n", path, missing)
+		shortUsage(c, path, stderr)
 		return 2
 	}
-	if err := c.run(fl, fl.Args()); err != nil {
+	if err := runIt(context.Background(), fl.Args()); err != nil {
 		var ee exitError
-		if errors.As(err, &ee) {
+		var ue usageError
+		switch {
+		case errors.As(err, &ee):
 			return ee.code
+		case errors.As(err, &ue):
+			if ue.msg != "" {
+				fmt.Fprintf(stderr, "%s: %s\n", path, ue.msg)
+			}
+			shortUsage(c, path, stderr)
+			return 2
 		}
-		fmt.Fprintf(stderr, "mindmount %s: %v\n", name, err)
+		fmt.Fprintf(stderr, "%s: %v\n", path, err)
 		return 1
 	}
 	return 0
 }
 
-func newFlagSet(c *command, out io.Writer) *flag.FlagSet {
-	fl := flag.NewFlagSet("mindmount "+c.name, flag.ContinueOnError)
+// subcommand finds the subcommand of c named by the first argument that is
+// not a flag, and returns the arguments without it.
+func subcommand(c *command, args []string) (*command, []string, bool) {
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		for _, s := range c.subs {
+			if s.name == a {
+				return s, append(append([]string{}, args[:i]...), args[i+1:]...), true
+			}
+		}
+		break
+	}
+	return nil, nil, false
+}
+
+// subNames lists c's subcommands: "add, list, remove or token".
+func subNames(c *command) string {
+	var names []string
+	for _, s := range c.subs {
+		names = append(names, s.name)
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// newFlagSet makes c's flag set, its flags bound to a fresh options value,
+// and the run that reads them.
+func newFlagSet(c *command, path string, out io.Writer) (*flag.FlagSet, runFunc) {
+	fl := flag.NewFlagSet(path, flag.ContinueOnError)
 	fl.SetOutput(out)
-	if c.flags != nil {
-		c.flags(fl)
+	var runIt runFunc
+	if c.bind != nil {
+		runIt = c.bind(fl)
 	}
 	// Usage is what a mistake prints (a bad flag, a wrong argument count):
 	// two lines, not the whole help.
-	fl.Usage = func() { shortUsage(c, fl.Output()) }
-	return fl
+	fl.Usage = func() { shortUsage(c, path, fl.Output()) }
+	return fl, runIt
 }
 
 // shortUsage is the reminder printed after a usage mistake.
-func shortUsage(c *command, w io.Writer) {
-	fmt.Fprintf(w, "usage: mindmount %s\nRun \"mindmount %s --help\" for details.\n", c.usage, c.name)
+func shortUsage(c *command, path string, w io.Writer) {
+	fmt.Fprintf(w, "usage: mindmount %s\nRun \"%s --help\" for details.\n", c.usage, path)
 }
 
 // wantsHelp reports whether args ask for help before any "--".
@@ -206,8 +344,16 @@ func interleave(fl *flag.FlagSet, args []string) ([]string, error) {
 	return append(flags, pos...), nil
 }
 
-func commandUsage(c *command, fl *flag.FlagSet, w io.Writer) {
+// commandUsage is c's --help: usage, help, subcommands, flags.
+func commandUsage(c *command, path string, w io.Writer) {
 	fmt.Fprintf(w, "usage: mindmount %s\n\n%s\n", c.usage, strings.TrimSpace(c.help))
+	if len(c.subs) > 0 {
+		fmt.Fprintf(w, "\nsubcommands (each with --help):\n")
+		for _, s := range c.subs {
+			fmt.Fprintf(w, "  mindmount %s\n    \t%s\n", s.usage, s.summary)
+		}
+	}
+	fl, _ := newFlagSet(c, path, w)
 	hasFlags := false
 	fl.VisitAll(func(*flag.Flag) { hasFlags = true })
 	if hasFlags {
