@@ -34,16 +34,19 @@ func TestGoldenScenarios(t *testing.T) {
 }
 
 // TestWithoutTopicsAsBefore: an extraction answer without topics or search
-// terms behaves as before topics existed: recall alone cannot find a memory
-// that shares no word, so the contradictions are missed — the failure
-// issue 15 fixes — and nothing fails.
+// terms behaves as before topics existed: recall alone cannot find most
+// memories that share no word with the fact, so the contradictions are
+// missed — the failure issue 15 fixes — and nothing fails. Keyword recall
+// now also reads a memory's file name, which offers one scenario's memory
+// (reply-style) without a topic; the model, asked without topics, still
+// leaves it.
 func TestWithoutTopicsAsBefore(t *testing.T) {
 	rs, err := Run(t.Context(), t.TempDir(), Options{NoTopics: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := Summarize(rs)
-	if s.Failed != 0 || s.Offered != 0 || s.LeftActive != s.Contradictions || s.WronglyChanged != 0 {
+	if s.Failed != 0 || s.Offered > 1 || s.LeftActive != s.Contradictions || s.WronglyChanged != 0 {
 		var b bytes.Buffer
 		WriteText(&b, "no topics", rs)
 		t.Fatalf("summary %+v\n%s", s, b.String())
