@@ -280,7 +280,9 @@ func (t *Tracker) heldBack(rel, id string, res *result) bool {
 	if IsInbox(rel) {
 		// Never committed (inbox.go); subscribers still hear of it.
 		t.clearInvalid(rel, res)
-		res.touched = append(res.touched, rel)
+		if t.inboxNews(rel) {
+			res.touched = append(res.touched, rel)
+		}
 		return true
 	}
 	if bad, key := uncommittable(rel); bad != nil {

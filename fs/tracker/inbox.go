@@ -1,7 +1,10 @@
 package tracker
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/mindmount/mindmount/memgraph"
 )
@@ -15,4 +18,38 @@ import (
 func IsInbox(rel string) bool {
 	rest, ok := strings.CutPrefix(rel, memgraph.TranscriptsDir+"/")
 	return ok && rest != ".gitkeep"
+}
+
+// inboxStamp is what a transcript looked like when subscribers last heard
+// of it.
+type inboxStamp struct {
+	size int64
+	mod  time.Time
+}
+
+// inboxNews reports whether subscribers should hear of the transcript rel:
+// it holds something, and it is not as it was when they last heard of it.
+// fsnotify reports one append as several events that may fall into two
+// bursts (a create, then a write); the consolidator must hear of one chat
+// once. A transcript that is gone is forgotten, and news when it returns.
+func (t *Tracker) inboxNews(rel string) bool {
+	fi, err := os.Lstat(filepath.Join(t.root, filepath.FromSlash(rel)))
+	t.inboxMu.Lock()
+	defer t.inboxMu.Unlock()
+	if err != nil || !fi.Mode().IsRegular() {
+		delete(t.inboxSeen, rel)
+		return err != nil // a removal is still news, as before
+	}
+	if fi.Size() == 0 {
+		return false // created, not yet written: the write will be reported
+	}
+	stamp := inboxStamp{size: fi.Size(), mod: fi.ModTime()}
+	if old, ok := t.inboxSeen[rel]; ok && old == stamp {
+		return false
+	}
+	if t.inboxSeen == nil {
+		t.inboxSeen = map[string]inboxStamp{}
+	}
+	t.inboxSeen[rel] = stamp
+	return true
 }

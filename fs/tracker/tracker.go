@@ -137,6 +137,9 @@ type Tracker struct {
 	log  *slog.Logger
 	root string
 
+	inboxMu   sync.Mutex            // guards inboxSeen; taken alone, never with mu
+	inboxSeen map[string]inboxStamp // what each transcript looked like when last reported
+
 	mu          sync.Mutex
 	pending     map[string]string // rel -> identity; "" = seen by fsnotify, unclaimed
 	renames     []renamePair      // explicit renames of the current burst
