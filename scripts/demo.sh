@@ -207,8 +207,8 @@ step 'echo x > .git/HEAD'
 sh -c 'echo x > .git/HEAD' 2>&1 || true
 say "so history commands that write run on the repository itself (git wants an identity"
 say "for the revert commit; this shell has none, so it is given on the command line):"
-step "git -C $repo -c user.name=Ada -c user.email=ada@example.com revert --no-edit HEAD"
-git -C "$repo" -c user.name=Ada -c user.email=ada@example.com revert --no-edit HEAD
+step "git -C $repo -c user.name=Ada -c user.email=ada@example.com revert --no-edit -m 1 HEAD"
+git -C "$repo" -c user.name=Ada -c user.email=ada@example.com revert --no-edit -m 1 HEAD
 say "The daemon picks the revert up: Porto is back, Lisbon gone."
 wait_for "Lives in Porto" cat user_memory.md
 step cat user_memory.md

@@ -73,7 +73,7 @@ func TestCheckCommand(t *testing.T) {
 	}
 	dir = mgRepo(t, bad)
 	out, errs, code := mgRun("check", dir)
-	want := "user_memory/bad.md:3: unknown frontmatter key \"colour\"; allowed keys are description, status, supersedes, superseded_by, read_only, pinned, created, source, tags, topic\n" +
+	want := "user_memory/bad.md:3: unknown frontmatter key \"colour\"; allowed keys are description, status, supersedes, superseded_by, read_only, pinned, created, source, tags, topic, keywords\n" +
 		"user_memory/none.md:1: missing frontmatter"
 	if code != 1 || !strings.HasPrefix(out, want) || !strings.Contains(errs, "2 problems in 2 of 9 files") {
 		t.Errorf("invalid repo: exit %d\nstdout %q\nstderr %q", code, out, errs)
