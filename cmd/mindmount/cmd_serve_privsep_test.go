@@ -318,9 +318,12 @@ func TestServeSpareWorker(t *testing.T) {
 	// carol, added while serve runs, gets the spare.
 	runCmd(t, "users", "add", root, "carol", "--uid", itoa(carolUID))
 	s.cmd.Process.Signal(syscall.SIGHUP)
-	if out, err := as(carolUID, "cat", filepath.Join(s.mnt, "carol/user_memory.md")); err != nil {
-		t.Fatalf("carol's first read: %v\n%s", err, out)
-	}
+	// The re-read is the daemon's own business: wait until carol's mount
+	// is there (under -race that takes longer than one cat).
+	waitFor(t, func() bool {
+		_, err := as(carolUID, "cat", filepath.Join(s.mnt, "carol/user_memory.md"))
+		return err == nil
+	}, "carol's first read")
 	if w := workerOf(t, "carol", root); w != spare {
 		t.Fatalf("carol's worker is %d, not the spare %d", w, spare)
 	}
