@@ -5,10 +5,11 @@ package main
 // lines and --help all read it, so a subcommand cannot go missing from its
 // parent's help. Each command's options, help text and runX live in its
 // own file (cmd_NAME.go). Not yet here (still registered from init() in
-// their files, the old way): consolidate, eval, hook, hooks.
+// their files, the old way): consolidate, hook, hooks.
 var commandTable = []*command{
 	checkCommand,
 	contextCommand,
+	evalCommand,
 	githooksCommand,
 	importCommand,
 	indexCommand,
