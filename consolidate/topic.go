@@ -55,12 +55,13 @@ func cleanSearch(in []string) []string {
 
 // cleanKeywords turns a model's keywords (and search terms) into what the
 // memory stores as keywords: single lower-case, accent-folded words of
-// letters and digits, as recall reads them (so "Home-City" gives "home"
-// and "city"), without stop words, words of one letter or over
-// MaxKeyword, words without a letter (a number may be a PIN), and
-// repeats; at most MaxKeywords, first given first kept. A term holding a
-// secret gives no word at all: split into words, a token's pieces would
-// no longer look like one to the redaction that runs after parsing.
+// letters only, as recall reads them (so "Home-City" gives "home" and
+// "city"), without stop words, words of one letter or over MaxKeyword,
+// and repeats; at most MaxKeywords, first given first kept. No digits: a
+// keyword is written to git on its own, where no label says "password"
+// before it, so "hunter2" or a PIN would pass the secret scan; a term the
+// scan does flag gives no word at all (split into words, a token's pieces
+// would no longer look like one to the redaction that runs after parsing).
 func cleanKeywords(in []string) []string {
 	var out []string
 	seen := map[string]bool{}
@@ -70,7 +71,7 @@ func cleanKeywords(in []string) []string {
 		}
 		for _, w := range recall.Words(stripControl(strings.ToValidUTF8(t, ""))) {
 			n := utf8.RuneCountInString(w)
-			if n < 2 || n > MaxKeyword || seen[w] || recall.IsStopWord(w) || !strings.ContainsFunc(w, unicode.IsLetter) || idLike(w) {
+			if n < 2 || n > MaxKeyword || seen[w] || recall.IsStopWord(w) || strings.ContainsFunc(w, unicode.IsDigit) {
 				continue
 			}
 			seen[w] = true
@@ -81,12 +82,6 @@ func cleanKeywords(in []string) []string {
 		}
 	}
 	return out
-}
-
-// idLike reports a long word mixing letters and digits: an id, a hash or
-// a token, never what a question says ("b12" and "ps5" are short).
-func idLike(w string) bool {
-	return utf8.RuneCountInString(w) >= 10 && strings.ContainsFunc(w, unicode.IsDigit)
 }
 
 // mergeKeywords adds a fact's keywords to those a memory has (which a
