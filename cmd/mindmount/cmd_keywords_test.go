@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,17 +16,8 @@ import (
 // that is in neither its title nor its text ("what does the user eat"
 // finds "Loves a rare steak").
 func TestConsolidatedKeywordsRecall(t *testing.T) {
-	if _, err := os.Stat("/dev/fuse"); err != nil {
-		t.Skip("no /dev/fuse")
-	}
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git CLI not installed")
-	}
-	if os.Geteuid() != 0 {
-		if _, err := exec.LookPath("fusermount3"); err != nil {
-			t.Skip("not root and no fusermount3")
-		}
-	}
+	requireFUSE(t)
+	requireGitCLI(t)
 	srv := llmtest.New(t)
 	srv.Queue(llmtest.KindExtract, llmtest.Reply{Content: llmtest.JSON(map[string]any{"facts": []consolidate.Fact{{
 		Kind: "user", Slug: "loves-rare-steak", Description: "Loves a rare steak", Fact: "You love a rare steak.",

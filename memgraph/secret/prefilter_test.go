@@ -171,3 +171,18 @@ func TestAccessLogHeadingMasked(t *testing.T) {
 		t.Error("a memory with an access key assignment skips gitleaks")
 	}
 }
+
+// TestRulesCompile: mindmount's rules compile on first use (lazyRE); every
+// pattern is valid, so no scan can fail on one.
+func TestRulesCompile(t *testing.T) {
+	for _, r := range mindmountRules {
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					t.Errorf("rule %s: %v", r.id, p)
+				}
+			}()
+			r.re.get()
+		}()
+	}
+}
