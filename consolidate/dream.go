@@ -55,8 +55,10 @@ type dream struct {
 	chunks []string // the messages of its commits
 }
 
-// newDream starts a dream at HEAD, numbered after every dream so far.
-func (c *Consolidator) newDream() (*dream, error) {
+// newDream starts a dream at HEAD, numbered after every dream so far: the
+// branches there are, and above given, the highest number the run's
+// cursor records (a rejected dream's branch is gone, its number not free).
+func (c *Consolidator) newDream(given int) (*dream, error) {
 	base, err := c.r.Head()
 	if err != nil {
 		return nil, err
@@ -65,7 +67,7 @@ func (c *Consolidator) newDream() (*dream, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := 1
+	n := given + 1
 	for name := range branches {
 		if k, err := strconv.Atoi(strings.TrimPrefix(name, DreamPrefix)); err == nil && k >= n {
 			n = k + 1

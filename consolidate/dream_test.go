@@ -2,6 +2,7 @@ package consolidate
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -31,7 +32,7 @@ func (e *env) setMerge(mode string) {
 // dream starts a dream at HEAD, for tests of a chunk's parts.
 func (e *env) dream() *dream {
 	e.t.Helper()
-	d, err := e.c.newDream()
+	d, err := e.c.newDream(0)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -187,10 +188,25 @@ func TestReviewMode(t *testing.T) {
 	if ds, _ := e.c.Dreams(); len(ds) != 0 {
 		t.Fatalf("a rejected dream still waits: %v", ds)
 	}
+	// The rejected branch is gone (git says so); the approved one stays as
+	// the merge's second parent.
+	if got := strings.TrimSpace(e.git("branch", "-a", "--list", "mindmount/*", "--format=%(refname:short)")); got != "mindmount/dream/1" {
+		t.Fatalf("branches after the rejection: %q, want only mindmount/dream/1", got)
+	}
 	e.restart()
 	rep = e.run()
 	if len(rep.Sources) != 0 {
 		t.Fatalf("rejected transcripts were proposed again: %+v", rep)
+	}
+	// The next dream does not take the rejected one's number: a repeated
+	// "review reject 2" must not drop it.
+	e.addTranscript("transcripts/s3.jsonl", jsonl("I grow tomatoes."))
+	e.script([]Fact{{Kind: "user", Slug: "grows-tomatoes", Description: "Grows tomatoes", Fact: "You grow tomatoes."}}, []Decision{{Fact: 0, Action: ActionAdd}})
+	if rep = e.run(); len(rep.Pending) != 1 || rep.Pending[0] != "mindmount/dream/3" {
+		t.Fatalf("the dream after a rejection: %+v, want mindmount/dream/3", rep)
+	}
+	if _, err := e.c.Reject(context.Background(), 2, ""); !errors.Is(err, ErrNoDream) {
+		t.Fatalf("rejecting dream 2 again: %v, want ErrNoDream", err)
 	}
 	e.checkGit()
 }

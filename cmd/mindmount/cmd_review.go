@@ -47,7 +47,8 @@ tracked tree, where an agent could switch it off) the dream waits for you:
   review reject N [REPO]    drops it: no memory changes, and its transcripts
                             are never proposed again (a small commit moves
                             the consolidation cursor past them and records
-                            the rejection and --reason)
+                            the rejection and --reason); its branch is
+                            deleted
 
 An automatic merge that could not be settled also leaves its dream here.
 REPO defaults to the current folder. "git revert -m 1 <merge>" undoes an

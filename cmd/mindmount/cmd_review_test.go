@@ -68,6 +68,9 @@ func TestReviewCommand(t *testing.T) {
 	if gitOut(t, repo, "ls-tree", "-r", "HEAD", "user_memory") != before {
 		t.Fatal("a rejection changed memories")
 	}
+	if got := gitOut(t, repo, "branch", "-a", "--list", "mindmount/*", "--format=%(refname:short)"); got != "mindmount/dream/1" {
+		t.Fatalf("branches after the rejection: %q, want only the approved mindmount/dream/1", got)
+	}
 	if msg := gitOut(t, repo, "log", "-1", "--format=%B"); !strings.Contains(msg, "Mindmount-Rejected: mindmount/dream/2") || !strings.Contains(msg, "Mindmount-Reason: a joke") {
 		t.Fatalf("rejection commit:\n%s", msg)
 	}
