@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,10 +13,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mindmount/mindmount/fs/tracker"
-
+	"github.com/mindmount/mindmount/cmd/mindmount/internal/control"
 	"github.com/mindmount/mindmount/consolidate"
 	"github.com/mindmount/mindmount/consolidate/llm"
+	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
 	"github.com/mindmount/mindmount/hooks"
 )
@@ -45,9 +46,9 @@ command again to retry. Passwords, API keys and card numbers are removed
 before the model sees the transcript.
 
 When a daemon serves REPO (mindmount mount, watch or serve), it is asked to
-run the consolidation itself, with its model, as mindmount sync asks it to
-sync: two writers on one repository would race. The command returns once
-the daemon took the request; mindmount status REPO shows the outcome.
+run the consolidation itself, with its model, through its control socket
+(as mindmount sync asks it to sync): two writers on one repository would
+race. The command waits for the daemon's run and prints its outcome.
 
 ` + providerEnvHelp + `
 --llm and --model override MINDMOUNT_LLM and MINDMOUNT_MODEL.
@@ -113,10 +114,29 @@ func runConsolidate(dir string, opt providerOptions) error {
 	if err != nil {
 		return err
 	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	// A daemon serving the repository is its one writer: it runs the
+	// consolidation (with its own model), as it syncs for mindmount sync.
+	a, err := control.Ask(ctx, r.GitDir(), control.Request{Verb: control.Consolidate})
+	if !errors.Is(err, control.ErrNoDaemon) {
+		var rep consolidate.Report
+		if len(a.Data) > 0 {
+			if jerr := json.Unmarshal(a.Data, &rep); jerr != nil && err == nil {
+				err = fmt.Errorf("the daemon's report: %w", jerr)
+			}
+		}
+		if err != nil {
+			err = fmt.Errorf("the daemon serving %s: %w", dir, err)
+		} else {
+			fmt.Fprintf(stdout, "Consolidated by the daemon serving %s.\n", dir)
+		}
+		return printRun(rep, err)
+	}
 	unlock, err := r.LockDaemon()
 	if errors.Is(err, gitrepo.ErrDaemonRunning) {
-		// A daemon serves the repository: it is the one writer, so it
-		// runs the consolidation (with its own model), as sync asks it.
+		// A daemon without a control socket (its path is too long for
+		// one): its control file still reaches it.
 		return askDaemonConsolidate(dir)
 	}
 	if err != nil {
@@ -132,10 +152,24 @@ func runConsolidate(dir string, opt providerOptions) error {
 		return err
 	}
 	useCachedVectors(g)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	c := consolidate.New(tracker.New(g, r, tracker.Config{}), p, consolidate.Config{Logger: slog.Default(), MergeMemory: hooks.DreamMerger})
 	rep, err := c.Run(ctx)
+	switch {
+	case errors.Is(err, llm.ErrNoModel):
+		where := p.Name()
+		if e, ok := p.(llm.Endpoint); ok {
+			where = e.Endpoint()
+		}
+		err = fmt.Errorf("no model answers at %s (%s): %w", where, noModelHint(p), err)
+	case err != nil:
+		err = fmt.Errorf("consolidation failed, nothing was changed for the remaining messages: %w", err)
+	}
+	return printRun(rep, err)
+}
+
+// printRun prints a consolidation's report, whoever ran it, and returns
+// its error.
+func printRun(rep consolidate.Report, err error) error {
 	for _, pr := range rep.Problems {
 		fmt.Fprintf(stderr, "warning: %s\n", pr)
 	}
@@ -143,14 +177,7 @@ func runConsolidate(dir string, opt providerOptions) error {
 		if len(rep.Commits) > 0 {
 			fmt.Fprintf(stdout, "partly done: %s\n", rep)
 		}
-		if errors.Is(err, llm.ErrNoModel) {
-			where := p.Name()
-			if e, ok := p.(llm.Endpoint); ok {
-				where = e.Endpoint()
-			}
-			return fmt.Errorf("no model answers at %s (%s): %w", where, noModelHint(p), err)
-		}
-		return fmt.Errorf("consolidation failed, nothing was changed for the remaining messages: %w", err)
+		return err
 	}
 	fmt.Fprintln(stdout, rep)
 	for _, h := range rep.Commits {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mindmount/mindmount/cmd/mindmount/internal/control"
 	"github.com/mindmount/mindmount/consolidate"
 	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
@@ -92,12 +93,17 @@ func runReview(fl *flag.FlagSet, opts ReviewOptions, args []string) error {
 	if len(args) == 1 {
 		dir = args[0]
 	}
+	ctx := context.Background()
+	if action == "approve" || action == "reject" {
+		if done, err := askDaemonReview(ctx, dir, action, n, opts.Reason); done || err != nil {
+			return err
+		}
+	}
 	c, done, err := openReview(dir, action != "list" && action != "show")
 	if err != nil {
 		return err
 	}
 	defer done()
-	ctx := context.Background()
 	switch action {
 	case "show":
 		diff, err := c.DreamDiff(n)
@@ -108,18 +114,10 @@ func runReview(fl *flag.FlagSet, opts ReviewOptions, args []string) error {
 		return err
 	case "approve":
 		hash, err := c.Approve(ctx, n)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "merged %s%d as %s\n", consolidate.DreamPrefix, n, gitrepo.ShortHash(hash))
-		return nil
+		return printVerdict(action, n, hash, err)
 	case "reject":
 		hash, err := c.Reject(ctx, n, opts.Reason)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "rejected %s%d (%s): its transcripts will not be proposed again\n", consolidate.DreamPrefix, n, gitrepo.ShortHash(hash))
-		return nil
+		return printVerdict(action, n, hash, err)
 	}
 	dreams, err := c.Dreams()
 	if err != nil {
@@ -131,6 +129,41 @@ func runReview(fl *flag.FlagSet, opts ReviewOptions, args []string) error {
 	}
 	for _, d := range dreams {
 		fmt.Fprint(stdout, ReviewSummary(d))
+	}
+	return nil
+}
+
+// askDaemonReview asks the daemon serving dir, the repository's one
+// writer, to approve or reject dream n; done is false when no daemon
+// answers (the command then does it itself).
+func askDaemonReview(ctx context.Context, dir, action string, n int, reason string) (done bool, err error) {
+	if err := requireMindmountRepo(dir); err != nil {
+		return false, err
+	}
+	r, err := gitrepo.Open(dir)
+	if err != nil {
+		return false, err
+	}
+	verb := control.Approve
+	if action == "reject" {
+		verb = control.Reject
+	}
+	a, err := control.Ask(ctx, r.GitDir(), control.Request{Verb: verb, N: n, Reason: reason})
+	if errors.Is(err, control.ErrNoDaemon) {
+		return false, nil
+	}
+	return true, printVerdict(action, n, a.Commit, err)
+}
+
+// printVerdict says what approve or reject did.
+func printVerdict(action string, n int, hash string, err error) error {
+	switch {
+	case err != nil:
+		return err
+	case action == "approve":
+		fmt.Fprintf(stdout, "merged %s%d as %s\n", consolidate.DreamPrefix, n, gitrepo.ShortHash(hash))
+	default:
+		fmt.Fprintf(stdout, "rejected %s%d (%s): its transcripts will not be proposed again\n", consolidate.DreamPrefix, n, gitrepo.ShortHash(hash))
 	}
 	return nil
 }
@@ -150,8 +183,8 @@ func ReviewSummary(d consolidate.Dream) string {
 }
 
 // openReview opens dir's consolidator for review. write says the action
-// commits: then no daemon may serve dir (it is the one writer; its HTTP
-// API and web page approve and reject through it).
+// commits: then no daemon may serve dir (it is the one writer, asked
+// through its control socket, its HTTP API or its web page).
 func openReview(dir string, write bool) (*consolidate.Consolidator, func(), error) {
 	if err := requireMindmountRepo(dir); err != nil {
 		return nil, nil, err
@@ -164,7 +197,8 @@ func openReview(dir string, write bool) (*consolidate.Consolidator, func(), erro
 	if write {
 		unlock, err := r.LockDaemon()
 		if errors.Is(err, gitrepo.ErrDaemonRunning) {
-			return nil, nil, fmt.Errorf("a daemon serves %s: approve or reject through it (POST /v1/review/N/approve on mindmount serve --http, or the web page), or stop it first", dir)
+			// It runs without a control socket (askDaemonReview found none).
+			return nil, nil, fmt.Errorf("a daemon serves %s but does not answer on its control socket (see its log): approve or reject through its HTTP API or web page, or stop it first", dir)
 		}
 		if err != nil {
 			return nil, nil, err
