@@ -21,17 +21,12 @@ import (
 	"github.com/mindmount/mindmount/hooks"
 )
 
-func init() {
-	var (
-		model   string
-		llmName string
-		timeout time.Duration
-	)
-	register(&command{
-		name:    "consolidate",
-		usage:   "consolidate REPO [--model M] [--llm ollama|openai|anthropic] [--timeout D]",
-		summary: "turn new transcripts into memories once, now",
-		help: `Reads what is new in REPO/transcripts/ since the last consolidation (JSONL
+// consolidateCommand is "mindmount consolidate".
+var consolidateCommand = newCommand(command{
+	name:    "consolidate",
+	usage:   "consolidate REPO [--model M] [--llm ollama|openai|anthropic] [--timeout D]",
+	summary: "turn new transcripts into memories once, now",
+	help: `Reads what is new in REPO/transcripts/ since the last consolidation (JSONL
 chat messages, markdown or plain text with "User:" / "Assistant:" turns, or
 any other text as one document), asks a language model which durable facts
 it holds about the user and how to talk to them, and decides for each fact
@@ -54,27 +49,33 @@ race. The command waits for the daemon's run and prints its outcome.
 --llm and --model override MINDMOUNT_LLM and MINDMOUNT_MODEL.
 
 Exits non-zero when the run fails, for instance when no model answers.`,
-		flags: func(fl *flag.FlagSet) {
-			fl.StringVar(&model, "model", "", "chat model (default $MINDMOUNT_MODEL, else llama3.2 / gpt-4o-mini / claude-haiku-4-5)")
-			fl.StringVar(&llmName, "llm", "", "the model `PROVIDER`: ollama, openai or anthropic (default $MINDMOUNT_LLM, else ollama)")
-			fl.DurationVar(&timeout, "timeout", 0, "limit for each model call (default $MINDMOUNT_LLM_TIMEOUT, else 5m)")
-		},
-		run: func(fl *flag.FlagSet, args []string) error {
-			if len(args) != 1 {
-				fl.Usage()
-				return exitError{2}
-			}
-			return runConsolidate(args[0], providerOptions{LLM: llmName, Model: model, Timeout: timeout})
-		},
-	})
+}, runConsolidateCommand)
+
+// consolidateOptions are the flags of "mindmount consolidate": the model.
+type consolidateOptions struct {
+	providerOptions
 }
 
-func init() {
-	register(&command{
-		name:    "merge-cursor",
-		usage:   "merge-cursor BASE OURS THEIRS",
-		summary: "git merge driver for the consolidation cursor",
-		help: `Merges two versions of .mindmount/cursor.json for git, keeping for every
+// AddFlags declares the flags.
+func (o *consolidateOptions) AddFlags(fl *flag.FlagSet) {
+	fl.StringVar(&o.Model, "model", "", "chat model (default $MINDMOUNT_MODEL, else llama3.2 / gpt-4o-mini / claude-haiku-4-5)")
+	fl.StringVar(&o.LLM, "llm", "", "the model `PROVIDER`: ollama, openai or anthropic (default $MINDMOUNT_LLM, else ollama)")
+	fl.DurationVar(&o.Timeout, "timeout", 0, "limit for each model call (default $MINDMOUNT_LLM_TIMEOUT, else 5m)")
+}
+
+func runConsolidateCommand(ctx context.Context, o *consolidateOptions, args []string) error {
+	if len(args) != 1 {
+		return errUsage
+	}
+	return runConsolidate(ctx, args[0], o.providerOptions)
+}
+
+// mergeCursorCommand is "mindmount merge-cursor", git's merge driver.
+var mergeCursorCommand = newCommand(command{
+	name:    "merge-cursor",
+	usage:   "merge-cursor BASE OURS THEIRS",
+	summary: "git merge driver for the consolidation cursor",
+	help: `Merges two versions of .mindmount/cursor.json for git, keeping for every
 transcript the further position, and writes the result to OURS. It makes
 "git revert" of a consolidation commit undo the memories without the
 messages being consolidated again, and lets two machines' histories merge.
@@ -83,30 +84,32 @@ Install it in a repository with:
 
   git config merge.mindmount-cursor.driver "mindmount merge-cursor %O %A %B"
   echo ".mindmount/cursor.json merge=mindmount-cursor" >> .gitattributes`,
-		run: func(fl *flag.FlagSet, args []string) error {
-			if len(args) != 3 {
-				fl.Usage()
-				return exitError{2}
-			}
-			base, _ := os.ReadFile(args[0]) // absent base: no common ancestor
-			ours, err := os.ReadFile(args[1])
-			if err != nil {
-				return err
-			}
-			theirs, err := os.ReadFile(args[2])
-			if err != nil {
-				return err
-			}
-			out, err := hooks.MergeCursors(base, ours, theirs)
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(args[1], out, 0o644)
-		},
-	})
+}, runMergeCursor)
+
+// runMergeCursor merges the cursor files BASE, OURS and THEIRS into OURS.
+func runMergeCursor(_ context.Context, _ *noOptions, args []string) error {
+	if len(args) != 3 {
+		return errUsage
+	}
+	base, _ := os.ReadFile(args[0]) // absent base: no common ancestor
+	ours, err := os.ReadFile(args[1])
+	if err != nil {
+		return err
+	}
+	theirs, err := os.ReadFile(args[2])
+	if err != nil {
+		return err
+	}
+	out, err := hooks.MergeCursors(base, ours, theirs)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(args[1], out, 0o644)
 }
 
-func runConsolidate(dir string, opt providerOptions) error {
+// runConsolidate consolidates dir's new transcripts now: through the
+// daemon serving dir, else itself.
+func runConsolidate(ctx context.Context, dir string, opt providerOptions) error {
 	if err := requireMindmountRepo(dir); err != nil {
 		return err
 	}
@@ -114,7 +117,7 @@ func runConsolidate(dir string, opt providerOptions) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	// A daemon serving the repository is its one writer: it runs the
 	// consolidation (with its own model), as it syncs for mindmount sync.
