@@ -266,3 +266,40 @@ func TestWritesDuringASlowDream(t *testing.T) {
 	}
 	e.checkGit()
 }
+
+// TestReviewLaterChunkSeesTheDream: under merge: review a run is one dream
+// whose chunks stay on its branch, not in the live graph. A later chunk's
+// fact about what an earlier chunk added must still meet that memory as a
+// candidate (recall over the dream's own memories), so the model's UPDATE
+// refines it instead of the no-lost-fact fallback adding a duplicate.
+func TestReviewLaterChunkSeesTheDream(t *testing.T) {
+	e := newEnv(t, "ollama", nil)
+	e.setMerge("review")
+	e.cfg.ChunkChars = 120
+	e.restart()
+	e.addTranscript("transcripts/s.jsonl", jsonl(
+		"I keep two beehives in the garden, it is a calm hobby.",
+		"Update on the bees: I now keep three beehives, one more since spring."))
+	e.script([]Fact{{Kind: "user", Slug: "keeps-beehives", Description: "Keeps beehives", Fact: "You keep two beehives.", Topic: "beekeeping"}},
+		[]Decision{{Fact: 0, Action: ActionAdd}})
+	e.script([]Fact{{Kind: "user", Slug: "keeps-beehives", Description: "Keeps beehives", Fact: "You keep three beehives."}},
+		[]Decision{{Fact: 0, Action: ActionUpdate, Target: "user_memory/keeps-beehives", Text: "You keep three beehives."}})
+	rep := e.run()
+	if len(rep.Commits) != 2 || len(rep.Pending) != 1 {
+		t.Fatalf("want two chunks in one waiting dream: %+v", rep)
+	}
+	dec := e.srv.CallsOf(llmtest.KindDecide)
+	if len(dec) != 2 || !strings.Contains(dec[1].Prompt, "user_memory/keeps-beehives") {
+		t.Fatalf("the second chunk was not shown the first chunk's memory:\n%s", dec[len(dec)-1].Prompt)
+	}
+	if rep.Added != 1 || rep.Updated != 1 || len(rep.Problems) != 0 {
+		t.Fatalf("want one memory added then updated: %+v %q", rep, rep.Problems)
+	}
+	files := e.git("ls-tree", "-r", "--name-only", "mindmount/dream/1", "user_memory")
+	if n := strings.Count(files, "user_memory/keeps-beehives"); n != 1 {
+		t.Fatalf("the dream holds %d beehive memories, want 1:\n%s", n, files)
+	}
+	if got := e.git("show", "mindmount/dream/1:user_memory/keeps-beehives.md"); !strings.Contains(got, "You keep three beehives.") {
+		t.Fatalf("the memory was not refined:\n%s", got)
+	}
+}
