@@ -92,11 +92,21 @@ func runReviewList(_ context.Context, _ *noOptions, args []string) error {
 	if err != nil {
 		return err
 	}
+	return reading(dir, printDreams)
+}
+
+// reading runs fn on dir's consolidator, opened for reading.
+func reading(dir string, fn func(c *consolidate.Consolidator) error) error {
 	c, done, err := openReview(dir, false)
 	if err != nil {
 		return err
 	}
 	defer done()
+	return fn(c)
+}
+
+// printDreams lists the waiting dreams of c.
+func printDreams(c *consolidate.Consolidator) error {
 	dreams, err := c.Dreams()
 	if err != nil {
 		return err
@@ -117,17 +127,14 @@ func runReviewShow(_ context.Context, _ *noOptions, args []string) error {
 	if err != nil {
 		return err
 	}
-	c, done, err := openReview(dir, false)
-	if err != nil {
+	return reading(dir, func(c *consolidate.Consolidator) error {
+		diff, err := c.DreamDiff(n)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprint(stdout, diff)
 		return err
-	}
-	defer done()
-	diff, err := c.DreamDiff(n)
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprint(stdout, diff)
-	return err
+	})
 }
 
 // runReviewApprove merges a waiting dream.

@@ -61,16 +61,7 @@ func TestReviewCommand(t *testing.T) {
 	}
 
 	consolidateOne("s2.jsonl", "I am a pilot, ha ha.", "are a pilot")
-	before := gitOut(t, repo, "ls-tree", "-r", "HEAD", "user_memory")
-	if out := runCmd(t, "review", "reject", "2", repo, "--reason", "a joke"); !strings.Contains(out, "rejected mindmount/dream/2") {
-		t.Fatalf("reject: %s", out)
-	}
-	if gitOut(t, repo, "ls-tree", "-r", "HEAD", "user_memory") != before {
-		t.Fatal("a rejection changed memories")
-	}
-	if got := gitOut(t, repo, "branch", "-a", "--list", "mindmount/*", "--format=%(refname:short)"); got != "mindmount/dream/1" {
-		t.Fatalf("branches after the rejection: %q, want only the approved mindmount/dream/1", got)
-	}
+	rejectTwo(t, repo)
 	if msg := gitOut(t, repo, "log", "-1", "--format=%B"); !strings.Contains(msg, "Mindmount-Rejected: mindmount/dream/2") || !strings.Contains(msg, "Mindmount-Reason: a joke") {
 		t.Fatalf("rejection commit:\n%s", msg)
 	}
@@ -135,6 +126,19 @@ func TestReviewAsksTheDaemon(t *testing.T) {
 	}, "the daemon's log of its merge commit "+merge[:7])
 
 	dream("s2.jsonl", "I am a pilot, ha ha.", "is-a-pilot", "You are a pilot.")
+	rejectTwo(t, repo)
+	// The daemon's typed error crosses the socket: a clear message, exit 1.
+	var stdoutB, errOut bytes.Buffer
+	if code := run([]string{"review", "approve", "2", repo}, &stdoutB, &errOut); code != 1 || !strings.Contains(errOut.String(), "no pending dream with that number") {
+		t.Fatalf("approving the rejected dream: exit %d: %s", code, errOut.String())
+	}
+}
+
+// rejectTwo rejects dream 2 of repo through the CLI and checks, with the
+// git CLI, that no memory changed and its branch is gone (the approved
+// dream 1's stays).
+func rejectTwo(t *testing.T, repo string) {
+	t.Helper()
 	before := gitOut(t, repo, "ls-tree", "-r", "HEAD", "user_memory")
 	if out := runCmd(t, "review", "reject", "2", repo, "--reason", "a joke"); !strings.Contains(out, "rejected mindmount/dream/2") {
 		t.Fatalf("reject: %s", out)
@@ -143,11 +147,6 @@ func TestReviewAsksTheDaemon(t *testing.T) {
 		t.Fatal("a rejection changed memories")
 	}
 	if got := gitOut(t, repo, "branch", "-a", "--list", "mindmount/*", "--format=%(refname:short)"); got != "mindmount/dream/1" {
-		t.Fatalf("branches after the rejection: %q", got)
-	}
-	// The daemon's typed error crosses the socket: a clear message, exit 1.
-	var stdoutB, errOut bytes.Buffer
-	if code := run([]string{"review", "approve", "2", repo}, &stdoutB, &errOut); code != 1 || !strings.Contains(errOut.String(), "no pending dream with that number") {
-		t.Fatalf("approving the rejected dream: exit %d: %s", code, errOut.String())
+		t.Fatalf("branches after the rejection: %q, want only the approved mindmount/dream/1", got)
 	}
 }

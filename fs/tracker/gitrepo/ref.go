@@ -31,18 +31,12 @@ func (r *Repo) casRef(name plumbing.ReferenceName, old, id plumbing.Hash, who Au
 		return err
 	}
 	lock := p + ".lock"
-	f, err := r.waitLock(lock, "ref", name.String())
+	f, release, err := r.waitLock(lock, "ref", name.String())
 	if err != nil {
 		return err
 	}
 	done := false
-	defer func() {
-		if !done {
-			f.Close()
-			os.Remove(lock)
-		}
-		r.dropOwner("ref")
-	}()
+	defer func() { release(done) }()
 	if err := r.checkRef(name, old); err != nil {
 		return err
 	}
@@ -90,15 +84,22 @@ func (r *Repo) appendReflog(name string, old, id plumbing.Hash, who Author, when
 
 // waitLock creates lock (of kind, see createLock) exclusively, waiting up
 // to the repository's lock timeout while another process holds it.
-func (r *Repo) waitLock(lock, kind, what string) (*os.File, error) {
+// release gives it up: the file is removed unless renamed into place.
+func (r *Repo) waitLock(lock, kind, what string) (f *os.File, release func(renamed bool), err error) {
 	deadline := time.Now().Add(r.lockTry)
 	for {
 		f, err := r.createLock(lock, kind, os.O_WRONLY)
 		if err == nil {
-			return f, nil
+			return f, func(renamed bool) {
+				if !renamed {
+					f.Close()
+					os.Remove(lock)
+				}
+				r.dropOwner(kind)
+			}, nil
 		}
 		if !errors.Is(err, fs.ErrExist) || time.Now().After(deadline) {
-			return nil, fmt.Errorf("lock %s: %w", what, err)
+			return nil, nil, fmt.Errorf("lock %s: %w", what, err)
 		}
 		time.Sleep(5 * time.Millisecond) // another process holds the lock; no event to wait on
 	}
@@ -130,16 +131,11 @@ func (r *Repo) checkRef(name plumbing.ReferenceName, old plumbing.Hash) error {
 func (r *Repo) deleteRef(name plumbing.ReferenceName, old plumbing.Hash) error {
 	common := filepath.Dir(r.objDir)
 	p := filepath.Join(common, filepath.FromSlash(string(name)))
-	lock := p + ".lock"
-	f, err := r.waitLock(lock, "ref", name.String())
+	_, release, err := r.waitLock(p+".lock", "ref", name.String())
 	if err != nil {
 		return err
 	}
-	defer func() {
-		f.Close()
-		os.Remove(lock)
-		r.dropOwner("ref")
-	}()
+	defer release(false)
 	if err := r.checkRef(name, old); err != nil {
 		return err
 	}
@@ -165,18 +161,12 @@ func (r *Repo) unpackRef(common string, name plumbing.ReferenceName) error {
 		return err
 	}
 	lock := packed + ".lock"
-	f, err := r.waitLock(lock, "packed-refs", "packed-refs")
+	f, release, err := r.waitLock(lock, "packed-refs", "packed-refs")
 	if err != nil {
 		return err
 	}
 	done := false
-	defer func() {
-		if !done {
-			f.Close()
-			os.Remove(lock)
-		}
-		r.dropOwner("packed-refs")
-	}()
+	defer func() { release(done) }()
 	if b, err = os.ReadFile(packed); err != nil { // again, under the lock
 		return err
 	}
