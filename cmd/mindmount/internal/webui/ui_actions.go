@@ -83,6 +83,9 @@ func (s *Server) commitAction(v *view, what string, clean bool, prepare prepareF
 	defer cancel()
 	who, label := author(v)
 	for attempt := 0; ; attempt++ {
+		if err := v.rt.Tracker.GitBusy(); err != nil {
+			return "", err // a rebase or merge by hand: never commit into its middle
+		}
 		head, err := v.rt.Repo.Head()
 		if err != nil {
 			return "", err
@@ -169,8 +172,8 @@ func actionCode(err error) int {
 		return http.StatusNotFound
 	case errors.As(err, &inv), errors.Is(err, ErrRefused):
 		return http.StatusConflict
-	case errors.Is(err, gitrepo.ErrRefMoved):
-		return http.StatusServiceUnavailable // the agent kept committing; try again
+	case errors.Is(err, gitrepo.ErrRefMoved), errors.Is(err, tracker.ErrGitBusy):
+		return http.StatusServiceUnavailable // the agent kept committing, or git is busy: try again
 	}
 	return http.StatusInternalServerError
 }

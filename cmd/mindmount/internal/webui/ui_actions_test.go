@@ -238,6 +238,24 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// TestActionWaitsForGit: while a git command holds the repository (here a
+// merge in progress), an action is refused with 503 and commits nothing.
+func TestActionWaitsForGit(t *testing.T) {
+	s := newSite(t)
+	head := s.head()
+	if err := os.WriteFile(filepath.Join(s.dir, ".git", "MERGE_HEAD"), []byte(head+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, body := s.post("/retire", url.Values{"path": {"user_memory/cats.md"}})
+	if code != http.StatusServiceUnavailable {
+		t.Fatalf("retire during a merge: %d, want 503\n%s", code, body)
+	}
+	mustContain(t, body, "git merge is in progress")
+	if s.head() != head || strings.Contains(s.disk("user_memory/cats.md"), "retracted") {
+		t.Fatal("an action committed or wrote during a git merge")
+	}
+}
+
 // TestEditSecretRefused: an edit that adds a secret is refused like an
 // invalid one, naming the rule and line, never the value; nothing is
 // written.
