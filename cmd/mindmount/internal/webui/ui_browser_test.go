@@ -267,14 +267,7 @@ func TestBrowserClickThrough(t *testing.T) {
 	// A consolidation dreams on its branch and merges into main with two
 	// parents; its Revert button on the timeline undoes the merge against
 	// main (git revert -m 1): the dream's memory goes, a ui commit on top.
-	writeFiles(t, dir, map[string]string{"transcripts/italian.jsonl": `{"role":"user","content":"I speak Italian."}` + "\n"})
-	model.Queue(llmtest.KindExtract, llmtest.Reply{Content: llmtest.JSON(map[string]any{"facts": []map[string]any{{"kind": "user", "slug": "speaks-italian", "description": "Speaks Italian", "fact": "You speak Italian."}}})})
-	model.Queue(llmtest.KindDecide, llmtest.Reply{Content: `{"decisions":[{"fact":0,"action":"ADD","target":"","description":"","text":""}]}`})
-	rep, err := rt.Consolidator.Run(context.Background())
-	if err != nil || len(rep.Merges) != 1 {
-		t.Fatalf("consolidation: %+v %v", rep, err)
-	}
-	merge := rep.Merges[0]
+	merge := dreamItalian(t, rt, model)
 	b.do(chromedp.Navigate(ts.URL+"/log"), chromedp.WaitVisible("ol.history"),
 		chromedp.Click(`button.revert-btn[data-commit="`+merge+`"]`), chromedp.WaitVisible("p.flash"))
 	if f := b.text("p.flash"); !strings.Contains(f, "reverted "+merge[:8]) {

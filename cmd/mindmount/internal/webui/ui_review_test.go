@@ -86,14 +86,7 @@ func TestRevertDreamMerge(t *testing.T) {
 	rt := startRuntime(t, dir, host.RuntimeConfig{Consolidate: true, Idle: time.Hour, Every: 1 << 20, Provider: llm.NewOllama(model.OllamaURL(), "fake")})
 	s := serveRepo(t, dir, rt)
 	const rel = "user_memory/speaks-italian.md"
-	writeFiles(t, dir, map[string]string{"transcripts/italian.jsonl": `{"role":"user","content":"I speak Italian."}` + "\n"})
-	model.Queue(llmtest.KindExtract, llmtest.Reply{Content: llmtest.JSON(map[string]any{"facts": []map[string]any{{"kind": "user", "slug": "speaks-italian", "description": "Speaks Italian", "fact": "You speak Italian."}}})})
-	model.Queue(llmtest.KindDecide, llmtest.Reply{Content: `{"decisions":[{"fact":0,"action":"ADD","target":"","description":"","text":""}]}`})
-	rep, err := rt.Consolidator.Run(context.Background())
-	if err != nil || len(rep.Merges) != 1 || rep.Added != 1 {
-		t.Fatalf("run: %+v %v", rep, err)
-	}
-	merge := rep.Merges[0]
+	merge := dreamItalian(t, rt, model)
 	if s.head() != merge || len(strings.Fields(s.git("log", "-1", "--format=%P", merge))) != 2 {
 		t.Fatalf("the dream was not merged with two parents at HEAD: %s", s.git("log", "-3", "--format=%H %P %s"))
 	}
@@ -104,14 +97,7 @@ func TestRevertDreamMerge(t *testing.T) {
 
 	_, body := s.get("/log")
 	mustContain(t, body, `name="commit" value="`+merge+`"`)
-	code, body := s.post("/revert", url.Values{"commit": {merge}, "next": {"/log"}})
-	if code != http.StatusOK {
-		t.Fatalf("revert of the merge: %d\n%s", code, body)
-	}
-	mustContain(t, body, "reverted "+merge[:8])
-	if got := s.git("log", "-1", "--format=%an%n%P"); got != "ui\n"+merge {
-		t.Fatalf("last commit author and parents %q, want ui on %s", got, merge)
-	}
+	s.revertOnTop(merge)
 	if _, err := os.Stat(filepath.Join(dir, rel)); !os.IsNotExist(err) {
 		t.Fatalf("the dream's memory is still there: %v", err)
 	}
@@ -128,11 +114,40 @@ func TestRevertDreamMerge(t *testing.T) {
 	mustNotContain(t, body, ">"+rel+"<")
 
 	// No message is read again: the memory stays undone.
-	rep, err = rt.Consolidator.Run(context.Background())
+	rep, err := rt.Consolidator.Run(context.Background())
 	if err != nil || rep.Messages != 0 || rep.Added != 0 || len(rep.Merges) != 0 {
 		t.Fatalf("the run after the revert: %+v %v", rep, err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, rel)); !os.IsNotExist(err) {
 		t.Fatalf("the next run brought the memory back: %v", err)
+	}
+}
+
+// dreamItalian has the consolidator learn from a new transcript that the
+// user speaks Italian (user_memory/speaks-italian.md), dreamt on its branch
+// and merged into main (merge: auto); it returns the merge commit.
+func dreamItalian(t *testing.T, rt *host.Runtime, model *llmtest.Server) string {
+	t.Helper()
+	writeFiles(t, rt.Dir, map[string]string{"transcripts/italian.jsonl": `{"role":"user","content":"I speak Italian."}` + "\n"})
+	model.Queue(llmtest.KindExtract, llmtest.Reply{Content: llmtest.JSON(map[string]any{"facts": []map[string]any{{"kind": "user", "slug": "speaks-italian", "description": "Speaks Italian", "fact": "You speak Italian."}}})})
+	model.Queue(llmtest.KindDecide, llmtest.Reply{Content: `{"decisions":[{"fact":0,"action":"ADD","target":"","description":"","text":""}]}`})
+	rep, err := rt.Consolidator.Run(context.Background())
+	if err != nil || len(rep.Merges) != 1 || rep.Added != 1 {
+		t.Fatalf("consolidation: %+v %v", rep, err)
+	}
+	return rep.Merges[0]
+}
+
+// revertOnTop reverts commit through the page and checks the answer and
+// that the revert is one commit by ui on top of it.
+func (s *site) revertOnTop(commit string) {
+	s.t.Helper()
+	code, body := s.post("/revert", url.Values{"commit": {commit}, "next": {"/log"}})
+	if code != http.StatusOK {
+		s.t.Fatalf("revert of %s: %d\n%s", commit[:8], code, body)
+	}
+	mustContain(s.t, body, "reverted "+commit[:8])
+	if got := s.git("log", "-1", "--format=%an%n%P"); got != "ui\n"+commit {
+		s.t.Fatalf("last commit author and parents %q, want ui's on %s", got, commit)
 	}
 }
