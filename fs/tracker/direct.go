@@ -17,13 +17,14 @@ type Edit struct {
 	Renames [][2]string // {old, new}
 }
 
-// ErrGitBusy is returned by Write while a git command holds the backing
-// repository (a rebase, a merge, an index lock): nothing was written.
+// ErrGitBusy is returned by Write, and by Apply of a change to HEAD's
+// branch, while a git command holds the backing repository (a rebase, a
+// merge, an index lock): nothing was written.
 var ErrGitBusy = errors.New("git is busy in the repository")
 
 // GitBusy returns ErrGitBusy, saying why, while a git command holds the
 // backing repository (a rebase, a merge, a cherry-pick in progress), or
-// nil. Write asks it; a front about to prepare a change for Apply on a
+// nil. Write and Apply ask it; a front about to prepare a change for Apply on a
 // person's request (the web page) asks it first too, so the person is
 // told to wait instead of a commit landing in the middle of the command.
 func (t *Tracker) GitBusy() error {
