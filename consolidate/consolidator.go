@@ -203,7 +203,7 @@ func (c *Consolidator) Run(ctx context.Context) (rep Report, err error) {
 		return rep, err
 	}
 	mode := c.mergeMode()
-	cur, err := c.startCursor(mode)
+	cur, own, err := c.startCursor(mode)
 	if err != nil {
 		return rep, err
 	}
@@ -266,7 +266,10 @@ func (c *Consolidator) Run(ctx context.Context) (rep Report, err error) {
 			}
 			next := cur.Clone()
 			next.Advance(t, ch.hi)
-			if err := c.runChunk(ctx, t, ch, next, &rep, d); err != nil {
+			ownNext := own.Clone()
+			ownNext.Advance(t, ch.hi)
+			ownNext.Dreams = next.Dreams
+			if err := c.runChunk(ctx, t, ch, ownNext, &rep, d); err != nil {
 				return rep, err
 			}
 			if mode != memgraph.MergeReview {
@@ -276,7 +279,7 @@ func (c *Consolidator) Run(ctx context.Context) (rep Report, err error) {
 				}
 				rep.Merges = append(rep.Merges, merged)
 			}
-			cur = next
+			cur, own = next, ownNext
 		}
 	}
 	c.expire(paths, cur)

@@ -303,3 +303,49 @@ func TestReviewLaterChunkSeesTheDream(t *testing.T) {
 		t.Fatalf("the memory was not refined:\n%s", got)
 	}
 }
+
+// TestActingOnALaterDreamLeavesAnEarlierOneWaiting: two dreams wait (the
+// second run started past the first); rejecting or approving the second
+// must not take the first off the list unmerged, and approving the first
+// afterwards still brings its memory.
+func TestActingOnALaterDreamLeavesAnEarlierOneWaiting(t *testing.T) {
+	for _, act := range []string{"reject", "approve"} {
+		t.Run(act, func(t *testing.T) {
+			e := newEnv(t, "ollama", nil)
+			e.setMerge("review")
+			e.restart()
+			e.addTranscript("transcripts/s1.jsonl", jsonl("I keep two beehives."))
+			e.script([]Fact{{Kind: "user", Slug: "keeps-bees", Description: "Keeps bees", Fact: "You keep two beehives."}}, []Decision{{Fact: 0, Action: ActionAdd}})
+			e.run()
+			e.addTranscript("transcripts/s2.jsonl", jsonl("I am a pilot."))
+			e.script([]Fact{{Kind: "user", Slug: "is-a-pilot", Description: "Is a pilot", Fact: "You are a pilot."}}, []Decision{{Fact: 0, Action: ActionAdd}})
+			e.run()
+			if ds, err := e.c.Dreams(); err != nil || len(ds) != 2 {
+				t.Fatalf("dreams %v %v, want 2 waiting", ds, err)
+			}
+			var err error
+			if act == "reject" {
+				_, err = e.c.Reject(context.Background(), 2, "")
+			} else {
+				_, err = e.c.Approve(context.Background(), 2)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			ds, err := e.c.Dreams()
+			if err != nil || len(ds) != 1 || ds[0].N != 1 {
+				t.Fatalf("after %s of dream 2: %v %v, want dream 1 still waiting", act, ds, err)
+			}
+			if _, err := e.c.Approve(context.Background(), 1); err != nil {
+				t.Fatal(err)
+			}
+			if !e.exists("user_memory/keeps-bees.md") || e.exists("user_memory/is-a-pilot.md") != (act == "approve") {
+				t.Fatalf("after %s of dream 2 and approve of dream 1: wrong memories in main", act)
+			}
+			e.restart()
+			if rep := e.run(); len(rep.Sources) != 0 {
+				t.Fatalf("transcripts proposed again: %+v", rep)
+			}
+		})
+	}
+}

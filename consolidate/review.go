@@ -78,22 +78,26 @@ func (c *Consolidator) MergeMode() memgraph.MergeMode { return c.mergeMode() }
 
 // startCursor is where a run starts: HEAD's cursor (with its floor) and,
 // under review, every waiting dream's, so a run never proposes again what
-// a dream waiting for a person already proposes.
-func (c *Consolidator) startCursor(mode memgraph.MergeMode) (*Cursor, error) {
-	cur, err := c.headCursor()
+// a dream waiting for a person already proposes. own is HEAD's cursor
+// alone: the new dream commits its own advances on top of it, never the
+// other waiting dreams' positions, or rejecting (or approving) it would
+// also mark their transcripts done and take them off the list unmerged.
+func (c *Consolidator) startCursor(mode memgraph.MergeMode) (start, own *Cursor, err error) {
+	own, err = c.headCursor()
 	if err != nil || mode != memgraph.MergeReview {
-		return cur, err
+		return own, own, err
 	}
-	dreams, err := c.waitingDreams(cur)
+	dreams, err := c.waitingDreams(own)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	start = own.Clone()
 	for _, d := range dreams {
 		if tc, err := c.cursorAt(d.Tip); err == nil {
-			cur.Merge(tc)
+			start.Merge(tc)
 		}
 	}
-	return cur, nil
+	return start, own, nil
 }
 
 // cursorAt reads the cursor of a commit.
