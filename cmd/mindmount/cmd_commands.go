@@ -5,11 +5,13 @@ package main
 // lines and --help all read it, so a subcommand cannot go missing from its
 // parent's help. Each command's options, help text and runX live in its
 // own file (cmd_NAME.go). Not yet here (still registered from init() in
-// their files, the old way): consolidate, eval, hook, hooks.
+// their files, the old way): consolidate, eval.
 var commandTable = []*command{
 	checkCommand,
 	contextCommand,
 	githooksCommand,
+	hookCommand,
+	hooksCommand,
 	importCommand,
 	indexCommand,
 	initCommand,

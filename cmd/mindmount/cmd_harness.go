@@ -18,14 +18,6 @@ import (
 	"github.com/mindmount/mindmount/memgraph/recall"
 )
 
-// hookOptions are the flags of "mindmount hook" for harness events.
-type hookOptions struct {
-	repo    string // the memory: a repository or a mount; else $MINDMOUNT_REPO
-	harness string // which harness calls: output shape and transcript name
-	budget  int    // bytes of context a session-start or prompt hook adds
-	k       int    // recall hits a prompt hook adds
-}
-
 // hookStdin is where a hook reads the harness's payload; tests swap it.
 var hookStdin io.Reader = os.Stdin
 
@@ -186,7 +178,7 @@ func installHarness(name, scope, target string, uninstall bool) error {
 	}
 	// "mindmount mcp" serves a repository as its one daemon; a mount already
 	// has one (and the agent has the mount), so a mount gets no MCP entry.
-	mcp := commands["mcp"] != nil && !isFuseMount(mem)
+	mcp := !isFuseMount(mem)
 	o := harness.InstallOptions{
 		Harness: name, Scope: scope, Home: home, Project: project,
 		Memory: mem, Mindmount: bin, MCP: mcp, Env: os.Getenv,
