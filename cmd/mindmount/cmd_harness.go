@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 
 	"github.com/mindmount/mindmount/hooks/harness"
@@ -77,6 +78,7 @@ func installHarness(name, scope, target string, uninstall bool) error {
 	o := harness.InstallOptions{
 		Harness: name, Scope: scope, Home: home, Project: project,
 		Memory: mem, Mindmount: bin, MCP: harness.ServeMCP(mem), Env: os.Getenv,
+		LookPath: exec.LookPath,
 	}
 	do, verb := harness.Install, "installed"
 	if uninstall {
