@@ -40,8 +40,10 @@ type WorkersConfig struct {
 	Exe string
 	// Args are the worker flags every worker gets (the daemon's timing).
 	Args []string
-	// Model returns user id's share of the daemon's model; nil: no model.
-	Model func(id string) llm.ChatProvider
+	// Pool is the daemon's one bounded queue of model calls, shared by
+	// every user's consolidation (each worker reaches its share over its
+	// control socket) and the HTTP chat; nil: no model.
+	Pool *llm.Pool
 	// Memory bounds each worker's address space in bytes (0: no bound).
 	Memory uint64
 	// UnloadAfter stops a worker without a mount idle this long (default
@@ -124,6 +126,10 @@ func NewWorkers(cfg WorkersConfig) (*Workers, error) {
 	}
 	return ws, nil
 }
+
+// Pool is the daemon's model pool (WorkersConfig.Pool), for the fronts
+// that call the model themselves; nil without a model.
+func (ws *Workers) Pool() *llm.Pool { return ws.cfg.Pool }
 
 // checkReachable says which folder on the way to ROOT the users' workers
 // (running as the users) cannot pass.
@@ -416,13 +422,13 @@ func (ws *Workers) start(ctx context.Context, w *worker) error {
 	}
 	defer hf.Close()
 	files = append(files, hf)
-	if ws.cfg.Model != nil {
+	if ws.cfg.Pool != nil {
 		name := "mindmount-ctl-" + randomName()
 		ln, err := listenAbstract(name)
 		if err != nil {
 			return fail(err)
 		}
-		srv := &http.Server{Handler: llm.ServeRemote(ws.cfg.Model(e.ID)), ReadHeaderTimeout: 10 * time.Second}
+		srv := &http.Server{Handler: llm.ServeRemote(ws.cfg.Pool.For(e.ID)), ReadHeaderTimeout: 10 * time.Second}
 		go srv.Serve(&peerListener{Listener: ln, uid: e.UID})
 		w.ctl = srv
 		prev := cleanup
