@@ -49,7 +49,7 @@ func StatusOf(root string) ([]byte, error) {
 	for _, e := range entries {
 		h.users[e.ID] = &slot{entry: e}
 	}
-	h.regStamp = registryStamp(h.cfg.Root)
+	h.reg.read(registryStamp(h.cfg.Root))
 	return h.Status(""), nil
 }
 

@@ -66,10 +66,10 @@ type Workers struct {
 	log  *slog.Logger
 	lock *os.File
 
-	mu       sync.Mutex
-	users    map[string]*worker
-	regStamp string
-	closed   bool
+	mu     sync.Mutex
+	users  map[string]*worker
+	reg    registryView
+	closed bool
 
 	spares spares
 }
@@ -120,6 +120,7 @@ func NewWorkers(cfg WorkersConfig) (*Workers, error) {
 	}
 	cfg.Root = root
 	ws := &Workers{cfg: cfg, log: log, lock: lf, users: map[string]*worker{}}
+	ws.reg.root, ws.reg.reload, ws.reg.log = cfg.Root, ws.Reload, log
 	if err := ws.Reload(); err != nil {
 		lf.Close()
 		return nil, err
@@ -166,7 +167,7 @@ func (ws *Workers) Reload() error {
 		want[e.ID] = e
 	}
 	ws.mu.Lock()
-	ws.regStamp = registryStamp(ws.cfg.Root)
+	ws.reg.read(registryStamp(ws.cfg.Root))
 	var removed, changed, added []*worker
 	for id, w := range ws.users {
 		e, ok := want[id]
@@ -225,16 +226,6 @@ func (ws *Workers) Reload() error {
 	return nil
 }
 
-// registryStamp identifies the registry's current version cheaply (size
-// and mtime), for Host and Workers alike.
-func registryStamp(root string) string {
-	fi, err := os.Stat(filepath.Join(root, RegistryFile))
-	if err != nil {
-		return ""
-	}
-	return fmt.Sprintf("%d-%d", fi.Size(), fi.ModTime().UnixNano())
-}
-
 // Users lists every registered user, sorted; Loaded is a running worker.
 func (ws *Workers) Users() []User {
 	ws.reloadIfChanged()
@@ -268,16 +259,7 @@ func (ws *Workers) Lookup(id string) (User, error) {
 	return User{Entry: w.entry, Dir: UserDir(ws.cfg.Root, w.entry.ID), Loaded: w.running(), LastUsed: w.lastUsed, Err: w.err}, nil
 }
 
-func (ws *Workers) reloadIfChanged() {
-	ws.mu.Lock()
-	old := ws.regStamp
-	ws.mu.Unlock()
-	if registryStamp(ws.cfg.Root) != old {
-		if err := ws.Reload(); err != nil {
-			ws.log.Warn("re-read users", "err", err)
-		}
-	}
-}
+func (ws *Workers) reloadIfChanged() { ws.reg.reloadIfChanged() }
 
 // running reports whether the process is alive; w.mu held.
 func (w *worker) running() bool {
@@ -620,22 +602,11 @@ func (ws *Workers) release(w *worker) {
 // (a worker that crashes five times in a minute is left down, with its
 // error in Users) until ctx ends.
 func (ws *Workers) Run(ctx context.Context) {
-	every := ws.cfg.UnloadAfter / 4
-	every = min(max(every, 10*time.Millisecond), 5*time.Second)
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			ws.tick(ctx)
-		}
-	}
+	idleSweeps(ctx, ws.cfg.UnloadAfter, &ws.reg, ws.tick)
 }
 
+// tick stops idle workers and starts again the mounted ones that died.
 func (ws *Workers) tick(ctx context.Context) {
-	ws.reloadIfChanged()
 	ws.mu.Lock()
 	ls := make([]*worker, 0, len(ws.users))
 	for _, w := range ws.users {
