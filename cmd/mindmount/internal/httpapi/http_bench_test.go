@@ -64,9 +64,9 @@ func BenchmarkChat10k(b *testing.B) {
 				b.Fatal(err)
 			}
 			rel := transcriptName(fmt.Sprint("p", i%50), time.Now())
-			consolidate.AppendTranscript(rt.Dir, rel, consolidate.Line{Role: consolidate.RoleUser, Content: "does the user like green tea?"})
+			consolidate.AppendTranscriptNoSync(rt.Dir, rel, consolidate.Line{Role: consolidate.RoleUser, Content: "does the user like green tea?"})
 			e.api.systemPrompt(ctx, rt.Graph, fmt.Sprintf("does the user like green tea or coffee %d?", i))
-			consolidate.AppendTranscript(rt.Dir, rel, consolidate.Line{Role: consolidate.RoleAssistant, Content: "Green tea, it seems."})
+			consolidate.AppendTranscriptNoSync(rt.Dir, rel, consolidate.Line{Role: consolidate.RoleAssistant, Content: "Green tea, it seems."})
 			release()
 		})
 	})

@@ -123,7 +123,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, c caller) {
 	}
 	// Both lines at once, after the answer: a request the model never
 	// answered leaves no trace.
-	if err := consolidate.AppendTranscript(rt.Dir, sess.rel,
+	if err := consolidate.AppendTranscriptNoSync(rt.Dir, sess.rel,
 		consolidate.Line{Role: consolidate.RoleUser, Content: req.Message, Time: now.UTC().Format(time.RFC3339)},
 		consolidate.Line{Role: consolidate.RoleAssistant, Content: text, Time: s.cfg.Now().UTC().Format(time.RFC3339), Cut: cut}); err != nil {
 		s.log.Error("chat transcript", "user", user, "transcript", sess.rel, "err", err)
