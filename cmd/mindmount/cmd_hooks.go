@@ -14,7 +14,21 @@ var hooksCommand = newCommand(command{
 	summary: "install mindmount's git hooks into a clone, or its hooks into an agent harness",
 	help: `Without --harness: installs the pre-commit validator and the merge drivers
 into the git clone REPO. With --harness (claude-code, codex, gemini-cli,
-opencode): wires the harness to the memory at REPO_OR_MOUNT.`,
+opencode): wires the harness to the memory at REPO_OR_MOUNT, in the
+harness's settings under your home (--scope user) or in the project's
+files of the current folder (--scope project).
+
+A project's files are usually committed, so --scope project writes no
+path of your home or of the checkout into them: the binary as
+"mindmount" when $PATH finds it, the rest through the harness's variable
+for the home or the project, or relative to the project. Each file is
+backed up before it changes, except one holding nothing but mindmount's
+entries. uninstall removes exactly what install added, and a file that
+held only that.
+
+Example:
+  mindmount hooks install ~/memory-clone
+  mindmount hooks install --harness claude-code ~/mnt`,
 }, runHooks)
 
 // hooksOptions are the flags of "mindmount hooks".
@@ -24,8 +38,8 @@ type hooksOptions struct {
 }
 
 func (o *hooksOptions) AddFlags(fl *flag.FlagSet) {
-	fl.StringVar(&o.harness, "harness", "", "agent harness to wire: claude-code, codex, gemini-cli, opencode")
-	fl.StringVar(&o.scope, "scope", "user", "harness settings to change: user or project")
+	fl.StringVar(&o.harness, "harness", "", "agent harness `NAME` to wire: claude-code, codex, gemini-cli, opencode")
+	fl.StringVar(&o.scope, "scope", "user", "which harness settings to change, `SCOPE`: user or project")
 }
 
 // runHooks installs or removes the git hooks or a harness's entries.
