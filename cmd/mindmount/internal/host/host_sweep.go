@@ -15,7 +15,7 @@ import (
 // re-reads it only when "mindmount users" changed it beside the daemon.
 type registryView struct {
 	root   string
-	reload func() error // re-reads the users (Host.Reload, Workers.Reload)
+	reload func() error // re-reads the users (Host.Reload, Workers.Reload); nil: never
 	log    *slog.Logger
 	seen   atomic.Pointer[string] // registryStamp last read
 }
@@ -25,6 +25,9 @@ func (r *registryView) read(stamp string) { r.seen.Store(&stamp) }
 
 // reloadIfChanged re-reads the users when the file changed since.
 func (r *registryView) reloadIfChanged() {
+	if r.reload == nil {
+		return
+	}
 	if seen := r.seen.Load(); seen != nil && *seen == registryStamp(r.root) {
 		return
 	}

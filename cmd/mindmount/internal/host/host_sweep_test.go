@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -47,4 +48,20 @@ func TestIdleSweeps(t *testing.T) {
 	}
 	cancel()
 	<-done
+}
+
+// TestStatusOfWithoutDaemon: the status of a ROOT no daemon serves reads
+// the registry once and never tries to re-read it (it has no Reload).
+func TestStatusOfWithoutDaemon(t *testing.T) {
+	root := t.TempDir()
+	if _, err := InitRepo(UserDir(root, "alice"), InitOptions{Private: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := AddUser(root, Entry{ID: "alice", UID: uint32(os.Getuid()), GID: uint32(os.Getgid())}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := StatusOf(root)
+	if err != nil || !strings.Contains(string(b), "alice") {
+		t.Fatalf("%s, %v", b, err)
+	}
 }
