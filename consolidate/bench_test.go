@@ -75,7 +75,7 @@ func BenchmarkApply100Decisions(b *testing.B) {
 	var recallT, planT, commitT, mergeT time.Duration
 	b.ResetTimer()
 	for it := 0; it < b.N; it++ {
-		d, err := c.newDream()
+		d, err := c.newDream(0)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -156,7 +156,7 @@ func BenchmarkDreamMerge10k(b *testing.B) {
 	b.ResetTimer()
 	for it := 0; it < b.N; it++ {
 		b.StopTimer()
-		d, err := c.newDream()
+		d, err := c.newDream(0)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -23,7 +23,7 @@ func TestCandidatesAllMatchesOneByOne(t *testing.T) {
 			facts[i].Search = []string{word(i)}
 		}
 	}
-	d, err := c.newDream()
+	d, err := c.newDream(0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -171,13 +171,19 @@ func (s *chunkRun) candidatesAll(ctx context.Context, facts []Fact) [][]candidat
 }
 
 // searchFor runs the recall search candidates offers from: the fact's
-// description, text and search terms.
+// description, text and search terms, over the memories the dream's
+// earlier chunks wrote (first: they are this conversation's, and the live
+// graph does not hold them yet) and over the live graph.
 func (s *chunkRun) searchFor(ctx context.Context, f Fact) []recall.Hit {
 	q := f.Description + "\n" + f.Fact
 	if len(f.Search) > 0 {
 		q += "\n" + strings.Join(f.Search, "\n")
 	}
-	return s.c.g.RecallContext(ctx, q, recall.Options{K: s.c.cfg.Candidates * 3})
+	hits := s.c.g.RecallContext(ctx, q, recall.Options{K: s.c.cfg.Candidates * 3})
+	if s.d.own != nil {
+		hits = append(s.d.own.Search(q, recall.Options{K: s.c.cfg.Candidates}), hits...)
+	}
+	return hits
 }
 
 // candidatesFrom is candidates given the fact's search hits.
@@ -237,13 +243,26 @@ const (
 	whySearch = "search match"
 )
 
-// sameTopic lists the active memories of kind (folder) with topic, most
-// used first, from an index built once per chunk.
+// sameTopic lists the active memories of kind (folder) with topic: those
+// the dream's earlier chunks wrote, then the live graph's, most used
+// first, from an index built once per chunk.
 func (s *chunkRun) sameTopic(kind, topic string) []string {
 	if s.topics == nil {
 		s.topics = topicIndex(s.c.g)
 	}
-	return s.topics[kind+"\x00"+topic]
+	var out []string
+	for rel, m := range s.d.mems {
+		if string(memgraph.KindOf(rel)) == kind && m.Front.Topic == topic && m.Active() {
+			out = append(out, rel)
+		}
+	}
+	sort.Strings(out)
+	for _, rel := range s.topics[kind+"\x00"+topic] {
+		if s.d.mems[rel] == nil { // the dream's version counts, above
+			out = append(out, rel)
+		}
+	}
+	return out
 }
 
 // topicIndex maps "kind\x00topic" to the active memories carrying it,

@@ -260,7 +260,7 @@ func (c *Consolidator) Run(ctx context.Context) (rep Report, err error) {
 				return rep, err
 			}
 			if d == nil || mode != memgraph.MergeReview {
-				if d, err = c.newDream(); err != nil {
+				if d, err = c.newDream(cur.Dreams); err != nil {
 					return rep, err
 				}
 			}

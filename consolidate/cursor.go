@@ -20,6 +20,11 @@ type Cursor struct {
 	// changed and its commit message. Recovery uses it to finish a run whose
 	// files reached the worktree but whose commit did not happen.
 	Last *LastRun `json:"last,omitempty"`
+	// Dreams is the highest number of a rejected dream (review.go): its
+	// branch is deleted, and the number must not come back for another
+	// proposal, or a second "review reject N" meant for the first would
+	// drop the new one. Merged and waiting dreams keep their branches.
+	Dreams int `json:"dreams,omitempty"`
 
 	// floor holds positions earlier commits' cursors reached (merge.go):
 	// a "git revert" of the latest consolidation puts the old cursor file
@@ -72,7 +77,7 @@ func (c *Cursor) Render() []byte {
 // Clone returns a deep copy, so a run can advance its own copy and discard
 // it on failure.
 func (c *Cursor) Clone() *Cursor {
-	n := &Cursor{Version: c.Version, Transcripts: make(map[string]CursorEntry, len(c.Transcripts))}
+	n := &Cursor{Version: c.Version, Transcripts: make(map[string]CursorEntry, len(c.Transcripts)), Dreams: c.Dreams}
 	for k, v := range c.Transcripts {
 		n.Transcripts[k] = v
 	}
@@ -88,7 +93,7 @@ func (c *Cursor) Clone() *Cursor {
 // Merge takes o's position for every transcript where it is further than
 // c's: positions only move forward. This is the rule of the cursor merge
 // driver (hooks.MergeCursors) and of the floor. c keeps its Last, or takes
-// o's when it has none. When both stopped at the same count with different
+// o's when it has none, and the higher dream number. When both stopped at the same count with different
 // hashes (the transcript was rewritten on one side), c's wins.
 func (c *Cursor) Merge(o *Cursor) {
 	for rel, te := range o.Transcripts {
@@ -99,6 +104,7 @@ func (c *Cursor) Merge(o *Cursor) {
 	if c.Last == nil {
 		c.Last = o.Last
 	}
+	c.Dreams = max(c.Dreams, o.Dreams)
 }
 
 // Start returns the index of the first message not yet consolidated in t:

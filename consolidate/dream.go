@@ -12,6 +12,7 @@ import (
 	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
 	"github.com/mindmount/mindmount/memgraph"
+	"github.com/mindmount/mindmount/memgraph/recall"
 )
 
 // A dream is a consolidation's proposal on a branch of its own,
@@ -53,10 +54,40 @@ type dream struct {
 	base   string   // the commit it started from ("" in an empty repository)
 	tip    string   // its last commit; base until the first chunk commits
 	chunks []string // the messages of its commits
+
+	// own indexes the memories the dream's commits wrote, as they are at
+	// its tip: until the merge the live graph does not hold them, and a
+	// later chunk of the same dream (merge: review makes a run one dream)
+	// must meet them as candidates (chunk.go). mems holds them parsed.
+	own  *recall.Index
+	mems map[string]*memgraph.Memory
 }
 
-// newDream starts a dream at HEAD, numbered after every dream so far.
-func (c *Consolidator) newDream() (*dream, error) {
+// remember indexes the memories a commit of d wrote.
+func (d *dream) remember(changes []gitrepo.Change) {
+	for _, ch := range changes {
+		if !memgraph.IsMemoryPath(ch.Path) {
+			continue
+		}
+		if d.own == nil {
+			d.own, d.mems = recall.New(), map[string]*memgraph.Memory{}
+		}
+		d.own.Delete(ch.Path)
+		delete(d.mems, ch.Path)
+		if ch.Delete {
+			continue
+		}
+		if m, probs := memgraph.Parse(ch.Path, ch.Data); m != nil && len(probs) == 0 {
+			d.own.Put(memgraph.RecallDoc(m))
+			d.mems[ch.Path] = m
+		}
+	}
+}
+
+// newDream starts a dream at HEAD, numbered after every dream so far: the
+// branches there are, and above given, the highest number the run's
+// cursor records (a rejected dream's branch is gone, its number not free).
+func (c *Consolidator) newDream(given int) (*dream, error) {
 	base, err := c.r.Head()
 	if err != nil {
 		return nil, err
@@ -65,7 +96,7 @@ func (c *Consolidator) newDream() (*dream, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := 1
+	n := given + 1
 	for name := range branches {
 		if k, err := strconv.Atoi(strings.TrimPrefix(name, DreamPrefix)); err == nil && k >= n {
 			n = k + 1
@@ -98,6 +129,7 @@ func (c *Consolidator) commitDream(d *dream, changes []gitrepo.Change, msg strin
 	}
 	d.tip = hash
 	d.chunks = append(d.chunks, msg)
+	d.remember(changes)
 	return hash, nil
 }
 

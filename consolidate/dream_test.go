@@ -2,6 +2,7 @@ package consolidate
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -31,7 +32,7 @@ func (e *env) setMerge(mode string) {
 // dream starts a dream at HEAD, for tests of a chunk's parts.
 func (e *env) dream() *dream {
 	e.t.Helper()
-	d, err := e.c.newDream()
+	d, err := e.c.newDream(0)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -187,10 +188,25 @@ func TestReviewMode(t *testing.T) {
 	if ds, _ := e.c.Dreams(); len(ds) != 0 {
 		t.Fatalf("a rejected dream still waits: %v", ds)
 	}
+	// The rejected branch is gone (git says so); the approved one stays as
+	// the merge's second parent.
+	if got := strings.TrimSpace(e.git("branch", "-a", "--list", "mindmount/*", "--format=%(refname:short)")); got != "mindmount/dream/1" {
+		t.Fatalf("branches after the rejection: %q, want only mindmount/dream/1", got)
+	}
 	e.restart()
 	rep = e.run()
 	if len(rep.Sources) != 0 {
 		t.Fatalf("rejected transcripts were proposed again: %+v", rep)
+	}
+	// The next dream does not take the rejected one's number: a repeated
+	// "review reject 2" must not drop it.
+	e.addTranscript("transcripts/s3.jsonl", jsonl("I grow tomatoes."))
+	e.script([]Fact{{Kind: "user", Slug: "grows-tomatoes", Description: "Grows tomatoes", Fact: "You grow tomatoes."}}, []Decision{{Fact: 0, Action: ActionAdd}})
+	if rep = e.run(); len(rep.Pending) != 1 || rep.Pending[0] != "mindmount/dream/3" {
+		t.Fatalf("the dream after a rejection: %+v, want mindmount/dream/3", rep)
+	}
+	if _, err := e.c.Reject(context.Background(), 2, ""); !errors.Is(err, ErrNoDream) {
+		t.Fatalf("rejecting dream 2 again: %v, want ErrNoDream", err)
 	}
 	e.checkGit()
 }
@@ -249,4 +265,41 @@ func TestWritesDuringASlowDream(t *testing.T) {
 		t.Fatalf("%s merge commits, want 1", merges)
 	}
 	e.checkGit()
+}
+
+// TestReviewLaterChunkSeesTheDream: under merge: review a run is one dream
+// whose chunks stay on its branch, not in the live graph. A later chunk's
+// fact about what an earlier chunk added must still meet that memory as a
+// candidate (recall over the dream's own memories), so the model's UPDATE
+// refines it instead of the no-lost-fact fallback adding a duplicate.
+func TestReviewLaterChunkSeesTheDream(t *testing.T) {
+	e := newEnv(t, "ollama", nil)
+	e.setMerge("review")
+	e.cfg.ChunkChars = 120
+	e.restart()
+	e.addTranscript("transcripts/s.jsonl", jsonl(
+		"I keep two beehives in the garden, it is a calm hobby.",
+		"Update on the bees: I now keep three beehives, one more since spring."))
+	e.script([]Fact{{Kind: "user", Slug: "keeps-beehives", Description: "Keeps beehives", Fact: "You keep two beehives.", Topic: "beekeeping"}},
+		[]Decision{{Fact: 0, Action: ActionAdd}})
+	e.script([]Fact{{Kind: "user", Slug: "keeps-beehives", Description: "Keeps beehives", Fact: "You keep three beehives."}},
+		[]Decision{{Fact: 0, Action: ActionUpdate, Target: "user_memory/keeps-beehives", Text: "You keep three beehives."}})
+	rep := e.run()
+	if len(rep.Commits) != 2 || len(rep.Pending) != 1 {
+		t.Fatalf("want two chunks in one waiting dream: %+v", rep)
+	}
+	dec := e.srv.CallsOf(llmtest.KindDecide)
+	if len(dec) != 2 || !strings.Contains(dec[1].Prompt, "user_memory/keeps-beehives") {
+		t.Fatalf("the second chunk was not shown the first chunk's memory:\n%s", dec[len(dec)-1].Prompt)
+	}
+	if rep.Added != 1 || rep.Updated != 1 || len(rep.Problems) != 0 {
+		t.Fatalf("want one memory added then updated: %+v %q", rep, rep.Problems)
+	}
+	files := e.git("ls-tree", "-r", "--name-only", "mindmount/dream/1", "user_memory")
+	if n := strings.Count(files, "user_memory/keeps-beehives"); n != 1 {
+		t.Fatalf("the dream holds %d beehive memories, want 1:\n%s", n, files)
+	}
+	if got := e.git("show", "mindmount/dream/1:user_memory/keeps-beehives.md"); !strings.Contains(got, "You keep three beehives.") {
+		t.Fatalf("the memory was not refined:\n%s", got)
+	}
 }

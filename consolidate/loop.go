@@ -124,10 +124,7 @@ func (c *Consolidator) Loop(ctx context.Context) {
 		c.recount()
 		wait, run := c.due()
 		if run {
-			c.runOnce(ctx)
-			if c.cfg.OnStatus != nil {
-				c.cfg.OnStatus()
-			}
+			c.RunNow(ctx)
 			if ctx.Err() != nil {
 				return // a cancelled run must not start the next one
 			}
@@ -182,13 +179,25 @@ func (c *Consolidator) due() (time.Duration, bool) {
 	return idleAt.Sub(now), false
 }
 
-// runOnce runs and records the outcome for Status and the backoff.
-func (c *Consolidator) runOnce(ctx context.Context) {
+// RunNow runs a consolidation now, as the loop does when one is due or
+// asked for, and records the outcome for Status (then OnStatus) and the
+// backoff. A daemon runs it for "mindmount consolidate" too; runs never
+// overlap (Run takes the repository's lock).
+func (c *Consolidator) RunNow(ctx context.Context) (Report, error) {
 	c.mu.Lock()
 	c.requested = false
 	c.running = true
 	c.mu.Unlock()
 	rep, err := c.Run(ctx)
+	c.record(ctx, rep, err)
+	if c.cfg.OnStatus != nil {
+		c.cfg.OnStatus()
+	}
+	return rep, err
+}
+
+// record keeps a run's outcome for Status and the backoff.
+func (c *Consolidator) record(ctx context.Context, rep Report, err error) {
 	now := c.cfg.Now()
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -208,6 +208,9 @@ func (p *planner) change(f Fact, d *Decision, target string, pending map[string]
 		if f.Topic != "" && m.Front.Topic == "" {
 			m.SetTopic(f.Topic) // a topic someone set stays
 		}
+		if kw := mergeKeywords(m.Front.Keywords, f.Keywords); len(kw) > len(m.Front.Keywords) {
+			m.SetKeywords(kw) // keywords someone wrote stay, in their form
+		}
 		if ep := strings.TrimSpace(f.Episode); ep != "" && !strings.Contains(m.Episode, ep) {
 			m.SetEpisode(strings.TrimSpace(m.Episode + "\n" + ep))
 		}
@@ -307,6 +310,7 @@ func (s *chunkRun) newMemory(f Fact, desc, text string, out *outcome, pending ma
 	if f.Topic != "" {
 		m.SetTopic(f.Topic)
 	}
+	m.SetKeywords(f.Keywords)
 	if f.Pinned {
 		m.SetPinned(true)
 	}

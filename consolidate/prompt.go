@@ -34,6 +34,7 @@ Fields of each fact:
 - episode: one short sentence on when and how it came up, e.g. "On 29.11.26 you mentioned it while planning a trip."
 - topic: a short, stable, lower-case slug naming what the fact is about, not its value, so that later facts about the same thing get the same topic: "home-city", "diet", "job", "partner", "reply-style", "pet". "" when none fits.
 - search: up to 5 words or short phrases to find older memories about the same thing, including words the fact does not use (for "You moved to Lisbon": "lives in", "home", "city").
+- keywords: up to 8 single lower-case words someone might use later to ask about this fact that the fact itself does not contain: its category, synonyms, the question it answers (for "You love a rare steak": "food", "eat", "meat", "dinner"). They are stored with the memory to find it by.
 - pinned: true only when the user marked the fact as one to always keep in mind ("always remember…", "never forget…", "this is important") or it is safety-critical (an allergy, a medical condition, a medication, an emergency contact); false otherwise.
 
 Answer with one JSON object that matches the schema, and nothing else.`

@@ -1,6 +1,8 @@
 package consolidate
 
 import (
+	"slices"
+
 	"github.com/mindmount/mindmount/memgraph/secret"
 )
 
@@ -34,6 +36,9 @@ func (r *redactor) fact(f *Fact) {
 	for i := range f.Search {
 		f.Search[i] = r.text(f.Search[i])
 	}
+	// A keyword is one word: one that held a secret is dropped, not
+	// written as a redaction mark.
+	f.Keywords = slices.DeleteFunc(f.Keywords, func(k string) bool { return r.text(k) != k })
 }
 
 // decision redacts every field of d that is written or quoted.

@@ -286,9 +286,11 @@ func (c *Consolidator) Approve(ctx context.Context, n int) (string, error) {
 }
 
 // Reject drops pending dream n: no memory changes, and its transcripts are
-// never proposed again — one small commit moves the cursor past them and
-// records the rejection and the reason in its trailers. The branch stays
-// as history of what was proposed.
+// never proposed again — one small commit moves the cursor past them (and
+// records the dream's number as given) with the rejection and the reason
+// in its trailers — and then the branch is deleted through the tracker.
+// In that order: a crash between the two leaves a branch that no longer
+// waits (the cursor covers it), never a rejection that is proposed again.
 func (c *Consolidator) Reject(ctx context.Context, n int, reason string) (string, error) {
 	d, err := c.find(n)
 	if err != nil {
@@ -319,10 +321,17 @@ func (c *Consolidator) Reject(ctx context.Context, n int, reason string) (string
 			return "", err
 		}
 		cur.Merge(tc)
+		cur.Dreams = max(cur.Dreams, d.N)
 		hash, err := c.w.Apply(ctx, tracker.Change{Changes: []gitrepo.Change{{Path: CursorFile, Data: cur.Render()}},
 			Message: b.String(), Author: Reviewer, When: c.cfg.Now(), Worktree: true, Parents: []string{head}})
 		if errors.Is(err, gitrepo.ErrRefMoved) && attempt < maxMergeAttempts {
 			continue // the cursor moved meanwhile: read it again
+		}
+		if err == nil {
+			_, err = c.w.Apply(ctx, tracker.Change{Branch: d.Branch, DeleteBranch: true, Parents: []string{d.Tip}, Author: Reviewer, When: c.cfg.Now()})
+			if err != nil {
+				err = fmt.Errorf("rejected in %s, but the branch %s stays: %w", gitrepo.ShortHash(hash), d.Branch, err)
+			}
 		}
 		c.setLast(fmt.Sprintf("%s rejected", d.Branch), err)
 		return hash, err

@@ -49,9 +49,10 @@ var extractSchema = json.RawMessage(`{
           "episode": {"type": "string"},
           "topic": {"type": "string"},
           "search": {"type": "array", "maxItems": 5, "items": {"type": "string"}},
+          "keywords": {"type": "array", "maxItems": 8, "items": {"type": "string"}},
           "pinned": {"type": "boolean"}
         },
-        "required": ["kind", "slug", "description", "fact", "episode", "topic", "search", "pinned"],
+        "required": ["kind", "slug", "description", "fact", "episode", "topic", "search", "keywords", "pinned"],
         "additionalProperties": false
       }
     }
@@ -97,6 +98,11 @@ type Fact struct {
 	// an answer without them behaves as before topics existed.
 	Topic  string   `json:"topic,omitempty"`
 	Search []string `json:"search,omitempty"`
+	// Keywords are single lower-case words a later question about the
+	// fact may use that its text does not ("food" for a rare steak); the
+	// memory stores them as keywords: frontmatter, which recall searches.
+	// Optional too: without them the search terms' words are used.
+	Keywords []string `json:"keywords,omitempty"`
 	// Pinned: the user marked the fact as one to always remember (an
 	// allergy, "always remember…"); the memory gets pinned: true.
 	Pinned bool `json:"pinned,omitempty"`
@@ -277,6 +283,9 @@ func parseFact(raw json.RawMessage) (Fact, error) {
 	if f.Search, err = stringsField(m, "search"); err != nil {
 		return f, err
 	}
+	if f.Keywords, err = stringsField(m, "keywords"); err != nil {
+		return f, err
+	}
 	if f.Pinned, err = boolField(m, "pinned"); err != nil {
 		return f, err
 	}
@@ -286,6 +295,9 @@ func parseFact(raw json.RawMessage) (Fact, error) {
 	f.Episode = cleanBody(f.Episode, MaxEpisode)
 	f.Topic = cleanTopic(f.Topic)
 	f.Search = cleanSearch(f.Search)
+	// The search terms are the fallback: they too name the fact in words
+	// a question may use (the prompt asks for words the fact does not).
+	f.Keywords = cleanKeywords(append(f.Keywords, f.Search...))
 	if f.Description == "" && f.Fact == "" {
 		return f, fmt.Errorf("empty description and fact")
 	}

@@ -315,6 +315,7 @@ func (m *Memory) Render() []byte {
 func (m *Memory) Clone() *Memory {
 	c := *m
 	c.Front.Tags = append([]string(nil), m.Front.Tags...)
+	c.Front.Keywords = append([]string(nil), m.Front.Keywords...)
 	c.raw.keys = append([]fmKey(nil), m.raw.keys...)
 	c.raw.secs = append([]section(nil), m.raw.secs...)
 	return &c
@@ -424,6 +425,20 @@ func (m *Memory) SetSource(s string) {
 	s = SafeLine(s)
 	m.setKey("source", s)
 	m.Front.Source = s
+}
+
+// SetKeywords sets the keywords list, one flow-style line like
+// "keywords: [food, eat]" (removed when empty); words YAML would read as
+// something else are quoted.
+func (m *Memory) SetKeywords(words []string) {
+	var clean []string
+	for _, w := range words {
+		if w = SafeLine(w); w != "" {
+			clean = append(clean, w)
+		}
+	}
+	m.setKeyLine("keywords", yamlListLine("keywords", clean))
+	m.Front.Keywords = clean
 }
 
 // AddUse appends "used, DD.MM.YY" to the access log, adding the section at

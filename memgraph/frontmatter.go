@@ -243,6 +243,27 @@ func yamlLine(key, value string) string {
 	return string(b)
 }
 
+// yamlListLine renders one "key: [a, b]" line of strings ("" for none).
+func yamlListLine(key string, values []string) string {
+	if len(values) == 0 {
+		return ""
+	}
+	seq := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
+	for _, v := range values {
+		seq.Content = append(seq.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v})
+	}
+	n := &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{{Kind: yaml.ScalarNode, Value: key}, seq}}
+	b, err := yaml.Marshal(n)
+	if err != nil || strings.Count(string(b), "\n") != 1 {
+		quoted := make([]string, len(values))
+		for i, v := range values {
+			quoted[i] = strconv.Quote(v)
+		}
+		return key + ": [" + strings.Join(quoted, ", ") + "]\n"
+	}
+	return string(b)
+}
+
 // noFastPath forces every frontmatter through yaml.v3 (tests compare both).
 var noFastPath = false
 

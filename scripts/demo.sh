@@ -82,7 +82,8 @@ cat >"$work/model-script.json" <<'JSON'
     "description": "Lives in Lisbon, Portugal (moved from Porto)",
     "fact": "You live in Lisbon, Portugal. You moved there from Porto.",
     "episode": "You said you moved to Lisbon last month.",
-    "topic": "home-city", "search": ["lisbon", "porto", "moved", "city"]}]},
+    "topic": "home-city", "search": ["lisbon", "porto", "moved", "city"],
+    "keywords": ["home", "address"]}]},
   "decide": {"decisions": [{"fact": 0, "action": "DELETE",
     "target": "user_memory/lives-in-porto", "description": "", "text": ""}]}
 }

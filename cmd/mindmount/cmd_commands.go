@@ -4,11 +4,12 @@ package main
 // arguments (usage), summary, options and subcommands: dispatch, usage
 // lines and --help all read it, so a subcommand cannot go missing from its
 // parent's help. Each command's options, help text and runX live in its
-// own file (cmd_NAME.go). Not yet here (still registered from init() in
-// their files, the old way): consolidate, eval.
+// own file (cmd_NAME.go).
 var commandTable = []*command{
 	checkCommand,
+	consolidateCommand,
 	contextCommand,
+	evalCommand,
 	githooksCommand,
 	hookCommand,
 	hooksCommand,
@@ -16,10 +17,12 @@ var commandTable = []*command{
 	indexCommand,
 	initCommand,
 	mcpCommand,
+	mergeCursorCommand,
 	mountCommand,
 	recallCommand,
 	reindexCommand,
 	remoteCommand,
+	reviewCommand,
 	agentCommand,
 	serveCommand,
 	statusCommand,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,25 +13,20 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mindmount/mindmount/fs/tracker"
-
+	"github.com/mindmount/mindmount/cmd/mindmount/internal/control"
 	"github.com/mindmount/mindmount/consolidate"
 	"github.com/mindmount/mindmount/consolidate/llm"
+	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
 	"github.com/mindmount/mindmount/hooks"
 )
 
-func init() {
-	var (
-		model   string
-		llmName string
-		timeout time.Duration
-	)
-	register(&command{
-		name:    "consolidate",
-		usage:   "consolidate REPO [--model M] [--llm ollama|openai|anthropic] [--timeout D]",
-		summary: "turn new transcripts into memories once, now",
-		help: `Reads what is new in REPO/transcripts/ since the last consolidation (JSONL
+// consolidateCommand is "mindmount consolidate".
+var consolidateCommand = newCommand(command{
+	name:    "consolidate",
+	usage:   "consolidate REPO [--model M] [--llm ollama|openai|anthropic] [--timeout D]",
+	summary: "turn new transcripts into memories once, now",
+	help: `Reads what is new in REPO/transcripts/ since the last consolidation (JSONL
 chat messages, markdown or plain text with "User:" / "Assistant:" turns, or
 any other text as one document), asks a language model which durable facts
 it holds about the user and how to talk to them, and decides for each fact
@@ -45,35 +41,41 @@ command again to retry. Passwords, API keys and card numbers are removed
 before the model sees the transcript.
 
 When a daemon serves REPO (mindmount mount, watch or serve), it is asked to
-run the consolidation itself, with its model, as mindmount sync asks it to
-sync: two writers on one repository would race. The command returns once
-the daemon took the request; mindmount status REPO shows the outcome.
+run the consolidation itself, with its model, through its control socket
+(as mindmount sync asks it to sync): two writers on one repository would
+race. The command waits for the daemon's run and prints its outcome.
 
 ` + providerEnvHelp + `
 --llm and --model override MINDMOUNT_LLM and MINDMOUNT_MODEL.
 
 Exits non-zero when the run fails, for instance when no model answers.`,
-		flags: func(fl *flag.FlagSet) {
-			fl.StringVar(&model, "model", "", "chat model (default $MINDMOUNT_MODEL, else llama3.2 / gpt-4o-mini / claude-haiku-4-5)")
-			fl.StringVar(&llmName, "llm", "", "the model `PROVIDER`: ollama, openai or anthropic (default $MINDMOUNT_LLM, else ollama)")
-			fl.DurationVar(&timeout, "timeout", 0, "limit for each model call (default $MINDMOUNT_LLM_TIMEOUT, else 5m)")
-		},
-		run: func(fl *flag.FlagSet, args []string) error {
-			if len(args) != 1 {
-				fl.Usage()
-				return exitError{2}
-			}
-			return runConsolidate(args[0], providerOptions{LLM: llmName, Model: model, Timeout: timeout})
-		},
-	})
+}, runConsolidateCommand)
+
+// consolidateOptions are the flags of "mindmount consolidate": the model.
+type consolidateOptions struct {
+	providerOptions
 }
 
-func init() {
-	register(&command{
-		name:    "merge-cursor",
-		usage:   "merge-cursor BASE OURS THEIRS",
-		summary: "git merge driver for the consolidation cursor",
-		help: `Merges two versions of .mindmount/cursor.json for git, keeping for every
+// AddFlags declares the flags.
+func (o *consolidateOptions) AddFlags(fl *flag.FlagSet) {
+	fl.StringVar(&o.Model, "model", "", "chat model (default $MINDMOUNT_MODEL, else llama3.2 / gpt-4o-mini / claude-haiku-4-5)")
+	fl.StringVar(&o.LLM, "llm", "", "the model `PROVIDER`: ollama, openai or anthropic (default $MINDMOUNT_LLM, else ollama)")
+	fl.DurationVar(&o.Timeout, "timeout", 0, "limit for each model call (default $MINDMOUNT_LLM_TIMEOUT, else 5m)")
+}
+
+func runConsolidateCommand(ctx context.Context, o *consolidateOptions, args []string) error {
+	if len(args) != 1 {
+		return errUsage
+	}
+	return runConsolidate(ctx, args[0], o.providerOptions)
+}
+
+// mergeCursorCommand is "mindmount merge-cursor", git's merge driver.
+var mergeCursorCommand = newCommand(command{
+	name:    "merge-cursor",
+	usage:   "merge-cursor BASE OURS THEIRS",
+	summary: "git merge driver for the consolidation cursor",
+	help: `Merges two versions of .mindmount/cursor.json for git, keeping for every
 transcript the further position, and writes the result to OURS. It makes
 "git revert" of a consolidation commit undo the memories without the
 messages being consolidated again, and lets two machines' histories merge.
@@ -82,30 +84,32 @@ Install it in a repository with:
 
   git config merge.mindmount-cursor.driver "mindmount merge-cursor %O %A %B"
   echo ".mindmount/cursor.json merge=mindmount-cursor" >> .gitattributes`,
-		run: func(fl *flag.FlagSet, args []string) error {
-			if len(args) != 3 {
-				fl.Usage()
-				return exitError{2}
-			}
-			base, _ := os.ReadFile(args[0]) // absent base: no common ancestor
-			ours, err := os.ReadFile(args[1])
-			if err != nil {
-				return err
-			}
-			theirs, err := os.ReadFile(args[2])
-			if err != nil {
-				return err
-			}
-			out, err := hooks.MergeCursors(base, ours, theirs)
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(args[1], out, 0o644)
-		},
-	})
+}, runMergeCursor)
+
+// runMergeCursor merges the cursor files BASE, OURS and THEIRS into OURS.
+func runMergeCursor(_ context.Context, _ *noOptions, args []string) error {
+	if len(args) != 3 {
+		return errUsage
+	}
+	base, _ := os.ReadFile(args[0]) // absent base: no common ancestor
+	ours, err := os.ReadFile(args[1])
+	if err != nil {
+		return err
+	}
+	theirs, err := os.ReadFile(args[2])
+	if err != nil {
+		return err
+	}
+	out, err := hooks.MergeCursors(base, ours, theirs)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(args[1], out, 0o644)
 }
 
-func runConsolidate(dir string, opt providerOptions) error {
+// runConsolidate consolidates dir's new transcripts now: through the
+// daemon serving dir, else itself.
+func runConsolidate(ctx context.Context, dir string, opt providerOptions) error {
 	if err := requireMindmountRepo(dir); err != nil {
 		return err
 	}
@@ -113,10 +117,29 @@ func runConsolidate(dir string, opt providerOptions) error {
 	if err != nil {
 		return err
 	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	// A daemon serving the repository is its one writer: it runs the
+	// consolidation (with its own model), as it syncs for mindmount sync.
+	a, err := control.Ask(ctx, r.GitDir(), control.Request{Verb: control.Consolidate})
+	if !errors.Is(err, control.ErrNoDaemon) {
+		var rep consolidate.Report
+		if len(a.Data) > 0 {
+			if jerr := json.Unmarshal(a.Data, &rep); jerr != nil && err == nil {
+				err = fmt.Errorf("the daemon's report: %w", jerr)
+			}
+		}
+		if err != nil {
+			err = fmt.Errorf("the daemon serving %s: %w", dir, err)
+		} else {
+			fmt.Fprintf(stdout, "Consolidated by the daemon serving %s.\n", dir)
+		}
+		return printRun(rep, err)
+	}
 	unlock, err := r.LockDaemon()
 	if errors.Is(err, gitrepo.ErrDaemonRunning) {
-		// A daemon serves the repository: it is the one writer, so it
-		// runs the consolidation (with its own model), as sync asks it.
+		// A daemon without a control socket (its path is too long for
+		// one): its control file still reaches it.
 		return askDaemonConsolidate(dir)
 	}
 	if err != nil {
@@ -132,10 +155,24 @@ func runConsolidate(dir string, opt providerOptions) error {
 		return err
 	}
 	useCachedVectors(g)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	c := consolidate.New(tracker.New(g, r, tracker.Config{}), p, consolidate.Config{Logger: slog.Default(), MergeMemory: hooks.DreamMerger})
 	rep, err := c.Run(ctx)
+	switch {
+	case errors.Is(err, llm.ErrNoModel):
+		where := p.Name()
+		if e, ok := p.(llm.Endpoint); ok {
+			where = e.Endpoint()
+		}
+		err = fmt.Errorf("no model answers at %s (%s): %w", where, noModelHint(p), err)
+	case err != nil:
+		err = fmt.Errorf("consolidation failed, nothing was changed for the remaining messages: %w", err)
+	}
+	return printRun(rep, err)
+}
+
+// printRun prints a consolidation's report, whoever ran it, and returns
+// its error.
+func printRun(rep consolidate.Report, err error) error {
 	for _, pr := range rep.Problems {
 		fmt.Fprintf(stderr, "warning: %s\n", pr)
 	}
@@ -143,14 +180,7 @@ func runConsolidate(dir string, opt providerOptions) error {
 		if len(rep.Commits) > 0 {
 			fmt.Fprintf(stdout, "partly done: %s\n", rep)
 		}
-		if errors.Is(err, llm.ErrNoModel) {
-			where := p.Name()
-			if e, ok := p.(llm.Endpoint); ok {
-				where = e.Endpoint()
-			}
-			return fmt.Errorf("no model answers at %s (%s): %w", where, noModelHint(p), err)
-		}
-		return fmt.Errorf("consolidation failed, nothing was changed for the remaining messages: %w", err)
+		return err
 	}
 	fmt.Fprintln(stdout, rep)
 	for _, h := range rep.Commits {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mindmount/mindmount/cmd/mindmount/internal/control"
 )
 
 // TestInitInstallsPreCommit: "mindmount init" installs the hook; the real git
@@ -56,7 +58,7 @@ func TestSyncCommandAsksTheDaemon(t *testing.T) {
 	cmd, logs := startMindmount(t, noModel, ready, "watch", dir, "--debounce", "50ms", "--rescan", "0", "--consolidate=false")
 	// The sync service starts beside the tracker, just after the
 	// readiness line: wait for its socket.
-	sock := filepath.Join(dir, ".git", "mindmount", "sync.sock")
+	sock := filepath.Join(dir, ".git", filepath.FromSlash(control.SocketFile))
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		if _, err := os.Stat(sock); err == nil {
 			break

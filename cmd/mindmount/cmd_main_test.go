@@ -14,7 +14,7 @@ import (
 // (mindmountBinary) and the consolidation lock files, which are named by
 // repository and outlive a run by design (consolidate/lock_unix.go), go
 // there, also from the daemons the tests start (they inherit TMPDIR). The
-// name is short: unix socket paths below it (.git/mindmount/sync.sock)
+// name is short: unix socket paths below it (.git/mindmount/control.sock)
 // must stay within 108 bytes.
 func TestMain(m *testing.M) {
 	os.Exit(runInOwnTmp(m))

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/mindmount/mindmount/cmd/mindmount/internal/control"
 	"github.com/mindmount/mindmount/consolidate"
 	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
@@ -16,23 +17,12 @@ import (
 	"github.com/mindmount/mindmount/memgraph"
 )
 
-// ReviewOptions are the flags of "mindmount review".
-type ReviewOptions struct {
-	Reason string // reject: why, recorded in the rejection's commit
-}
-
-// AddFlags declares the flags.
-func (o *ReviewOptions) AddFlags(fl *flag.FlagSet) {
-	fl.StringVar(&o.Reason, "reason", "", "reject: why, recorded in the commit (one line)")
-}
-
-func init() {
-	var opts ReviewOptions
-	register(&command{
-		name:    "review",
-		usage:   "review [REPO] | review show N [REPO] | review approve N [REPO] | review reject N [REPO] [--reason R]",
-		summary: "list, show, approve or reject the consolidations waiting for a person",
-		help: `Consolidation dreams on a branch of its own (mindmount/dream/N): it works
+// reviewCommand is "mindmount review": the list, and its subcommands.
+var reviewCommand = newCommand(command{
+	name:    "review",
+	usage:   "review [REPO] | review show|approve|reject N [REPO]",
+	summary: "list, show, approve or reject the consolidations waiting for a person",
+	help: `Consolidation dreams on a branch of its own (mindmount/dream/N): it works
 against the memory as it was when it started, so the agent keeps writing
 meanwhile, and its proposal is then merged with one merge commit. With
 "merge: review" in the repository's .git/mindmount/config (never in the
@@ -47,7 +37,8 @@ tracked tree, where an agent could switch it off) the dream waits for you:
   review reject N [REPO]    drops it: no memory changes, and its transcripts
                             are never proposed again (a small commit moves
                             the consolidation cursor past them and records
-                            the rejection and --reason)
+                            the rejection and --reason); its branch is
+                            deleted
 
 An automatic merge that could not be settled also leaves its dream here.
 REPO defaults to the current folder. "git revert -m 1 <merge>" undoes an
@@ -59,67 +50,63 @@ Example:
     mindmount review ~/memory
     mindmount review show 3 ~/memory
     mindmount review approve 3 ~/memory`,
-		flags: opts.AddFlags,
-		run: func(fl *flag.FlagSet, args []string) error {
-			return runReview(fl, opts, args)
-		},
-	})
+	subs: []*command{
+		newCommand(command{
+			name:    "show",
+			usage:   "review show N [REPO]",
+			summary: "print the diff of waiting dream N",
+			help:    `Prints the diff of what waiting dream N proposes, against the commit it started from.`,
+		}, runReviewShow),
+		newCommand(command{
+			name:    "approve",
+			usage:   "review approve N [REPO]",
+			summary: "merge waiting dream N (one merge commit)",
+			help: `Merges waiting dream N into the live branch with one merge commit, as
+"merge: auto" would have; the merge drivers keep both versions of a memory
+the agent changed meanwhile. A daemon serving REPO is asked to do it.`,
+		}, runReviewApprove),
+		newCommand(command{
+			name:    "reject",
+			usage:   "review reject N [REPO] [--reason R]",
+			summary: "drop waiting dream N for good (no memory changes; its branch is deleted)",
+			help: `Drops waiting dream N: no memory changes, a small commit moves the
+consolidation cursor past its transcripts (so they are never proposed
+again) and records the rejection and --reason; then its branch is deleted.
+A daemon serving REPO is asked to do it.`,
+		}, runReviewReject),
+	},
+}, runReviewList)
+
+// rejectOptions are the flags of "mindmount review reject".
+type rejectOptions struct {
+	reason string // recorded in the rejection's commit
 }
 
-func runReview(fl *flag.FlagSet, opts ReviewOptions, args []string) error {
-	action, n := "list", 0
-	if len(args) > 0 {
-		switch args[0] {
-		case "show", "approve", "reject":
-			if len(args) < 2 {
-				fmt.Fprintf(stderr, "mindmount review %s: missing the dream's number N\n", args[0])
-				return exitError{2}
-			}
-			k, err := strconv.Atoi(args[1])
-			if err != nil || k < 1 {
-				fmt.Fprintf(stderr, "mindmount review %s: %q is not a dream's number\n", args[0], memgraph.ClipLine(args[1], 40))
-				return exitError{2}
-			}
-			action, n, args = args[0], k, args[2:]
-		}
+func (o *rejectOptions) AddFlags(fl *flag.FlagSet) {
+	fl.StringVar(&o.reason, "reason", "", "`WHY`, recorded in the commit (one line)")
+}
+
+// runReviewList lists the waiting dreams.
+func runReviewList(_ context.Context, _ *noOptions, args []string) error {
+	dir, err := reviewDir(args)
+	if err != nil {
+		return err
 	}
-	if len(args) > 1 {
-		fl.Usage()
-		return exitError{2}
-	}
-	dir := "."
-	if len(args) == 1 {
-		dir = args[0]
-	}
-	c, done, err := openReview(dir, action != "list" && action != "show")
+	return reading(dir, printDreams)
+}
+
+// reading runs fn on dir's consolidator, opened for reading.
+func reading(dir string, fn func(c *consolidate.Consolidator) error) error {
+	c, done, err := openReview(dir, false)
 	if err != nil {
 		return err
 	}
 	defer done()
-	ctx := context.Background()
-	switch action {
-	case "show":
-		diff, err := c.DreamDiff(n)
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprint(stdout, diff)
-		return err
-	case "approve":
-		hash, err := c.Approve(ctx, n)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "merged %s%d as %s\n", consolidate.DreamPrefix, n, gitrepo.ShortHash(hash))
-		return nil
-	case "reject":
-		hash, err := c.Reject(ctx, n, opts.Reason)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "rejected %s%d (%s): its transcripts will not be proposed again\n", consolidate.DreamPrefix, n, gitrepo.ShortHash(hash))
-		return nil
-	}
+	return fn(c)
+}
+
+// printDreams lists the waiting dreams of c.
+func printDreams(c *consolidate.Consolidator) error {
 	dreams, err := c.Dreams()
 	if err != nil {
 		return err
@@ -130,6 +117,110 @@ func runReview(fl *flag.FlagSet, opts ReviewOptions, args []string) error {
 	}
 	for _, d := range dreams {
 		fmt.Fprint(stdout, ReviewSummary(d))
+	}
+	return nil
+}
+
+// runReviewShow prints the diff of a waiting dream.
+func runReviewShow(_ context.Context, _ *noOptions, args []string) error {
+	n, dir, err := dreamArgs(args)
+	if err != nil {
+		return err
+	}
+	return reading(dir, func(c *consolidate.Consolidator) error {
+		diff, err := c.DreamDiff(n)
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprint(stdout, diff)
+		return err
+	})
+}
+
+// runReviewApprove merges a waiting dream.
+func runReviewApprove(ctx context.Context, _ *noOptions, args []string) error {
+	return reviewVerdict(ctx, control.Request{Verb: control.Approve}, args)
+}
+
+// runReviewReject drops a waiting dream.
+func runReviewReject(ctx context.Context, o *rejectOptions, args []string) error {
+	return reviewVerdict(ctx, control.Request{Verb: control.Reject, Reason: o.reason}, args)
+}
+
+// reviewVerdict approves or rejects dream N of REPO (args): through the
+// daemon serving REPO, its one writer, else itself.
+func reviewVerdict(ctx context.Context, req control.Request, args []string) error {
+	n, dir, err := dreamArgs(args)
+	if err != nil {
+		return err
+	}
+	req.N = n
+	if done, err := askDaemonReview(ctx, dir, req); done || err != nil {
+		return err
+	}
+	c, done, err := openReview(dir, true)
+	if err != nil {
+		return err
+	}
+	defer done()
+	var hash string
+	if req.Verb == control.Approve {
+		hash, err = c.Approve(ctx, n)
+	} else {
+		hash, err = c.Reject(ctx, n, req.Reason)
+	}
+	return printVerdict(req.Verb, n, hash, err)
+}
+
+// reviewDir is the repository of "review [REPO]": the current folder by
+// default.
+func reviewDir(args []string) (string, error) {
+	switch len(args) {
+	case 0:
+		return ".", nil
+	case 1:
+		return args[0], nil
+	}
+	return "", errUsage
+}
+
+// dreamArgs reads "N [REPO]".
+func dreamArgs(args []string) (int, string, error) {
+	n, err := strconv.Atoi(args[0]) // missingArgs made sure of N
+	if err != nil || n < 1 {
+		return 0, "", usageError{fmt.Sprintf("%q is not a dream's number", memgraph.ClipLine(args[0], 40))}
+	}
+	dir, err := reviewDir(args[1:])
+	return n, dir, err
+}
+
+// askDaemonReview asks the daemon serving dir, the repository's one
+// writer, for req (approve or reject); done is false when no daemon
+// answers (the command then does it itself).
+func askDaemonReview(ctx context.Context, dir string, req control.Request) (done bool, err error) {
+	if err := requireMindmountRepo(dir); err != nil {
+		return false, err
+	}
+	r, err := gitrepo.Open(dir)
+	if err != nil {
+		return false, err
+	}
+	a, err := control.Ask(ctx, r.GitDir(), req)
+	if errors.Is(err, control.ErrNoDaemon) {
+		return false, nil
+	}
+	return true, printVerdict(req.Verb, req.N, a.Commit, err)
+}
+
+// printVerdict says what approve or reject did.
+func printVerdict(verb control.Verb, n int, hash string, err error) error {
+	switch {
+	case err != nil:
+		return err
+	case verb == control.Approve:
+		fmt.Fprintf(stdout, "merged %s%d as %s\n", consolidate.DreamPrefix, n, gitrepo.ShortHash(hash))
+	default:
+		fmt.Fprintf(stdout, "rejected %s%d (%s): its transcripts will not be proposed again\n", consolidate.DreamPrefix, n, gitrepo.ShortHash(hash))
 	}
 	return nil
 }
@@ -149,8 +240,8 @@ func ReviewSummary(d consolidate.Dream) string {
 }
 
 // openReview opens dir's consolidator for review. write says the action
-// commits: then no daemon may serve dir (it is the one writer; its HTTP
-// API and web page approve and reject through it).
+// commits: then no daemon may serve dir (it is the one writer, asked
+// through its control socket, its HTTP API or its web page).
 func openReview(dir string, write bool) (*consolidate.Consolidator, func(), error) {
 	if err := requireMindmountRepo(dir); err != nil {
 		return nil, nil, err
@@ -163,7 +254,8 @@ func openReview(dir string, write bool) (*consolidate.Consolidator, func(), erro
 	if write {
 		unlock, err := r.LockDaemon()
 		if errors.Is(err, gitrepo.ErrDaemonRunning) {
-			return nil, nil, fmt.Errorf("a daemon serves %s: approve or reject through it (POST /v1/review/N/approve on mindmount serve --http, or the web page), or stop it first", dir)
+			// It runs without a control socket (askDaemonReview found none).
+			return nil, nil, fmt.Errorf("a daemon serves %s but does not answer on its control socket (see its log): approve or reject through its HTTP API or web page, or stop it first", dir)
 		}
 		if err != nil {
 			return nil, nil, err

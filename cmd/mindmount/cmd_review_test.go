@@ -61,13 +61,7 @@ func TestReviewCommand(t *testing.T) {
 	}
 
 	consolidateOne("s2.jsonl", "I am a pilot, ha ha.", "are a pilot")
-	before := gitOut(t, repo, "ls-tree", "-r", "HEAD", "user_memory")
-	if out := runCmd(t, "review", "reject", "2", repo, "--reason", "a joke"); !strings.Contains(out, "rejected mindmount/dream/2") {
-		t.Fatalf("reject: %s", out)
-	}
-	if gitOut(t, repo, "ls-tree", "-r", "HEAD", "user_memory") != before {
-		t.Fatal("a rejection changed memories")
-	}
+	rejectTwo(t, repo)
 	if msg := gitOut(t, repo, "log", "-1", "--format=%B"); !strings.Contains(msg, "Mindmount-Rejected: mindmount/dream/2") || !strings.Contains(msg, "Mindmount-Reason: a joke") {
 		t.Fatalf("rejection commit:\n%s", msg)
 	}
@@ -83,4 +77,76 @@ func TestReviewCommand(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
 	gitOut(t, repo, "fsck", "--strict", "--no-progress")
+}
+
+// TestReviewAsksTheDaemon: while "mindmount watch" serves the repository
+// (its one writer), "mindmount consolidate" and "mindmount review approve
+// N" / "reject N" from the command line are asked of the daemon through
+// its control socket: the dream is made, merged and dropped by the
+// daemon's own consolidator and tracker (its log names the merge commit),
+// not refused because a daemon holds the repository, and not done beside
+// it.
+func TestReviewAsksTheDaemon(t *testing.T) {
+	srv := llmtest.New(t)
+	repo := filepath.Join(t.TempDir(), "memory")
+	runCmd(t, "init", repo)
+	os.MkdirAll(filepath.Join(repo, ".git", "mindmount"), 0o700)
+	if err := os.WriteFile(filepath.Join(repo, ".git", "mindmount", "config"), []byte("merge: review\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd, logs := startMindmount(t, []string{"MINDMOUNT_LLM=ollama", "OLLAMA_HOST=" + srv.OllamaURL(), "MINDMOUNT_MODEL=fake"},
+		"mindmount: watching "+repo, "watch", repo, "--debounce", "50ms", "--idle", "1h")
+	defer stopMindmount(t, cmd, logs)
+	// No model for the commands themselves: only the daemon's may be used.
+	t.Setenv("MINDMOUNT_LLM", "openai")
+	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+	dream := func(name, msg, slug, fact string) {
+		t.Helper()
+		writeWatchFile(t, repo, "transcripts/"+name, `{"role":"user","content":"`+msg+`"}`+"\n")
+		srv.Queue(llmtest.KindExtract, llmtest.Reply{Content: llmtest.JSON(map[string]any{"facts": []map[string]any{{"kind": "user", "slug": slug, "description": fact, "fact": fact}}})})
+		srv.Queue(llmtest.KindDecide, llmtest.Reply{Content: `{"decisions":[{"fact":0,"action":"ADD","target":"","description":"","text":""}]}`})
+		if out := runCmd(t, "consolidate", repo); !strings.Contains(out, "Consolidated by the daemon serving") || !strings.Contains(out, "waits for review") {
+			t.Fatalf("consolidate:\n%s", out)
+		}
+	}
+	dream("s1.jsonl", "I speak Italian.", "speaks-italian", "You speak Italian.")
+	out := runCmd(t, "review", "approve", "1", repo)
+	if !strings.Contains(out, "merged mindmount/dream/1 as ") {
+		t.Fatalf("approve: %s", out)
+	}
+	merge := gitOut(t, repo, "rev-parse", "HEAD")
+	if ps := strings.Fields(gitOut(t, repo, "log", "-1", "--format=%P")); len(ps) != 2 || ps[1] != gitOut(t, repo, "rev-parse", "mindmount/dream/1") {
+		t.Fatalf("approve made no merge of the dream: parents %v", ps)
+	}
+	if !strings.Contains(out, merge[:7]) {
+		t.Fatalf("approve printed %q, the merge is %s", out, merge)
+	}
+	waitFor(t, func() bool {
+		return strings.Contains(logs.String(), "dream merged") && strings.Contains(logs.String(), "commit="+merge[:7])
+	}, "the daemon's log of its merge commit "+merge[:7])
+
+	dream("s2.jsonl", "I am a pilot, ha ha.", "is-a-pilot", "You are a pilot.")
+	rejectTwo(t, repo)
+	// The daemon's typed error crosses the socket: a clear message, exit 1.
+	var stdoutB, errOut bytes.Buffer
+	if code := run([]string{"review", "approve", "2", repo}, &stdoutB, &errOut); code != 1 || !strings.Contains(errOut.String(), "no pending dream with that number") {
+		t.Fatalf("approving the rejected dream: exit %d: %s", code, errOut.String())
+	}
+}
+
+// rejectTwo rejects dream 2 of repo through the CLI and checks, with the
+// git CLI, that no memory changed and its branch is gone (the approved
+// dream 1's stays).
+func rejectTwo(t *testing.T, repo string) {
+	t.Helper()
+	before := gitOut(t, repo, "ls-tree", "-r", "HEAD", "user_memory")
+	if out := runCmd(t, "review", "reject", "2", repo, "--reason", "a joke"); !strings.Contains(out, "rejected mindmount/dream/2") {
+		t.Fatalf("reject: %s", out)
+	}
+	if gitOut(t, repo, "ls-tree", "-r", "HEAD", "user_memory") != before {
+		t.Fatal("a rejection changed memories")
+	}
+	if got := gitOut(t, repo, "branch", "-a", "--list", "mindmount/*", "--format=%(refname:short)"); got != "mindmount/dream/1" {
+		t.Fatalf("branches after the rejection: %q, want only the approved mindmount/dream/1", got)
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mindmount/mindmount/cmd/mindmount/internal/control"
 	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
 	"github.com/mindmount/mindmount/cmd/mindmount/internal/sync"
 	"github.com/mindmount/mindmount/fs/tracker"
@@ -108,6 +109,7 @@ func syncService(ctx context.Context, rt *host.Runtime) {
 		Changed: func([]string) { s.Kick() }, // a commit: push soon
 		Status:  func() string { return sync.StatusText(rt.Repo) },
 	})
+	rt.Handle(control.Sync, s.Answer) // "mindmount sync" while the daemon runs
 	s.Serve(ctx, syncTiming)
 }
 

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mindmount/mindmount/cmd/mindmount/internal/control"
 )
 
 // syncToken is the token the sync tests hunt for.
@@ -55,7 +57,7 @@ func TestSyncNeverShowsToken(t *testing.T) {
 
 	ready := "mindmount: watching " + dir
 	cmd, logs := startMindmount(t, noModel, ready, "watch", dir, "--debounce", "50ms", "--rescan", "0", "--consolidate=false")
-	sock := filepath.Join(dir, ".git", "mindmount", "sync.sock")
+	sock := filepath.Join(dir, ".git", filepath.FromSlash(control.SocketFile))
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		if _, err := os.Stat(sock); err == nil {
 			break

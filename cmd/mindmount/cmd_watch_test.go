@@ -173,12 +173,13 @@ func TestConsolidateAsksTheDaemon(t *testing.T) {
 	// No model for the command itself: only the daemon's may be used.
 	t.Setenv("MINDMOUNT_LLM", "openai")
 	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+	// The command waits for the daemon's run and prints its report.
 	out := runCmd(t, "consolidate", dir)
-	if !strings.Contains(out, "Asked the daemon serving "+dir) {
+	if !strings.Contains(out, "Consolidated by the daemon serving "+dir) || !strings.Contains(out, "transcripts/s1.jsonl#1: 1 added") {
 		t.Fatalf("consolidate said:\n%s", out)
 	}
-	waitFor(t, func() bool {
-		return strings.HasPrefix(gitOut(t, dir, "log", "-1", "--format=%an"), "consolidator")
-	}, "the daemon's consolidation commit")
+	if an := gitOut(t, dir, "log", "-1", "--format=%an"); !strings.HasPrefix(an, "consolidator") {
+		t.Fatalf("the last commit is %s's, not the daemon's consolidation", an)
+	}
 	stopMindmount(t, cmd, logs)
 }

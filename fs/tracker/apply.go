@@ -13,7 +13,8 @@ import (
 // description of a commit). Consolidation, sync merges, mindmount init and
 // the web page's actions prepare one; the tracker records it. A merge (a
 // sync's, a dream's) is a Change with two parents whose files the merge
-// drivers computed; a dream's own commits are Changes with Branch set.
+// drivers computed; a dream's own commits are Changes with Branch set,
+// and a rejected dream's branch goes away by one with DeleteBranch.
 type Change = gitrepo.Commit
 
 // Writer records prepared changes and returns the commit: a *Tracker, or
@@ -36,8 +37,8 @@ type Writer interface {
 //     of the files c wrote is dropped, and the listener hears the paths
 //     once.
 //
-// A change on another branch (c.Branch) leaves HEAD, the graph and the
-// work tree alone. When Parents is empty the commit goes on top of HEAD as
+// A change on another branch (c.Branch), a commit or the branch's
+// deletion, leaves HEAD, the graph and the work tree alone. When Parents is empty the commit goes on top of HEAD as
 // the tracker finds it. c.When defaults to now.
 func (t *Tracker) Apply(ctx context.Context, c Change) (string, error) {
 	if err := ctx.Err(); err != nil {

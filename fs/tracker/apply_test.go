@@ -108,3 +108,35 @@ func TestApplyMergeAndBranch(t *testing.T) {
 	}
 	conformance.CheckRepo(t, dir)
 }
+
+// TestApplyDeletesABranch: a Change with DeleteBranch removes a dream's
+// branch through the tracker and through Alone alike (git then lists no
+// such branch), leaves HEAD, the graph and the work tree alone, and is
+// refused when the branch moved since the caller read it.
+func TestApplyDeletesABranch(t *testing.T) {
+	dir := conformance.NewRepo(t)
+	tr, g, r := open(t, dir, tracker.Config{})
+	ctx := context.Background()
+	base, _ := r.Head()
+	paths := len(g.Paths())
+	for _, w := range []tracker.Writer{tr, tracker.Alone{Repo: r}} {
+		tip, err := w.Apply(ctx, tracker.Change{Branch: "mindmount/dream/1", Parents: []string{base}, Message: "dream", Author: gitrepo.Writer("consolidator"),
+			Changes: []gitrepo.Change{{Path: "user_memory/dreamt.md", Data: []byte(conformance.Memory("Dreamt", "Dreamt", "You dreamt."))}}})
+		if err != nil || tip == "" {
+			t.Fatalf("%T: dream commit: %q, %v", w, tip, err)
+		}
+		if _, err := w.Apply(ctx, tracker.Change{Branch: "mindmount/dream/1", DeleteBranch: true, Parents: []string{base}}); !errors.Is(err, gitrepo.ErrRefMoved) {
+			t.Fatalf("%T: deleting a branch that moved since: %v, want ErrRefMoved", w, err)
+		}
+		if h, err := w.Apply(ctx, tracker.Change{Branch: "mindmount/dream/1", DeleteBranch: true, Parents: []string{tip}}); err != nil || h != "" {
+			t.Fatalf("%T: delete: %q, %v", w, h, err)
+		}
+		if got := sh(t, dir, "git branch -a --list 'mindmount/*'"); got != "" {
+			t.Fatalf("%T: git still lists %s", w, got)
+		}
+		if h, _ := r.Head(); h != base || len(g.Paths()) != paths {
+			t.Fatalf("%T: deleting a branch moved HEAD (%s) or changed the graph", w, h)
+		}
+	}
+	conformance.CheckRepo(t, dir)
+}

@@ -1,6 +1,7 @@
 package secret
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
@@ -11,10 +12,12 @@ import (
 	"github.com/zricethezav/gitleaks/v8/logging"
 )
 
-// detector is gitleaks' detector over its embedded default rules. Compiling
-// its ~220 rules takes about 0.1 s, so it is built on first use, not at
-// start-up of every mindmount command.
-var detector = sync.OnceValue(func() *detect.Detector {
+// gitleaksConfig is gitleaks' embedded default configuration, read but
+// not compiled: reading it takes about 20 ms, compiling all ~220 rules
+// (Translate and NewDetector) about 0.15-0.3 s of CPU, which a pre-commit
+// hook, a new process per commit, would pay on every commit whose text
+// holds one keyword ("access", as in every memory's "## Access log").
+var gitleaksConfig = sync.OnceValue(func() *config.ViperConfig {
 	// gitleaks logs through its own global zerolog logger to stderr,
 	// matched values included at debug level: silence it. mindmount logs
 	// findings itself, by rule and line only.
@@ -28,7 +31,63 @@ var detector = sync.OnceValue(func() *detect.Detector {
 	if err := v.Unmarshal(&vc); err != nil {
 		return nil
 	}
-	cfg, err := vc.Translate()
+	return &vc
+})
+
+// detector is gitleaks' detector over all its default rules, built on
+// first use, not at start-up of every mindmount command.
+var detector = sync.OnceValue(func() *detect.Detector { return buildDetector(nil) })
+
+// buildMu serialises Translate: it rewrites parts of the configuration it
+// reads, and gitleaks keeps its extend depth in a global.
+var buildMu sync.Mutex
+
+// buildDetector compiles the rules keep accepts (all when keep is nil).
+// A rule another kept rule requires is kept too, and an allowlist aimed at
+// rules none of which is kept is left out (with no target left it would
+// apply to every rule).
+func buildDetector(keep map[string]bool) *detect.Detector {
+	vc := gitleaksConfig()
+	if vc == nil {
+		return nil
+	}
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	sub := *vc
+	if keep != nil {
+		for changed := true; changed; { // the closure over "required"
+			changed = false
+			for _, r := range vc.Rules {
+				if !keep[r.ID] {
+					continue
+				}
+				for _, req := range r.Required {
+					if req != nil && !keep[req.ID] {
+						keep[req.ID], changed = true, true
+					}
+				}
+			}
+		}
+		sub.Rules = nil
+		for _, r := range vc.Rules {
+			if keep[r.ID] {
+				sub.Rules = append(sub.Rules, r)
+			}
+		}
+		sub.Allowlists = nil
+		for _, a := range vc.Allowlists {
+			if a == nil || len(a.TargetRules) == 0 {
+				sub.Allowlists = append(sub.Allowlists, a)
+				continue
+			}
+			b := *a
+			b.TargetRules = slices.DeleteFunc(slices.Clone(a.TargetRules), func(id string) bool { return !keep[id] })
+			if len(b.TargetRules) > 0 {
+				sub.Allowlists = append(sub.Allowlists, &b)
+			}
+		}
+	}
+	cfg, err := sub.Translate()
 	if err != nil {
 		return nil
 	}
@@ -37,7 +96,57 @@ var detector = sync.OnceValue(func() *detect.Detector {
 	// repository: nobody reviews those lines.
 	d.IgnoreGitleaksAllow = true
 	return d
-})
+}
+
+// maxPartial bounds the detectors kept for sets of rules: a long-running
+// daemon sees many texts and is then served by the full detector, built
+// once; a short process (the pre-commit hook) scans a few texts and
+// compiles only their rules.
+var maxPartial = 8 // a variable for the test that compares every subset
+
+var (
+	partialMu sync.Mutex
+	partial   = map[string]*detect.Detector{}
+)
+
+// detectorFor returns a detector that finds in text exactly what the full
+// one finds: gitleaks runs a rule only when one of its keywords occurs in
+// the lower-cased text (rules without keywords always), and with decoding
+// off (MaxDecodeDepth 0) the text is all it looks at, so the rules whose
+// keywords are absent (keywordText) are left uncompiled.
+func detectorFor(text string) *detect.Detector {
+	vc := gitleaksConfig()
+	if vc == nil {
+		return nil
+	}
+	lower := keywordText(text)
+	keep := map[string]bool{}
+	var ids []string
+	for _, r := range vc.Rules {
+		if len(r.Keywords) == 0 || slices.ContainsFunc(r.Keywords, func(k string) bool { return strings.Contains(lower, strings.ToLower(k)) }) {
+			keep[r.ID] = true
+			ids = append(ids, r.ID)
+		}
+	}
+	key := strings.Join(ids, "\x00")
+	partialMu.Lock()
+	d, ok := partial[key]
+	full := len(partial) >= maxPartial
+	partialMu.Unlock()
+	switch {
+	case ok:
+		return d
+	case full || len(ids) == len(vc.Rules):
+		return detector()
+	}
+	if d = buildDetector(keep); d == nil {
+		return detector() // not expected: the subset of a valid configuration
+	}
+	partialMu.Lock()
+	partial[key] = d
+	partialMu.Unlock()
+	return d
+}
 
 // Rules returns the number of gitleaks rules in use (0 if its embedded
 // configuration could not be loaded, which a test guards against).
@@ -56,7 +165,7 @@ func gitleaksSpans(text string) []span {
 	if !needsGitleaks(text) {
 		return nil // no rule of theirs could match (prefilter.go)
 	}
-	d := detector()
+	d := detectorFor(text)
 	if d == nil {
 		return nil
 	}

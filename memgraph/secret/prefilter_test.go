@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/zricethezav/gitleaks/v8/report"
 )
 
 var updateKeywords = flag.Bool("update-keywords", false, "rewrite gitleaks_keywords.go from the gitleaks module in use")
@@ -79,5 +81,108 @@ func TestPrefilterShortTextAgreesWithTrie(t *testing.T) {
 		if got := needsGitleaks(text); got != trie {
 			t.Errorf("needsGitleaks(%q) = %v, the trie says %v", text, got, trie)
 		}
+	}
+}
+
+// TestPartialDetectorAgrees: the detector compiled for a text's keywords
+// finds exactly what the full one finds, and for a memory whose only
+// keyword is its "## Access log" heading it compiles a handful of rules,
+// not all of them (the pre-commit hook's cost: a new process per commit).
+func TestPartialDetectorAgrees(t *testing.T) {
+	memory := "---\ndescription: Likes tea\nstatus: active\n---\n# Likes Tea\n\n## Fact\nYou like tea.\n\n## Access log\nused, 01.09.26\n"
+	texts := []string{
+		memory,
+		memory + "access_key = " + awsKey + "\n",
+		"## Access log\nused, 01.09.26\n## Access log\n: access = 0123456789abcdefXYZ\n",
+		"## Access log\n\n= Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFi\n",
+		"## Access log\nused, = Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFi\n",
+		"the shop key is " + stripeKey, "use " + hfToken, "npm token " + npmToken, pemKey, jwt, slackToken, gitlabPAT, awsKey, openaiKey,
+		"password,00.1178AB2C9.XY", "api_key: 9f8e7d6c5b4a39281706f5e4d3c2b1a0", "access token Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZg",
+		"You moved to Lisbon last month.",
+	}
+	full := detector()
+	if full == nil {
+		t.Fatal("gitleaks configuration did not load")
+	}
+	// Every text gets its own subset here, never the full detector.
+	saved := maxPartial
+	maxPartial = 1 << 20
+	t.Cleanup(func() { maxPartial = saved })
+	findings := func(d interface {
+		DetectString(string) []report.Finding
+	}, text string) []string {
+		var out []string
+		for _, f := range d.DetectString(text) {
+			out = append(out, f.RuleID+"\x00"+f.Secret+"\x00"+f.Match)
+		}
+		slices.Sort(out)
+		return out
+	}
+	// A memory whose only keyword is its access log heading compiles
+	// none of them; one with an API word, a handful.
+	if needsGitleaks(memory) {
+		t.Error("a plain memory needs gitleaks' rules")
+	}
+	if n := len(detectorFor(memory + "The api is slow.\n").Config.Rules); n == 0 || n > 10 {
+		t.Errorf("a memory mentioning an api compiles %d of gitleaks' %d rules", n, len(full.Config.Rules))
+	}
+	for _, text := range texts {
+		part := detectorFor(text)
+		if part == nil {
+			t.Fatalf("no detector for %q", text)
+		}
+		if part == full && needsGitleaks(text) {
+			t.Logf("%q needs every rule", text)
+		}
+		if got, want := findings(part, text), findings(full, text); !slices.Equal(got, want) {
+			t.Errorf("%q: partial detector found %q, the full one %q", text, got, want)
+		}
+	}
+}
+
+// TestAccessLogHeadingMasked guards keywordText's argument against a
+// gitleaks upgrade: the access log heading holds one keyword, "access",
+// of one rule, generic-api-key, whose pattern's words are all keywords.
+func TestAccessLogHeadingMasked(t *testing.T) {
+	d := detector()
+	if d == nil {
+		t.Fatal("gitleaks configuration did not load")
+	}
+	for _, r := range d.Config.Rules {
+		for _, k := range r.Keywords {
+			if !strings.Contains(accessLogHeading, strings.ToLower(k)) {
+				continue
+			}
+			if k != "access" || r.RuleID != "generic-api-key" {
+				t.Errorf("gitleaks rule %s has the keyword %q, which the masked access log heading holds", r.RuleID, k)
+			}
+		}
+	}
+	generic := d.Config.Rules["generic-api-key"]
+	for _, w := range []string{"access", "auth", "api", "credential", "creds", "key", "passwd", "password", "secret", "token"} {
+		if !slices.Contains(generic.Keywords, w) {
+			t.Errorf("generic-api-key no longer has the keyword %q", w)
+		}
+	}
+	if needsGitleaks("---\ndescription: Likes tea\n---\n# Likes Tea\n\n## Fact\nYou like tea.\n\n## Access log\nused, 01.09.26\n") {
+		t.Error("a plain memory still needs gitleaks' rules")
+	}
+	if !needsGitleaks("## Access log\n: access = 0123456789abcdefXYZ\n") {
+		t.Error("a memory with an access key assignment skips gitleaks")
+	}
+}
+
+// TestRulesCompile: mindmount's rules compile on first use (lazyRE); every
+// pattern is valid, so no scan can fail on one.
+func TestRulesCompile(t *testing.T) {
+	for _, r := range mindmountRules {
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					t.Errorf("rule %s: %v", r.id, p)
+				}
+			}()
+			r.re.get()
+		}()
 	}
 }

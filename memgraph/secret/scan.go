@@ -36,7 +36,7 @@ func Scan(data []byte) ([]Finding, error) {
 		return nil, nil
 	}
 	text, offsets := scannable(data)
-	if needsGitleaks(text) && detector() == nil {
+	if needsGitleaks(text) && detectorFor(text) == nil {
 		return nil, ErrUnscannable
 	}
 	spans := chunkedSpans(text)

@@ -63,6 +63,12 @@ type Commit struct {
 	// that does not exist yet is created by a commit whose Parents are
 	// [""] or [base], base being the commit it starts from.
 	Branch string
+	// DeleteBranch removes refs/heads/<Branch> instead of making a
+	// commit ("git branch -D", for a rejected dream): Parents holds the
+	// one commit the branch must point at (ErrRefMoved otherwise, and
+	// nothing changes), Changes are empty, and HEAD's own branch is
+	// refused. The branch's reflog goes with it, as with git.
+	DeleteBranch bool
 }
 
 // Commit records exactly the given contents as one commit on the current
@@ -97,6 +103,9 @@ func (r *Repo) Record(c Commit) (string, error) {
 	changes, err := normalize(c.Changes)
 	if err != nil {
 		return "", err
+	}
+	if c.DeleteBranch {
+		return "", r.deleteBranch(c)
 	}
 	merge := len(c.Parents) > 1
 	switch {
@@ -196,6 +205,40 @@ func (r *Repo) Record(c Commit) (string, error) {
 	}
 	return id.String(), nil
 }
+
+// deleteBranch removes c.Branch, which must point at c.Parents[0]: the
+// one sequence's end for a ref that goes away. There is nothing to flush
+// (no object is written); the RefUpdated failpoint marks the ref gone.
+// r.mu is held.
+func (r *Repo) deleteBranch(c Commit) error {
+	switch {
+	case c.Branch == "":
+		return errors.New("deleting a branch needs its name")
+	case len(c.Changes) > 0 || c.Worktree || c.FastForward:
+		return errors.New("deleting a branch makes no commit: no changes, work tree or fast-forward")
+	case len(c.Parents) != 1 || c.Parents[0] == "":
+		return errors.New("deleting a branch needs the commit it must point at")
+	}
+	if err := checkBranch(c.Branch); err != nil {
+		return err
+	}
+	name := plumbing.NewBranchReferenceName(c.Branch)
+	if ref, err := r.store.Reference(plumbing.HEAD); err == nil && ref.Type() == plumbing.SymbolicReference && ref.Target() == name {
+		return fmt.Errorf("%w: %s is HEAD's branch", ErrCurrentBranch, c.Branch)
+	}
+	err := r.deleteRef(name, hashOf(c.Parents[0]))
+	if errors.Is(err, errRefChanged) {
+		return fmt.Errorf("%w: %s no longer points at %s", ErrRefMoved, c.Branch, ShortHash(c.Parents[0]))
+	}
+	if err != nil {
+		return fmt.Errorf("delete %s: %w", c.Branch, err)
+	}
+	failpoint.Inject(failpoint.RefUpdated)
+	return nil
+}
+
+// ErrCurrentBranch is returned for deleting the branch HEAD is on.
+var ErrCurrentBranch = errors.New("cannot delete the checked-out branch")
 
 // headFor reads the branch c moves (HEAD's, or c.Branch) and, when c has
 // parents, checks that it is the first of them.

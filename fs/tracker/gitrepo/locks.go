@@ -114,7 +114,7 @@ func (r *Repo) RecoverLocks() (LockRepair, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var lr LockRepair
-	for _, kind := range []string{"index", "ref"} {
+	for _, kind := range []string{"index", "ref", "packed-refs"} {
 		b, err := os.ReadFile(r.ownerPath(kind))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue

@@ -2,6 +2,7 @@ package gitrepo
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"os"
@@ -120,4 +121,47 @@ func mustTree(t *testing.T, r *Repo, commit string) plumbing.Hash {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// TestRecordDeleteBranch: a Commit with DeleteBranch removes the branch as
+// "git branch -D" would — loose or packed by "git pack-refs", with its
+// reflog — only while it points where the caller saw it, and never HEAD's
+// own branch; git then knows no such branch and the repository is sound.
+func TestRecordDeleteBranch(t *testing.T) {
+	for _, packed := range []bool{false, true} {
+		r, dir := tempRepo(t)
+		base := apply(t, r, "base", put("user_memory/a.md", "a\n"))
+		side := sideCommit(t, r, base)
+		gitCmd(t, dir, "branch", "other", base) // a packed neighbour must survive
+		if packed {
+			gitCmd(t, dir, "pack-refs", "--all")
+		}
+		del := func(branch, at string) error {
+			_, err := r.Record(Commit{Branch: branch, DeleteBranch: true, Parents: []string{at}, Author: who, When: when})
+			return err
+		}
+		if err := del("side", base); !errors.Is(err, ErrRefMoved) {
+			t.Fatalf("packed=%v: deleting a branch that moved: %v, want ErrRefMoved", packed, err)
+		}
+		head := strings.TrimPrefix(gitCmd(t, dir, "symbolic-ref", "HEAD"), "refs/heads/")
+		if err := del(head, base); !errors.Is(err, ErrCurrentBranch) {
+			t.Fatalf("packed=%v: deleting HEAD's branch %s: %v, want ErrCurrentBranch", packed, head, err)
+		}
+		if err := del("side", side); err != nil {
+			t.Fatalf("packed=%v: %v", packed, err)
+		}
+		if got := gitCmd(t, dir, "branch", "-a", "--format=%(refname:short)"); got != "other\n"+head && got != head+"\nother" {
+			t.Fatalf("packed=%v: branches after the delete:\n%s", packed, got)
+		}
+		if _, err := os.Stat(filepath.Join(dir, ".git", "logs", "refs", "heads", "side")); !os.IsNotExist(err) {
+			t.Fatalf("packed=%v: the branch's reflog survived: %v", packed, err)
+		}
+		if err := del("side", side); !errors.Is(err, ErrRefMoved) {
+			t.Fatalf("packed=%v: deleting a branch twice: %v, want ErrRefMoved", packed, err)
+		}
+		if h, _ := r.Head(); h != base {
+			t.Fatalf("packed=%v: HEAD moved to %s", packed, h)
+		}
+		gitCmd(t, dir, "fsck", "--strict", "--no-progress")
+	}
 }

@@ -31,37 +31,14 @@ func (r *Repo) casRef(name plumbing.ReferenceName, old, id plumbing.Hash, who Au
 		return err
 	}
 	lock := p + ".lock"
-	var f *os.File
-	deadline := time.Now().Add(r.lockTry)
-	for {
-		var err error
-		f, err = r.createLock(lock, "ref", os.O_WRONLY)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, fs.ErrExist) || time.Now().After(deadline) {
-			return fmt.Errorf("lock %s: %w", name, err)
-		}
-		time.Sleep(5 * time.Millisecond) // another process holds the ref lock; no event to wait on
+	f, release, err := r.waitLock(lock, "ref", name.String())
+	if err != nil {
+		return err
 	}
 	done := false
-	defer func() {
-		if !done {
-			f.Close()
-			os.Remove(lock)
-		}
-		r.dropOwner("ref")
-	}()
-	cur, err := r.store.Reference(name)
-	switch {
-	case errors.Is(err, plumbing.ErrReferenceNotFound):
-		if !old.IsZero() {
-			return errRefChanged
-		}
-	case err != nil:
+	defer func() { release(done) }()
+	if err := r.checkRef(name, old); err != nil {
 		return err
-	case cur.Type() != plumbing.HashReference || cur.Hash() != old:
-		return errRefChanged
 	}
 	if _, err := f.WriteString(id.String() + "\n"); err != nil {
 		return err
@@ -103,4 +80,120 @@ func (r *Repo) appendReflog(name string, old, id plumbing.Hash, who Author, when
 	}
 	subject = strings.ReplaceAll(subject, "\n", " ")
 	fmt.Fprintf(f, "%s %s %s\t%s: %s\n", old, id, identLine(who, when), action, subject)
+}
+
+// waitLock creates lock (of kind, see createLock) exclusively, waiting up
+// to the repository's lock timeout while another process holds it.
+// release gives it up: the file is removed unless renamed into place.
+func (r *Repo) waitLock(lock, kind, what string) (f *os.File, release func(renamed bool), err error) {
+	deadline := time.Now().Add(r.lockTry)
+	for {
+		f, err := r.createLock(lock, kind, os.O_WRONLY)
+		if err == nil {
+			return f, func(renamed bool) {
+				if !renamed {
+					f.Close()
+					os.Remove(lock)
+				}
+				r.dropOwner(kind)
+			}, nil
+		}
+		if !errors.Is(err, fs.ErrExist) || time.Now().After(deadline) {
+			return nil, nil, fmt.Errorf("lock %s: %w", what, err)
+		}
+		time.Sleep(5 * time.Millisecond) // another process holds the lock; no event to wait on
+	}
+}
+
+// checkRef returns errRefChanged unless ref name points at old (zero:
+// does not exist). Its lock is held.
+func (r *Repo) checkRef(name plumbing.ReferenceName, old plumbing.Hash) error {
+	cur, err := r.store.Reference(name)
+	switch {
+	case errors.Is(err, plumbing.ErrReferenceNotFound):
+		if !old.IsZero() {
+			return errRefChanged
+		}
+	case err != nil:
+		return err
+	case cur.Type() != plumbing.HashReference || cur.Hash() != old:
+		return errRefChanged
+	}
+	return nil
+}
+
+// deleteRef removes branch ref name, which must point at old, the way git
+// does ("git branch -D"): under "<ref>.lock" it checks the value, drops
+// the ref from packed-refs (under packed-refs.lock; a "git gc" may have
+// packed it) before removing the loose file, so the packed value can
+// never show through, and removes the branch's reflog. Readers see the
+// branch at old or gone, nothing in between.
+func (r *Repo) deleteRef(name plumbing.ReferenceName, old plumbing.Hash) error {
+	common := filepath.Dir(r.objDir)
+	p := filepath.Join(common, filepath.FromSlash(string(name)))
+	_, release, err := r.waitLock(p+".lock", "ref", name.String())
+	if err != nil {
+		return err
+	}
+	defer release(false)
+	if err := r.checkRef(name, old); err != nil {
+		return err
+	}
+	if err := r.unpackRef(common, name); err != nil {
+		return err
+	}
+	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	os.Remove(filepath.Join(common, "logs", filepath.FromSlash(string(name)))) // best effort, as the reflog is
+	return nil
+}
+
+// unpackRef rewrites packed-refs without name (and the peeled line that
+// may follow it), when it is there.
+func (r *Repo) unpackRef(common string, name plumbing.ReferenceName) error {
+	packed := filepath.Join(common, "packed-refs")
+	b, err := os.ReadFile(packed)
+	if errors.Is(err, fs.ErrNotExist) || err == nil && !strings.Contains(string(b), " "+name.String()+"\n") {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	lock := packed + ".lock"
+	f, release, err := r.waitLock(lock, "packed-refs", "packed-refs")
+	if err != nil {
+		return err
+	}
+	done := false
+	defer func() { release(done) }()
+	if b, err = os.ReadFile(packed); err != nil { // again, under the lock
+		return err
+	}
+	var out strings.Builder
+	skipPeeled := false
+	for _, line := range strings.SplitAfter(string(b), "\n") {
+		if skipPeeled && strings.HasPrefix(line, "^") {
+			continue
+		}
+		_, ref, _ := strings.Cut(strings.TrimSuffix(line, "\n"), " ")
+		skipPeeled = !strings.HasPrefix(line, "#") && !strings.HasPrefix(line, "^") && ref == name.String()
+		if !skipPeeled {
+			out.WriteString(line)
+		}
+	}
+	if _, err := f.WriteString(out.String()); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(lock, packed); err != nil {
+		return err
+	}
+	done = true
+	return nil
 }

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mindmount/mindmount/cmd/mindmount/internal/control"
 	"github.com/mindmount/mindmount/consolidate"
 	"github.com/mindmount/mindmount/consolidate/llm"
 	"github.com/mindmount/mindmount/fs/tracker"
@@ -102,6 +103,9 @@ type Runtime struct {
 	// Listeners is the tracker's one listener: the parts made after it
 	// (the mount, MCP, sync) add theirs here.
 	Listeners *tracker.Listeners
+	// control is the daemon's control socket (host_control.go); nil
+	// before Start or when it could not be opened.
+	control *control.Server
 
 	cfg    RuntimeConfig
 	log    *slog.Logger
@@ -110,8 +114,9 @@ type Runtime struct {
 	done   chan struct{} // closed when the tracker's Run returned
 	runErr error         // what it returned; read after done
 
-	mu     sync.Mutex
-	closed bool
+	mu       sync.Mutex
+	closed   bool
+	reviewer *consolidate.Consolidator // Reviewer's, when consolidation is off
 }
 
 // OpenRepo opens dir as a mindmount repository: a git work tree with
@@ -183,12 +188,7 @@ func OpenRuntime(dir string, cfg RuntimeConfig) (*Runtime, error) {
 		Operator:         cfg.Operator,
 	})
 	if cfg.Consolidate {
-		c := consolidate.New(rt.Tracker, cfg.Provider, consolidate.Config{Idle: cfg.Idle, Every: cfg.Every, Logger: log,
-			OnStatus: rt.Tracker.StatusChanged, // watch mode's status file follows runs
-			// A dream's merge keeps both versions of a memory changed
-			// meanwhile; serve's ROOT/config sets every user's default
-			// merge mode, the repository's own file overrides it.
-			MergeMemory: hooks.DreamMerger, Default: cfg.Operator})
+		c := consolidate.New(rt.Tracker, cfg.Provider, rt.consolidateConfig())
 		rt.Listeners.Add(tracker.Listener{
 			Changed: func(paths []string) {
 				for _, p := range paths {
@@ -203,6 +203,31 @@ func OpenRuntime(dir string, cfg RuntimeConfig) (*Runtime, error) {
 		rt.Consolidator = c
 	}
 	return rt, nil
+}
+
+// consolidateConfig configures the runtime's consolidator.
+func (rt *Runtime) consolidateConfig() consolidate.Config {
+	return consolidate.Config{Idle: rt.cfg.Idle, Every: rt.cfg.Every, Logger: rt.log,
+		OnStatus: rt.Tracker.StatusChanged, // watch mode's status file follows runs
+		// A dream's merge keeps both versions of a memory changed
+		// meanwhile; serve's ROOT/config sets every user's default merge
+		// mode, the repository's own file overrides it.
+		MergeMemory: hooks.DreamMerger, Default: rt.cfg.Operator}
+}
+
+// Reviewer lists, approves and rejects the repository's waiting dreams:
+// the runtime's consolidator, or, when consolidation is off, one without
+// a model (review needs none), made once.
+func (rt *Runtime) Reviewer() *consolidate.Consolidator {
+	if rt.Consolidator != nil {
+		return rt.Consolidator
+	}
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if rt.reviewer == nil {
+		rt.reviewer = consolidate.New(rt.Tracker, nil, rt.consolidateConfig())
+	}
+	return rt.reviewer
 }
 
 // RequestConsolidation asks for a consolidation run now; nothing when
@@ -243,6 +268,7 @@ func (rt *Runtime) Start(ctx context.Context) error {
 			c.Loop(ctx)
 		}()
 	}
+	rt.listenControl(ctx)
 	for _, s := range rt.cfg.Services {
 		rt.wg.Add(1)
 		go func() {

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
 	"github.com/mindmount/mindmount/consolidate"
 )
 
@@ -46,38 +45,34 @@ func dreamJSON(d consolidate.Dream) DreamJSON {
 		Added: a, Updated: u, Contradicted: x, Changes: append([]consolidate.ProposedChange{}, d.Changes...)}
 }
 
-// reviewer finds the caller's consolidator; ok false has answered.
-func (s *Server) reviewer(w http.ResponseWriter, r *http.Request, c caller, ref UserRef) (*host.Runtime, func(), bool) {
+// reviewer finds the caller's reviewer (host.Runtime.Reviewer: review
+// needs no model); ok false has answered.
+func (s *Server) reviewer(w http.ResponseWriter, r *http.Request, c caller, ref UserRef) (*consolidate.Consolidator, func(), bool) {
 	rt, release, _, ok := s.userFor(w, r, c, ref)
 	if !ok {
 		return nil, nil, false
 	}
-	if rt.Consolidator == nil {
-		release()
-		writeError(w, http.StatusServiceUnavailable, "consolidation is off for this daemon (no model configured)")
-		return nil, nil, false
-	}
-	return rt, release, true
+	return rt.Reviewer(), release, true
 }
 
 // waiting finds the caller's consolidator (?userId=) and its waiting
 // dreams; ok false has answered.
-func (s *Server) waiting(w http.ResponseWriter, r *http.Request, c caller) (*host.Runtime, []consolidate.Dream, func(), bool) {
-	rt, release, ok := s.reviewer(w, r, c, UserRef(r.URL.Query().Get("userId")))
+func (s *Server) waiting(w http.ResponseWriter, r *http.Request, c caller) (*consolidate.Consolidator, []consolidate.Dream, func(), bool) {
+	cs, release, ok := s.reviewer(w, r, c, UserRef(r.URL.Query().Get("userId")))
 	if !ok {
 		return nil, nil, nil, false
 	}
-	ds, err := rt.Consolidator.Dreams()
+	ds, err := cs.Dreams()
 	if err != nil {
 		release()
 		s.reviewError(w, err)
 		return nil, nil, nil, false
 	}
-	return rt, ds, release, true
+	return cs, ds, release, true
 }
 
 func (s *Server) reviewList(w http.ResponseWriter, r *http.Request, c caller) {
-	rt, ds, release, ok := s.waiting(w, r, c)
+	cs, ds, release, ok := s.waiting(w, r, c)
 	if !ok {
 		return
 	}
@@ -86,7 +81,7 @@ func (s *Server) reviewList(w http.ResponseWriter, r *http.Request, c caller) {
 	for _, d := range ds {
 		out = append(out, dreamJSON(d))
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"merge": string(rt.Consolidator.MergeMode()), "dreams": out})
+	writeJSON(w, http.StatusOK, map[string]any{"merge": string(cs.MergeMode()), "dreams": out})
 }
 
 func (s *Server) reviewShow(w http.ResponseWriter, r *http.Request, c caller) {
@@ -94,7 +89,7 @@ func (s *Server) reviewShow(w http.ResponseWriter, r *http.Request, c caller) {
 	if !ok {
 		return
 	}
-	rt, ds, release, ok := s.waiting(w, r, c)
+	cs, ds, release, ok := s.waiting(w, r, c)
 	if !ok {
 		return
 	}
@@ -103,7 +98,7 @@ func (s *Server) reviewShow(w http.ResponseWriter, r *http.Request, c caller) {
 		if d.N != n {
 			continue
 		}
-		diff, err := rt.Consolidator.DreamDiff(n)
+		diff, err := cs.DreamDiff(n)
 		if err != nil {
 			s.reviewError(w, err)
 			return
@@ -143,14 +138,14 @@ func (s *Server) reviewVerdict(w http.ResponseWriter, r *http.Request, c caller,
 	if req.UserID == "" {
 		req.UserID = UserRef(r.URL.Query().Get("userId"))
 	}
-	rt, release, ok := s.reviewer(w, r, c, req.UserID)
+	cs, release, ok := s.reviewer(w, r, c, req.UserID)
 	if !ok {
 		return
 	}
 	defer release()
 	ctx, cancel := context.WithTimeout(r.Context(), handlerTimeout)
 	defer cancel()
-	hash, err := act(rt.Consolidator, ctx, n, req.Reason)
+	hash, err := act(cs, ctx, n, req.Reason)
 	if err != nil {
 		s.reviewError(w, err)
 		return

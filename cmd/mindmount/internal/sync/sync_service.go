@@ -1,14 +1,13 @@
 package sync
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
-	"net"
-	"os"
-	"path/filepath"
+	"fmt"
 	"time"
+
+	"github.com/mindmount/mindmount/cmd/mindmount/internal/control"
 )
 
 // Timing tunes a daemon's sync loop. Zero fields take the defaults.
@@ -34,27 +33,15 @@ func (t *Timing) fill() {
 	}
 }
 
-// socketFile is where a serving daemon listens for "mindmount sync".
-const socketFile = "mindmount/sync.sock"
-
 // Serve runs the sync loop of a daemon until ctx ends: a full sync on
 // start and every FetchEvery, a push PushDelay after the last Kick (a
 // commit), retries with a doubling backoff after a failure, and requests
-// from "mindmount sync" on a socket in the git directory. A repository
+// from "mindmount sync" through the daemon's control socket (Answer). A repository
 // without a remote costs one config read per wake-up. Network work never
 // holds a lock a write needs; only the merge commit itself goes through
 // Options.Writer.
 func (s *Syncer) Serve(ctx context.Context, t Timing) {
 	t.fill()
-	reqs := make(chan chan error)
-	if ln, err := s.listen(); err != nil {
-		s.log.Warn("mindmount sync requests will not reach this daemon", "err", err)
-	} else {
-		stop := context.AfterFunc(ctx, func() { ln.Close() })
-		defer stop()
-		defer ln.Close()
-		go s.accept(ctx, ln, reqs)
-	}
 	var (
 		nextFetch = time.Now() // on start
 		nextPush  time.Time
@@ -68,7 +55,7 @@ func (s *Syncer) Serve(ctx context.Context, t Timing) {
 		select {
 		case <-ctx.Done():
 			return
-		case reply = <-reqs:
+		case reply = <-s.reqs:
 		case <-s.kicks():
 			nextPush = time.Now().Add(t.PushDelay)
 		case <-timer.C:
@@ -142,85 +129,43 @@ func (s *Syncer) kickCh() chan struct{} {
 
 func (s *Syncer) kicks() <-chan struct{} { return s.kickCh() }
 
-// listen opens the request socket, replacing a stale one.
-func (s *Syncer) listen() (net.Listener, error) {
-	p := filepath.Join(s.r.GitDir(), filepath.FromSlash(socketFile))
-	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
-		return nil, err
+// Answer serves the control socket's sync verb ("mindmount sync" while a
+// daemon runs): one full sync in the loop of Serve, then the sync state.
+func (s *Syncer) Answer(ctx context.Context, _ control.Request) (control.Answer, error) {
+	reply := make(chan error, 1)
+	select {
+	case s.reqs <- reply:
+	case <-ctx.Done():
+		return control.Answer{}, ctx.Err()
 	}
-	if c, err := net.Dial("unix", p); err == nil {
-		c.Close()
-		return nil, errors.New("another daemon answers sync requests for this repository")
+	var err error
+	select {
+	case err = <-reply:
+	case <-ctx.Done():
+		return control.Answer{}, ctx.Err()
 	}
-	os.Remove(p)
-	return net.Listen("unix", p)
-}
-
-// accept answers each connection with the outcome of one full sync.
-func (s *Syncer) accept(ctx context.Context, ln net.Listener, reqs chan chan error) {
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		go func() {
-			defer c.Close()
-			if _, err := bufio.NewReader(c).ReadString('\n'); err != nil {
-				return
-			}
-			reply := make(chan error, 1)
-			select {
-			case reqs <- reply:
-			case <-ctx.Done():
-				return
-			}
-			var out struct {
-				OK    bool   `json:"ok"`
-				Error string `json:"error,omitempty"`
-				State State  `json:"state"`
-			}
-			select {
-			case err := <-reply:
-				out.OK = err == nil
-				if err != nil {
-					out.Error = err.Error()
-				}
-			case <-ctx.Done():
-				out.Error = "the daemon is stopping"
-			}
-			out.State = ReadState(s.r)
-			json.NewEncoder(c).Encode(out)
-		}()
+	data, jerr := json.Marshal(ReadState(s.r))
+	if jerr != nil {
+		return control.Answer{}, errors.Join(err, jerr)
 	}
+	return control.Answer{Data: data}, err
 }
 
 // ErrNoDaemon means no daemon serves the repository's sync requests.
-var ErrNoDaemon = errors.New("no daemon serves this repository")
+var ErrNoDaemon = control.ErrNoDaemon
 
 // AskDaemon asks the daemon serving gitDir's repository to sync now and
 // waits for the outcome. It returns ErrNoDaemon when none listens.
 func AskDaemon(ctx context.Context, gitDir string) (State, error) {
-	var d net.Dialer
-	c, err := d.DialContext(ctx, "unix", filepath.Join(gitDir, filepath.FromSlash(socketFile)))
-	if err != nil {
-		return State{}, ErrNoDaemon
-	}
-	defer c.Close()
-	stop := context.AfterFunc(ctx, func() { c.Close() })
-	defer stop()
-	if _, err := c.Write([]byte("sync\n")); err != nil {
+	a, err := control.Ask(ctx, gitDir, control.Request{Verb: control.Sync})
+	if errors.Is(err, control.ErrNoDaemon) {
 		return State{}, err
 	}
-	var out struct {
-		OK    bool   `json:"ok"`
-		Error string `json:"error"`
-		State State  `json:"state"`
+	var st State
+	if len(a.Data) > 0 {
+		if jerr := json.Unmarshal(a.Data, &st); jerr != nil && err == nil {
+			err = fmt.Errorf("the daemon's sync state: %w", jerr)
+		}
 	}
-	if err := json.NewDecoder(c).Decode(&out); err != nil {
-		return State{}, errors.New("the daemon did not answer the sync request")
-	}
-	if !out.OK {
-		return out.State, errors.New(out.Error)
-	}
-	return out.State, nil
+	return st, err
 }

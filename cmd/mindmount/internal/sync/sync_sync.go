@@ -42,7 +42,8 @@ type Syncer struct {
 	mu sync.Mutex // one sync at a time
 
 	kickOnce sync.Once
-	kick     chan struct{} // Kick -> Serve
+	kick     chan struct{}   // Kick -> Serve
+	reqs     chan chan error // Answer -> Serve: a sync asked for, and where its outcome goes
 }
 
 // New returns a Syncer for r.
@@ -53,7 +54,7 @@ func New(r *gitrepo.Repo, opts Options) *Syncer {
 	if opts.Writer == nil {
 		opts.Writer = tracker.Alone{Repo: r}
 	}
-	return &Syncer{r: r, opts: opts, log: opts.Logger}
+	return &Syncer{r: r, opts: opts, log: opts.Logger, reqs: make(chan chan error)}
 }
 
 // Result is what one sync did.

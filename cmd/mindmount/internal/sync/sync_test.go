@@ -9,16 +9,19 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/mindmount/mindmount/cmd/mindmount/internal/control"
 	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/memgraph"
 )
@@ -344,13 +347,18 @@ func TestSyncErrorQuotingTheTokenIsScrubbed(t *testing.T) {
 	}
 
 	// The same through a serving daemon's socket, as "mindmount sync" asks.
+	ctl, err := control.Listen(a.r.GitDir(), slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctl.Handle(control.Sync, a.s.Answer)
 	sctx, cancel := context.WithCancel(ctx)
-	served := make(chan struct{})
-	go func() {
-		defer close(served)
+	var served sync.WaitGroup
+	served.Go(func() { ctl.Serve(sctx) })
+	served.Go(func() {
 		a.s.Serve(sctx, Timing{PushDelay: time.Hour, FetchEvery: time.Hour, RetryMin: time.Hour, RetryMax: time.Hour})
-	}()
-	defer func() { cancel(); <-served }()
+	})
+	defer func() { cancel(); served.Wait() }()
 	var st State
 	var askErr error
 	waitFor(t, "the daemon's answer", func() bool {

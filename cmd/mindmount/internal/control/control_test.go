@@ -1,0 +1,129 @@
+package control
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mindmount/mindmount/consolidate"
+)
+
+// serve starts a control server on a fresh git directory; it stops with
+// the test.
+func serve(t *testing.T) (*Server, string) {
+	t.Helper()
+	gitDir, err := os.MkdirTemp("", "ctl") // short: a socket path has at most 107 bytes
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(gitDir) })
+	s, err := Listen(gitDir, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() { s.Serve(ctx) })
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	return s, gitDir
+}
+
+// TestAskAndAnswer: a request reaches its verb's handler with its
+// arguments; the answer's commit and data come back; a handler's typed
+// error is recognised by errors.Is on the asking side; a verb nobody
+// serves says so; with no daemon Ask says ErrNoDaemon; the socket is 0600
+// and a second daemon cannot take it over.
+func TestAskAndAnswer(t *testing.T) {
+	ctx := context.Background()
+	if _, err := Ask(ctx, t.TempDir(), Request{Verb: Sync}); !errors.Is(err, ErrNoDaemon) {
+		t.Fatalf("no daemon: %v", err)
+	}
+	s, gitDir := serve(t)
+	s.Handle(Approve, func(_ context.Context, req Request) (Answer, error) {
+		if req.N == 7 {
+			return Answer{}, fmt.Errorf("%w: 7", consolidate.ErrNoDream)
+		}
+		return Answer{Commit: "abc" + strconv.Itoa(req.N), Data: json.RawMessage(`{"x":1}`)}, nil
+	})
+	a, err := Ask(ctx, gitDir, Request{Verb: Approve, N: 3})
+	if err != nil || a.Commit != "abc3" || string(a.Data) != `{"x":1}` {
+		t.Fatalf("approve 3: %+v, %v", a, err)
+	}
+	_, err = Ask(ctx, gitDir, Request{Verb: Approve, N: 7})
+	var ce *Error
+	if !errors.Is(err, consolidate.ErrNoDream) || !errors.As(err, &ce) || ce.Msg != "no pending dream with that number: 7" {
+		t.Fatalf("approve 7: %v, want ErrNoDream", err)
+	}
+	s.ready = time.Now() // no service is still starting
+	if _, err := Ask(ctx, gitDir, Request{Verb: "format disk"}); !errors.Is(err, ErrNotServed) {
+		t.Fatalf("unknown verb: %v, want ErrNotServed", err)
+	}
+	fi, err := os.Stat(filepath.Join(gitDir, SocketFile))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("socket %v, %v: want mode 0600", fi, err)
+	}
+	if _, err := Listen(gitDir, nil); err == nil {
+		t.Fatal("a second daemon took over a live socket")
+	}
+}
+
+// TestAnotherUserIsRefused: a process of another uid that reaches the
+// socket (here made world-writable on purpose, so only the peer check
+// stands in the way) is refused by the kernel's word on its uid, and its
+// request never reaches the handler. Needs root to run the other uid.
+func TestAnotherUserIsRefused(t *testing.T) {
+	if dial := os.Getenv("CONTROL_TEST_DIAL"); dial != "" {
+		_, err := Ask(context.Background(), dial, Request{Verb: Approve, N: 1})
+		if errors.Is(err, ErrRefused) {
+			os.Exit(3)
+		}
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(4)
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to run a process as another uid")
+	}
+	s, gitDir := serve(t)
+	var called atomic.Bool
+	s.Handle(Approve, func(context.Context, Request) (Answer, error) { called.Store(true); return Answer{}, nil })
+	for _, p := range []string{gitDir, filepath.Join(gitDir, "mindmount")} {
+		os.Chmod(p, 0o755)
+	}
+	os.Chmod(filepath.Join(gitDir, SocketFile), 0o666)
+	// The test binary, where the other uid may run it.
+	bin := filepath.Join(gitDir, "control.test")
+	src, err := os.Open(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst, err := os.OpenFile(bin, os.O_CREATE|os.O_WRONLY, 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(dst, src)
+	src.Close()
+	dst.Close()
+	cmd := exec.Command(bin, "-test.run=^TestAnotherUserIsRefused$")
+	cmd.Env = append(os.Environ(), "CONTROL_TEST_DIAL="+gitDir)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 3 {
+		t.Fatalf("uid 65534 was not refused: %v\n%s", err, out)
+	}
+	if called.Load() {
+		t.Fatal("another user's request reached the handler")
+	}
+}

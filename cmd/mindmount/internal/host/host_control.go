@@ -1,0 +1,64 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/mindmount/mindmount/cmd/mindmount/internal/control"
+)
+
+// The daemon's control socket (package control): "mindmount consolidate",
+// "mindmount review approve|reject N" and "mindmount sync" on a repository
+// a daemon serves ask it, the repository's one writer, instead of writing
+// beside it. The runtime serves consolidation and review; a service adds
+// its own verbs (Handle).
+
+// listenControl opens the socket and serves it until ctx ends. A socket
+// that cannot be opened (a path longer than a unix socket's 107 bytes,
+// another daemon) is logged: the commands then say a daemon runs.
+func (rt *Runtime) listenControl(ctx context.Context) {
+	ctl, err := control.Listen(rt.Repo.GitDir(), rt.log)
+	if err != nil {
+		rt.log.Warn("mindmount sync, consolidate and review will not reach this daemon", "err", err)
+		return
+	}
+	rt.control = ctl
+	ctl.Handle(control.Consolidate, rt.consolidateNow)
+	ctl.Handle(control.Approve, func(ctx context.Context, req control.Request) (control.Answer, error) {
+		hash, err := rt.Reviewer().Approve(ctx, req.N)
+		return control.Answer{Commit: hash}, err
+	})
+	ctl.Handle(control.Reject, func(ctx context.Context, req control.Request) (control.Answer, error) {
+		hash, err := rt.Reviewer().Reject(ctx, req.N, req.Reason)
+		return control.Answer{Commit: hash}, err
+	})
+	rt.wg.Add(1)
+	go func() {
+		defer rt.wg.Done()
+		ctl.Serve(ctx)
+	}()
+}
+
+// Handle makes h serve verb v on the daemon's control socket (nothing
+// when there is none). Services call it as they start.
+func (rt *Runtime) Handle(v control.Verb, h control.Handler) {
+	if rt.control != nil {
+		rt.control.Handle(v, h)
+	}
+}
+
+// consolidateNow runs a consolidation for "mindmount consolidate" and
+// answers its report.
+func (rt *Runtime) consolidateNow(ctx context.Context, _ control.Request) (control.Answer, error) {
+	c := rt.Consolidator
+	if c == nil {
+		return control.Answer{}, fmt.Errorf("%w: consolidation is off in the daemon serving %s (started with --consolidate=false)", control.ErrNotServed, rt.Dir)
+	}
+	rep, err := c.RunNow(ctx)
+	data, jerr := json.Marshal(rep)
+	if jerr != nil && err == nil {
+		err = jerr
+	}
+	return control.Answer{Data: data}, err
+}
