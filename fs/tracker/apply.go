@@ -50,6 +50,15 @@ func (t *Tracker) Apply(ctx context.Context, c Change) (string, error) {
 		}
 	}
 	defer t.working()()
+	if c.Branch == "" {
+		// A change of HEAD's branch in the middle of a person's rebase or
+		// merge would land under their command (a rebase's detached HEAD,
+		// a merge's index): the caller retries later, as Write's do. A
+		// dream's commit on its own branch touches nothing of theirs.
+		if err := t.GitBusy(); err != nil {
+			return "", err
+		}
+	}
 	t.syncHeadLocked()
 	return t.applyLocked(c)
 }

@@ -17,9 +17,22 @@ type Edit struct {
 	Renames [][2]string // {old, new}
 }
 
-// ErrGitBusy is returned by Write while a git command holds the backing
-// repository (a rebase, a merge, an index lock): nothing was written.
+// ErrGitBusy is returned by Write, and by Apply of a change to HEAD's
+// branch, while a git command holds the backing repository (a rebase, a
+// merge, an index lock): nothing was written.
 var ErrGitBusy = errors.New("git is busy in the repository")
+
+// GitBusy returns ErrGitBusy, saying why, while a git command holds the
+// backing repository (a rebase, a merge, a cherry-pick in progress), or
+// nil. Write and Apply ask it; a front about to prepare a change for Apply on a
+// person's request (the web page) asks it first too, so the person is
+// told to wait instead of a commit landing in the middle of the command.
+func (t *Tracker) GitBusy() error {
+	if why := t.gitBusy(); why != "" {
+		return fmt.Errorf("%w: %s; try again once it is done", ErrGitBusy, why)
+	}
+	return nil
+}
 
 // Write runs fn under the tracker's work lock — no flush, recovery or HEAD
 // reload runs meanwhile, so HEAD is what fn reads — and commits exactly the
@@ -41,8 +54,8 @@ func (t *Tracker) Write(ctx context.Context, who gitrepo.Author, label string, f
 		return "", err
 	}
 	defer t.working()()
-	if why := t.gitBusy(); why != "" {
-		return "", fmt.Errorf("%w: %s; try again once it is done", ErrGitBusy, why)
+	if err := t.GitBusy(); err != nil {
+		return "", err
 	}
 	t.syncHeadLocked()
 	ed, err := fn()

@@ -82,3 +82,27 @@ func TestWriteWaitsForGit(t *testing.T) {
 		t.Errorf("Write during a git command: called %v, err %v", called, err)
 	}
 }
+
+// TestApplyWaitsForGit: a prepared change of HEAD's branch (a consolidation's
+// merge, a sync merge, a web page action) is refused while a person's git
+// merge is in progress, and HEAD stays; a dream's commit on its own branch
+// is not held up by it.
+func TestApplyWaitsForGit(t *testing.T) {
+	dir := conformance.NewRepo(t)
+	tr, _, r := open(t, dir, tracker.Config{})
+	head, _ := r.Head()
+	if err := os.WriteFile(filepath.Join(dir, ".git", "MERGE_HEAD"), []byte(head+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ch := []gitrepo.Change{{Path: "user_memory/during-merge.md", Data: []byte(conformance.Memory("During", "During", "You merged."))}}
+	_, err := tr.Apply(context.Background(), tracker.Change{Changes: ch, Message: "consolidate: during", Author: gitrepo.Writer("consolidator")})
+	if !errors.Is(err, tracker.ErrGitBusy) {
+		t.Errorf("Apply during a git merge: %v, want ErrGitBusy", err)
+	}
+	if now, _ := r.Head(); now != head {
+		t.Errorf("HEAD moved during a git merge: %s -> %s", head, now)
+	}
+	if _, err := tr.Apply(context.Background(), tracker.Change{Branch: "mindmount/dream/1", Parents: []string{head}, Changes: ch, Message: "dream", Author: gitrepo.Writer("consolidator")}); err != nil {
+		t.Errorf("a dream's branch commit during a git merge: %v", err)
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/http"
 	"net/url"
 	"os"
@@ -21,10 +20,16 @@ import (
 	"github.com/mindmount/mindmount/memgraph"
 )
 
-// Every action is one tracker.Write: the tracker holds its work lock while
-// the closure reads HEAD, validates and writes the work tree, then commits
-// exactly those paths as one commit authored "ui". Nothing here moves a
-// ref or runs a git command that writes.
+// Every action that changes files is a prepared change (tracker.Apply,
+// the one path for them, as a consolidation's or a sync's): the action
+// computes the new files from one HEAD, judges them as the mount would
+// (tracker.Judge, the secret scan) and only then hands them to the
+// tracker, which writes them into the work tree and commits them as one
+// commit authored "ui" with that HEAD as its parent. tracker.Write is for
+// fronts that write the work tree themselves and have the tracker judge
+// what they wrote (MCP); here nothing is written until it is valid, and a
+// HEAD that moved meanwhile (the agent kept writing) only means preparing
+// again. Nothing here moves a ref or runs a git command that writes.
 
 // actionTimeout bounds one action, the commit included.
 const actionTimeout = time.Minute
@@ -57,15 +62,74 @@ func author(v *view) (gitrepo.Author, string) {
 	return gitrepo.Writer(label), label
 }
 
-// write runs one action through the tracker.
-func (s *Server) write(v *view, what string, fn func() (tracker.Edit, error)) (string, error) {
+// prepareFunc computes an action's files from the commit head (HEAD when
+// the action runs) and judges them; an error means nothing is committed.
+// No files: nothing to do.
+type prepareFunc func(ctx context.Context, head string) ([]planned, error)
+
+// maxActionAttempts bounds the times an action is prepared again because
+// HEAD moved before its commit.
+const maxActionAttempts = 20
+
+// commitAction prepares an action on HEAD and records it through the
+// tracker as one commit whose subject is what (after the author's label),
+// on top of that HEAD; when HEAD moved first (a pending change the tracker
+// committed before ours, the agent writing), it prepares again. With
+// clean, a file the action writes that differs in the work tree from HEAD
+// (a change not committed yet, or held back as invalid) refuses the
+// action: it would be overwritten unseen.
+func (s *Server) commitAction(v *view, what string, clean bool, prepare prepareFunc) (string, error) {
 	ctx, cancel := context.WithTimeout(v.r.Context(), actionTimeout)
 	defer cancel()
 	who, label := author(v)
-	if what != "" {
-		label += " " + what
+	for attempt := 0; ; attempt++ {
+		if err := v.rt.Tracker.GitBusy(); err != nil {
+			return "", err // a rebase or merge by hand: never commit into its middle
+		}
+		head, err := v.rt.Repo.Head()
+		if err != nil {
+			return "", err
+		}
+		plan, err := prepare(ctx, head)
+		if err != nil || len(plan) == 0 {
+			return "", err
+		}
+		changes := make([]gitrepo.Change, len(plan))
+		for i, p := range plan {
+			changes[i] = gitrepo.Change{Path: p.rel, Data: p.data, Delete: p.op == opRemove}
+		}
+		hash, err := v.rt.Tracker.Apply(ctx, tracker.Change{Changes: changes, Message: actionMessage(label, what, plan),
+			Author: who, Parents: []string{head}, Worktree: true, Clean: clean})
+		switch {
+		case errors.Is(err, gitrepo.ErrRefMoved) && attempt < maxActionAttempts:
+			continue
+		case errors.Is(err, gitrepo.ErrDirty):
+			return "", fmt.Errorf("%w: %w; it has a change that is not committed yet (or is held back, see the status page); try again in a moment", ErrRefused, err)
+		case err == nil && hash == "":
+			// The files are as HEAD has them, written without a commit:
+			// the tracker judges them again, so that a version it held
+			// back as invalid is no longer reported.
+			for _, p := range plan {
+				v.rt.Tracker.Touch(p.rel, "")
+			}
+		}
+		return hash, err
 	}
-	return v.rt.Tracker.Write(ctx, who, label, fn)
+}
+
+// actionMessage is an action's commit message: who did what, then the
+// files one per line, as the tracker's own commits list them.
+func actionMessage(label, what string, plan []planned) string {
+	var b strings.Builder
+	b.WriteString(label + ": " + what + "\n\n")
+	for _, p := range plan {
+		rel := p.rel
+		if strings.IndexFunc(rel, memgraph.IsControl) >= 0 {
+			rel = strconv.Quote(rel) // keeps the path on its line
+		}
+		b.WriteString(string(p.op) + " " + rel + "\n")
+	}
+	return b.String()
 }
 
 // done sends the browser back to the page it acted from, saying what
@@ -108,8 +172,8 @@ func actionCode(err error) int {
 		return http.StatusNotFound
 	case errors.As(err, &inv), errors.Is(err, ErrRefused):
 		return http.StatusConflict
-	case errors.Is(err, tracker.ErrGitBusy):
-		return http.StatusServiceUnavailable
+	case errors.Is(err, gitrepo.ErrRefMoved), errors.Is(err, tracker.ErrGitBusy):
+		return http.StatusServiceUnavailable // the agent kept committing, or git is busy: try again
 	}
 	return http.StatusInternalServerError
 }
@@ -144,8 +208,8 @@ func (s *Server) revert(v *view) {
 			todo = append(todo, p)
 		}
 	}
-	hash, err := s.write(v, "revert "+c.Short, func() (tracker.Edit, error) {
-		return s.revertPaths(ctx, v, c, parent, todo)
+	hash, err := s.commitAction(v, "revert "+c.Short, true, func(ctx context.Context, head string) ([]planned, error) {
+		return s.revertPaths(ctx, v, c, parent, head, todo)
 	})
 	if err != nil {
 		s.failed(v, actionCode(err), err)
@@ -158,43 +222,43 @@ func (s *Server) revert(v *view) {
 	s.done(v, "reverted "+c.Short+" in commit "+shortHash(hash))
 }
 
-// planned is one file an action writes (data) or removes (remove).
+// planned is one file an action writes (data) or removes.
 type planned struct {
-	rel    string
-	data   []byte
-	remove bool
+	rel  string
+	data []byte
+	op   byte // opAdd, opModify, opRemove
 }
 
-func (s *Server) revertPaths(ctx context.Context, v *view, c commit, parent string, paths []string) (tracker.Edit, error) {
+// The kinds of planned change, as a commit message lists them.
+const (
+	opAdd    = 'A'
+	opModify = 'M'
+	opRemove = 'D'
+)
+
+// revertPaths plans the revert of c (onto its first parent) on head:
+// each path gets its content before c, merged three ways with what
+// changed since.
+func (s *Server) revertPaths(ctx context.Context, v *view, c commit, parent, head string, paths []string) ([]planned, error) {
 	dir := v.rt.Dir
 	var plan []planned
 	for _, p := range paths {
 		if err := canChange(v, p, tracker.AnyFile); err != nil {
-			return tracker.Edit{}, err
+			return nil, err
 		}
 		before, hadBefore, err := blobAt(ctx, dir, parent, p)
 		if err != nil {
-			return tracker.Edit{}, err
+			return nil, err
 		}
 		after, hadAfter, err := blobAt(ctx, dir, c.Hash, p)
 		if err != nil {
-			return tracker.Edit{}, err
+			return nil, err
 		}
-		cur, hasCur, err := blobAt(ctx, dir, "HEAD", p)
+		cur, hasCur, err := blobAt(ctx, dir, head, p)
 		if err != nil {
-			return tracker.Edit{}, err
-		}
-		// A change waiting for its commit would be overwritten unseen.
-		wt, werr := readWorktree(dir, p)
-		hasWT := werr == nil
-		if werr != nil && !errors.Is(werr, fs.ErrNotExist) {
-			return tracker.Edit{}, werr
-		}
-		if hasWT != hasCur || !bytes.Equal(wt, cur) {
-			return tracker.Edit{}, fmt.Errorf("%w: %s has a change that is not committed yet; try again in a moment", ErrRefused, p)
+			return nil, err
 		}
 		var target []byte
-		keep := hadBefore
 		switch {
 		case hasCur == hadAfter && bytes.Equal(cur, after):
 			target = before
@@ -203,62 +267,69 @@ func (s *Server) revertPaths(ctx context.Context, v *view, c commit, parent stri
 		case hasCur && hadAfter && hadBefore:
 			merged, ok, err := mergeFile(ctx, cur, after, before)
 			if err != nil {
-				return tracker.Edit{}, err
+				return nil, err
 			}
 			if !ok {
-				return tracker.Edit{}, fmt.Errorf("%w: %s changed since %s in the same lines; edit it by hand instead", ErrRefused, p, c.Short)
+				return nil, fmt.Errorf("%w: %s changed since %s in the same lines; edit it by hand instead", ErrRefused, p, c.Short)
 			}
 			target = merged
 		default:
-			return tracker.Edit{}, fmt.Errorf("%w: %s was added or removed again since %s; edit it by hand instead", ErrRefused, p, c.Short)
+			return nil, fmt.Errorf("%w: %s was added or removed again since %s; edit it by hand instead", ErrRefused, p, c.Short)
 		}
-		if keep {
-			if probs := checkContent(p, target, curOrNil(cur, hasCur)); len(probs) > 0 {
-				return tracker.Edit{}, &invalidError{probs}
-			}
+		pl := planned{rel: p, data: target, op: opModify}
+		switch {
+		case !hadBefore:
+			pl.op = opRemove
+		case !hasCur:
+			pl.op = opAdd
 		}
-		plan = append(plan, planned{rel: p, data: target, remove: !keep})
+		if probs := checkContent(pl, cur, hasCur); len(probs) > 0 {
+			return nil, &invalidError{probs}
+		}
+		plan = append(plan, pl)
 	}
-	return apply(v.rt.Repo, plan)
+	return plan, nil
 }
 
-func curOrNil(b []byte, ok bool) []byte {
-	if !ok {
-		return nil
+// planFile plans writing data to rel on head, judged against head's
+// version. Data equal to head's is still planned: it commits nothing but
+// replaces what the work tree holds (a version held back as invalid).
+func planFile(ctx context.Context, v *view, head, rel string, data []byte) ([]planned, error) {
+	cur, hasCur, err := blobAt(ctx, v.rt.Dir, head, rel)
+	if err != nil {
+		return nil, err
 	}
-	if b == nil {
-		return []byte{}
+	pl := planned{rel: rel, data: data, op: opModify}
+	if !hasCur {
+		pl.op = opAdd
 	}
-	return b
+	if probs := checkContent(pl, cur, hasCur); len(probs) > 0 {
+		return nil, &invalidError{probs}
+	}
+	return []planned{pl}, nil
 }
 
-// apply writes the plan into the work tree beneath its root.
-func apply(r *gitrepo.Repo, plan []planned) (tracker.Edit, error) {
-	var ed tracker.Edit
-	for _, p := range plan {
-		var err error
-		if p.remove {
-			err = r.RemoveFile(p.rel)
-		} else {
-			err = r.WriteFile(p.rel, p.data, false)
-		}
-		if err != nil {
-			return ed, err // the tracker commits what was written (ed) no more
-		}
-		ed.Paths = append(ed.Paths, p.rel)
+// checkContent is the mount's judgement of a planned change against the
+// committed version (prev, inHead false when new): the commit rules
+// (tracker.Judge: validation, read_only) for the files they apply to,
+// then the secret scan. Problems name the line and the rule, never a
+// secret's value.
+func checkContent(p planned, prev []byte, inHead bool) []memgraph.Problem {
+	exists := p.op != opRemove
+	if inHead && prev == nil {
+		prev = []byte{} // an empty committed file is not a new one
 	}
-	return ed, nil
-}
-
-// checkContent is the mount's check of a new version of rel: validation
-// against the committed version, then the secret scan. Problems name the
-// line and the rule, never a secret's value.
-func checkContent(rel string, data, prev []byte) []memgraph.Problem {
 	var probs []memgraph.Problem
-	if memgraph.IsMemoryPath(rel) || rel == memgraph.SettingsFile {
-		probs = memgraph.Validate(rel, data, prev)
+	if tracker.Judged(p.rel) {
+		probs = tracker.Judge(p.rel, p.data, exists, prev, inHead)
 	}
-	return append(probs, tracker.SecretProblems(rel, data, prev)...)
+	if exists {
+		if !inHead {
+			prev = nil
+		}
+		probs = append(probs, tracker.SecretProblems(p.rel, p.data, prev)...)
+	}
+	return probs
 }
 
 // mergeFile merges three versions as git merge-file does: the changes from
@@ -304,42 +375,35 @@ func (s *Server) setStatus(v *view, retire bool) {
 	if retire {
 		verb = "retire"
 	}
-	unchanged := false
-	hash, err := s.write(v, "", func() (tracker.Edit, error) {
+	// The file as the person sees it, which the commit's Clean check
+	// holds to be the committed one (a pending change is committed first
+	// by Apply, and this is prepared again on top of it).
+	hash, err := s.commitAction(v, verb+" "+rel, true, func(ctx context.Context, head string) ([]planned, error) {
 		if err := canChange(v, rel, tracker.MemoryFile); err != nil {
-			return tracker.Edit{}, err
-		}
-		cur, hasCur, err := blobAt(v.r.Context(), v.rt.Dir, "HEAD", rel)
-		if err != nil {
-			return tracker.Edit{}, err
+			return nil, err
 		}
 		old, err := readWorktree(v.rt.Dir, rel)
 		if err != nil {
-			return tracker.Edit{}, err
+			return nil, err
 		}
 		m, probs := memgraph.Parse(rel, old)
 		if len(probs) > 0 {
-			return tracker.Edit{}, &invalidError{probs}
+			return nil, &invalidError{probs}
 		}
 		switch {
 		case retire && !m.Active(), !retire && m.Active():
-			unchanged = true
-			return tracker.Edit{}, nil
+			return nil, nil // nothing to do
 		case retire:
 			m.SetStatus(memgraph.StatusRetracted, m.Front.SupersededBy)
 		default:
 			m.SetStatus(memgraph.StatusActive, "")
 		}
-		data := m.Render()
-		if probs := checkContent(rel, data, curOrNil(cur, hasCur)); len(probs) > 0 {
-			return tracker.Edit{}, &invalidError{probs}
-		}
-		return apply(v.rt.Repo, []planned{{rel: rel, data: data}})
+		return planFile(ctx, v, head, rel, m.Render())
 	})
 	switch {
 	case err != nil:
 		s.failed(v, actionCode(err), err)
-	case unchanged || hash == "":
+	case hash == "":
 		s.done(v, rel+" was already "+map[bool]string{true: "retired", false: "active"}[retire])
 	default:
 		s.done(v, verb+"d "+rel+" in commit "+shortHash(hash))
@@ -374,19 +438,16 @@ func (s *Server) edit(v *view) {
 		text += "\n"
 	}
 	data := []byte(text)
-	hash, err := s.write(v, "", func() (tracker.Edit, error) {
+	// Not clean: the person saves what they see over whatever the file
+	// holds (an invalid version held back is what they come here to fix);
+	// a pending change is committed first by Apply, so it stays in the
+	// history.
+	hash, err := s.commitAction(v, "edit "+rel, false, func(ctx context.Context, head string) ([]planned, error) {
 		if err := v.rt.Tracker.CanChange(rel, tracker.MemoryFile); err != nil {
 			// Shown beside the text, like a validation problem.
-			return tracker.Edit{}, &invalidError{[]memgraph.Problem{{Path: rel, Msg: err.Error(), Err: err}}}
+			return nil, &invalidError{[]memgraph.Problem{{Path: rel, Msg: err.Error(), Err: err}}}
 		}
-		cur, hasCur, err := blobAt(v.r.Context(), v.rt.Dir, "HEAD", rel)
-		if err != nil {
-			return tracker.Edit{}, err
-		}
-		if probs := checkContent(rel, data, curOrNil(cur, hasCur)); len(probs) > 0 {
-			return tracker.Edit{}, &invalidError{probs}
-		}
-		return apply(v.rt.Repo, []planned{{rel: rel, data: data}})
+		return planFile(ctx, v, head, rel, data)
 	})
 	var inv *invalidError
 	switch {

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -35,14 +36,7 @@ func consolidationSeed(t testing.TB) func(dir string) {
 func TestRevertConsolidation(t *testing.T) {
 	s := newSiteSeeded(t, consolidationSeed(t))
 	target := s.head()
-	code, body := s.post("/revert", url.Values{"commit": {target}, "next": {"/log"}})
-	if code != http.StatusOK {
-		t.Fatalf("revert: %d\n%s", code, body)
-	}
-	mustContain(t, body, "reverted "+target[:8])
-	if got := s.git("log", "-1", "--format=%an%n%P"); got != "ui\n"+target {
-		t.Fatalf("last commit author and parent %q, want ui on %s", got, target)
-	}
+	s.revertOnTop(target)
 	mustContain(t, s.git("log", "-1", "--format=%s"), "revert "+target[:8])
 	if _, err := os.Stat(filepath.Join(s.dir, "user_memory/lisbon.md")); !os.IsNotExist(err) {
 		t.Fatalf("lisbon.md is still there: %v", err)
@@ -60,7 +54,7 @@ func TestRevertConsolidation(t *testing.T) {
 	}
 	// Reverting again changes nothing.
 	before := s.head()
-	_, body = s.post("/revert", url.Values{"commit": {target}})
+	_, body := s.post("/revert", url.Values{"commit": {target}})
 	mustContain(t, body, "already undone")
 	if s.head() != before {
 		t.Fatal("a second revert made a commit")
@@ -140,8 +134,10 @@ func TestRetireAndReactivate(t *testing.T) {
 	}
 	mustContain(t, body, "retired user_memory/cats.md", "status: retracted", "Reactivate")
 	mustContain(t, s.git("show", "HEAD:user_memory/cats.md"), "status: retracted")
-	if a := s.git("log", "-1", "--format=%an"); a != "ui" {
-		t.Fatalf("author %q", a)
+	// The message says what the person did and lists the file, as the
+	// tracker's commits do.
+	if m := s.git("log", "-1", "--format=%an%n%B"); m != "ui\nui: retire user_memory/cats.md\n\nM user_memory/cats.md" {
+		t.Fatalf("author and message %q", m)
 	}
 	code, body = s.post("/reactivate", url.Values{"path": {"user_memory/cats.md"}})
 	if code != http.StatusOK {
@@ -190,6 +186,67 @@ func TestEditInvalidThenValid(t *testing.T) {
 	// The form shows the file.
 	_, body = s.get("/edit/user_memory/cats.md")
 	mustContain(t, body, "You have a grey cat named Miso.")
+}
+
+// TestEditFixesHeldBack: a version held back as invalid is what a person
+// comes to the edit page to fix; saving the committed text back makes no
+// commit, puts that text on disk and the file is no longer reported.
+func TestEditFixesHeldBack(t *testing.T) {
+	s := newSite(t)
+	const rel = "user_memory/cats.md"
+	committed := s.disk(rel)
+	writeFiles(t, s.dir, map[string]string{rel: "---\ndescription: Has a cat\ncolour: grey\n---\n# Has a cat\n"})
+	reported := func() bool {
+		for _, p := range s.rt.Tracker.Invalid() {
+			if p.Path == rel {
+				return true
+			}
+		}
+		return false
+	}
+	waitFor(t, "the invalid version reported", reported)
+	head := s.head()
+	_, body := s.get("/edit/" + rel)
+	mustContain(t, body, "colour: grey")
+	code, body := s.post("/edit", url.Values{"path": {rel}, "text": {committed}})
+	if code != http.StatusOK {
+		t.Fatalf("saving the committed text: %d\n%s", code, body)
+	}
+	mustContain(t, body, "no change to "+rel)
+	if s.head() != head || s.disk(rel) != committed {
+		t.Fatalf("a commit was made, or the disk does not hold the committed text:\n%s", s.disk(rel))
+	}
+	waitFor(t, "the file no longer reported", func() bool { return !reported() })
+}
+
+// waitFor waits up to ten seconds for cond.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestActionWaitsForGit: while a git command holds the repository (here a
+// merge in progress), an action is refused with 503 and commits nothing.
+func TestActionWaitsForGit(t *testing.T) {
+	s := newSite(t)
+	head := s.head()
+	if err := os.WriteFile(filepath.Join(s.dir, ".git", "MERGE_HEAD"), []byte(head+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, body := s.post("/retire", url.Values{"path": {"user_memory/cats.md"}})
+	if code != http.StatusServiceUnavailable {
+		t.Fatalf("retire during a merge: %d, want 503\n%s", code, body)
+	}
+	mustContain(t, body, "git merge is in progress")
+	if s.head() != head || strings.Contains(s.disk("user_memory/cats.md"), "retracted") {
+		t.Fatal("an action committed or wrote during a git merge")
+	}
 }
 
 // TestEditSecretRefused: an edit that adds a secret is refused like an
@@ -247,30 +304,61 @@ func TestConsolidateNow(t *testing.T) {
 }
 
 // TestRevertRefusesPending: a revert never overwrites a change that waits
-// for its commit (here a long debounce): 409, the change kept on disk.
+// for its commit (here a long debounce). A valid one is committed first,
+// as its writer's commit (tracker.Apply flushes), and the revert is
+// prepared again on top of it: here it then conflicts (409), nothing lost.
+// An invalid one, held back, is refused (409) and kept on disk.
 func TestRevertRefusesPending(t *testing.T) {
-	var first string
+	var first, second string
 	dir := newRepo(t)
 	p := filepath.Join(dir, "user_memory/likes-tea.md")
 	b, _ := os.ReadFile(p)
 	os.WriteFile(p, []byte(strings.Replace(string(b), "every morning", "every evening", 1)), 0o644)
 	gitT(t, dir, "commit", "-qam", "evening")
 	first = gitT(t, dir, "rev-parse", "HEAD")
+	writeFiles(t, dir, map[string]string{"user_memory/porto.md": memoryFile("Lives in Porto", "Lives in Porto, Portugal", "You live in Porto.")})
+	gitT(t, dir, "commit", "-qam", "porto")
+	second = gitT(t, dir, "rev-parse", "HEAD")
 	rt := startRuntime(t, dir, host.RuntimeConfig{Debounce: time.Hour, MaxWait: time.Hour})
 	s := serveRepo(t, dir, rt)
+	waitPending := func(rel string) {
+		t.Helper()
+		waitFor(t, "the tracker to see "+rel+" change", func() bool { return slices.Contains(rt.Tracker.Pending(), rel) })
+	}
+
 	edited := strings.Replace(string(b), "every morning", "at noon", 1)
 	if err := os.WriteFile(p, []byte(edited), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	waitPending("user_memory/likes-tea.md")
 	code, body := s.post("/revert", url.Values{"commit": {first}})
 	if code != http.StatusConflict {
 		t.Fatalf("revert over a pending change: %d, want 409\n%s", code, body)
 	}
-	mustContain(t, body, "not committed yet")
+	mustContain(t, body, "changed since")
 	if got := s.disk("user_memory/likes-tea.md"); got != edited {
 		t.Fatalf("the pending change was overwritten:\n%s", got)
 	}
-	if s.head() != first {
+	if got := s.git("show", "HEAD:user_memory/likes-tea.md") + "\n"; got != edited {
+		t.Fatalf("the pending change is not what HEAD holds:\n%s", got)
+	}
+	if a := s.git("log", "-1", "--format=%an%n%P"); a != "editor\n"+second {
+		t.Fatalf("the pending change was not committed as its own commit on %s: %q", second[:8], a)
+	}
+
+	head := s.head()
+	bad := "---\ndescription: Lives in Porto\ncolour: red\n---\n# Lives in Porto\n"
+	writeFiles(t, dir, map[string]string{"user_memory/porto.md": bad})
+	waitPending("user_memory/porto.md")
+	code, body = s.post("/revert", url.Values{"commit": {second}})
+	if code != http.StatusConflict {
+		t.Fatalf("revert over a held-back change: %d, want 409\n%s", code, body)
+	}
+	mustContain(t, body, "not committed yet")
+	if got := s.disk("user_memory/porto.md"); got != bad {
+		t.Fatalf("the held-back change was overwritten:\n%s", got)
+	}
+	if s.head() != head {
 		t.Fatal("a refused revert committed")
 	}
 }

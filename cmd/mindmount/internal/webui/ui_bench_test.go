@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
+	"github.com/mindmount/mindmount/fs/tracker"
+	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
 )
 
 // bigRepo makes a repository of n user memories, each added by its own
@@ -42,13 +44,21 @@ func bigRepo(b *testing.B, n int) string {
 	return dir
 }
 
+// msPerPage reports a sub-benchmark's time per page in milliseconds.
+func msPerPage(b *testing.B) {
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/page")
+}
+
 // BenchmarkPages renders each page at 10,000 memories and 10,000 commits,
 // server time only (the handler, no network). The baselines are what the
 // pages stand on: gitlog, git log of one page of commits (the timeline);
 // memory-vs-bloom, the memory page against git log -p of the memory with
 // the commit-graph's changed-path Bloom filters (what the page asked
 // before the history index), both timed in each round, with their ratio.
-// memory-unindexed is the page before the index is built.
+// memory-unindexed is the page before the index is built. Each page is
+// loaded once before it is timed (what it caches for the next load is
+// made); memories-changed, graph-changed and log-deep-committed are the
+// pages right after a change, their caches made again.
 //
 //	go test ./cmd/mindmount/internal/webui -run '^$' -bench Pages -benchtime 20x
 func BenchmarkPages(b *testing.B) {
@@ -78,6 +88,7 @@ func BenchmarkPages(b *testing.B) {
 		for b.Loop() {
 			get(b, "/m/"+mem)
 		}
+		msPerPage(b)
 	})
 	t0 := time.Now()
 	if err := rt.Repo.IndexHistory(context.Background()); err != nil {
@@ -94,9 +105,11 @@ func BenchmarkPages(b *testing.B) {
 		{"graph", "/graph"},
 	} {
 		b.Run(p.name, func(b *testing.B) {
+			get(b, p.path) // what a page keeps for the next one (ui_cache.go) is made
 			for b.Loop() {
 				get(b, p.path)
 			}
+			msPerPage(b)
 		})
 	}
 	gitlogPath := func(b *testing.B) {
@@ -126,5 +139,34 @@ func BenchmarkPages(b *testing.B) {
 		b.ReportMetric(page.Seconds()*1000/float64(b.N), "page-ms")
 		b.ReportMetric(bloom.Seconds()*1000/float64(b.N), "gitlog-bloom-ms")
 		b.ReportMetric(float64(bloom)/float64(page), "x-faster")
+	})
+
+	// The pages right after a change, as a live page reloads them: the
+	// list pages after the graph changed (their view of it built again),
+	// the deep timeline after a commit (its commit list extended).
+	for _, p := range []struct{ name, path string }{{"memories-changed", "/"}, {"graph-changed", "/graph"}} {
+		b.Run(p.name, func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				i++
+				rt.Graph.Put(mem, []byte(memoryFile("Changed", "changed", fmt.Sprintf("Fact changed %d times", i))))
+				get(b, p.path)
+			}
+			msPerPage(b)
+		})
+	}
+	b.Run("log-deep-committed", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			b.StopTimer()
+			i++
+			if _, err := rt.Tracker.Apply(context.Background(), tracker.Change{Message: fmt.Sprintf("bench commit %d", i), Author: gitrepo.Writer("bench"),
+				Changes: []gitrepo.Change{{Path: "notes/bench.txt", Data: fmt.Appendf(nil, "%d\n", i)}}, Worktree: true}); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			get(b, "/log?skip=9000")
+		}
+		msPerPage(b)
 	})
 }

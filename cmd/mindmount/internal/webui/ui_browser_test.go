@@ -17,6 +17,8 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
+	"github.com/mindmount/mindmount/consolidate/llm"
+	"github.com/mindmount/mindmount/consolidate/llmtest"
 )
 
 // The browser tests drive Debian's Chromium (apt-get install chromium;
@@ -179,7 +181,8 @@ func TestBrowserClickThrough(t *testing.T) {
 	b := newBrowser(t)
 	dir := newRepo(t)
 	consolidationSeed(t)(dir)
-	rt := startRuntime(t, dir, host.RuntimeConfig{})
+	model := llmtest.New(t)
+	rt := startRuntime(t, dir, host.RuntimeConfig{Consolidate: true, Idle: time.Hour, Every: 1 << 20, Provider: llm.NewOllama(model.OllamaURL(), "fake")})
 	srv, err := New(Config{Single: rt, LoopbackHosts: true, Logger: testLogger()})
 	if err != nil {
 		t.Fatal(err)
@@ -223,7 +226,7 @@ func TestBrowserClickThrough(t *testing.T) {
 	if st := b.text("p.status"); !strings.Contains(st, "status: active") {
 		t.Fatalf("porto's status after the revert: %q", st)
 	}
-	if log := s.git("log", "-2", "--format=%an %s"); !strings.HasPrefix(log, "ui ui revert "+target[:8]) {
+	if log := s.git("log", "-2", "--format=%an %s"); !strings.HasPrefix(log, "ui ui: revert "+target[:8]) {
 		t.Fatalf("git log after the revert:\n%s", log)
 	}
 
@@ -260,6 +263,22 @@ func TestBrowserClickThrough(t *testing.T) {
 
 	b.do(chromedp.Navigate(ts.URL+"/graph"), chromedp.WaitVisible("svg.graph"))
 	b.shot(shots, "graph")
+
+	// A consolidation dreams on its branch and merges into main with two
+	// parents; its Revert button on the timeline undoes the merge against
+	// main (git revert -m 1): the dream's memory goes, a ui commit on top.
+	merge := dreamItalian(t, rt, model)
+	b.do(chromedp.Navigate(ts.URL+"/log"), chromedp.WaitVisible("ol.history"),
+		chromedp.Click(`button.revert-btn[data-commit="`+merge+`"]`), chromedp.WaitVisible("p.flash"))
+	if f := b.text("p.flash"); !strings.Contains(f, "reverted "+merge[:8]) {
+		t.Fatalf("flash after reverting the merge: %q", f)
+	}
+	if got := s.git("log", "-1", "--format=%an%n%P"); got != "ui\n"+merge {
+		t.Fatalf("after reverting the merge, the last commit is %q, want ui's on %s", got, merge)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "user_memory/speaks-italian.md")); !os.IsNotExist(err) {
+		t.Fatalf("the dream's memory is still there: %v", err)
+	}
 
 	if len(b.dialogs) > 0 {
 		t.Fatalf("dialogs opened: %v", b.dialogs)

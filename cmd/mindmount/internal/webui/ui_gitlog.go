@@ -84,11 +84,9 @@ const logFormat = "--format=%x00%H%x00%P%x00%an%x00%at%x00%B%x00"
 
 // logQuery selects commits for readLog.
 type logQuery struct {
-	Path   string // only commits touching this path ("" = all)
-	Author string // only this author (fixed string)
-	Skip   int
-	Limit  int
-	Patch  bool // with each commit's diff (of Path when set)
+	Path  string // only commits touching this path ("" = all)
+	Limit int
+	Patch bool // with each commit's diff (of Path when set)
 }
 
 // readLogWithin is readLog bounded by budget: what git found by then, and
@@ -134,12 +132,6 @@ func pathHistory(ctx context.Context, repo *gitrepo.Repo, path string, limit int
 // readLog reads commits newest first.
 func readLog(ctx context.Context, dir string, q logQuery) ([]commit, error) {
 	args := []string{"log", logFormat, "-n", strconv.Itoa(q.Limit)}
-	if q.Skip > 0 {
-		args = append(args, "--skip="+strconv.Itoa(q.Skip))
-	}
-	if q.Author != "" {
-		args = append(args, "--fixed-strings", "--author="+q.Author)
-	}
 	if q.Patch {
 		args = append(args, "-p", "--no-color", "--no-ext-diff", "-m", "--first-parent")
 	}

@@ -79,47 +79,37 @@ func (s *Server) memories(v *view) {
 	g := v.rt.Graph
 	all := v.r.URL.Query().Get("all") == "1"
 	showRetired := v.r.URL.Query().Get("retired") == "1"
-	var blocks []memRow
-	for _, m := range g.Memories(memgraph.KindBlock) {
-		blocks = append(blocks, rowOf(m, 0))
-	}
-	slices.SortStableFunc(blocks, func(a, b memRow) int { return blockOrder(a.Path) - blockOrder(b.Path) })
+	gv := s.views.get(g).lists(g)
 	var sections []indexSection
-	for _, k := range []memgraph.Kind{memgraph.KindUser, memgraph.KindCharacter} {
-		ms := g.Memories(k)
-		ranked := memgraph.Rank(ms)
-		shown := indexShown(g.Index(k))
-		sec := indexSection{Name: "User memory", File: memgraph.UserIndexFile, Total: len(ranked), Budget: g.IndexTokens()}
+	for i, k := range []memgraph.Kind{memgraph.KindUser, memgraph.KindCharacter} {
+		kr := gv.kinds[i]
+		// The budget is read on each page (SetIndexTokens changes it
+		// without a new graph version); the index is cached by the graph.
+		shown := min(indexShown(g.Index(k)), len(kr.ranked))
+		sec := indexSection{Name: "User memory", File: memgraph.UserIndexFile, Total: len(kr.ranked), Budget: g.IndexTokens()}
 		if k == memgraph.KindCharacter {
 			sec.Name, sec.File = "Character memory", memgraph.CharIndexFile
 		}
-		for i, m := range ranked {
-			row := rowOf(m, i+1)
-			if i < shown {
-				sec.Above = append(sec.Above, row)
-			} else if all || len(sec.Below) < listCap {
-				sec.Below = append(sec.Below, row)
-			} else {
-				sec.MoreBelow++
-			}
+		sec.Above = kr.ranked[:shown:shown]
+		below := kr.ranked[shown:]
+		if !all && len(below) > listCap {
+			sec.MoreBelow = len(below) - listCap
+			below = below[:listCap]
 		}
+		sec.Below = below
 		if showRetired {
-			for _, m := range ms {
-				if !m.Active() {
-					sec.Retired = append(sec.Retired, rowOf(m, 0))
-				}
-			}
+			sec.Retired = kr.retired
 		}
 		sections = append(sections, sec)
 	}
 	var external []memRow
-	for _, m := range g.Memories(memgraph.KindExternal) {
-		if m.Active() || showRetired {
-			external = append(external, rowOf(m, 0))
+	for _, r := range gv.external {
+		if !r.Retired || showRetired {
+			external = append(external, r)
 		}
 	}
 	s.render(v.w, "memories", http.StatusOK, s.page(v, "memories", "Memories", map[string]any{
-		"Blocks": blocks, "Sections": sections, "External": external, "ShowRetired": showRetired, "All": all,
+		"Blocks": gv.blocks, "Sections": sections, "External": external, "ShowRetired": showRetired, "All": all,
 	}))
 }
 
@@ -313,14 +303,14 @@ func (s *Server) timeline(v *view) {
 	skip, _ := strconv.Atoi(q.Get("skip"))
 	skip = max(skip, 0)
 	author := q.Get("author")
-	cs, err := readLog(v.r.Context(), v.rt.Dir, logQuery{Author: author, Skip: skip, Limit: logPage})
+	cs, more, err := s.logPage(v, author, skip)
 	if err != nil {
 		s.log.Warn("web page cannot read the log", "err", err)
 		http.Error(v.w, "cannot read the history", http.StatusInternalServerError)
 		return
 	}
 	d := map[string]any{"Commits": cs, "Author": author, "Skip": skip}
-	if len(cs) == logPage {
+	if more {
 		d["Next"] = skip + logPage
 	}
 	if skip > 0 {
@@ -328,6 +318,38 @@ func (s *Server) timeline(v *view) {
 		d["HasPrev"] = true
 	}
 	s.render(v.w, "log", http.StatusOK, s.page(v, "log", "Timeline", d))
+}
+
+// logPage reads one page of the timeline. The newest page of all authors
+// is one short git log; any other page is cut from the commit list of
+// HEAD (logCache), and git shows just the commits on it.
+func (s *Server) logPage(v *view, author string, skip int) (cs []commit, more bool, err error) {
+	ctx := v.r.Context()
+	head, err := v.rt.Repo.Head()
+	if err != nil || head == "" {
+		return nil, false, err
+	}
+	if skip == 0 && author == "" {
+		// One more than a page says whether an older page exists.
+		cs, err := readLog(ctx, v.rt.Dir, logQuery{Limit: logPage + 1})
+		if len(cs) > logPage {
+			return cs[:logPage], true, err
+		}
+		return cs, false, err
+	}
+	l, err := s.logs.list(ctx, v.rt.Dir, head)
+	if err != nil {
+		return nil, false, err
+	}
+	hashes, more := l.page(author, skip, logPage)
+	if len(hashes) == 0 {
+		return nil, more, nil
+	}
+	out, err := git(ctx, v.rt.Dir, append(append([]string{"log", logFormat, "--no-walk=unsorted"}, hashes...), "--")...)
+	if err != nil {
+		return nil, false, err
+	}
+	return parseLog(out), more, nil
 }
 
 // hitRow is one recall result with the fields the query words were found in.
@@ -403,8 +425,8 @@ func (s *Server) status(v *view) {
 }
 
 func (s *Server) graph(v *view) {
-	svg, drawn, total := graphSVG(v.rt.Graph, v.base)
-	s.render(v.w, "graph", http.StatusOK, s.page(v, "graph", "Graph", map[string]any{"SVG": svg, "Drawn": drawn, "Total": total}))
+	d := s.views.get(v.rt.Graph).graph(v.rt.Graph, v.base)
+	s.render(v.w, "graph", http.StatusOK, s.page(v, "graph", "Graph", map[string]any{"SVG": d.svg, "Drawn": d.drawn, "Total": d.total}))
 }
 
 // userList is the admin's first page under serve.

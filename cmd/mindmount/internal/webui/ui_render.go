@@ -2,6 +2,7 @@ package webui
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"html/template"
 	"maps"
@@ -82,39 +83,42 @@ func useChart(dates []time.Time, now time.Time) chart {
 // memories draws n-1 lines). Every label is escaped by fmt's %s through
 // template.HTMLEscapeString.
 func graphSVG(g *memgraph.Graph, base string) (svg template.HTML, drawn, total int) {
-	var ms []*memgraph.Memory
-	ms = append(ms, g.Memories(memgraph.KindUser)...)
-	ms = append(ms, g.Memories(memgraph.KindCharacter)...)
-	active := memgraph.Rank(ms)
-	var retired []*memgraph.Memory
-	for _, m := range ms {
-		if !m.Active() {
-			retired = append(retired, m)
-		}
-	}
 	// A picture of ten thousand dots says nothing and costs a lot: the
 	// most used memories and some retired ones are drawn, the rest
 	// counted.
-	total = len(ms)
-	if len(active) > graphActive {
-		active = active[:graphActive]
-	}
+	var active, retired []gnode
+	g.EachRanked(func(m *memgraph.Memory, rank int) {
+		total++
+		switch {
+		case rank == 0:
+			retired = append(retired, gnodeOf(m))
+		case rank <= graphActive:
+			active = append(active, gnodeOf(m))
+		}
+	}, memgraph.KindUser, memgraph.KindCharacter)
+	// The retired ones drawn are the last by path, user memories before
+	// character memories.
+	slices.SortFunc(retired, func(a, b gnode) int {
+		if c := cmp.Compare(kindOrder(a.path), kindOrder(b.path)); c != 0 {
+			return c
+		}
+		return strings.Compare(a.path, b.path)
+	})
 	if len(retired) > graphRetired {
 		retired = retired[len(retired)-graphRetired:]
 	}
-	ms = append(append([]*memgraph.Memory{}, active...), retired...)
+	ms := append(append([]gnode{}, active...), retired...)
 	const size = 800.0
 	cx, cy := size/2, size/2
 	type node struct {
 		x, y, r float64
-		m       *memgraph.Memory
 	}
 	pos := map[string]node{}
-	place := func(list []*memgraph.Memory, radius float64) {
+	place := func(list []gnode, radius float64) {
 		for i, m := range list {
 			a := 2 * math.Pi * float64(i) / float64(max(len(list), 1))
-			r := 4 + 3*math.Sqrt(float64(m.Uses))
-			pos[m.Path] = node{cx + radius*math.Cos(a), cy + radius*math.Sin(a), min(r, 30), m}
+			r := 4 + 3*math.Sqrt(float64(m.uses))
+			pos[m.path] = node{cx + radius*math.Cos(a), cy + radius*math.Sin(a), min(r, 30)}
 		}
 	}
 	// The most used memories sit nearest the centre when there are few.
@@ -132,21 +136,21 @@ func graphSVG(g *memgraph.Graph, base string) (svg template.HTML, drawn, total i
 	byTopic := map[string][]string{}
 	edges := map[[2]string]bool{}
 	for _, m := range ms {
-		for _, s := range []string{m.Front.Supersedes, m.Front.SupersededBy} {
+		for _, s := range []string{m.supersedes, m.supersededBy} {
 			if s == "" {
 				continue
 			}
 			if !strings.HasSuffix(s, ".md") {
 				s += ".md"
 			}
-			pair := [2]string{min(m.Path, s), max(m.Path, s)}
+			pair := [2]string{min(m.path, s), max(m.path, s)}
 			if o, ok := pos[s]; ok && !edges[pair] {
 				edges[pair] = true
-				line(pos[m.Path], o, "edge-supersedes")
+				line(pos[m.path], o, "edge-supersedes")
 			}
 		}
-		if m.Front.Topic != "" {
-			byTopic[m.Front.Topic] = append(byTopic[m.Front.Topic], m.Path)
+		if m.topic != "" {
+			byTopic[m.topic] = append(byTopic[m.topic], m.path)
 		}
 	}
 	for _, t := range slices.Sorted(maps.Keys(byTopic)) {
@@ -157,24 +161,45 @@ func graphSVG(g *memgraph.Graph, base string) (svg template.HTML, drawn, total i
 	}
 	// Names fit beside the circles while there are few of them.
 	labels := len(ms) <= 60
-	for _, list := range [][]*memgraph.Memory{retired, active} {
+	for _, list := range [][]gnode{retired, active} {
 		for _, m := range list {
-			n := pos[m.Path]
-			class := "node-" + string(memgraph.KindOf(m.Path))
-			if !m.Active() {
+			n := pos[m.path]
+			class := "node-" + string(memgraph.KindOf(m.path))
+			if m.retired {
 				class = "node-retired"
 			}
-			href := base + "/m/" + pathEscape(m.Path)
+			href := base + "/m/" + pathEscape(m.path)
 			fmt.Fprintf(&b, `<a href="%s"><circle cx="%.1f" cy="%.1f" r="%.1f" class="%s"><title>%s — %s (%d uses)</title></circle></a>`,
 				template.HTMLEscapeString(href), n.x, n.y, n.r, class,
-				template.HTMLEscapeString(m.Path), template.HTMLEscapeString(m.Front.Description), m.Uses)
+				template.HTMLEscapeString(m.path), template.HTMLEscapeString(m.desc), m.uses)
 			if labels {
-				fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" class="label">%s</text>`, n.x+n.r+3, n.y+4, template.HTMLEscapeString(m.Slug()))
+				fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" class="label">%s</text>`, n.x+n.r+3, n.y+4, template.HTMLEscapeString(m.slug))
 			}
 		}
 	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String()), len(ms), total // every interpolated string above is escaped
+}
+
+// gnode is what the graph draws of a memory (copied out of the graph).
+type gnode struct {
+	path, slug, desc, topic  string
+	supersedes, supersededBy string
+	uses                     int
+	retired                  bool
+}
+
+func gnodeOf(m *memgraph.Memory) gnode {
+	return gnode{path: m.Path, slug: m.Slug(), desc: m.Front.Description, topic: m.Front.Topic,
+		supersedes: m.Front.Supersedes, supersededBy: m.Front.SupersededBy, uses: m.Uses, retired: !m.Active()}
+}
+
+// kindOrder puts user memories before character memories.
+func kindOrder(p string) int {
+	if memgraph.KindOf(p) == memgraph.KindCharacter {
+		return 1
+	}
+	return 0
 }
 
 // graphActive and graphRetired bound the memories the graph draws.

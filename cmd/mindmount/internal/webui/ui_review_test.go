@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
+	"github.com/mindmount/mindmount/consolidate"
 	"github.com/mindmount/mindmount/consolidate/llm"
 	"github.com/mindmount/mindmount/consolidate/llmtest"
 )
@@ -70,5 +71,83 @@ func TestReviewOnTheStatusPage(t *testing.T) {
 	}
 	if code, _ := s.post("/review/approve", url.Values{"n": {"2"}, "csrf": {"forged"}}); code != http.StatusForbidden {
 		t.Fatalf("a forged CSRF token: %d", code)
+	}
+}
+
+// TestRevertDreamMerge: a consolidation dreams on its own branch and
+// merges into main with two parents; reverting that merge from the
+// timeline undoes it against its first parent (git revert -m 1): the
+// dream's memory goes, in one commit by ui on top of the merge, the
+// cursor stays where the dream left it, and the next consolidation run
+// reads no message again, so the memory stays undone.
+func TestRevertDreamMerge(t *testing.T) {
+	dir := newRepo(t)
+	model := llmtest.New(t)
+	rt := startRuntime(t, dir, host.RuntimeConfig{Consolidate: true, Idle: time.Hour, Every: 1 << 20, Provider: llm.NewOllama(model.OllamaURL(), "fake")})
+	s := serveRepo(t, dir, rt)
+	const rel = "user_memory/speaks-italian.md"
+	merge := dreamItalian(t, rt, model)
+	if s.head() != merge || len(strings.Fields(s.git("log", "-1", "--format=%P", merge))) != 2 {
+		t.Fatalf("the dream was not merged with two parents at HEAD: %s", s.git("log", "-3", "--format=%H %P %s"))
+	}
+	if _, err := os.Stat(filepath.Join(dir, rel)); err != nil {
+		t.Fatalf("the dream's memory is not on disk: %v", err)
+	}
+	cursor := s.git("show", merge+":"+consolidate.CursorFile)
+
+	_, body := s.get("/log")
+	mustContain(t, body, `name="commit" value="`+merge+`"`)
+	s.revertOnTop(merge)
+	if _, err := os.Stat(filepath.Join(dir, rel)); !os.IsNotExist(err) {
+		t.Fatalf("the dream's memory is still there: %v", err)
+	}
+	if s.rt.Graph.Get(rel) != nil {
+		t.Fatal("the graph still has the dream's memory")
+	}
+	if st := s.git("status", "--porcelain", "--", "user_memory", ".mindmount"); st != "" {
+		t.Fatalf("work tree not clean after the revert:\n%s", st)
+	}
+	if c := s.git("show", "HEAD:"+consolidate.CursorFile); c != cursor {
+		t.Fatalf("the revert moved the cursor:\n%s\nwas\n%s", c, cursor)
+	}
+	_, body = s.get("/")
+	mustNotContain(t, body, ">"+rel+"<")
+
+	// No message is read again: the memory stays undone.
+	rep, err := rt.Consolidator.Run(context.Background())
+	if err != nil || rep.Messages != 0 || rep.Added != 0 || len(rep.Merges) != 0 {
+		t.Fatalf("the run after the revert: %+v %v", rep, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, rel)); !os.IsNotExist(err) {
+		t.Fatalf("the next run brought the memory back: %v", err)
+	}
+}
+
+// dreamItalian has the consolidator learn from a new transcript that the
+// user speaks Italian (user_memory/speaks-italian.md), dreamt on its branch
+// and merged into main (merge: auto); it returns the merge commit.
+func dreamItalian(t *testing.T, rt *host.Runtime, model *llmtest.Server) string {
+	t.Helper()
+	writeFiles(t, rt.Dir, map[string]string{"transcripts/italian.jsonl": `{"role":"user","content":"I speak Italian."}` + "\n"})
+	model.Queue(llmtest.KindExtract, llmtest.Reply{Content: llmtest.JSON(map[string]any{"facts": []map[string]any{{"kind": "user", "slug": "speaks-italian", "description": "Speaks Italian", "fact": "You speak Italian."}}})})
+	model.Queue(llmtest.KindDecide, llmtest.Reply{Content: `{"decisions":[{"fact":0,"action":"ADD","target":"","description":"","text":""}]}`})
+	rep, err := rt.Consolidator.Run(context.Background())
+	if err != nil || len(rep.Merges) != 1 || rep.Added != 1 {
+		t.Fatalf("consolidation: %+v %v", rep, err)
+	}
+	return rep.Merges[0]
+}
+
+// revertOnTop reverts commit through the page and checks the answer and
+// that the revert is one commit by ui on top of it.
+func (s *site) revertOnTop(commit string) {
+	s.t.Helper()
+	code, body := s.post("/revert", url.Values{"commit": {commit}, "next": {"/log"}})
+	if code != http.StatusOK {
+		s.t.Fatalf("revert of %s: %d\n%s", commit[:8], code, body)
+	}
+	mustContain(s.t, body, "reverted "+commit[:8])
+	if got := s.git("log", "-1", "--format=%an%n%P"); got != "ui\n"+commit {
+		s.t.Fatalf("last commit author and parents %q, want ui's on %s", got, commit)
 	}
 }

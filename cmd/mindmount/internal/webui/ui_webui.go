@@ -13,8 +13,9 @@
 // goldmark with raw HTML off.
 //
 // Every action is a POST carrying the session's CSRF token and is one
-// commit through the repository's tracker (tracker.Write), authored "ui":
-// the page never moves a ref itself.
+// commit through the repository's tracker, authored "ui": a prepared
+// change (tracker.Apply) judged before anything is written, or the
+// consolidator's own run or review. The page never moves a ref itself.
 //
 // Two ways in: mindmount ui serves one repository (Config.Single) and prints
 // a URL with a one-time login token; mindmount serve --http mounts the same
@@ -92,6 +93,8 @@ type Server struct {
 	sess  *sessions
 	login *loginToken // Single mode's one-time token
 	files http.Handler
+	views viewCache // what / and /graph show of a graph version (ui_cache.go)
+	logs  logCache  // the timeline's commit lists
 }
 
 //go:embed templates/*.html
