@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -97,7 +96,7 @@ func (a *autoUsers) provision(ctx context.Context, id string) error {
 		}
 		return err
 	}
-	if err := initRepoTo(io.Discard, dir, "", true); err != nil {
+	if _, err := host.InitRepo(dir, host.InitOptions{Private: true}); err != nil {
 		return err
 	}
 	// The uid is chosen under the registry lock, from the users registered

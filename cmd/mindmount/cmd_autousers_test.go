@@ -70,6 +70,6 @@ func TestAutoUsersChild(t *testing.T) {
 }
 
 func ownerUID(fi os.FileInfo) uint32 {
-	uid, _ := statOwner(fi)
+	uid, _ := host.FileOwner(fi)
 	return uid
 }

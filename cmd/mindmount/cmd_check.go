@@ -181,7 +181,7 @@ func scanForOutput(dir string) (*memgraph.Graph, error) {
 	if err := requireMindmountRepo(dir); err != nil {
 		return nil, err
 	}
-	g, err := scanServed(dir)
+	g, err := tracker.ScanServed(dir)
 	if err != nil {
 		return nil, err
 	}

@@ -4,14 +4,15 @@ package main
 // arguments (usage), summary, options and subcommands: dispatch, usage
 // lines and --help all read it, so a subcommand cannot go missing from its
 // parent's help. Each command's options, help text and runX live in its
-// own file (cmd_NAME.go). Not yet here (still registered from init() in
-// their files, the old way): hook, hooks.
+// own file (cmd_NAME.go).
 var commandTable = []*command{
 	checkCommand,
 	consolidateCommand,
 	contextCommand,
 	evalCommand,
 	githooksCommand,
+	hookCommand,
+	hooksCommand,
 	importCommand,
 	indexCommand,
 	initCommand,

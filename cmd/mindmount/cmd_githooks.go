@@ -38,10 +38,6 @@ func installGitHooks(repo string, uninstall bool) error {
 	return nil
 }
 
-// initGitHooks is "mindmount init"'s step (the pre-commit hook and the merge
-// drivers); init warns on failure: a repository works without them.
-func initGitHooks(dir string) error { return hooks.Install(dir) }
-
 // githooksCommand is "mindmount githooks".
 var githooksCommand = newCommand(command{
 	name:    "merge-memory",

@@ -1,21 +1,20 @@
 package main
 
 import (
+	"context"
 	"flag"
-	"fmt"
 
 	"github.com/mindmount/mindmount/hooks/harness"
 )
 
-// "mindmount hook EVENT" is what git and agent harnesses call: git's
-// pre-commit (cmd_githooks.go) and the harness lifecycle events (cmd_harness.go).
-func init() {
-	var opts hookOptions
-	register(&command{
-		name:    "hook",
-		usage:   "hook EVENT [--harness NAME] [--repo DIR]",
-		summary: "run a git or agent-harness hook (called by git and by agents)",
-		help: `Called by git (EVENT pre-commit) and by agent harnesses (EVENT
+// hookCommand is "mindmount hook EVENT": what git and agent harnesses call,
+// git's pre-commit (cmd_githooks.go) and the harness lifecycle events
+// (cmd_harness.go).
+var hookCommand = newCommand(command{
+	name:    "hook",
+	usage:   "hook EVENT [--harness NAME] [--repo DIR]",
+	summary: "run a git or agent-harness hook (called by git and by agents)",
+	help: `Called by git (EVENT pre-commit) and by agent harnesses (EVENT
 session-start, prompt, stop, session-end, pre-compact). Installed by
 "mindmount hooks install"; you rarely run it by hand.
 
@@ -35,20 +34,28 @@ given by --repo or $MINDMOUNT_REPO (a repository or a mount of one):
 
 A harness hook never fails the agent: a problem is one line on stderr and
 exit status 0.`,
-		flags: func(fl *flag.FlagSet) {
-			fl.StringVar(&opts.repo, "repo", "", "the memory (repository or mount); default $MINDMOUNT_REPO")
-			fl.StringVar(&opts.harness, "harness", harness.ClaudeCode, "the calling harness: claude-code, codex, gemini-cli, opencode, run")
-			fl.IntVar(&opts.budget, "budget", harness.DefaultBudget, "most `bytes` of context a session-start or prompt hook adds")
-			fl.IntVar(&opts.k, "k", 3, "memories a prompt hook adds")
-		},
-		run: func(fl *flag.FlagSet, args []string) error {
-			if len(args) < 1 {
-				return fmt.Errorf("missing EVENT (see mindmount hook --help)")
-			}
-			if args[0] == "pre-commit" {
-				return runGitHook(args[0], args[1:])
-			}
-			return runHarnessHook(args[0], opts)
-		},
-	})
+}, runHook)
+
+// hookOptions are the flags of "mindmount hook" for harness events.
+type hookOptions struct {
+	repo    string // the memory: a repository or a mount; else $MINDMOUNT_REPO
+	harness string // which harness calls: output shape and transcript name
+	budget  int    // bytes of context a session-start or prompt hook adds
+	k       int    // recall hits a prompt hook adds
+}
+
+func (o *hookOptions) AddFlags(fl *flag.FlagSet) {
+	fl.StringVar(&o.repo, "repo", "", "the memory (repository or mount); default $MINDMOUNT_REPO")
+	fl.StringVar(&o.harness, "harness", harness.ClaudeCode, "the calling harness: claude-code, codex, gemini-cli, opencode, run")
+	fl.IntVar(&o.budget, "budget", harness.DefaultBudget, "most `bytes` of context a session-start or prompt hook adds")
+	fl.IntVar(&o.k, "k", 3, "memories a prompt hook adds")
+}
+
+// runHook runs a git hook (pre-commit) or a harness hook (every other
+// event).
+func runHook(_ context.Context, o *hookOptions, args []string) error {
+	if args[0] == "pre-commit" {
+		return runGitHook(args[0], args[1:])
+	}
+	return runHarnessHook(args[0], *o)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -16,6 +15,7 @@ import (
 	"github.com/mindmount/mindmount/cmd/mindmount/internal/migrate"
 	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
+	"github.com/mindmount/mindmount/hooks"
 	"github.com/mindmount/mindmount/template"
 )
 
@@ -173,7 +173,7 @@ func importViral(src, dest string) error {
 			lines = append(lines, p+" added")
 		}
 	}
-	if err := initGitHooks(dir); err != nil {
+	if err := hooks.Install(dir); err != nil {
 		fmt.Fprintf(stderr, "mindmount: could not install mindmount's git hooks: %v\n", err)
 	}
 	msg := "mindmount import viral: convert a viral-git-agent-memory repository\n\n" + strings.Join(lines, "\n")
@@ -185,7 +185,7 @@ func importViral(src, dest string) error {
 		if err := r.SetPrivate(true); err != nil {
 			return err
 		}
-		if err := makePrivate(dir); err != nil {
+		if err := host.MakePrivate(dir); err != nil {
 			return err
 		}
 	}
@@ -287,7 +287,7 @@ func importInto(format, src, dest string) error {
 		if err := os.MkdirAll(dest, 0o700); err != nil {
 			return err
 		}
-		if err := initRepoTo(io.Discard, dest, "", true); err != nil {
+		if _, err := host.InitRepo(dest, host.InitOptions{Private: true}); err != nil {
 			return err
 		}
 	}

@@ -2,22 +2,14 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
-	"log/slog"
-	"os"
-	"path"
 	"path/filepath"
-	"slices"
-	"sort"
 	"strings"
 
-	"github.com/mindmount/mindmount/fs/tracker"
+	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
 	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
-	"github.com/mindmount/mindmount/template"
 )
 
 // initCommand is "mindmount init".
@@ -83,253 +75,57 @@ func runInit(_ context.Context, o *initOptions, args []string) error {
 		return errUsage
 	}
 	if !o.force {
-		if err := initTarget(args[0]); err != nil {
+		if err := host.CheckInitTarget(args[0]); err != nil {
 			return err
 		}
 	}
 	return initRepo(args[0], o.user, !o.shared)
 }
 
-// initTarget refuses to make a repository of a folder init has no business
-// in: one holding other files that is not a git repository, or a git
-// repository owned by another user. A missing or empty folder, and a
-// repository of the caller's (mindmount or plain git), are fine.
-func initTarget(dir string) error {
-	st, err := os.Stat(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
+// initRepo creates or completes the repository at dir (host.InitRepo) and
+// says what it did on stdout.
+func initRepo(dir, user string, private bool) error {
+	res, err := host.InitRepo(dir, host.InitOptions{User: user, Private: private})
 	if err != nil {
 		return err
 	}
-	if !st.IsDir() {
-		return fmt.Errorf("%s exists and is not a directory", dir)
-	}
-	if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
-		if uid, _ := statOwner(st); int(uid) != os.Getuid() {
-			return fmt.Errorf("%s is a git repository owned by uid %d, not you: make your own with mindmount init NEWDIR (or pass --force to add mindmount's files to it)", dir, uid)
-		}
-		return nil
-	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return err
-	}
-	if len(ents) > 0 {
-		return fmt.Errorf("%s holds %d other entries (%s, ...) and is not a git repository: init makes a new memory repository in a new or empty folder, e.g. mindmount init %s (or pass --force to make this one)",
-			dir, len(ents), ents[0].Name(), filepath.Join(dir, "memory"))
-	}
+	printInit(stdout, dir, user, res)
 	return nil
 }
 
-// initRepo creates or completes the repository at dir and commits the
-// template files it added, and says what it did on stdout.
-func initRepo(dir, user string, private bool) error {
-	return initRepoTo(stdout, dir, user, private)
-}
-
-// initRepoTo is initRepo telling out (a daemon that makes a repository
-// says nothing on its stdout).
-func initRepoTo(out io.Writer, dir, user string, private bool) error {
-	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
-		return fmt.Errorf("%s exists and is not a directory", dir)
-	}
-	_, statErr := os.Stat(dir)
-	existed := statErr == nil
-	fresh := false
-	r, err := gitrepo.Open(dir)
-	if errors.Is(err, gitrepo.ErrNotRepo) {
-		r, err = gitrepo.Init(dir)
-		fresh = true
-	}
-	if err != nil {
-		return err
-	}
-	if fresh && private {
-		if err := r.SetPrivate(true); err != nil {
-			return err
-		}
-	}
-	var up *upgrade // a repository made before the rename
-	if !fresh {
-		if up, err = upgradeRepo(r); err != nil {
-			return fmt.Errorf("upgrade %s: %w", dir, err)
-		}
-	}
-	created, err := template.Write(r.Dir(), user, false)
-	if err != nil {
-		return err
-	}
-	var ignores []string // rules appended to an existing .gitignore
-	if !fresh && !slices.Contains(created, ".gitignore") {
-		if ignores, err = template.CompleteIgnores(r.Dir()); err != nil {
-			return err
-		}
-		if len(ignores) > 0 {
-			created = append(created, ".gitignore")
-		}
-	}
-	if err := initGitHooks(r.Dir()); err != nil { // cmd_githooks.go: pre-commit hook and merge drivers
-		// The repository works without them; only a revert of a
-		// consolidation then replays the reverted messages.
-		slog.Warn("could not install mindmount's git hooks", "err", err)
-	}
-	if len(created) == 0 && up == nil {
+// printInit tells the user what host.InitRepo did.
+func printInit(out io.Writer, dir, user string, res host.Initialized) {
+	if res.Commit == "" && len(res.Created) == 0 && res.Upgraded == nil {
 		fmt.Fprintf(out, "%s: already initialised, nothing to add\n", dir)
 		if user != "" {
 			fmt.Fprintf(out, "user.md exists and was left as it is; edit it to change the user's name\n")
 		}
-		return nil
+		return
 	}
-	var changes []gitrepo.Change
-	if up != nil {
-		changes = append(changes, up.changes...)
-	}
-	for _, p := range created {
-		data, err := os.ReadFile(filepath.Join(r.Dir(), filepath.FromSlash(p)))
-		if err != nil {
-			return err
-		}
-		changes = append(changes, gitrepo.Change{Path: p, Data: data})
-	}
-	msg := initMessage(created)
-	if len(ignores) > 0 && len(created) == 1 {
-		msg = "mindmount init: add " + strings.Join(ignores, ", ") + " to .gitignore"
-	}
-	if up != nil {
-		msg = up.message(created)
-	}
-	hash, err := tracker.Alone{Repo: r}.Apply(context.Background(), tracker.Change{Changes: changes, Message: msg, Author: gitrepo.Mindmount})
-	if err != nil {
-		return fmt.Errorf("commit the template: %w", err)
-	}
-	if fresh && private {
-		// Last, so that what git and the hooks created is narrowed too. A
-		// folder that existed keeps its mode, and so does whatever it held:
-		// only what init made is narrowed.
-		if err := narrowNew(r.Dir(), existed, created); err != nil {
-			return err
-		}
-	}
-	if up != nil {
+	if res.Upgraded != nil {
 		fmt.Fprintf(out, "Upgraded %s, made before the rename:\n", dir)
-		for _, l := range up.lines {
+		for _, l := range res.Upgraded {
 			fmt.Fprintf(out, "  %s\n", l)
 		}
 	}
 	switch {
-	case fresh:
+	case res.Fresh:
 		fmt.Fprintf(out, "Created mindmount repository %s\n", dir)
-	case len(created) > 0:
+	case len(res.Created) > 0:
 		fmt.Fprintf(out, "Added to %s:\n", dir)
 	}
-	for _, p := range created {
-		if p == ".gitignore" && len(ignores) > 0 {
-			fmt.Fprintf(out, "  .gitignore: the rules %s\n", strings.Join(ignores, ", "))
+	for _, p := range res.Created {
+		if p == ".gitignore" && len(res.Ignores) > 0 {
+			fmt.Fprintf(out, "  .gitignore: the rules %s\n", strings.Join(res.Ignores, ", "))
 			continue
 		}
 		fmt.Fprintf(out, "  %s\n", p)
 	}
-	if hash != "" {
-		fmt.Fprintf(out, "Committed %s: %s\n", gitrepo.ShortHash(hash), gitrepo.Subject(msg))
+	if res.Commit != "" {
+		fmt.Fprintf(out, "Committed %s: %s\n", gitrepo.ShortHash(res.Commit), gitrepo.Subject(res.Message))
 	}
-	if fresh {
+	if res.Fresh {
 		fmt.Fprintf(out, "\nNext: edit %s, then try \"mindmount context %s\".\n",
 			filepath.Join(dir, "user.md"), dir)
 	}
-	return nil
-}
-
-// initMessage names the added files: the ones that matter in the subject
-// (placeholders like .gitkeep only when nothing else was added), and every
-// file in the body when the subject could not hold them all.
-func initMessage(created []string) string {
-	var main []string
-	for _, p := range created {
-		if filepath.Base(p) != ".gitkeep" {
-			main = append(main, p)
-		}
-	}
-	if len(main) == 0 {
-		main = created
-	}
-	// The persona and the user page first: they are what a reader of
-	// "git log" looks for.
-	rank := map[string]int{"character.md": 0, "user.md": 1, "README.md": 2}
-	sort.SliceStable(main, func(i, j int) bool {
-		ri, ok := rank[main[i]]
-		if !ok {
-			ri = 3
-		}
-		rj, ok := rank[main[j]]
-		if !ok {
-			rj = 3
-		}
-		return ri < rj
-	})
-	subject := "mindmount init: add "
-	if len(main) > 4 {
-		subject += strings.Join(main[:4], ", ") + fmt.Sprintf(" and %d more", len(created)-4)
-	} else if len(main) < len(created) {
-		subject += strings.Join(main, ", ") + fmt.Sprintf(" and %d more", len(created)-len(main))
-	} else {
-		return subject + strings.Join(main, ", ")
-	}
-	return subject + "\n\nAdded:\n  " + strings.Join(created, "\n  ") + "\n"
-}
-
-// narrowNew makes private what init created in dir: everything when dir
-// is new; else .git and the created paths (and the folders init made for
-// them), never dir itself.
-func narrowNew(dir string, existed bool, created []string) error {
-	if !existed {
-		return makePrivate(dir)
-	}
-	if err := makePrivate(filepath.Join(dir, ".git")); err != nil {
-		return err
-	}
-	for _, p := range created {
-		for rel := p; rel != "." && rel != "/"; rel = path.Dir(rel) {
-			if err := makePrivateOne(filepath.Join(dir, filepath.FromSlash(rel))); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// makePrivateOne narrows one file or folder as makePrivate does.
-func makePrivateOne(p string) error {
-	fi, err := os.Lstat(p)
-	if err != nil || fi.Mode()&fs.ModeSymlink != 0 {
-		return nil
-	}
-	mode := fi.Mode().Perm() &^ 0o077
-	if fi.IsDir() {
-		mode |= 0o700
-	}
-	return os.Chmod(p, mode)
-}
-
-// makePrivate narrows a new repository to its owner: directories 0700,
-// files 0600 (0700 when executable), .git included. Memories are private;
-// the root's 0700 alone already keeps other users out.
-func makePrivate(dir string) error {
-	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.Type()&fs.ModeSymlink != 0 {
-			return nil
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return err
-		}
-		mode := fi.Mode().Perm() &^ 0o077
-		if d.IsDir() {
-			mode |= 0o700
-		}
-		return os.Chmod(p, mode)
-	})
 }

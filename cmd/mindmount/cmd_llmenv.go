@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/mindmount/mindmount/consolidate/llm"
@@ -102,33 +101,4 @@ func noModelHint(p llm.Provider) string {
 		return "is the network up? set ANTHROPIC_BASE_URL (and ANTHROPIC_API_KEY), or --llm ollama"
 	}
 	return "is the server running? set OLLAMA_HOST, or --llm openai with OPENAI_BASE_URL"
-}
-
-// servePool is mindmount serve's one pool of model calls, shared by
-// consolidation and the HTTP chat of every user; nil without a model.
-var servePool atomic.Pointer[llm.Pool]
-
-// newModelPool makes the daemon's pool (mindmount serve --llm-concurrency).
-func newModelPool(p llm.Provider, concurrency int) *llm.Pool {
-	pl := llm.NewPool(p, llm.PoolConfig{Concurrency: concurrency})
-	servePool.Store(pl)
-	return pl
-}
-
-// modelPoolStatus describes the pool for the status report.
-func modelPoolStatus() string {
-	pl := servePool.Load()
-	if pl == nil {
-		return ""
-	}
-	s := pl.Stats()
-	last := "no call yet"
-	if !s.LastCall.IsZero() {
-		last = "last call ok"
-		if !s.LastOK {
-			last = "last call failed"
-		}
-		last += " at " + s.LastCall.Format(time.RFC3339)
-	}
-	return fmt.Sprintf("%s/%s, %d running, %d queued, %s", pl.Provider().Name(), pl.Provider().Model(), s.Running, s.Queued, last)
 }

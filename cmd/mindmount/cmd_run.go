@@ -79,7 +79,7 @@ func runAgent(opts runOptions, argv []string) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	text := hookContext(dir, opts.budget)
+	text := harness.Context(dir, opts.budget)
 	ctxFile := filepath.Join(tmp, "CONTEXT.md")
 	if err := os.WriteFile(ctxFile, []byte(text), 0o600); err != nil {
 		return err
@@ -113,7 +113,7 @@ func runAgent(opts runOptions, argv []string) error {
 		if _, err := os.Stat(transcript); err != nil {
 			return
 		}
-		if _, err := harness.Copy(harness.CopyOptions{Memory: dir, Harness: harness.Run, SessionID: session, Source: transcript, MaxRead: hookReadLimit(dir)}); err != nil {
+		if _, err := harness.Copy(harness.CopyOptions{Memory: dir, Harness: harness.Run, SessionID: session, Source: transcript}); err != nil {
 			fmt.Fprintf(stderr, "mindmount run: transcript: %s\n", memgraph.ErrorLine(err.Error()))
 		}
 	}

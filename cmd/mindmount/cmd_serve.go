@@ -195,10 +195,9 @@ func (o *serveOptions) workers(log *slog.Logger) (*host.Workers, error) {
 	if err != nil {
 		return nil, err
 	}
-	var model func(id string) llm.ChatProvider
+	var pool *llm.Pool
 	if cfg.Provider != nil {
-		pool := newModelPool(cfg.Provider, o.llmConcurrency)
-		model = func(id string) llm.ChatProvider { return pool.For(id) }
+		pool = llm.NewPool(cfg.Provider, llm.PoolConfig{Concurrency: o.llmConcurrency})
 	}
 	args := append(o.daemon.args(), "--github-api="+serveGitHubAPI)
 	if o.debug {
@@ -209,7 +208,7 @@ func (o *serveOptions) workers(log *slog.Logger) (*host.Workers, error) {
 		Mount:       o.mount,
 		Exe:         exe,
 		Args:        args,
-		Model:       model,
+		Pool:        pool,
 		Memory:      o.userMemory,
 		UnloadAfter: o.unloadAfter,
 		Logger:      log,
@@ -330,6 +329,3 @@ func sdNotify(state string) {
 	defer c.Close()
 	c.Write([]byte(state))
 }
-
-// modelQueue describes the model pool for the status report.
-func modelQueue() string { return modelPoolStatus() }

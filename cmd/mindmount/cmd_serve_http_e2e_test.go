@@ -135,6 +135,23 @@ func TestServeHTTPEndToEnd(t *testing.T) {
 	if r.StatusCode != 200 || res.Status != "ok" || res.Added != 1 {
 		t.Fatalf("bye %d %+v\n%s", r.StatusCode, res, logs)
 	}
+	// The worker's model calls went through the daemon's one pool, which
+	// the workers own and /health reports.
+	hr, err := http.Get(base + "/health")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var health struct {
+		Model *struct {
+			Provider, Model string
+			LastCallOK      *bool
+		}
+	}
+	json.NewDecoder(hr.Body).Decode(&health)
+	hr.Body.Close()
+	if m := health.Model; m == nil || m.Provider != "ollama" || m.Model != "fake" || m.LastCallOK == nil || !*m.LastCallOK {
+		t.Fatalf("/health model: %+v", m)
+	}
 	stopMindmount(t, cmd, logs)
 	var hits []httpapi.Hit
 	json.Unmarshal([]byte(runCmd(t, "recall", root+"/users/alice", "typefaces designer", "--json")), &hits)

@@ -1,62 +1,9 @@
 package main
 
-import (
-	"errors"
-	"os"
-	"path/filepath"
+import "github.com/mindmount/mindmount/fs/tracker"
 
-	"github.com/mindmount/mindmount/fs/tracker"
-	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
-	"github.com/mindmount/mindmount/memgraph"
-)
-
-// scanServed reads the memories of dir as a model may see them, as the
-// daemon serves them: a memory whose uncommitted version adds a secret is
-// held back, so the last committed version stands in for it (a new one is
-// left out). index, context, recall and the harness hooks print from it.
-// Without git nothing is committed, and every memory with a secret is
-// left out.
-func scanServed(dir string) (*memgraph.Graph, error) {
-	g, err := memgraph.Scan(dir)
-	if err != nil {
-		return nil, err
-	}
-	r, err := gitrepo.Open(dir)
-	if errors.Is(err, gitrepo.ErrNotRepo) {
-		for _, rel := range g.Paths() {
-			if data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel))); err == nil && len(tracker.SecretProblems(rel, data, nil)) > 0 {
-				g.Remove(rel)
-			}
-		}
-		return g, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	if o, _ := (&memgraph.OperatorSource{Path: filepath.Join(r.GitDir(), memgraph.OperatorFile)}).Get(); o.CommitSecrets {
-		return g, nil
-	}
-	dirty, err := r.Dirty()
-	if err != nil {
-		return nil, err
-	}
-	for _, rel := range dirty {
-		if !memgraph.IsMemoryPath(rel) {
-			continue
-		}
-		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
-		if err != nil {
-			continue // deleted: Scan did not read it either
-		}
-		head, inHead, _ := r.ReadHead(rel)
-		if len(tracker.SecretProblems(rel, data, head)) == 0 {
-			continue
-		}
-		if inHead {
-			g.Put(rel, head)
-		} else {
-			g.Remove(rel)
-		}
-	}
-	return g, nil
-}
+// scanServed is tracker.ScanServed, the memories as a model may see them.
+// It stays under this name for cmd_consolidate.go, which another change
+// converts at the same time; once both are merged, call tracker.ScanServed
+// directly.
+var scanServed = tracker.ScanServed

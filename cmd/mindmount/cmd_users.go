@@ -141,7 +141,7 @@ func ownerIDs(root, uidS, gidS string) (uint32, uint32, error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	uid, gid := statOwner(fi)
+	uid, gid := host.FileOwner(fi)
 	parse := func(flag, s string, def uint32) (uint32, error) {
 		if s == "" {
 			return def, nil
@@ -220,12 +220,4 @@ func runUsersRemove(_ context.Context, _ *noOptions, args []string) error {
 		fmt.Fprintf(stdout, "mindmount: user %s removed\n", id)
 	}
 	return nil
-}
-
-// statOwner is the uid and gid of a file.
-func statOwner(fi os.FileInfo) (uint32, uint32) {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return st.Uid, st.Gid
-	}
-	return uint32(os.Getuid()), uint32(os.Getgid())
 }

@@ -154,9 +154,7 @@ func runWorker(o *workerOptions, log *slog.Logger) error {
 	}
 	var pool *llm.Pool
 	if cfg.Provider != nil {
-		// serve's pool is the one that bounds and shares the model; this
-		// one only lets the worker's calls through to it.
-		pool = llm.NewPool(cfg.Provider, llm.PoolConfig{Concurrency: 64, MaxQueue: 256, MaxPerUser: 256})
+		pool = llm.NewRelayPool(cfg.Provider)
 	}
 	began := time.Now()
 	return serveRuntime(o.repo, o.id, cfg, func(ctx context.Context, rt *host.Runtime) (<-chan error, func(bool) error, error) {

@@ -30,24 +30,6 @@ type command struct {
 	// subs are the subcommands, chosen by the first argument that is not a
 	// flag ("users add ROOT ID").
 	subs []*command
-
-	// flags and run are the old form, a command registered from an init
-	// function with its flags as closure locals; register turns them into
-	// bind. Commands move to commandTable one file at a time (issue 24).
-	flags func(fl *flag.FlagSet)
-	run   func(fl *flag.FlagSet, args []string) error
-}
-
-// register adds a command of the old form (see command.flags).
-func register(c *command) {
-	flags, run := c.flags, c.run
-	c.bind = func(fl *flag.FlagSet) runFunc {
-		if flags != nil {
-			flags(fl)
-		}
-		return func(_ context.Context, args []string) error { return run(fl, args) }
-	}
-	commands[c.name] = c
 }
 
 // runFunc runs a command with its positional arguments.

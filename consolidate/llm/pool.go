@@ -59,6 +59,14 @@ func NewPool(p Provider, cfg PoolConfig) *Pool {
 	return &Pool{p: p, cfg: cfg, queues: map[string][]*waiter{}}
 }
 
+// NewRelayPool wraps p, the remote share of a pool elsewhere (a serve
+// worker's calls reach serve's pool through llm.NewRemote): that pool
+// bounds and shares the model, so this one is wide enough never to be
+// the bound and only lets the calls through.
+func NewRelayPool(p Provider) *Pool {
+	return NewPool(p, PoolConfig{Concurrency: 64, MaxQueue: 256, MaxPerUser: 256})
+}
+
 // For returns the provider user's calls go through.
 func (pl *Pool) For(user string) ChatProvider { return &pooled{pl: pl, user: user} }
 

@@ -8,6 +8,10 @@ import "path/filepath"
 // git, because the hooks name this user's memory. MCP servers go in
 // ~/.claude.json ("mcpServers", user scope) or .mcp.json in the project.
 // Hook timeouts are in seconds.
+// claudeProjectDir is the variable Claude Code sets to the project
+// directory for the hooks it runs.
+const claudeProjectDir = "CLAUDE_PROJECT_DIR"
+
 func claudeEdits(o InstallOptions, uninstall bool) []edit {
 	settings := filepath.Join(o.Home, ".claude", "settings.json")
 	mcp := filepath.Join(o.Home, ".claude.json")
@@ -16,10 +20,10 @@ func claudeEdits(o InstallOptions, uninstall bool) []edit {
 		mcp = filepath.Join(o.Project, ".mcp.json")
 	}
 	specs := []hookSpec{
-		{event: "SessionStart", command: hookCommand(o, EventSessionStart), timeout: 30},
-		{event: "Stop", command: hookCommand(o, EventStop), timeout: 30},
-		{event: "PreCompact", command: hookCommand(o, EventPreCompact), timeout: 30},
-		{event: "SessionEnd", command: hookCommand(o, EventSessionEnd), timeout: 30},
+		{event: "SessionStart", command: hookCommand(o, EventSessionStart, claudeProjectDir), timeout: 30},
+		{event: "Stop", command: hookCommand(o, EventStop, claudeProjectDir), timeout: 30},
+		{event: "PreCompact", command: hookCommand(o, EventPreCompact, claudeProjectDir), timeout: 30},
+		{event: "SessionEnd", command: hookCommand(o, EventSessionEnd, claudeProjectDir), timeout: 30},
 	}
 	edits := []edit{jsonEdit(settings, "hooks SessionStart, Stop, PreCompact, SessionEnd", uninstall,
 		removeHooks, func(root *object) error { return addHooks(root, specs) })}

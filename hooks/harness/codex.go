@@ -25,18 +25,21 @@ func codexEdits(o InstallOptions, uninstall bool) []edit {
 		dir = filepath.Join(o.Project, ".codex")
 		instr = filepath.Join(o.Project, "AGENTS.md")
 	}
+	// Codex sets no variable for the project directory; it runs hooks in
+	// the session's directory, the project, so a path inside the project
+	// is written relative to it.
 	// Codex caps a SessionEnd hook at 3 seconds; copying new lines is
 	// well within that.
 	specs := []hookSpec{
-		{event: "SessionStart", command: hookCommand(o, EventSessionStart), timeout: 30},
-		{event: "Stop", command: hookCommand(o, EventStop), timeout: 30},
-		{event: "PreCompact", command: hookCommand(o, EventPreCompact), timeout: 30},
-		{event: "SessionEnd", command: hookCommand(o, EventSessionEnd), timeout: 3},
+		{event: "SessionStart", command: hookCommand(o, EventSessionStart, ""), timeout: 30},
+		{event: "Stop", command: hookCommand(o, EventStop, ""), timeout: 30},
+		{event: "PreCompact", command: hookCommand(o, EventPreCompact, ""), timeout: 30},
+		{event: "SessionEnd", command: hookCommand(o, EventSessionEnd, ""), timeout: 3},
 	}
 	edits := []edit{
 		jsonEdit(filepath.Join(dir, "hooks.json"), "hooks SessionStart, Stop, PreCompact, SessionEnd", uninstall,
 			removeHooks, func(root *object) error { return addHooks(root, specs) }),
-		blockEdit(instr, "memory instructions", Instructions(o.Memory, o.MCP), uninstall),
+		blockEdit(instr, "memory instructions", Instructions(o.prosePath(o.Memory), o.MCP), uninstall),
 	}
 	if o.MCP || uninstall {
 		edits = append(edits, tomlEdit(filepath.Join(dir, "config.toml"), "MCP server "+MCPName, o, uninstall))
@@ -53,7 +56,11 @@ const (
 )
 
 func tomlEdit(path, note string, o InstallOptions, uninstall bool) edit {
-	return edit{path: path, note: note, change: func(old []byte) ([]byte, error) {
+	onlyOurs := func(old []byte) bool {
+		rest, err := removeTOMLBlock(old)
+		return err == nil && len(bytes.TrimSpace(rest)) == 0
+	}
+	return edit{path: path, note: note, onlyOurs: onlyOurs, change: func(old []byte) ([]byte, error) {
 		rest, err := removeTOMLBlock(old)
 		if err != nil {
 			return nil, err
@@ -81,8 +88,18 @@ func tomlEdit(path, note string, o InstallOptions, uninstall bool) edit {
 			}
 			b.WriteByte('\n')
 		}
-		fmt.Fprintf(&b, "%s\n[mcp_servers.%s]\ncommand = %s\nargs = [%s, %s]\n%s\n",
-			tomlBegin, MCPName, tomlString(o.Mindmount), tomlString("mcp"), tomlString(o.Memory), tomlEnd)
+		command, args := o.Mindmount, []string{"mcp", o.Memory}
+		if o.Scope == "project" {
+			// config.toml expands no variables: a shell does, for the
+			// project's file (see portable.go).
+			command, args = "sh", []string{"-c", "exec " + o.shellBinary("") + " mcp " + o.shellPath(o.Memory, "")}
+		}
+		quoted := make([]string, len(args))
+		for i, a := range args {
+			quoted[i] = tomlString(a)
+		}
+		fmt.Fprintf(&b, "%s\n[mcp_servers.%s]\ncommand = %s\nargs = [%s]\n%s\n",
+			tomlBegin, MCPName, tomlString(command), strings.Join(quoted, ", "), tomlEnd)
 		var after map[string]any
 		if err := toml.Unmarshal(b.Bytes(), &after); err != nil {
 			// e.g. mcp_servers written as an inline table: a [table]

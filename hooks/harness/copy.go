@@ -54,7 +54,7 @@ type CopyOptions struct {
 	// secrets never reach the memory). Nil writes the text as is.
 	Redact func(string) string
 	// MaxRead bounds the bytes of a JSONL transcript read by one call
-	// (0: DefaultMaxRead).
+	// (0: the memory's hook_read_mib setting, else DefaultMaxRead).
 	MaxRead int64
 }
 
@@ -112,6 +112,9 @@ func Copy(o CopyOptions) (int, error) {
 	// still have a destination from earlier calls: check it like a reread.
 	fresh := st.Offset == 0 && st.Records == 0
 	maxRead := o.MaxRead
+	if maxRead <= 0 {
+		maxRead = readLimit(o.Memory)
+	}
 	if maxRead <= 0 {
 		maxRead = DefaultMaxRead
 	}

@@ -6,7 +6,8 @@
 // consolidation, and installs or removes mindmount's entries in each
 // harness's own settings files without touching the user's.
 //
-// Everything a hook does is best effort: the caller (cmd/mindmount) turns any
-// error into one line on stderr and exit status 0, because a hook must
-// never block an agent's session.
+// Hook is the whole of "mindmount hook EVENT" for a harness; the command
+// only finds the memory. Everything a hook does is best effort: Hook says
+// what went wrong, and the caller turns it into one line on stderr and
+// exit status 0, because a hook must never block an agent's session.
 package harness

@@ -8,6 +8,10 @@ import "path/filepath"
 // Claude Code, with timeouts in milliseconds, and "mcpServers". GEMINI.md
 // is its instruction file. AfterAgent ends every turn: the transcript is
 // copied then, as Claude Code's Stop does.
+// geminiProjectDir is the variable Gemini CLI sets to the project
+// directory for the hooks it runs.
+const geminiProjectDir = "GEMINI_PROJECT_DIR"
+
 func geminiEdits(o InstallOptions, uninstall bool) []edit {
 	settings := filepath.Join(o.Home, ".gemini", "settings.json")
 	instr := filepath.Join(o.Home, ".gemini", "GEMINI.md")
@@ -16,10 +20,10 @@ func geminiEdits(o InstallOptions, uninstall bool) []edit {
 		instr = filepath.Join(o.Project, "GEMINI.md")
 	}
 	specs := []hookSpec{
-		{event: "SessionStart", command: hookCommand(o, EventSessionStart), timeout: 30000, name: "mindmount-session-start"},
-		{event: "AfterAgent", command: hookCommand(o, EventStop), timeout: 30000, name: "mindmount-stop"},
-		{event: "PreCompress", command: hookCommand(o, EventPreCompact), timeout: 30000, name: "mindmount-pre-compact"},
-		{event: "SessionEnd", command: hookCommand(o, EventSessionEnd), timeout: 30000, name: "mindmount-session-end"},
+		{event: "SessionStart", command: hookCommand(o, EventSessionStart, geminiProjectDir), timeout: 30000, name: "mindmount-session-start"},
+		{event: "AfterAgent", command: hookCommand(o, EventStop, geminiProjectDir), timeout: 30000, name: "mindmount-stop"},
+		{event: "PreCompress", command: hookCommand(o, EventPreCompact, geminiProjectDir), timeout: 30000, name: "mindmount-pre-compact"},
+		{event: "SessionEnd", command: hookCommand(o, EventSessionEnd, geminiProjectDir), timeout: 30000, name: "mindmount-session-end"},
 	}
 	return []edit{
 		jsonEdit(settings, "hooks SessionStart, AfterAgent, PreCompress, SessionEnd and MCP server "+MCPName, uninstall,
@@ -32,6 +36,6 @@ func geminiEdits(o InstallOptions, uninstall bool) []edit {
 				}
 				return addHooks(root, specs)
 			}),
-		blockEdit(instr, "memory instructions", Instructions(o.Memory, o.MCP), uninstall),
+		blockEdit(instr, "memory instructions", Instructions(o.prosePath(o.Memory), o.MCP), uninstall),
 	}
 }

@@ -25,7 +25,11 @@ type InstallOptions struct {
 	// Env is the environment for harness-specific locations (CODEX_HOME,
 	// XDG_CONFIG_HOME); nil means none are set.
 	Env func(string) string
-	Now func() time.Time // names backups; nil is time.Now
+	// LookPath finds a command through $PATH (exec.LookPath): a project's
+	// files name the binary "mindmount" when it finds Mindmount. Nil
+	// never does.
+	LookPath func(string) (string, error)
+	Now      func() time.Time // names backups; nil is time.Now
 }
 
 // Change is one settings file install or uninstall changed.
@@ -165,9 +169,10 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// hookCommand is the command line a harness runs for event.
-func hookCommand(o InstallOptions, event string) string {
-	return shellQuote(o.Mindmount) + " hook " + event + " --harness " + o.Harness + " --repo " + shellQuote(o.Memory)
+// hookCommand is the command line a harness runs for event; project is
+// the harness's variable for the project directory (see shellPath).
+func hookCommand(o InstallOptions, event, project string) string {
+	return o.shellBinary(project) + " hook " + event + " --harness " + o.Harness + " --repo " + o.shellPath(o.Memory, project)
 }
 
 // isOurCommand reports whether a hook command is one mindmount installed:

@@ -31,7 +31,11 @@ func Instructions(memory string, mcp bool) string {
 // blockEdit adds (or, uninstalling, removes) the instructions block in a
 // markdown instruction file, leaving every other line as it was.
 func blockEdit(path, note, body string, uninstall bool) edit {
-	return edit{path: path, note: note, change: func(old []byte) ([]byte, error) {
+	onlyOurs := func(old []byte) bool {
+		rest, err := removeBlock(old)
+		return err == nil && len(bytes.TrimSpace(rest)) == 0
+	}
+	return edit{path: path, note: note, onlyOurs: onlyOurs, change: func(old []byte) ([]byte, error) {
 		rest, err := removeBlock(old)
 		if err != nil {
 			return nil, err

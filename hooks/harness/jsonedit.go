@@ -217,20 +217,8 @@ func stdioServer(o InstallOptions, withType bool) *object {
 	if withType {
 		s.set("type", "stdio")
 	}
-	s.set("command", portable(o, o.Mindmount))
-	s.set("args", strList("mcp", portable(o, o.Memory)))
+	// Claude Code and Gemini CLI expand ${VAR} in these files.
+	s.set("command", o.binary("${HOME}"))
+	s.set("args", strList("mcp", o.dataPath(o.Memory, "${HOME}")))
 	return s
-}
-
-// portable writes a path under the user's home as ${HOME}/… in a project's
-// files, which are usually committed: no personal absolute path reaches
-// the team's repository (Claude Code expands ${VAR} in .mcp.json).
-func portable(o InstallOptions, p string) string {
-	if o.Scope != "project" || o.Home == "" {
-		return p
-	}
-	if rest, ok := strings.CutPrefix(p, strings.TrimSuffix(o.Home, "/")+"/"); ok {
-		return "${HOME}/" + rest
-	}
-	return p
 }

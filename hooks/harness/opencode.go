@@ -2,7 +2,10 @@ package harness
 
 import (
 	"fmt"
+	"path"
 	"path/filepath"
+
+	"github.com/mindmount/mindmount/memgraph"
 )
 
 // OpenCode (opencode.ai/docs/config, /mcp-servers, /rules): opencode.json
@@ -23,10 +26,16 @@ func opencodeEdits(o InstallOptions, uninstall bool) []edit {
 		config = filepath.Join(o.Project, "opencode.json")
 		rules = filepath.Join(o.Project, "AGENTS.md")
 	}
-	contextFile := filepath.Join(o.Memory, "CONTEXT.md")
+	// OpenCode substitutes {env:VAR} anywhere in its configuration.
+	contextFile := o.dataPath(filepath.Join(o.Memory, memgraph.ContextFile), "{env:HOME}")
 	return []edit{
 		jsonEdit(config, "instructions "+contextFile+" and MCP server "+MCPName, uninstall,
 			func(root *object) error {
+				// The memory an earlier install wired, which may have
+				// moved since: its server entry names it.
+				if argv := ourMCPArgv(root, "mcp"); len(argv) == 3 {
+					removeString(root, "instructions", path.Join(argv[2], memgraph.ContextFile))
+				}
 				removeMCP(root, "mcp")
 				removeString(root, "instructions", contextFile)
 				return nil
@@ -35,7 +44,7 @@ func opencodeEdits(o InstallOptions, uninstall bool) []edit {
 				if o.MCP {
 					s := newObject()
 					s.set("type", "local")
-					s.set("command", strList(o.Mindmount, "mcp", o.Memory))
+					s.set("command", strList(o.binary("{env:HOME}"), "mcp", o.dataPath(o.Memory, "{env:HOME}")))
 					s.set("enabled", true)
 					if err := setMCP(root, "mcp", s); err != nil {
 						return err
@@ -43,7 +52,7 @@ func opencodeEdits(o InstallOptions, uninstall bool) []edit {
 				}
 				return addString(root, "instructions", contextFile)
 			}),
-		blockEdit(rules, "memory instructions", Instructions(o.Memory, o.MCP), uninstall),
+		blockEdit(rules, "memory instructions", Instructions(o.prosePath(o.Memory), o.MCP), uninstall),
 	}
 }
 
@@ -81,4 +90,21 @@ func removeString(root *object, key, s string) {
 	default:
 		root.set(key, kept)
 	}
+}
+
+// ourMCPArgv is the command line of mindmount's server in root[section],
+// nil when there is none.
+func ourMCPArgv(root *object, section string) []string {
+	servers, ok := root.vals[section].(*object)
+	if !ok {
+		return nil
+	}
+	v, ok := servers.get(MCPName)
+	if !ok {
+		return nil
+	}
+	if argv := mcpArgv(v); isOurArgv(argv) {
+		return argv
+	}
+	return nil
 }

@@ -78,7 +78,7 @@ type Host struct {
 
 	mu       sync.Mutex
 	users    map[string]*slot
-	regStamp string                   // size and mtime of the registry last read
+	reg      registryView
 	operator *memgraph.OperatorSource // ROOT/config, for every user's tracker
 	subs     []func(Event)
 	closed   bool
@@ -118,6 +118,7 @@ func New(cfg Config) (*Host, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &Host{cfg: cfg, log: log, lock: lf, ctx: ctx, cancel: cancel, users: map[string]*slot{},
 		operator: &memgraph.OperatorSource{Path: filepath.Join(cfg.Root, OperatorConfigFile), Strict: true}}
+	h.reg.root, h.reg.reload, h.reg.log = cfg.Root, h.Reload, log
 	if err := h.Reload(); err != nil {
 		cancel()
 		lf.Close()
@@ -231,7 +232,7 @@ func (h *Host) Reload() error {
 	}
 	var added, removed []*slot
 	h.mu.Lock()
-	h.regStamp = stamp
+	h.reg.read(stamp)
 	for id, s := range h.users {
 		if _, ok := want[id]; !ok {
 			delete(h.users, id)
@@ -271,16 +272,7 @@ func (h *Host) Reload() error {
 // reloadIfChanged re-reads the registry when it changed on disk since it
 // was last read: an added user is served at its first lookup, without a
 // SIGHUP.
-func (h *Host) reloadIfChanged() {
-	h.mu.Lock()
-	old := h.regStamp
-	h.mu.Unlock()
-	if registryStamp(h.cfg.Root) != old {
-		if err := h.Reload(); err != nil {
-			h.log.Warn("re-read users", "err", err)
-		}
-	}
-}
+func (h *Host) reloadIfChanged() { h.reg.reloadIfChanged() }
 
 func (h *Host) slot(id string) (*slot, error) {
 	if err := ValidID(id); err != nil {
@@ -491,27 +483,11 @@ func (h *Host) Unload(ctx context.Context, id string) error {
 // Run unloads users idle for Config.UnloadAfter until ctx ends. One
 // goroutine for the whole host: an idle user costs none.
 func (h *Host) Run(ctx context.Context) {
-	every := h.cfg.UnloadAfter / 4
-	if every > 30*time.Second {
-		every = 30 * time.Second
-	}
-	if every < 10*time.Millisecond {
-		every = 10 * time.Millisecond
-	}
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			h.unloadIdle(ctx)
-		}
-	}
+	idleSweeps(ctx, h.cfg.UnloadAfter, &h.reg, h.unloadIdle)
 }
 
+// unloadIdle unloads the users idle for UnloadAfter.
 func (h *Host) unloadIdle(ctx context.Context) {
-	h.reloadIfChanged() // users added or removed beside us, without a lookup
 	h.mu.Lock()
 	slots := make([]*slot, 0, len(h.users))
 	for _, s := range h.users {

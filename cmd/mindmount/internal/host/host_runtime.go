@@ -3,7 +3,9 @@
 // started and stopped as a unit), and a Host is every user of a serve ROOT
 // (ROOT/users/<id>/), each a Runtime loaded on first use and unloaded when
 // idle. The fronts (the FUSE mount, HTTP, MCP) reach a user's repository
-// only through Host.Acquire.
+// only through Host.Acquire. Making a repository (InitRepo: "mindmount
+// init", "users add", --auto-users, an import into a new folder) and
+// upgrading one made before the rename live here too, in one place.
 package host
 
 import (

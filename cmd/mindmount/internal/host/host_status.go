@@ -49,7 +49,9 @@ func StatusOf(root string) ([]byte, error) {
 	for _, e := range entries {
 		h.users[e.ID] = &slot{entry: e}
 	}
-	h.regStamp = registryStamp(h.cfg.Root)
+	// What was just read is all there is: no daemon, nothing to re-read.
+	h.reg.root = root
+	h.reg.read(registryStamp(root))
 	return h.Status(""), nil
 }
 

@@ -40,8 +40,10 @@ type WorkersConfig struct {
 	Exe string
 	// Args are the worker flags every worker gets (the daemon's timing).
 	Args []string
-	// Model returns user id's share of the daemon's model; nil: no model.
-	Model func(id string) llm.ChatProvider
+	// Pool is the daemon's one bounded queue of model calls, shared by
+	// every user's consolidation (each worker reaches its share over its
+	// control socket) and the HTTP chat; nil: no model.
+	Pool *llm.Pool
 	// Memory bounds each worker's address space in bytes (0: no bound).
 	Memory uint64
 	// UnloadAfter stops a worker without a mount idle this long (default
@@ -64,10 +66,10 @@ type Workers struct {
 	log  *slog.Logger
 	lock *os.File
 
-	mu       sync.Mutex
-	users    map[string]*worker
-	regStamp string
-	closed   bool
+	mu     sync.Mutex
+	users  map[string]*worker
+	reg    registryView
+	closed bool
 
 	spares spares
 }
@@ -118,12 +120,17 @@ func NewWorkers(cfg WorkersConfig) (*Workers, error) {
 	}
 	cfg.Root = root
 	ws := &Workers{cfg: cfg, log: log, lock: lf, users: map[string]*worker{}}
+	ws.reg.root, ws.reg.reload, ws.reg.log = cfg.Root, ws.Reload, log
 	if err := ws.Reload(); err != nil {
 		lf.Close()
 		return nil, err
 	}
 	return ws, nil
 }
+
+// Pool is the daemon's model pool (WorkersConfig.Pool), for the fronts
+// that call the model themselves; nil without a model.
+func (ws *Workers) Pool() *llm.Pool { return ws.cfg.Pool }
 
 // checkReachable says which folder on the way to ROOT the users' workers
 // (running as the users) cannot pass.
@@ -160,7 +167,7 @@ func (ws *Workers) Reload() error {
 		want[e.ID] = e
 	}
 	ws.mu.Lock()
-	ws.regStamp = registryStamp(ws.cfg.Root)
+	ws.reg.read(registryStamp(ws.cfg.Root))
 	var removed, changed, added []*worker
 	for id, w := range ws.users {
 		e, ok := want[id]
@@ -219,16 +226,6 @@ func (ws *Workers) Reload() error {
 	return nil
 }
 
-// registryStamp identifies the registry's current version cheaply (size
-// and mtime), for Host and Workers alike.
-func registryStamp(root string) string {
-	fi, err := os.Stat(filepath.Join(root, RegistryFile))
-	if err != nil {
-		return ""
-	}
-	return fmt.Sprintf("%d-%d", fi.Size(), fi.ModTime().UnixNano())
-}
-
 // Users lists every registered user, sorted; Loaded is a running worker.
 func (ws *Workers) Users() []User {
 	ws.reloadIfChanged()
@@ -262,16 +259,7 @@ func (ws *Workers) Lookup(id string) (User, error) {
 	return User{Entry: w.entry, Dir: UserDir(ws.cfg.Root, w.entry.ID), Loaded: w.running(), LastUsed: w.lastUsed, Err: w.err}, nil
 }
 
-func (ws *Workers) reloadIfChanged() {
-	ws.mu.Lock()
-	old := ws.regStamp
-	ws.mu.Unlock()
-	if registryStamp(ws.cfg.Root) != old {
-		if err := ws.Reload(); err != nil {
-			ws.log.Warn("re-read users", "err", err)
-		}
-	}
-}
+func (ws *Workers) reloadIfChanged() { ws.reg.reloadIfChanged() }
 
 // running reports whether the process is alive; w.mu held.
 func (w *worker) running() bool {
@@ -416,13 +404,13 @@ func (ws *Workers) start(ctx context.Context, w *worker) error {
 	}
 	defer hf.Close()
 	files = append(files, hf)
-	if ws.cfg.Model != nil {
+	if ws.cfg.Pool != nil {
 		name := "mindmount-ctl-" + randomName()
 		ln, err := listenAbstract(name)
 		if err != nil {
 			return fail(err)
 		}
-		srv := &http.Server{Handler: llm.ServeRemote(ws.cfg.Model(e.ID)), ReadHeaderTimeout: 10 * time.Second}
+		srv := &http.Server{Handler: llm.ServeRemote(ws.cfg.Pool.For(e.ID)), ReadHeaderTimeout: 10 * time.Second}
 		go srv.Serve(&peerListener{Listener: ln, uid: e.UID})
 		w.ctl = srv
 		prev := cleanup
@@ -614,22 +602,11 @@ func (ws *Workers) release(w *worker) {
 // (a worker that crashes five times in a minute is left down, with its
 // error in Users) until ctx ends.
 func (ws *Workers) Run(ctx context.Context) {
-	every := ws.cfg.UnloadAfter / 4
-	every = min(max(every, 10*time.Millisecond), 5*time.Second)
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			ws.tick(ctx)
-		}
-	}
+	idleSweeps(ctx, ws.cfg.UnloadAfter, &ws.reg, ws.tick)
 }
 
+// tick stops idle workers and starts again the mounted ones that died.
 func (ws *Workers) tick(ctx context.Context) {
-	ws.reloadIfChanged()
 	ws.mu.Lock()
 	ls := make([]*worker, 0, len(ws.users))
 	for _, w := range ws.users {

@@ -1,4 +1,4 @@
-package main
+package host
 
 import (
 	"errors"
@@ -9,8 +9,8 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
 	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
+	"github.com/mindmount/mindmount/memgraph"
 	"github.com/mindmount/mindmount/memgraph/atomicfile"
 )
 
@@ -18,10 +18,10 @@ import (
 // keeps its daemon state in .engram/, names the merge drivers engram-cursor
 // and engram-memory in .gitattributes, ignores /.engram/... in .gitignore
 // and points the agent at .engram/search/ in README.md. "mindmount init"
-// upgrades it in one commit; the git side (.git/engram/, lock records,
+// upgrades it in one commit (InitRepo); the git side (.git/engram/, lock records,
 // hooks, driver config) is moved by gitrepo.UpgradeGitDir and hooks.Install.
 
-const stateDir = ".mindmount"
+const stateDir = memgraph.StateDir
 
 // upgrade is what upgradeRepo changed: the commit's changes (computed from
 // HEAD, so the user's uncommitted edits stay uncommitted) and one line per
@@ -48,7 +48,7 @@ func upgradeRepo(r *gitrepo.Repo) (*upgrade, error) {
 	if err != nil {
 		return nil, err
 	}
-	tracked, err := r.HeadFiles(host.LegacyStateDir)
+	tracked, err := r.HeadFiles(LegacyStateDir)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +58,7 @@ func upgradeRepo(r *gitrepo.Repo) (*upgrade, error) {
 		return nil, nil
 	}
 	for _, old := range tracked {
-		to := stateDir + strings.TrimPrefix(old, host.LegacyStateDir)
+		to := stateDir + strings.TrimPrefix(old, LegacyStateDir)
 		u.changes = append(u.changes, gitrepo.Change{Path: old, Delete: true})
 		u.lines = append(u.lines, old+" -> "+to)
 		if _, ok, err := r.ReadHead(to); err != nil {
@@ -177,7 +177,7 @@ func rejoin(line string, fields []string) string {
 // rewriteLegacyPaths points README.md's paths into the state folder at its
 // new name; the rest of the text is the user's.
 func rewriteLegacyPaths(b []byte) string {
-	return strings.ReplaceAll(string(b), host.LegacyStateDir+"/", stateDir+"/")
+	return strings.ReplaceAll(string(b), LegacyStateDir+"/", stateDir+"/")
 }
 
 // rewriteFile applies rewrite to the work-tree file p, if it is a regular
@@ -208,7 +208,7 @@ func rewriteFile(p string, rewrite func([]byte) string) (bool, error) {
 // changes, naming both, so no data is lost. A symbolic link is never
 // followed.
 func moveState(dir string) (bool, error) {
-	from, to := filepath.Join(dir, host.LegacyStateDir), filepath.Join(dir, stateDir)
+	from, to := filepath.Join(dir, LegacyStateDir), filepath.Join(dir, stateDir)
 	fi, err := os.Lstat(from)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
@@ -246,7 +246,7 @@ func mergeState(from, to string) error {
 	}
 	if len(conflicts) > 0 {
 		return fmt.Errorf("both %s and %s hold %s, with different content: keep one of each by hand, then run mindmount init again",
-			host.LegacyStateDir, stateDir, strings.Join(conflicts, ", "))
+			LegacyStateDir, stateDir, strings.Join(conflicts, ", "))
 	}
 	err = filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
