@@ -150,7 +150,7 @@ func runConsolidate(ctx context.Context, dir string, opt providerOptions) error 
 	if err != nil {
 		return err
 	}
-	g, err := scanServed(r.Dir()) // a held-back memory never reaches the model
+	g, err := tracker.ScanServed(r.Dir()) // a held-back memory never reaches the model
 	if err != nil {
 		return err
 	}
