@@ -63,34 +63,25 @@ func ParseOperator(name string, data []byte) (Operator, []Problem) {
 	add := func(line int, format string, args ...any) {
 		probs = append(probs, Problem{Path: name, Line: line, Msg: fmt.Sprintf(format, args...)})
 	}
-	for i, line := range strings.Split(string(data), "\n") {
-		if j := strings.IndexByte(line, '#'); j >= 0 {
-			line = line[:j]
-		}
-		line = strings.TrimSpace(line)
-		if line == "" {
-			continue
-		}
-		key, val, ok := strings.Cut(line, ":")
-		key, val = strings.TrimSpace(key), strings.TrimSpace(val)
+	eachKeyValue(data, func(n int, key, val string, ok bool) {
 		switch {
 		case !ok || !isOperatorKey(key):
-			add(i+1, "want \"key: value\" with a known key (%s)", strings.Join(OperatorKeys, ", "))
+			add(n, "want \"key: value\" with a known key (%s)", strings.Join(OperatorKeys, ", "))
 		case key == "merge":
 			switch m := MergeMode(val); m {
 			case MergeAuto, MergeReview:
 				o.Merge = m
 			default:
-				add(i+1, "merge must be auto or review")
+				add(n, "merge must be auto or review")
 			}
 		case val == "true":
 			o.CommitSecrets = true
 		case val == "false":
 			o.CommitSecrets = false
 		default:
-			add(i+1, "%s must be true or false", key)
+			add(n, "%s must be true or false", key)
 		}
-	}
+	})
 	return o, probs
 }
 

@@ -65,24 +65,14 @@ func ParseSettings(data []byte) (Settings, []Problem) {
 		return s, probs
 	}
 	seen := map[string]bool{}
-	for i, line := range strings.Split(string(data), "\n") {
-		n := i + 1
-		if j := strings.IndexByte(line, '#'); j >= 0 {
-			line = line[:j]
-		}
-		line = strings.TrimSpace(line)
-		if line == "" {
-			continue
-		}
-		key, val, ok := strings.Cut(line, ":")
-		key, val = strings.TrimSpace(key), strings.TrimSpace(val)
+	eachKeyValue(data, func(n int, key, val string, ok bool) {
 		if !ok || key == "" {
 			add(n, "want \"key: value\" (known keys: %s)", strings.Join(settingsKeys, ", "))
-			continue
+			return
 		}
 		if seen[key] {
 			add(n, "%s is set twice", keyName(key))
-			continue
+			return
 		}
 		seen[key] = true
 		switch key {
@@ -90,14 +80,14 @@ func ParseSettings(data []byte) (Settings, []Problem) {
 			v, err := strconv.Atoi(val)
 			if err != nil || v < MinIndexTokens || v > MaxIndexTokens {
 				add(n, "index_tokens must be a whole number of tokens from %d to %d", MinIndexTokens, MaxIndexTokens)
-				continue
+				return
 			}
 			s.IndexTokens = v
 		case "hook_read_mib":
 			v, err := strconv.Atoi(val)
 			if err != nil || v < 1 || v > 1024 {
 				add(n, "hook_read_mib must be a whole number of MiB from 1 to 1024")
-				continue
+				return
 			}
 			s.HookReadMiB = v
 		case "transcript_retention":
@@ -114,8 +104,25 @@ func ParseSettings(data []byte) (Settings, []Problem) {
 		default:
 			add(n, "unknown key %s (known keys: %s)", keyName(key), strings.Join(settingsKeys, ", "))
 		}
-	}
+	})
 	return s, probs
+}
+
+// eachKeyValue calls fn for every line of a "key: value" file (the tracked
+// settings, the operator's file) that is not blank: n is the line number,
+// "#" starts a comment, and ok is false where the line has no colon.
+func eachKeyValue(data []byte, fn func(n int, key, val string, ok bool)) {
+	for i, line := range strings.Split(string(data), "\n") {
+		if j := strings.IndexByte(line, '#'); j >= 0 {
+			line = line[:j]
+		}
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		key, val, ok := strings.Cut(line, ":")
+		fn(i+1, strings.TrimSpace(key), strings.TrimSpace(val), ok)
+	}
 }
 
 // settingsCache re-reads SettingsFile when it changed on disk (one stat

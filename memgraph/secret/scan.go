@@ -65,25 +65,13 @@ func ScanAdded(prev, data []byte) ([]Finding, error) {
 	if err != nil || len(found) == 0 {
 		return nil, err
 	}
-	had := map[string]int{}
+	var before []Finding
 	if len(prev) > 0 {
-		before, err := Scan(prev)
-		if err != nil {
+		if before, err = Scan(prev); err != nil {
 			return nil, err
 		}
-		for _, f := range before {
-			had[f.Rule]++
-		}
 	}
-	var out []Finding
-	for _, f := range found {
-		if had[f.Rule] > 0 {
-			had[f.Rule]--
-			continue
-		}
-		out = append(out, f)
-	}
-	return out, nil
+	return beyond(found, before), nil
 }
 
 // InName returns the secrets in a file or folder name, or a whole

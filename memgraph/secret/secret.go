@@ -186,8 +186,15 @@ func Added(before, text string) []Finding {
 	if len(found) == 0 {
 		return nil
 	}
+	return beyond(found, Find(before))
+}
+
+// beyond returns the findings of found beyond those of before, rule by
+// rule and by count (the rule of Added and ScanAdded): which copy of a
+// rule's secret is the new one cannot be told, so the later ones are.
+func beyond(found, before []Finding) []Finding {
 	had := map[string]int{}
-	for _, f := range Find(before) {
+	for _, f := range before {
 		had[f.Rule]++
 	}
 	var out []Finding
