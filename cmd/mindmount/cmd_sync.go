@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -96,9 +95,8 @@ func syncNow(ctx context.Context, dir string) error {
 // comes from the environment or the default credentials file.
 func syncService(ctx context.Context, rt *host.Runtime) {
 	creds := sync.FromEnv()
-	if rt.ID != "" {
-		root := filepath.Dir(filepath.Dir(rt.Dir)) // ROOT/users/<id>
-		creds = sync.CredentialsFor(root, rt.ID)
+	if rt.Root != "" {
+		creds = sync.CredentialsFor(rt.Root, rt.ID)
 	}
 	s := sync.New(rt.Repo, sync.Options{
 		Credentials: creds,

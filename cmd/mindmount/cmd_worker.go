@@ -140,8 +140,8 @@ func runWorker(o *workerOptions, log *slog.Logger) error {
 	// The operator's switches are ROOT/config's (root's, read by the
 	// worker: keep it 0644), never the user's own .git/mindmount/config:
 	// the user owns the repository.
-	root := filepath.Dir(filepath.Dir(o.repo)) // ROOT/users/<id>
-	cfg.Operator = &memgraph.OperatorSource{Path: filepath.Join(root, host.OperatorConfigFile), Strict: true, RootOnly: true}
+	cfg.Root = host.RootOf(o.repo)
+	cfg.Operator = &memgraph.OperatorSource{Path: filepath.Join(cfg.Root, host.OperatorConfigFile), Strict: true, RootOnly: true}
 	if o.ctl != "" && o.daemon.consolidate {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		p, err := llm.NewRemote(ctx, dialAbstract(o.ctl))
@@ -224,7 +224,6 @@ func runWorker(o *workerOptions, log *slog.Logger) error {
 // user's requests: it needs none of its own.
 func workerHTTP(rt *host.Runtime, pool *llm.Pool, githubAPI string, log *slog.Logger) (*httpapi.Server, error) {
 	users := oneUser{rt}
-	root := filepath.Dir(filepath.Dir(rt.Dir)) // ROOT/users/<id>
 	// The web page's pages of this user, answered as the user; the
 	// session and its CSRF token are serve's (webui Trusted).
 	ui, err := webui.New(webui.Config{Single: rt, Trusted: true, Prefix: "/ui/u/" + url.PathEscape(rt.ID), Logger: log})
@@ -240,7 +239,7 @@ func workerHTTP(rt *host.Runtime, pool *llm.Pool, githubAPI string, log *slog.Lo
 		}, mcpserver.Options{Logger: log, Version: versionString()}),
 		Git: &sync.API{
 			GitHubAPI:   githubAPI,
-			Credentials: func(id string) sync.Credentials { return sync.CredentialsFor(root, id) },
+			Credentials: func(id string) sync.Credentials { return sync.CredentialsFor(rt.Root, id) },
 			Logger:      log,
 		},
 		Logger:  log,

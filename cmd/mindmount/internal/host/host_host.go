@@ -388,6 +388,7 @@ func (h *Host) load(ctx context.Context, e Entry) (*Runtime, error) {
 	cfg := h.cfg.Runtime
 	cfg.Logger = h.log.With("user", e.ID)
 	cfg.User = e.ID // its commits name the user (the mount adds the sandbox)
+	cfg.Root = h.cfg.Root
 	// The operator's switches come from ROOT/config, never from a file
 	// the user (or the user's agent) can write.
 	cfg.Operator = h.operator

@@ -54,6 +54,11 @@ type registry struct {
 // UserDir is the repository of user id under root.
 func UserDir(root, id string) string { return filepath.Join(root, UsersDir, id) }
 
+// RootOf is UserDir's inverse: the ROOT a served user's repository lies
+// in (ROOT/users/<id>). A worker, started with its repository's path, finds
+// ROOT/config and ROOT/credentials/<id> through it.
+func RootOf(userDir string) string { return filepath.Dir(filepath.Dir(userDir)) }
+
 // ReadRegistry returns the users of root, sorted by ID. A root without a
 // registry has no users. Entries with an invalid ID are skipped: a registry
 // edited by hand must not make the daemon serve a path outside users/.

@@ -65,6 +65,10 @@ type RuntimeConfig struct {
 	// single-repository daemon): Runtime.ID, and the Mindmount-User
 	// trailer of its commits (tracker.Config.User).
 	User string
+	// Root is the ROOT of a served user's repository ("" for a
+	// single-repository daemon): where its credentials and the operator's
+	// file are, never derived again from the repository's path.
+	Root string
 	// Debounce, MaxWait and Rescan are the tracker's (see tracker.Config).
 	Debounce, MaxWait, Rescan time.Duration
 	// WriteSynthesized is watch mode: the indexes, context and status are
@@ -96,6 +100,7 @@ type RuntimeConfig struct {
 // Runtime is one served repository: graph, tracker, consolidator, services.
 type Runtime struct {
 	ID, Dir      string // ID is "" for a single-repo daemon
+	Root         string // RuntimeConfig.Root
 	Repo         *gitrepo.Repo
 	Graph        *memgraph.Graph
 	Tracker      *tracker.Tracker
@@ -175,7 +180,7 @@ func OpenRuntime(dir string, cfg RuntimeConfig) (*Runtime, error) {
 	if cfg.IndexTokens > 0 {
 		g.SetIndexTokens(cfg.IndexTokens)
 	}
-	rt := &Runtime{Dir: dir, ID: cfg.User, Repo: r, Graph: g, Listeners: &tracker.Listeners{}, cfg: cfg, log: log}
+	rt := &Runtime{Dir: dir, ID: cfg.User, Root: cfg.Root, Repo: r, Graph: g, Listeners: &tracker.Listeners{}, cfg: cfg, log: log}
 	rt.Tracker = tracker.New(g, r, tracker.Config{
 		Listener:         rt.Listeners.Listener(),
 		User:             cfg.User,
