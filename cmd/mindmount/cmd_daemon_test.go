@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mindmount/mindmount/consolidate/llmtest"
 )
 
 var (
@@ -130,4 +132,20 @@ func stopMindmount(t *testing.T, cmd *exec.Cmd, logs *logBuffer) {
 	case <-time.After(60 * time.Second):
 		t.Fatalf("mindmount %s did not exit after SIGTERM\n%s", cmd.Args[1], logs.String())
 	}
+}
+
+// fakeModelEnv points a daemon at the fake model server srv.
+func fakeModelEnv(srv *llmtest.Server) []string {
+	return []string{"MINDMOUNT_LLM=ollama", "OLLAMA_HOST=" + srv.OllamaURL(), "MINDMOUNT_MODEL=fake"}
+}
+
+// mountWithFakeModel makes a new repository and mounts it with srv as
+// its model, consolidating after idle; stop it with stopMindmount.
+func mountWithFakeModel(t *testing.T, srv *llmtest.Server, idle string) (repo, mnt string, cmd *exec.Cmd, logs *logBuffer) {
+	t.Helper()
+	repo = filepath.Join(t.TempDir(), "memory")
+	runCmd(t, "init", repo)
+	mnt = t.TempDir()
+	cmd, logs = startMindmount(t, fakeModelEnv(srv), "mindmount: mounted "+repo+" at "+mnt, "mount", repo, mnt, "--debounce", "100ms", "--idle", idle)
+	return repo, mnt, cmd, logs
 }

@@ -186,7 +186,7 @@ func TestFailpointKillConsolidation(t *testing.T) {
 	srv := llmtest.New(t)
 	srv.Queue(llmtest.KindExtract, llmtest.Reply{Content: `{"facts":[{"kind":"user","slug":"has-cat-miso","description":"Has a grey cat called Miso","fact":"You have a grey cat called Miso.","episode":"You mentioned Miso."}]}`})
 	srv.Queue(llmtest.KindDecide, llmtest.Reply{Content: `{"decisions":[{"fact":0,"action":"ADD","target":"","description":"","text":""}]}`})
-	env := []string{"MINDMOUNT_LLM=ollama", "OLLAMA_HOST=" + srv.OllamaURL(), "MINDMOUNT_MODEL=fake"}
+	env := fakeModelEnv(srv)
 	dir := filepath.Join(t.TempDir(), "memory")
 	runCmd(t, "init", dir)
 	args := []string{"watch", dir, "--debounce", "50ms", "--rescan", "0", "--idle", "200ms"}

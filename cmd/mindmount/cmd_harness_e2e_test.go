@@ -90,11 +90,7 @@ func TestHarnessClaudeCodeEndToEnd(t *testing.T) {
 	srv.Queue(llmtest.KindExtract, llmtest.Reply{Content: `{"facts":[{"kind":"user","slug":"has-cat-miso","description":"Has a grey cat called Miso","fact":"You have a grey cat called Miso.","episode":"You asked for a cat sitter before a trip to Lisbon."}]}`})
 	srv.Queue(llmtest.KindDecide, llmtest.Reply{Content: `{"decisions":[{"fact":0,"action":"ADD","target":"","description":"","text":""}]}`})
 
-	repo := filepath.Join(t.TempDir(), "memory")
-	runCmd(t, "init", repo)
-	mnt := t.TempDir()
-	daemon, logs := startMindmount(t, []string{"MINDMOUNT_LLM=ollama", "OLLAMA_HOST=" + srv.OllamaURL(), "MINDMOUNT_MODEL=fake"},
-		"mindmount: mounted "+repo+" at "+mnt, "mount", repo, mnt, "--debounce", "100ms", "--idle", "500ms")
+	repo, mnt, daemon, logs := mountWithFakeModel(t, srv, "500ms")
 
 	home := t.TempDir()
 	install := exec.Command(mindmountBinary(t), "hooks", "install", "--harness", "claude-code", mnt)

@@ -25,11 +25,7 @@ func TestConsolidatedKeywordsRecall(t *testing.T) {
 	}}})})
 	srv.Queue(llmtest.KindDecide, llmtest.Reply{Content: `{"decisions":[{"fact":0,"action":"ADD","target":"","description":"","text":""}]}`})
 
-	repo := filepath.Join(t.TempDir(), "memory")
-	runCmd(t, "init", repo)
-	mnt := t.TempDir()
-	cmd, logs := startMindmount(t, []string{"MINDMOUNT_LLM=ollama", "OLLAMA_HOST=" + srv.OllamaURL(), "MINDMOUNT_MODEL=fake"},
-		"mindmount: mounted "+repo+" at "+mnt, "mount", repo, mnt, "--debounce", "100ms", "--idle", "300ms")
+	repo, mnt, cmd, logs := mountWithFakeModel(t, srv, "300ms")
 	defer stopMindmount(t, cmd, logs)
 
 	search := func(q string) string {

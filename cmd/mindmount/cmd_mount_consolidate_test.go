@@ -34,11 +34,7 @@ func TestMountConsolidatesWhenIdle(t *testing.T) {
 	srv.Queue(llmtest.KindExtract, llmtest.Reply{Content: `{"facts":[{"kind":"user","slug":"has-cat-miso","description":"Has a grey cat called Miso","fact":"You have a grey cat called Miso.","episode":"You mentioned Miso while planning a trip."}]}`})
 	srv.Queue(llmtest.KindDecide, llmtest.Reply{Content: `{"decisions":[{"fact":0,"action":"ADD","target":"","description":"","text":""}]}`})
 
-	repo := filepath.Join(t.TempDir(), "memory")
-	runCmd(t, "init", repo)
-	mnt := t.TempDir()
-	cmd, logs := startMindmount(t, []string{"MINDMOUNT_LLM=ollama", "OLLAMA_HOST=" + srv.OllamaURL(), "MINDMOUNT_MODEL=fake"},
-		"mindmount: mounted "+repo+" at "+mnt, "mount", repo, mnt, "--debounce", "100ms", "--idle", "500ms")
+	repo, mnt, cmd, logs := mountWithFakeModel(t, srv, "500ms")
 
 	transcript := `{"role":"system","content":"You are helpful."}
 {"role":"user","content":"Can you help me plan a weekend trip? My grey cat Miso needs a sitter."}
@@ -100,11 +96,7 @@ func TestMountWritesDuringASlowDream(t *testing.T) {
 	srv.Queue(llmtest.KindExtract, llmtest.Reply{Delay: 6 * time.Second, Content: `{"facts":[{"kind":"user","slug":"has-cat-miso","description":"Has a grey cat called Miso","fact":"You have a grey cat called Miso.","episode":"","topic":"","search":[],"pinned":false}]}`})
 	srv.Queue(llmtest.KindDecide, llmtest.Reply{Content: `{"decisions":[{"fact":0,"action":"ADD","target":"","description":"","text":""}]}`})
 
-	repo := filepath.Join(t.TempDir(), "memory")
-	runCmd(t, "init", repo)
-	mnt := t.TempDir()
-	cmd, logs := startMindmount(t, []string{"MINDMOUNT_LLM=ollama", "OLLAMA_HOST=" + srv.OllamaURL(), "MINDMOUNT_MODEL=fake"},
-		"mindmount: mounted "+repo+" at "+mnt, "mount", repo, mnt, "--debounce", "100ms", "--idle", "300ms")
+	repo, mnt, cmd, logs := mountWithFakeModel(t, srv, "300ms")
 	if err := os.WriteFile(filepath.Join(mnt, "transcripts", "s1.jsonl"), []byte(`{"role":"user","content":"My grey cat Miso needs a sitter."}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -94,7 +94,7 @@ func TestReviewAsksTheDaemon(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(repo, ".git", "mindmount", "config"), []byte("merge: review\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd, logs := startMindmount(t, []string{"MINDMOUNT_LLM=ollama", "OLLAMA_HOST=" + srv.OllamaURL(), "MINDMOUNT_MODEL=fake"},
+	cmd, logs := startMindmount(t, fakeModelEnv(srv),
 		"mindmount: watching "+repo, "watch", repo, "--debounce", "50ms", "--idle", "1h")
 	defer stopMindmount(t, cmd, logs)
 	// No model for the commands themselves: only the daemon's may be used.

@@ -135,7 +135,7 @@ func TestWatchConsolidatesOnRequest(t *testing.T) {
 	srv.Queue(llmtest.KindDecide, llmtest.Reply{Content: `{"decisions":[{"fact":0,"action":"ADD","target":"","description":"","text":""}]}`})
 	dir := filepath.Join(t.TempDir(), "memory")
 	runCmd(t, "init", dir)
-	cmd, logs := startMindmount(t, []string{"MINDMOUNT_LLM=ollama", "OLLAMA_HOST=" + srv.OllamaURL(), "MINDMOUNT_MODEL=fake"},
+	cmd, logs := startMindmount(t, fakeModelEnv(srv),
 		"mindmount: watching "+dir, "watch", dir, "--debounce", "50ms", "--idle", "1h")
 	writeWatchFile(t, dir, "transcripts/s1.jsonl", `{"role":"user","content":"I speak Italian."}`+"\n")
 	// Transcripts are a local inbox, never committed (the transcripts
@@ -167,7 +167,7 @@ func TestConsolidateAsksTheDaemon(t *testing.T) {
 	srv.Queue(llmtest.KindDecide, llmtest.Reply{Content: `{"decisions":[{"fact":0,"action":"ADD","target":"","description":"","text":""}]}`})
 	dir := filepath.Join(t.TempDir(), "memory")
 	runCmd(t, "init", dir)
-	cmd, logs := startMindmount(t, []string{"MINDMOUNT_LLM=ollama", "OLLAMA_HOST=" + srv.OllamaURL(), "MINDMOUNT_MODEL=fake"},
+	cmd, logs := startMindmount(t, fakeModelEnv(srv),
 		"mindmount: watching "+dir, "watch", dir, "--debounce", "50ms", "--idle", "1h")
 	writeWatchFile(t, dir, "transcripts/s1.jsonl", `{"role":"user","content":"I speak Italian."}`+"\n")
 	// No model for the command itself: only the daemon's may be used.
