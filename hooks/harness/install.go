@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-
 )
 
 // InstallOptions says which harness to wire to which memory, and where.
