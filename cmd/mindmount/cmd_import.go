@@ -58,6 +58,13 @@ claude and letta import into REPO, a mindmount repository (made with
 mindmount init when missing), in one commit, never replacing a file there
 (a name in use gets -2); stop a daemon serving REPO first.
 
+Every file an import would write is judged as a commit through the mount
+is (validation, read_only, secrets in names and content, reported with
+file, line and rule, never the value): one refusal refuses the whole
+import. A PATH that is a symbolic link, a markdown file in it that is one,
+and a name with control characters are refused. Run as root on folders
+another user owns, import runs as that user.
+
 Example:
 
     mindmount import viral ~/memory/alice ~/mindmount-alice

@@ -29,7 +29,11 @@ var syncCommand = newCommand(command{
 merge drivers (one merge commit; a memory changed on both sides keeps the
 newer version in place and the other as a retired sibling), and pushes.
 When a daemon (mount, watch, serve) serves REPO, it asks that daemon to
-sync and waits for the outcome; otherwise it syncs itself.
+sync and waits for the outcome; otherwise it syncs itself. A daemon that
+serves REPO but cannot be asked (its control socket gone, or a serve
+whose worker for the user is not running) is never written beside:
+sync refuses and says why. Run as root on a repository another user owns,
+sync runs as that user.
 
 The token comes from $MINDMOUNT_GIT_TOKEN or the credentials file (see
 "mindmount remote"). A running daemon also syncs by itself: it pushes a few
