@@ -4,7 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"io/fs"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -111,5 +114,44 @@ func TestLayout(t *testing.T) {
 	}
 	if seen < 60 {
 		t.Fatalf("only %d imports between the module's packages: go list output not understood", seen)
+	}
+}
+
+// TestNoSafeDirectory: no non-test Go file names git's safe.directory.
+// Setting it (to "*" above all) makes git trust a repository another user
+// owns, whose configuration then runs its programs with the caller's
+// rights; a command run as root on a user's repository runs as that user
+// instead (cmd/mindmount asOwner), and reads a tree it does not trust
+// with go-git or a scrubbed configuration (host.Git).
+func TestNoSafeDirectory(t *testing.T) {
+	checked := 0
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if n := d.Name(); p != "." && (strings.HasPrefix(n, ".") || n == "testdata" || n == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		checked++
+		if bytes.Contains(b, []byte("safe."+"directory")) {
+			t.Errorf("%s names safe.directory", p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked < 100 {
+		t.Fatalf("only %d Go files checked", checked)
 	}
 }

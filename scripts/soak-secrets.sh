@@ -30,6 +30,7 @@ case $dur in
 esac
 
 work=$(mktemp -d /tmp/mindmount-soak-secrets.XXXXXX)
+chmod 755 "$work" # the users' workers run as uids of their own (users add as root)
 root=$work/root
 mnt=$work/mnt
 mkdir -p "$root" "$mnt"

@@ -33,14 +33,16 @@ func parseUIDRange(s string) (uidRange, error) {
 	return uidRange{uint32(first), uint32(last)}, nil
 }
 
-// next is the lowest uid of the range no registered user has.
-func (r uidRange) next(users []host.Entry) (uint32, error) {
-	taken := map[uint32]bool{}
-	for _, u := range users {
-		taken[u.UID] = true
-	}
+// defaultUIDRange is the range mindmount users add picks a uid from when
+// run as root without --uid.
+const defaultUIDRange = "20000-29999"
+
+// next is the lowest uid of the range that is nobody's yet (inUse:
+// host.UIDInUse — a registered user, a system account, the owner of a
+// file in ROOT).
+func (r uidRange) next(inUse func(uint32) bool) (uint32, error) {
 	for uid := r.first; ; uid++ {
-		if !taken[uid] {
+		if !inUse(uid) {
 			return uid, nil
 		}
 		if uid == r.last {
@@ -81,7 +83,7 @@ func (a *autoUsers) provision(ctx context.Context, id string) error {
 			return nil
 		}
 	}
-	if _, err := a.uids.next(users); err != nil {
+	if _, err := a.uids.next(host.UIDInUse(a.root, users)); err != nil {
 		return err // the range is full: no repository is made
 	}
 	// A directory nobody registered is not handed to whoever asks for its
@@ -102,7 +104,7 @@ func (a *autoUsers) provision(ctx context.Context, id string) error {
 	// The uid is chosen under the registry lock, from the users registered
 	// by then: a users add in another process may have taken one since.
 	_, err = host.AddUserPicking(a.root, host.Entry{ID: id}, func(users []host.Entry) (uint32, uint32, error) {
-		uid, err := a.uids.next(users)
+		uid, err := a.uids.next(host.UIDInUse(a.root, users))
 		return uid, uid, err
 	})
 	if err != nil {

@@ -96,8 +96,8 @@ func runCheck(_ context.Context, _ *noOptions, args []string) error {
 				if err != nil {
 					continue // gone since it was listed
 				}
-				head, _, _ := repo.ReadHead(rel)
-				probs = tracker.SecretProblems(rel, data, head)
+				// Every secret the file holds, committed or not.
+				probs = tracker.SecretProblems(rel, data, nil)
 			}
 			report(probs)
 			continue
@@ -126,12 +126,10 @@ func runCheck(_ context.Context, _ *noOptions, args []string) error {
 		probs := memgraph.Validate(rel, data, prev)
 		if len(probs) == 0 && !commitSecrets {
 			// The daemon's and the pre-commit hook's secret
-			// rule, against the last commit.
-			var head []byte
-			if repo != nil {
-				head, _, _ = repo.ReadHead(rel)
-			}
-			probs = tracker.SecretProblems(rel, data, head)
+			// rule, over the whole file: a secret already
+			// committed (by an import, a git commit without the
+			// hook) is reported too.
+			probs = tracker.SecretProblems(rel, data, nil)
 		}
 		report(probs)
 	}

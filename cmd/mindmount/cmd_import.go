@@ -1,21 +1,23 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/go-git/go-git/v5"
 	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
 	"github.com/mindmount/mindmount/cmd/mindmount/internal/migrate"
 	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
 	"github.com/mindmount/mindmount/hooks"
+	"github.com/mindmount/mindmount/memgraph"
 	"github.com/mindmount/mindmount/template"
 )
 
@@ -56,16 +58,33 @@ claude and letta import into REPO, a mindmount repository (made with
 mindmount init when missing), in one commit, never replacing a file there
 (a name in use gets -2); stop a daemon serving REPO first.
 
+Every file an import would write is judged as a commit through the mount
+is (validation, read_only, secrets in names and content, reported with
+file, line and rule, never the value): one refusal refuses the whole
+import. A PATH that is a symbolic link, a markdown file in it that is one,
+and a name with control characters are refused. Run as root on folders
+another user owns, import runs as that user.
+
 Example:
 
     mindmount import viral ~/memory/alice ~/mindmount-alice
     mindmount check ~/mindmount-alice`,
 }, runImport)
 
-// runImport imports another memory system's layout.
-func runImport(_ context.Context, _ *noOptions, args []string) error {
+// runImport imports another memory system's layout. Run as root on a
+// source or destination another user owns, it runs as that user (asOwner).
+func runImport(ctx context.Context, _ *noOptions, args []string) error {
 	if len(args) < 1 {
 		return errUsage
+	}
+	if len(args) >= 2 && len(args) <= 3 && (args[0] == "viral" || args[0] == "claude" || args[0] == "letta") {
+		paths, err := absAll(args[1:]...)
+		if err != nil {
+			return err
+		}
+		if handed, err := asOwner(ctx, append([]string{"import", args[0]}, paths...), paths...); handed {
+			return err
+		}
 	}
 	switch args[0] {
 	case "viral":
@@ -95,6 +114,9 @@ func importViral(src, dest string) error {
 	if err := requireDir(src); err != nil {
 		return err
 	}
+	if err := noLinkedRoot(src); err != nil {
+		return err
+	}
 	isGit := isGitWorkTree(src)
 	if isGit {
 		if err := requireClean(src); err != nil {
@@ -110,12 +132,14 @@ func importViral(src, dest string) error {
 		if ents, err := os.ReadDir(dest); err == nil && len(ents) > 0 {
 			return fmt.Errorf("%s exists and is not empty: name a new folder for the imported repository", dest)
 		}
-		if out, err := exec.Command("git", "clone", "-q", "--no-hardlinks", "--", src, dest).CombinedOutput(); err != nil {
-			return fmt.Errorf("git clone %s %s: %v: %s", src, dest, err, strings.TrimSpace(string(out)))
+		// The source's configuration is not ours: git runs scrubbed
+		// (host.Git), and a clone copies objects, never the config.
+		if out, err := host.Git("/", "clone", "-q", "--no-hardlinks", "--", src, dest).CombinedOutput(); err != nil {
+			return fmt.Errorf("git clone %s %s: %v: %s", src, dest, err, memgraph.ClipLine(string(out), 400))
 		}
 		// The clone's origin is the old repository: a mindmount sync must
 		// not push the converted memory into it.
-		exec.Command("git", "-C", dest, "remote", "remove", "origin").Run()
+		host.Git(dest, "remote", "remove", "origin").Run()
 		dir, fresh = dest, true
 	}
 	var r *gitrepo.Repo
@@ -129,7 +153,7 @@ func importViral(src, dest string) error {
 	if err != nil {
 		return err
 	}
-	root, err := os.OpenRoot(dir)
+	root, err := openSource(dir)
 	if err != nil {
 		return err
 	}
@@ -139,6 +163,9 @@ func importViral(src, dest string) error {
 	}
 	plan, err := migrate.Viral(root.FS())
 	if err != nil {
+		return err
+	}
+	if err := importGate(r, plan); err != nil {
 		return err
 	}
 	changes, err := applyPlan(root, plan)
@@ -176,6 +203,9 @@ func importViral(src, dest string) error {
 	if err := hooks.Install(dir); err != nil {
 		fmt.Fprintf(stderr, "mindmount: could not install mindmount's git hooks: %v\n", err)
 	}
+	for i, l := range lines {
+		lines[i] = memgraph.SafeLine(l) // one line each, whatever a name held
+	}
 	msg := "mindmount import viral: convert a viral-git-agent-memory repository\n\n" + strings.Join(lines, "\n")
 	hash, err := tracker.Alone{Repo: r}.Apply(context.Background(), tracker.Change{Changes: changes, Message: msg, Author: gitrepo.Mindmount})
 	if err != nil {
@@ -189,7 +219,7 @@ func importViral(src, dest string) error {
 			return err
 		}
 	}
-	fmt.Fprintf(stdout, "Imported %s into %s:\n", src, dir)
+	fmt.Fprintf(stdout, "Imported %s into %s:\n", memgraph.SafeLine(src), memgraph.SafeLine(dir))
 	for _, l := range lines {
 		fmt.Fprintf(stdout, "  %s\n", l)
 	}
@@ -239,17 +269,125 @@ func isGitWorkTree(dir string) bool {
 
 // requireClean refuses a work tree with uncommitted changes: an import
 // commits what it converts, and must neither sweep someone's pending edit
-// into its commit nor leave it behind in a clone.
+// into its commit nor leave it behind in a clone. The tree is read with
+// go-git, which runs no program its configuration names (a source is
+// not ours to trust: core.fsmonitor, filters).
 func requireClean(dir string) error {
-	out, err := exec.Command("git", "-C", dir, "-c", "safe.directory=*", "status", "--porcelain", "--untracked-files=all").Output()
+	repo, err := git.PlainOpen(dir)
+	if err != nil {
+		return fmt.Errorf("open the git repository %s: %w", dir, err)
+	}
+	wt, err := repo.Worktree()
 	if err != nil {
 		return fmt.Errorf("git status in %s: %w", dir, err)
 	}
-	if s := strings.TrimSpace(string(out)); s != "" {
-		n := len(strings.Split(s, "\n"))
+	st, err := wt.Status()
+	if err != nil {
+		return fmt.Errorf("git status in %s: %w", dir, err)
+	}
+	if n := len(st); n > 0 && !st.IsClean() {
 		return fmt.Errorf("%s has %d uncommitted change(s) (git -C %s status): commit or remove them first, so that the import keeps everything", dir, n, dir)
 	}
 	return nil
+}
+
+// noLinkedRoot refuses an import source that is itself a symbolic link:
+// a link planted where the user's folder was expected (eve's ~/.claude
+// pointing at bob's) would import another's files into the repository
+// built for this user. Links inside the source are refused by migrate.
+func noLinkedRoot(src string) error {
+	fi, err := os.Lstat(src)
+	if err != nil {
+		return err
+	}
+	if fi.Mode()&os.ModeSymlink != 0 {
+		return fmt.Errorf("%s: %w", memgraph.SafeLine(src), errLinkedSource)
+	}
+	return nil
+}
+
+// errLinkedSource is noLinkedRoot's refusal.
+var errLinkedSource = errors.New("the import source is a symbolic link: name the folder itself")
+
+// openSource opens the import source dir beneath which every read stays
+// (os.Root), refusing a dir that is a symbolic link, or that was swapped
+// for another folder between the check and the open.
+func openSource(dir string) (*os.Root, error) {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return nil, err
+	}
+	if fi.Mode()&os.ModeSymlink != 0 {
+		return nil, fmt.Errorf("%s: %w", memgraph.SafeLine(dir), errLinkedSource)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	if got, err := root.Stat("."); err != nil || !os.SameFile(fi, got) {
+		root.Close()
+		return nil, fmt.Errorf("%s: %w", memgraph.SafeLine(dir), errLinkedSource)
+	}
+	return root, nil
+}
+
+// errImportRefused means an import holds a file the tracker would not
+// commit; the problems are printed, file and rule, never a secret.
+var errImportRefused = errors.New("the import is refused: nothing was written or committed")
+
+// importGate judges every file an import would write as the tracker judges
+// a burst from the mount, by the same functions: a secret in a name
+// (tracker.NameProblems), the inbox (tracker.IsInbox, never committed), a
+// path git cannot hold (gitrepo.CheckPath), the commit rules of memory
+// and settings files (tracker.Judge) and a secret anywhere in the content
+// (tracker.SecretProblems, the whole file, not only what HEAD lacks) —
+// the secret rules unless the operator's configuration of r sets
+// commit_secrets. A file HEAD holds exactly as the template made it (the
+// read_only character.md of a new repository) is the import's to
+// replace: it is judged as new. It prints each problem and refuses the
+// whole import.
+func importGate(r *gitrepo.Repo, plan migrate.Plan) error {
+	o, _ := (&memgraph.OperatorSource{Path: filepath.Join(r.GitDir(), memgraph.OperatorFile)}).Get()
+	var probs []memgraph.Problem
+	for _, c := range plan.Changes {
+		if c.Delete {
+			continue
+		}
+		if err := gitrepo.CheckPath(c.Path); err != nil {
+			probs = append(probs, memgraph.Problem{Path: memgraph.SafeLine(c.Path), Msg: "git cannot hold this name"})
+			continue
+		}
+		if tracker.IsInbox(c.Path) {
+			probs = append(probs, memgraph.Problem{Path: c.Path, Msg: "the transcripts inbox is never committed"})
+			continue
+		}
+		if !o.CommitSecrets {
+			if p := tracker.NameProblems(c.Path); p != nil {
+				probs = append(probs, p...)
+				continue
+			}
+		}
+		prev, inHead, err := r.ReadHead(c.Path)
+		if err != nil {
+			return err
+		}
+		if t, err := template.Render(c.Path, ""); inHead && err == nil && bytes.Equal(t, prev) {
+			prev, inHead = nil, false
+		}
+		if tracker.Judged(c.Path) {
+			probs = append(probs, tracker.Judge(c.Path, c.Data, true, prev, inHead)...)
+		}
+		if !o.CommitSecrets {
+			probs = append(probs, tracker.SecretProblems(c.Path, c.Data, nil)...)
+		}
+	}
+	if len(probs) == 0 {
+		return nil
+	}
+	for _, p := range probs {
+		fmt.Fprintln(stderr, p.String())
+	}
+	return fmt.Errorf("%w (%d %s)", errImportRefused, len(probs), memgraph.Plural(len(probs), "problem", "problems"))
 }
 
 // viralHint is the error for a repository in the reference's layout
@@ -269,6 +407,9 @@ func viralHint(dir string) error {
 // importInto imports Claude Code's or Letta's memory at src into the
 // mindmount repository dest (made when missing), in one commit.
 func importInto(format, src, dest string) error {
+	if err := noLinkedRoot(src); err != nil {
+		return err
+	}
 	st, err := os.Stat(src)
 	if err != nil {
 		return err
@@ -298,6 +439,9 @@ func importInto(format, src, dest string) error {
 	if err != nil {
 		return err
 	}
+	if pid, served := host.ServedBy(dest); served {
+		return fmt.Errorf("mindmount serve (pid %s) serves %s: stop it first, so that the import is not a second writer beside it", pid, dest)
+	}
 	unlock, err := r.LockDaemon()
 	if errors.Is(err, gitrepo.ErrDaemonRunning) {
 		return fmt.Errorf("a mindmount daemon serves %s: stop it first, so that the import is not a second writer beside it", dest)
@@ -306,7 +450,7 @@ func importInto(format, src, dest string) error {
 		return err
 	}
 	defer unlock()
-	from, err := os.OpenRoot(srcDir)
+	from, err := openSource(srcDir)
 	if err != nil {
 		return err
 	}
@@ -336,17 +480,24 @@ func importInto(format, src, dest string) error {
 	if len(plan.Changes) == 0 {
 		return fmt.Errorf("%s holds nothing to import as %s memory", src, format)
 	}
+	if err := importGate(r, plan); err != nil {
+		return err
+	}
 	changes, err := applyPlan(to, plan)
 	if err != nil {
 		return err
 	}
-	msg := fmt.Sprintf("mindmount import %s: %d files from %s\n\n%s", format, len(changes), filepath.Base(filepath.Clean(src)), strings.Join(plan.Lines, "\n"))
+	lines := make([]string, len(plan.Lines))
+	for i, l := range plan.Lines {
+		lines[i] = memgraph.SafeLine(l) // one line each, whatever a name held
+	}
+	msg := fmt.Sprintf("mindmount import %s: %d files from %s\n\n%s", format, len(changes), memgraph.SafeLine(filepath.Base(filepath.Clean(src))), strings.Join(lines, "\n"))
 	hash, err := tracker.Alone{Repo: r}.Apply(context.Background(), tracker.Change{Changes: changes, Message: msg, Author: gitrepo.Mindmount})
 	if err != nil {
 		return fmt.Errorf("commit the import: %w", err)
 	}
-	fmt.Fprintf(stdout, "Imported %s into %s:\n", src, dest)
-	for _, l := range plan.Lines {
+	fmt.Fprintf(stdout, "Imported %s into %s:\n", memgraph.SafeLine(src), memgraph.SafeLine(dest))
+	for _, l := range lines {
 		fmt.Fprintf(stdout, "  %s\n", l)
 	}
 	if hash != "" {
@@ -360,6 +511,22 @@ func importInto(format, src, dest string) error {
 type onlyFile struct {
 	fs.FS
 	name string
+}
+
+// Lstat and ReadLink keep the folder's own answers (fs.ReadLinkFS), so
+// that a link is seen as a link.
+func (o onlyFile) Lstat(name string) (fs.FileInfo, error) {
+	if name != o.name {
+		return nil, &fs.PathError{Op: "lstat", Path: name, Err: fs.ErrNotExist}
+	}
+	return fs.Lstat(o.FS, name)
+}
+
+func (o onlyFile) ReadLink(name string) (string, error) {
+	if name != o.name {
+		return "", &fs.PathError{Op: "readlink", Path: name, Err: fs.ErrNotExist}
+	}
+	return fs.ReadLink(o.FS, name)
 }
 
 func (o onlyFile) Open(name string) (fs.File, error) {

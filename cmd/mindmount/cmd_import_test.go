@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
 	"github.com/mindmount/mindmount/cmd/mindmount/internal/httpapi"
 )
 
@@ -161,5 +163,182 @@ func TestSyncAloneSaysWhatToDo(t *testing.T) {
 	out := runCmd(t, "sync", repo)
 	if !strings.Contains(out, "1 uncommitted change(s) in "+repo+" are not synced") || !strings.Contains(out, "mindmount watch "+repo) {
 		t.Fatalf("sync said:\n%s", out)
+	}
+}
+
+// claudeSource writes a Claude Code memory folder (~/.claude's layout)
+// holding one user memory per entry of notes (file name -> text).
+func claudeSource(t *testing.T, dir string, notes map[string]string) string {
+	t.Helper()
+	mem := filepath.Join(dir, "projects", "p", "memory")
+	if err := os.MkdirAll(mem, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(mem, "MEMORY.md"), []byte("- notes\n"), 0o644)
+	for name, text := range notes {
+		if err := os.WriteFile(filepath.Join(mem, name), []byte("---\nname: n\ndescription: a note\ntype: user\n---\n"+text+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// runImportCmd runs mindmount in this process and returns its exit status
+// and everything it printed.
+func runImportCmd(args ...string) (int, string) {
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return code, out.String() + errb.String()
+}
+
+// TestImportRefusesSecrets: an import is a door like the mount: a Claude
+// Code memory holding an AWS key or a GitHub token, a Letta block saying
+// "my password is …", are refused with file and rule, never the value,
+// and nothing is committed; "mindmount check" reports a secret that is
+// already committed.
+func TestImportRefusesSecrets(t *testing.T) {
+	const aws, gh = "AKIAZ3MQR7WXPLKJH4TB", "ghp_" + "x9Kd83hQpLm2Vb7Ns4Wt6Yr1Zc5Fg0Jh8Ea3"
+	for name, c := range map[string]struct {
+		format, src string
+		values      []string
+	}{
+		"claude": {"claude", claudeSource(t, t.TempDir(), map[string]string{"aws.md": "The deploy key is " + aws + " for prod.", "gh.md": "token " + gh}), []string{aws, gh}},
+		"letta": {"letta", func() string {
+			d := t.TempDir()
+			os.MkdirAll(filepath.Join(d, "system"), 0o755)
+			os.WriteFile(filepath.Join(d, "system", "human.md"), []byte("---\ndescription: the human\n---\nmy password is Tr0ub4dor-horse-77\n"), 0o644)
+			return d
+		}(), []string{"Tr0ub4dor-horse-77"}},
+	} {
+		dest := filepath.Join(t.TempDir(), "memory")
+		code, out := runImportCmd("import", c.format, c.src, dest)
+		if code == 0 || !strings.Contains(out, "secret found") || !strings.Contains(out, "rule ") {
+			t.Errorf("%s: exit %d, want a refusal naming file and rule:\n%s", name, code, out)
+		}
+		for _, v := range c.values {
+			if strings.Contains(out, v) {
+				t.Errorf("%s: the refusal shows the secret:\n%s", name, out)
+			}
+		}
+		if log := gitOut(t, dest, "log", "--format=%s"); strings.Contains(log, "import") {
+			t.Errorf("%s: the import was committed:\n%s", name, log)
+		}
+		if exec.Command("git", "-C", dest, "grep", "-q", "-e", c.values[0], "HEAD").Run() == nil {
+			t.Errorf("%s: HEAD holds the secret", name)
+		}
+	}
+	// A secret committed beside mindmount (git commit --no-verify) is
+	// reported by check, not only a new one.
+	repo := filepath.Join(t.TempDir(), "memory")
+	runCmd(t, "init", repo)
+	os.WriteFile(filepath.Join(repo, "user_memory", "key.md"), []byte("---\ndescription: the key\n---\n# Key\n\n## Fact\nThe key is "+aws+".\n"), 0o644)
+	gitOut(t, repo, "add", "-A")
+	gitOut(t, repo, "commit", "-q", "--no-verify", "-m", "key")
+	code, out := runImportCmd("check", repo)
+	if code == 0 || !strings.Contains(out, "user_memory/key.md:") || !strings.Contains(out, "secret found") || strings.Contains(out, aws) {
+		t.Errorf("check on a committed secret: exit %d\n%s", code, out)
+	}
+}
+
+// TestImportRefusesHostileSources: the source root a symbolic link (eve's
+// ~/.claude pointing at bob's), a viral repository whose SOUL.md or
+// USER.md points outside it, a memory named with a newline: each is
+// refused, nothing of the link's target is imported, and no raw newline
+// reaches the output or a commit.
+func TestImportRefusesHostileSources(t *testing.T) {
+	bob := claudeSource(t, t.TempDir(), map[string]string{"private.md": "bob's private note"})
+	eve := filepath.Join(t.TempDir(), ".claude")
+	os.Symlink(bob, eve)
+	dest := filepath.Join(t.TempDir(), "memory")
+	if code, out := runImportCmd("import", "claude", eve, dest); code == 0 || !strings.Contains(out, "symbolic link") {
+		t.Errorf("a linked source root: exit %d\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(dest, "user_memory", "private.md")); err == nil {
+		t.Error("bob's note was imported through eve's link")
+	}
+
+	outside := filepath.Join(t.TempDir(), "soul.md")
+	os.WriteFile(outside, []byte("# Root's soul\n\nthe outside file\n"), 0o644)
+	for _, link := range []string{"SOUL.md", "USER.md"} {
+		src := viralRepo(t)
+		os.Remove(filepath.Join(src, link))
+		os.Symlink(outside, filepath.Join(src, link))
+		gitOut(t, src, "add", "-A")
+		gitOut(t, src, "commit", "-q", "-m", "link")
+		dest := filepath.Join(t.TempDir(), "imported")
+		code, out := runImportCmd("import", "viral", src, dest)
+		if code == 0 || !strings.Contains(out, link+": a symbolic link") {
+			t.Errorf("viral with %s a link outside: exit %d\n%s", link, code, out)
+		}
+		if b, err := os.ReadFile(filepath.Join(dest, "character.md")); err == nil && strings.Contains(string(b), "the outside file") {
+			t.Errorf("viral with %s a link: its target was imported", link)
+		}
+	}
+
+	src := claudeSource(t, t.TempDir(), map[string]string{"a\nb.md": "fine text", "ok.md": "fine too"})
+	dest = filepath.Join(t.TempDir(), "memory")
+	code, out := runImportCmd("import", "claude", src, dest)
+	if code == 0 || !strings.Contains(out, "a b.md: the name holds control characters") || strings.Contains(out, "a\nb") {
+		t.Errorf("a name with a newline: exit %d, want it refused and shown escaped:\n%s", code, out)
+	}
+	if log := gitOut(t, dest, "log", "--format=%B"); strings.Contains(log, "a\nb") || strings.Contains(log, "import claude") {
+		t.Errorf("a name with a newline reached a commit:\n%s", log)
+	}
+}
+
+// TestImportAsRootRunsAsOwner: root importing alice's folders runs as
+// alice: her viral repository's planted core.fsmonitor never runs (the
+// clean check reads with go-git), and the import leaves no file of
+// root's in her tree; her Claude Code folder imported into her
+// repository gives files that are hers.
+func TestImportAsRootRunsAsOwner(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: the folders belong to another uid")
+	}
+	home := t.TempDir()
+	reachable(home)
+	src := filepath.Join(home, "viral")
+	if err := os.Rename(viralRepo(t), src); err != nil {
+		t.Fatal(err)
+	}
+	if err := host.GiveToUser(home, aliceUID, aliceUID); err != nil {
+		t.Fatal(err)
+	}
+	p := plantGitPrograms(t, src, aliceUID)
+	out, code := runBinary(t, []string{"HOME=/nonexistent"}, "import", "viral", src)
+	p.ranAs(t, "mindmount import viral")
+	if code != 0 || !strings.Contains(out, "Imported") {
+		t.Errorf("import viral as root of alice's repository: exit %d\n%s", code, out)
+	}
+	if left := rootOwned(t, src); len(left) > 0 {
+		t.Errorf("the import left files of root's in alice's repository: %v", left)
+	}
+
+	claude := claudeSource(t, filepath.Join(home, ".claude"), map[string]string{"tea.md": "likes green tea"})
+	dest := filepath.Join(home, "memory")
+	if err := host.GiveToUser(home, aliceUID, aliceUID); err != nil {
+		t.Fatal(err)
+	}
+	out, code = runBinary(t, []string{"HOME=/nonexistent"}, "import", "claude", claude, dest)
+	if code != 0 {
+		t.Fatalf("import claude as root of alice's folder: exit %d\n%s", code, out)
+	}
+	if left := rootOwned(t, dest); len(left) > 0 {
+		t.Errorf("the import left files of root's in alice's repository: %v", left)
+	}
+}
+
+// TestImportHostileRepositoryRunsNoProgram: importing a repository whose
+// configuration names a program (an unpacked hostile repository, root's
+// own) runs none of it: the clean check reads with go-git and the clone
+// runs git scrubbed.
+func TestImportHostileRepositoryRunsNoProgram(t *testing.T) {
+	src := viralRepo(t)
+	reachable(src)
+	p := plantGitPrograms(t, src, 0)
+	code, out := runImportCmd("import", "viral", src, filepath.Join(t.TempDir(), "imported"))
+	p.ranAs(t, "mindmount import viral")
+	if code != 0 {
+		t.Errorf("import: exit %d\n%s", code, out)
 	}
 }

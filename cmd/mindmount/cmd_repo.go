@@ -1,10 +1,15 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
 
 	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
 )
@@ -80,4 +85,77 @@ func repoOf(path string) (root, rel string, err error) {
 			return "", "", fmt.Errorf("%s is not inside a mindmount repository: run mindmount init DIR to make one", path)
 		}
 	}
+}
+
+// ownerEnv tells a command re-executed by asOwner whose rights to take.
+const ownerEnv = "MINDMOUNT_AS_OWNER"
+
+// selfExe is the program asOwner re-executes; tests that run commands in
+// this process point it at the built binary.
+var selfExe = os.Executable
+
+// asOwner is the one rule for a command run as root on paths another user
+// owns (host.ForeignOwner): it runs the command again, argv, as that
+// user, and handed is true (err is the new process's outcome). Root never
+// opens a user's repository with its own rights, so no program the
+// user's git configuration names runs as root and no file root creates
+// is left in the user's tree. In the re-executed process asOwner drops to
+// the user (host.DropPrivileges, the worker's drop: uid, gid, no groups,
+// the parent-death signal) before anything is opened, and returns false:
+// the command goes on as the user. argv's paths must be absolute (the
+// new process starts in /). Commands not run as root are not affected.
+func asOwner(ctx context.Context, argv []string, paths ...string) (handed bool, err error) {
+	if os.Geteuid() != 0 {
+		return false, nil
+	}
+	o, foreign, err := host.ForeignOwner(paths...)
+	if err != nil {
+		return true, err
+	}
+	if want, ok := os.LookupEnv(ownerEnv); ok {
+		os.Unsetenv(ownerEnv)
+		if !foreign || want != o.String() {
+			return true, fmt.Errorf("the owner of %s changed while mindmount ran as them: run it again", strings.Join(paths, " and "))
+		}
+		if err := host.DropPrivileges(o.UID, o.GID); err != nil {
+			return true, fmt.Errorf("become the owner of %s: %w", strings.Join(paths, " and "), err)
+		}
+		return false, nil
+	}
+	if !foreign {
+		return false, nil
+	}
+	exe, err := selfExe()
+	if err != nil {
+		return true, err
+	}
+	cmd := exec.CommandContext(ctx, exe, argv...)
+	cmd.Dir = "/"
+	cmd.Env = append(os.Environ(), ownerEnv+"="+o.String())
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = 5 * time.Second
+	err = cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() > 0 {
+		return true, exitError{ee.ExitCode()}
+	}
+	if err != nil {
+		return true, fmt.Errorf("run as the owner (uid %d) of %s: %w", o.UID, strings.Join(paths, " and "), err)
+	}
+	return true, nil
+}
+
+// absAll makes paths absolute, for asOwner's argv.
+func absAll(paths ...string) ([]string, error) {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		a, err := filepath.Abs(p)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = a
+	}
+	return out, nil
 }

@@ -1,11 +1,19 @@
 package main
 
 import (
+	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
+	"github.com/mindmount/mindmount/consolidate"
 )
 
 // Every command that takes a repository refuses a plain folder and a plain
@@ -79,5 +87,139 @@ func TestCheckPathInsideRepository(t *testing.T) {
 	}
 	if _, errs, code := mgRun("check", filepath.Join(dir, "notes.txt")); code == 0 || !strings.Contains(errs, "not a memory file") {
 		t.Errorf("check of a non-memory file: exit %d, %q", code, errs)
+	}
+}
+
+// planted is a repository that another uid owns, whose git configuration
+// names a program for git to run (core.fsmonitor for any status, and
+// gpg.program with log.showSignature for a log of its HEAD, a signed
+// consolidation commit). The program appends its uid to marker.
+type planted struct {
+	dir    string // the repository
+	marker string // appears when the program ran
+}
+
+// plantGitPrograms plants the programs in dir (owned by uid) and checks,
+// as uid, that plain git does run them, so the plant is real; the marker
+// is then removed.
+func plantGitPrograms(t *testing.T, dir string, uid int) planted {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: the repository belongs to another uid")
+	}
+	if _, err := exec.LookPath("setpriv"); err != nil {
+		t.Skip("needs setpriv (util-linux) to act as another uid")
+	}
+	tools := t.TempDir()
+	reachable(tools)
+	os.Chmod(tools, 0o1777)
+	marker := filepath.Join(tools, "ran")
+	prog := filepath.Join(tools, "pwn.sh")
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\nid -u >> "+marker+"\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	who := consolidate.Author.Name + " <" + consolidate.Author.Email + "> 1700000000 +0000"
+	script := `set -e
+export HOME=/nonexistent GIT_CONFIG_NOSYSTEM=1
+cd "$1"
+tree=$(git rev-parse 'HEAD^{tree}'); parent=$(git rev-parse HEAD)
+c=$(printf 'tree %s\nparent %s\nauthor %s\ncommitter %s\ngpgsig -----BEGIN PGP SIGNATURE-----\n \n iQEzBAABCAAdFiEE\n -----END PGP SIGNATURE-----\n\nconsolidate: planted\n' "$tree" "$parent" "$3" "$3" | git hash-object -t commit -w --stdin)
+git update-ref HEAD "$c"
+git config core.fsmonitor "$2"
+git config log.showSignature true
+git config gpg.program "$2"
+git log -1 --format=%h >/dev/null 2>&1 || true
+git status --porcelain >/dev/null 2>&1 || true
+`
+	if out, err := as(uid, "sh", "-c", script, "sh", dir, prog, who); err != nil {
+		t.Fatalf("plant: %v\n%s", err, out)
+	}
+	b, _ := os.ReadFile(marker)
+	if got := strings.Fields(string(b)); len(got) < 2 || got[0] != itoa(uid) {
+		t.Fatalf("plain git as uid %d did not run the planted program twice (log, status): marker %q", uid, b)
+	}
+	os.Remove(marker)
+	return planted{dir: dir, marker: marker}
+}
+
+// ranAs fails the test when the planted program ran.
+func (p planted) ranAs(t *testing.T, what string) {
+	t.Helper()
+	if b, err := os.ReadFile(p.marker); err == nil {
+		t.Errorf("%s ran the repository's planted program, as uid %s", what, strings.Join(strings.Fields(string(b)), ", "))
+	}
+}
+
+// rootOwned lists the files under dir that root owns.
+func rootOwned(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if fi, err := d.Info(); err == nil {
+			if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Uid == 0 {
+				out = append(out, p)
+			}
+		}
+		return nil
+	})
+	return out
+}
+
+// runBinary runs the built mindmount with args, as root, HOME unreadable
+// to others as a root shell's is; it returns the combined output and the
+// exit status.
+func runBinary(t *testing.T, env []string, args ...string) (string, int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, mindmountBinary(t), args...)
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("mindmount %s: %v", strings.Join(args, " "), err)
+	}
+	return string(out), code
+}
+
+// TestForeignOwner: root's commands take the rights of the one user who
+// owns what they are given; two users between them are refused; root's
+// own files need nobody.
+func TestForeignOwner(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to give files to other uids")
+	}
+	mine := t.TempDir()
+	alice, bob := t.TempDir(), t.TempDir()
+	os.Chown(alice, aliceUID, aliceUID)
+	os.Chown(bob, bobUID, bobUID)
+	link := filepath.Join(t.TempDir(), "link")
+	os.Symlink(bob, link)
+	os.Lchown(link, aliceUID, aliceUID)
+	for _, c := range []struct {
+		name    string
+		paths   []string
+		foreign bool
+		uid     uint32
+		err     error
+	}{
+		{"root's own", []string{mine}, false, 0, nil},
+		{"a folder not made yet in root's", []string{filepath.Join(mine, "new", "repo")}, false, 0, nil},
+		{"alice's", []string{alice}, true, aliceUID, nil},
+		{"a folder not made yet in alice's", []string{filepath.Join(alice, "new")}, true, aliceUID, nil},
+		{"alice's and root's", []string{alice, mine}, true, aliceUID, nil},
+		{"alice's and bob's", []string{alice, bob}, false, 0, host.ErrOwners},
+		{"alice's link to bob's", []string{link}, false, 0, host.ErrOwners},
+	} {
+		o, foreign, err := host.ForeignOwner(c.paths...)
+		if !errors.Is(err, c.err) || foreign != c.foreign || o.UID != c.uid {
+			t.Errorf("%s: %v %v %v, want uid %d, foreign %v, err %v", c.name, o, foreign, err, c.uid, c.foreign, c.err)
+		}
 	}
 }

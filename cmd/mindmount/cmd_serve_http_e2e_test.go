@@ -62,6 +62,7 @@ func startServeHTTP(t *testing.T, root string, env []string, extra ...string) (*
 // what mindmount recall finds.
 func TestServeHTTPEndToEnd(t *testing.T) {
 	root := t.TempDir()
+	reachable(root) // the users' workers run as their own uids
 	runCmd(t, "users", "add", root, "alice", "--name", "Alice")
 	runCmd(t, "users", "add", root, "bob")
 	tok := strings.TrimSpace(runCmd(t, "users", "token", root, "alice"))
@@ -181,6 +182,7 @@ func TestServeHTTPRefusesOpenListen(t *testing.T) {
 // one: /health counts them loaded before any request named them.
 func TestServeHTTPWarmsUsers(t *testing.T) {
 	root := t.TempDir()
+	reachable(root) // the users' workers run as their own uids
 	runCmd(t, "users", "add", root, "alice")
 	runCmd(t, "users", "add", root, "bob")
 	env := []string{"MINDMOUNT_LLM=ollama", "OLLAMA_HOST=127.0.0.1:9", "MINDMOUNT_MODEL=fake", "MINDMOUNT_API_KEY="}

@@ -14,6 +14,7 @@ import (
 // polling, so a line printed before the warm-up fails here.
 func TestServeReadyAfterWarmUp(t *testing.T) {
 	root := t.TempDir()
+	reachable(root) // the users' workers run as their own uids
 	users := []string{"alice", "bob", "carol"}
 	for _, u := range users {
 		runCmd(t, "users", "add", root, u)

@@ -350,9 +350,14 @@ func TestUsersCommand(t *testing.T) {
 	if code := run([]string{"users", "add", root, "Alice"}, &out, &errb); code == 0 || !strings.Contains(errb.String(), "upper case") {
 		t.Fatalf("users add Alice: exit %d\n%s", code, errb.String())
 	}
-	uid := strconv.Itoa(os.Getuid())
-	runCmd(t, "users", "add", root, "alice.bob", "--uid", uid)
-	runCmd(t, "users", "add", root, "alice_bob", "--uid", uid, "--name", "AB")
+	// Ids of their own (the registry refuses root's and shared ones);
+	// a daemon that is not root serves everyone as itself.
+	uid1, uid2 := strconv.Itoa(os.Getuid()), strconv.Itoa(os.Getuid())
+	if os.Getuid() == 0 {
+		uid1, uid2 = itoa(aliceUID), itoa(bobUID)
+	}
+	runCmd(t, "users", "add", root, "alice.bob", "--uid", uid1)
+	runCmd(t, "users", "add", root, "alice_bob", "--uid", uid2, "--name", "AB")
 	list := runCmd(t, "users", "list", root)
 	if !strings.Contains(list, "alice.bob") || !strings.Contains(list, "alice_bob") || !strings.Contains(list, `"AB"`) {
 		t.Fatalf("users list:\n%s", list)
@@ -377,7 +382,11 @@ func TestUsersCommand(t *testing.T) {
 // with a message naming the daemon, and nothing is committed by them.
 func TestSingleDaemonsRefuseAServedRepository(t *testing.T) {
 	root := t.TempDir()
-	runCmd(t, "users", "add", root, "bob", "--uid", itoa(os.Getuid()))
+	uid := os.Getuid()
+	if uid == 0 {
+		uid = bobUID // the registry refuses root's ids
+	}
+	runCmd(t, "users", "add", root, "bob", "--uid", itoa(uid))
 	ws, err := host.NewWorkers(host.WorkersConfig{Root: root})
 	if err != nil {
 		t.Fatal(err)

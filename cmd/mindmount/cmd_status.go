@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -50,7 +49,7 @@ func (o *statusOptions) AddFlags(fl *flag.FlagSet) {
 }
 
 // runStatus prints a repository's (or a serve ROOT's) status.
-func runStatus(_ context.Context, o *statusOptions, args []string) error {
+func runStatus(ctx context.Context, o *statusOptions, args []string) error {
 	if o.root != "" {
 		if len(args) != 0 {
 			fmt.Fprintln(stderr, "mindmount status: give either REPO or --root ROOT")
@@ -62,7 +61,14 @@ func runStatus(_ context.Context, o *statusOptions, args []string) error {
 		fmt.Fprintln(stderr, "mindmount status: missing REPO (or --root ROOT)")
 		return exitError{2}
 	}
-	r, g, err := openMindmountRepo(args[0])
+	dir, err := filepath.Abs(args[0])
+	if err != nil {
+		return err
+	}
+	if handed, err := asOwner(ctx, []string{"status", dir}, dir); handed {
+		return err
+	}
+	r, g, err := openMindmountRepo(dir)
 	if err != nil {
 		return err
 	}
@@ -108,9 +114,10 @@ func statusRoot(root string) error {
 
 // lastConsolidation is the status line of the last consolidation commit in
 // dir (found by its author, consolidate.Author), or says there is none
-// yet; "" when git cannot tell.
+// yet; "" when git cannot tell. Its git runs with a scrubbed
+// configuration: a status reads, it runs none of the repository's programs.
 func lastConsolidation(dir string) string {
-	out, err := exec.Command("git", "-c", "safe.directory=*", "-C", dir, "log", "-1",
+	out, err := host.Git(dir, "log", "-1", "--no-show-signature",
 		"--author=<"+consolidate.Author.Email+">", "--format=%h %s%n%aI").Output()
 	if err != nil {
 		return ""

@@ -2,9 +2,11 @@ package main
 
 import (
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
 	"github.com/mindmount/mindmount/consolidate"
 )
 
@@ -24,5 +26,22 @@ func TestStatusShowsLastConsolidation(t *testing.T) {
 	out, errs, code = mgRun("status", dir)
 	if code != 0 || !strings.Contains(out, "consolidate: 1 memory added\n  at ") || !strings.Contains(out, "last consolidation: ") {
 		t.Fatalf("after a consolidation: exit %d\n%s%s", code, out, errs)
+	}
+}
+
+// TestStatusAsRootRunsNoUserProgram: root's "mindmount status" on alice's
+// repository runs none of the programs her git configuration names
+// (gpg.program with log.showSignature on a signed consolidation commit,
+// core.fsmonitor), and still reports her last consolidation.
+func TestStatusAsRootRunsNoUserProgram(t *testing.T) {
+	root := serveRoot(t)
+	p := plantGitPrograms(t, host.UserDir(root, "alice"), aliceUID)
+	out, code := runBinary(t, []string{"HOME=/nonexistent"}, "status", p.dir)
+	p.ranAs(t, "mindmount status")
+	if code != 0 || !regexp.MustCompile(`last consolidation: [0-9a-f]+ consolidate: planted`).MatchString(out) {
+		t.Errorf("status: exit %d\n%s", code, out)
+	}
+	if left := rootOwned(t, p.dir); len(left) > 0 {
+		t.Errorf("status left files of root's in alice's repository: %v", left)
 	}
 }

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -29,7 +29,11 @@ var syncCommand = newCommand(command{
 merge drivers (one merge commit; a memory changed on both sides keeps the
 newer version in place and the other as a retired sibling), and pushes.
 When a daemon (mount, watch, serve) serves REPO, it asks that daemon to
-sync and waits for the outcome; otherwise it syncs itself.
+sync and waits for the outcome; otherwise it syncs itself. A daemon that
+serves REPO but cannot be asked (its control socket gone, or a serve
+whose worker for the user is not running) is never written beside:
+sync refuses and says why. Run as root on a repository another user owns,
+sync runs as that user.
 
 The token comes from $MINDMOUNT_GIT_TOKEN or the credentials file (see
 "mindmount remote"). A running daemon also syncs by itself: it pushes a few
@@ -54,10 +58,20 @@ func runSync(_ context.Context, o *syncOptions, args []string) error {
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
-	return syncNow(ctx, args[0])
+	dir, err := filepath.Abs(args[0])
+	if err != nil {
+		return err
+	}
+	if handed, err := asOwner(ctx, []string{"sync", "--timeout", o.timeout.String(), dir}, dir); handed {
+		return err
+	}
+	return syncNow(ctx, dir)
 }
 
-// syncNow syncs dir through its daemon, or directly when none serves it.
+// syncNow syncs dir through its daemon, or directly when none serves it:
+// no daemon answers on the control socket, none holds the repository's
+// daemon lock and no mindmount serve serves the ROOT it lies in (a user's
+// worker may be stopped, or its socket deleted, while serve runs).
 func syncNow(ctx context.Context, dir string) error {
 	if err := requireMindmountRepo(dir); err != nil {
 		return err
@@ -71,6 +85,17 @@ func syncNow(ctx context.Context, dir string) error {
 	}
 	st, err := sync.AskDaemon(ctx, r.GitDir())
 	if errors.Is(err, sync.ErrNoDaemon) {
+		if pid, served := host.ServedBy(dir); served {
+			return fmt.Errorf("%w: mindmount serve (pid %s) serves %s, and its sync runs there: the user's worker is not running or its control socket is gone; it syncs by itself once it runs (any access to MNT/<id> starts it), or stop serve first", errNotAnswering, pid, dir)
+		}
+		unlock, lerr := r.LockDaemon()
+		if errors.Is(lerr, gitrepo.ErrDaemonRunning) {
+			return fmt.Errorf("%w: %w; its control socket (.git/%s) is gone: restart it, or stop it and sync again", errNotAnswering, lerr, control.SocketFile)
+		}
+		if lerr != nil {
+			return lerr
+		}
+		defer unlock()
 		var res sync.Result
 		res, err = sync.New(r, sync.Options{Credentials: sync.FromEnv(), Logger: slog.New(slog.DiscardHandler)}).Sync(ctx)
 		if err == nil {
@@ -114,10 +139,15 @@ func syncService(ctx context.Context, rt *host.Runtime) {
 // syncTiming is the daemons' sync timing; tests shorten it.
 var syncTiming sync.Timing
 
+// errNotAnswering means a daemon serves the repository but cannot be
+// asked: the command refuses rather than write beside it.
+var errNotAnswering = errors.New("a daemon serves this repository but does not answer")
+
 // uncommitted counts the changed tracked files of the work tree at dir
-// (untracked and ignored files, the transcripts, are not counted).
+// (untracked and ignored files, the transcripts, are not counted). Its
+// git runs with a scrubbed configuration.
 func uncommitted(dir string) int {
-	out, err := exec.Command("git", "-C", dir, "-c", "safe.directory=*", "status", "--porcelain", "--untracked-files=no").Output()
+	out, err := host.Git(dir, "status", "--porcelain", "--untracked-files=no").Output()
 	if err != nil {
 		return 0
 	}

@@ -7,10 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mindmount/mindmount/cmd/mindmount/internal/control"
+	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
 )
 
 // syncToken is the token the sync tests hunt for.
@@ -104,5 +106,51 @@ func TestSyncNeverShowsToken(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, ".git", "config")); bytes.Contains(b, []byte(syncToken)) {
 		t.Error(".git/config holds the token")
+	}
+}
+
+// TestSyncAsRootRunsNoUserProgram: root's "mindmount sync" on alice's
+// repository, with no daemon and her control socket gone, runs none of
+// the programs her git configuration names (core.fsmonitor) and leaves
+// no file of root's in her repository (a .git/index or sync state of
+// root's would stop her worker from committing).
+func TestSyncAsRootRunsNoUserProgram(t *testing.T) {
+	root := serveRoot(t)
+	p := plantGitPrograms(t, host.UserDir(root, "alice"), aliceUID)
+	if out, err := as(aliceUID, "env", "HOME=/nonexistent", "git", "-C", p.dir, "remote", "add", "origin", "/nonexistent/remote.git"); err != nil {
+		t.Fatalf("remote: %v\n%s", err, out)
+	}
+	os.Remove(p.marker)
+	out, _ := runBinary(t, []string{"HOME=/nonexistent"}, "sync", p.dir)
+	p.ranAs(t, "mindmount sync")
+	if left := rootOwned(t, p.dir); len(left) > 0 {
+		t.Errorf("sync left files of root's in alice's repository: %v\n%s", left, out)
+	}
+}
+
+// TestSyncRefusesBesideServe: while a mindmount serve holds ROOT's lock, a
+// user's repository whose control socket is missing is served all the
+// same: sync refuses rather than write beside the daemon.
+func TestSyncRefusesBesideServe(t *testing.T) {
+	root := serveRoot(t)
+	dir := host.UserDir(root, "alice")
+	if out, err := as(aliceUID, "env", "HOME=/nonexistent", "git", "-C", dir, "remote", "add", "origin", "/nonexistent/remote.git"); err != nil {
+		t.Fatalf("remote: %v\n%s", err, out)
+	}
+	lock, err := os.OpenFile(filepath.Join(root, ".serve.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	lock.WriteString("4242\n\n")
+	out, code := runBinary(t, []string{"HOME=/nonexistent"}, "sync", dir)
+	if code == 0 || !strings.Contains(out, "mindmount serve (pid 4242) serves") {
+		t.Fatalf("sync beside serve: exit %d\n%s", code, out)
+	}
+	if left := rootOwned(t, dir); len(left) > 0 {
+		t.Errorf("sync left files of root's in alice's repository: %v", left)
 	}
 }

@@ -104,6 +104,7 @@ func TestUIRefusesNonLoopback(t *testing.T) {
 // logs in with her token and reaches her memory, never bob's.
 func TestServeUIUsersApart(t *testing.T) {
 	root := t.TempDir()
+	reachable(root) // the users' workers run as their own uids
 	runCmd(t, "users", "add", root, "alice")
 	runCmd(t, "users", "add", root, "bob")
 	tok := strings.TrimSpace(runCmd(t, "users", "token", root, "alice"))

@@ -30,7 +30,13 @@ var usersCommand = &command{
 			help: `Creates ROOT/users/ID as mindmount init does (or adopts a mindmount
 repository already there), hands it to uid:gid when run as root, and
 registers it in ROOT/users.json. ID is lower-case letters, digits, '.', '_'
-and '-', starting with a letter or digit, at most 64 characters.`,
+and '-', starting with a letter or digit, at most 64 characters.
+
+Every user has a uid and a gid of its own: uid or gid 0 (root's) and a
+uid or gid another user of ROOT has are refused. Run as root without
+--uid, the user gets the lowest uid of --uid-range (default ` + defaultUIDRange + `)
+that no registered user, no system account (passwd) and no file at the
+top of ROOT has, and a group of the same number.`,
 		}, runUsersAdd),
 		newCommand(command{
 			name:    "list",
@@ -43,7 +49,8 @@ and '-', starting with a letter or digit, at most 64 characters.`,
 			usage:   "users remove ROOT ID",
 			summary: "unregister a user, revoke its tokens and move its repository aside (never deleted)",
 			help: `Unregisters the user and moves the repository aside to ROOT/removed/ID-TIME;
-it is never deleted. Its tokens are revoked. A running mindmount serve
+it is never deleted. Its tokens are revoked and its credentials folder
+(ROOT/credentials/ID, the git token) is deleted. A running mindmount serve
 commits what is pending first.`,
 		}, runUsersRemove),
 		tokenCommand,
@@ -61,7 +68,8 @@ and gid its processes run as.
       prints every user: id, uid:gid, name, repository
   mindmount users remove ROOT ID
       unregisters the user and moves the repository aside to
-      ROOT/removed/ID-TIME; it is never deleted. Its tokens are revoked.
+      ROOT/removed/ID-TIME; it is never deleted. Its tokens are revoked
+      and its credentials folder (ROOT/credentials/ID) deleted.
   mindmount users token ROOT ID
       prints a new HTTP API token for ID (shown this once; only its hash is
       kept, in ROOT/tokens.json); the user's other tokens stay valid
@@ -88,13 +96,14 @@ Example:
 
 // usersAddOptions are the flags of "mindmount users add".
 type usersAddOptions struct {
-	uid, gid, name string
+	uid, gid, name, uidRange string
 }
 
 func (o *usersAddOptions) AddFlags(fl *flag.FlagSet) {
-	fl.StringVar(&o.uid, "uid", "", "the user's numeric `UID` (default: the owner of ROOT)")
+	fl.StringVar(&o.uid, "uid", "", "the user's numeric `UID` (default: as root, a free uid of --uid-range; otherwise the owner of ROOT)")
 	fl.StringVar(&o.gid, "gid", "", "the user's numeric `GID` (default: the user's uid's group, else the owner of ROOT)")
 	fl.StringVar(&o.name, "name", "", "the user's display `NAME`, written into user.md")
+	fl.StringVar(&o.uidRange, "uid-range", defaultUIDRange, "run as root without --uid: pick the user's uid (and gid) from `FIRST-LAST`")
 }
 
 func runUsersAdd(_ context.Context, o *usersAddOptions, args []string) error {
@@ -112,6 +121,24 @@ func runUsersAdd(_ context.Context, o *usersAddOptions, args []string) error {
 	if err != nil {
 		return err
 	}
+	var pick func([]host.Entry) (uint32, uint32, error)
+	if os.Geteuid() == 0 && o.uid == "" {
+		// Never root's ids: a free uid of the range, its own group.
+		r, err := parseUIDRange(o.uidRange)
+		if err != nil {
+			return err
+		}
+		pick = func(users []host.Entry) (uint32, uint32, error) {
+			u, err := r.next(host.UIDInUse(root, users))
+			g := u
+			if o.gid != "" {
+				g = gid
+			}
+			return u, g, err
+		}
+	} else if err := host.CheckNewIDs(root, host.Entry{ID: id, UID: uid, GID: gid}); err != nil {
+		return err
+	}
 	dir := host.UserDir(root, id)
 	if !host.IsMindmountRepo(dir) {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -121,17 +148,18 @@ func runUsersAdd(_ context.Context, o *usersAddOptions, args []string) error {
 			return err
 		}
 	}
-	if os.Geteuid() == 0 {
+	if os.Geteuid() == 0 && pick == nil {
 		// The repository is the user's from the start: the user's worker
 		// (and the user's own git) work in it as the user.
 		if err := host.GiveToUser(dir, uid, gid); err != nil {
 			return err
 		}
 	}
-	if err := host.AddUser(root, host.Entry{ID: id, UID: uid, GID: gid, Name: o.name}); err != nil {
+	e, err := host.AddUserPicking(root, host.Entry{ID: id, UID: uid, GID: gid, Name: o.name}, pick)
+	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "mindmount: user %s added (%d:%d), repository %s\n", id, uid, gid, dir)
+	fmt.Fprintf(stdout, "mindmount: user %s added (%d:%d), repository %s\n", id, e.UID, e.GID, dir)
 	return nil
 }
 

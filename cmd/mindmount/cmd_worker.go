@@ -137,9 +137,11 @@ func runWorker(o *workerOptions, log *slog.Logger) error {
 		debug.SetMemoryLimit(int64(o.memory / 2))
 	}
 	cfg := o.daemon.baseConfig(false, log)
-	// The operator's switches are ROOT/config's (root's, read by the
-	// worker: keep it 0644), never the user's own .git/mindmount/config:
-	// the user owns the repository.
+	// The tracker's switch (commit_secrets) is ROOT/config's (root's,
+	// read by the worker: keep it 0644), never the user's own
+	// .git/mindmount/config: the user owns the repository. A dream's
+	// merge mode is the user's own file's, ROOT/config's by default
+	// (host.Runtime's consolidateConfig).
 	cfg.Root = host.RootOf(o.repo)
 	cfg.Operator = &memgraph.OperatorSource{Path: filepath.Join(cfg.Root, host.OperatorConfigFile), Strict: true, RootOnly: true}
 	if o.ctl != "" && o.daemon.consolidate {

@@ -4,13 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
-
-	"github.com/mindmount/mindmount/memgraph/atomicfile"
 )
 
 // InstallOptions says which harness to wire to which memory, and where.
@@ -100,64 +96,66 @@ func apply(o InstallOptions, uninstall bool) ([]Change, error) {
 	// install before anything is written.
 	type result struct {
 		e       edit
-		path    string
+		f       *settingsFile
 		old     []byte
 		existed bool
 		next    []byte
 	}
 	var results []result
-	for _, e := range edits {
-		p := e.path
-		if real, err := filepath.EvalSymlinks(p); err == nil {
-			p = real // a dotfile manager's symlink stays a symlink
+	defer func() {
+		for _, r := range results {
+			r.f.close()
 		}
-		old, err := os.ReadFile(p)
-		existed := err == nil
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	}()
+	for _, e := range edits {
+		// Found inside the user's own folder; a dotfile manager's
+		// symlink inside it stays a symlink (the file it names is
+		// edited), one leading out of it is refused.
+		f, err := openSettings(treeOf(o, e.path), e.path)
+		if err != nil {
+			return nil, err
+		}
+		old, existed, err := f.read()
+		if err != nil {
+			f.close()
 			return nil, err
 		}
 		next, err := e.change(old)
 		if err != nil {
+			f.close()
 			return nil, fmt.Errorf("%s: %w", e.path, err)
 		}
 		if (next == nil && !existed) || (existed && next != nil && bytes.Equal(next, old)) {
+			f.close()
 			continue
 		}
-		results = append(results, result{e, p, old, existed, next})
+		results = append(results, result{e, f, old, existed, next})
 	}
 	var changes []Change
 	for _, r := range results {
 		c := Change{Path: r.e.path, Note: r.e.note}
 		if r.existed && (r.e.onlyOurs == nil || !r.e.onlyOurs(r.old)) {
-			c.Backup = r.path + ".mindmount-backup-" + o.Now().UTC().Format("20060102-150405")
-			if err := atomicfile.WriteFile(c.Backup, r.old, 0o600); err != nil {
+			backup := r.f.rel + ".mindmount-backup-" + o.Now().UTC().Format("20060102-150405")
+			c.Backup = filepath.Join(r.f.tree.Dir(), filepath.FromSlash(backup))
+			if err := r.f.write(backup, r.old, 0o600); err != nil {
 				return changes, err
 			}
 		}
 		if r.next == nil {
-			if err := os.Remove(r.path); err != nil {
+			if err := r.f.remove(); err != nil {
 				return changes, err
 			}
 			c.Removed = true
 		} else {
-			if err := os.MkdirAll(filepath.Dir(r.path), 0o755); err != nil {
-				return changes, err
-			}
-			// A crash leaves the old settings or the new ones, never half.
-			if err := atomicfile.WriteFile(r.path, r.next, fileMode(r.path)); err != nil {
+			// A crash leaves the old settings or the new ones, never
+			// half; written where it was read, beneath the tree.
+			if err := r.f.write(r.f.rel, r.next, r.f.mode()); err != nil {
 				return changes, err
 			}
 		}
 		changes = append(changes, c)
 	}
 	return changes, nil
-}
-
-func fileMode(p string) os.FileMode {
-	if fi, err := os.Stat(p); err == nil {
-		return fi.Mode().Perm()
-	}
-	return 0o644
 }
 
 // shellQuote quotes s for a POSIX shell, which is how the harnesses run a

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 
 	"github.com/mindmount/mindmount/cmd/mindmount/internal/control"
 )
@@ -61,4 +62,19 @@ func (rt *Runtime) consolidateNow(ctx context.Context, _ control.Request) (contr
 		err = jerr
 	}
 	return control.Answer{Data: data}, err
+}
+
+// ServedBy reports whether a mindmount serve serves the repository dir
+// (ROOT/users/<id>), with its pid: a live lock on ROOT decides, not the
+// repository's control socket. A user's worker stops when idle and its
+// socket goes with it (and a user may delete the socket), yet the daemon
+// may start the worker at any moment: a command must then not write
+// beside it.
+func ServedBy(dir string) (pid string, served bool) {
+	abs, err := filepath.Abs(dir)
+	if err != nil || filepath.Base(filepath.Dir(abs)) != UsersDir {
+		return "", false
+	}
+	running, pid, _ := Running(RootOf(abs))
+	return pid, running
 }

@@ -7,11 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/user"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"syscall"
 	"time"
 
+	memsync "github.com/mindmount/mindmount/cmd/mindmount/internal/sync"
 	"github.com/mindmount/mindmount/memgraph/atomicfile"
 )
 
@@ -167,6 +170,9 @@ func AddUserPicking(root string, e Entry, pick func(users []Entry) (uid, gid uin
 				return err
 			}
 		}
+		if err := checkIDs(reg.Users, e); err != nil {
+			return err
+		}
 		reg.Users = append(reg.Users, e)
 		return nil
 	})
@@ -176,14 +182,97 @@ func AddUserPicking(root string, e Entry, pick func(users []Entry) (uid, gid uin
 	return e, chownTree(dir, e.UID, e.GID)
 }
 
-// RemoveUser unregisters id. Its repository stays where it is until
-// MoveAside: a daemon serving it first commits what is pending (Host.Reload
-// does both), and without a daemon mindmount users remove moves it at once.
+// ErrRootIDs refuses a user with uid or gid 0: a user's worker runs with
+// the user's ids, and must never hold root's rights.
+var ErrRootIDs = errors.New("uid 0 and gid 0 are root's: a user never runs as root")
+
+// ErrIDTaken refuses a uid or gid another user of the registry has: the
+// kernel tells users apart by their ids alone, so two users sharing one
+// could read and write each other's memory.
+var ErrIDTaken = errors.New("is another user's")
+
+// checkIDs is the registry's rule for the uid and gid of a new entry e
+// among users: neither is 0, and no other user has either. An operator
+// who is not root may give every user their own ids: such a daemon
+// cannot change ids, so every worker runs as the operator anyway.
+func checkIDs(users []Entry, e Entry) error {
+	if e.UID == 0 || e.GID == 0 {
+		return fmt.Errorf("user %s (%d:%d): %w; give it --uid and --gid of its own", e.ID, e.UID, e.GID, ErrRootIDs)
+	}
+	if euid := os.Geteuid(); euid != 0 && e.UID == uint32(euid) && e.GID == uint32(os.Getegid()) {
+		return nil
+	}
+	for _, u := range users {
+		if u.UID == e.UID {
+			return fmt.Errorf("uid %d %w (%s); every user needs a uid of its own", e.UID, ErrIDTaken, u.ID)
+		}
+		if u.GID == e.GID {
+			return fmt.Errorf("gid %d %w (%s); every user needs a group of its own", e.GID, ErrIDTaken, u.ID)
+		}
+	}
+	return nil
+}
+
+// CheckNewIDs says whether e's uid and gid may be registered under root
+// now (checkIDs against the registry as it is): a command asks before it
+// hands a repository to them. AddUser checks again under the lock.
+func CheckNewIDs(root string, e Entry) error {
+	users, err := ReadRegistry(root)
+	if err != nil {
+		return err
+	}
+	return checkIDs(users, e)
+}
+
+// UIDInUse reports, for a uid an operator did not choose (mindmount users
+// add without --uid, serve --auto-users), whether it belongs to someone
+// already: a registered user, an account of the system's passwd database
+// (os/user), or the owner of a file near the top of root (ROOT/* and
+// ROOT/*/*: a removed user's credentials and repository keep their uid,
+// and a new user given it would read them).
+func UIDInUse(root string, users []Entry) func(uid uint32) bool {
+	owners := map[uint32]bool{}
+	for _, u := range users {
+		owners[u.UID] = true
+	}
+	top, _ := os.ReadDir(root)
+	for _, e := range top {
+		p := filepath.Join(root, e.Name())
+		if fi, err := os.Lstat(p); err == nil {
+			uid, _ := FileOwner(fi)
+			owners[uid] = true
+		}
+		if !e.IsDir() {
+			continue
+		}
+		sub, _ := os.ReadDir(p)
+		for _, s := range sub {
+			if fi, err := s.Info(); err == nil {
+				uid, _ := FileOwner(fi)
+				owners[uid] = true
+			}
+		}
+	}
+	return func(uid uint32) bool {
+		if uid == 0 || owners[uid] {
+			return true
+		}
+		_, err := user.LookupId(strconv.FormatUint(uint64(uid), 10))
+		return err == nil
+	}
+}
+
+// RemoveUser unregisters id and removes its credentials folder
+// (ROOT/credentials/<id>, the user's git token): a user added later, with
+// the same ID or the same uid, never finds it. Its repository stays where
+// it is until MoveAside: a daemon serving it first commits what is pending
+// (Host.Reload does both), and without a daemon mindmount users remove
+// moves it at once.
 func RemoveUser(root, id string) error {
 	if err := ValidID(id); err != nil {
 		return err
 	}
-	return editRegistry(root, func(reg *registry) error {
+	err := editRegistry(root, func(reg *registry) error {
 		for i, u := range reg.Users {
 			if u.ID == id {
 				reg.Users = append(reg.Users[:i], reg.Users[i+1:]...)
@@ -192,6 +281,14 @@ func RemoveUser(root, id string) error {
 		}
 		return fmt.Errorf("%w %q", ErrUnknownUser, id)
 	})
+	if err != nil {
+		return err
+	}
+	// RemoveAll removes links, never what they point to.
+	if err := os.RemoveAll(memsync.CredentialsDir(root, id)); err != nil {
+		return fmt.Errorf("user %s removed, but not its credentials: %w", id, err)
+	}
+	return nil
 }
 
 // MoveAside moves the repository of a removed user to

@@ -1,6 +1,11 @@
 package host
 
-import "testing"
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 // TestRootOf: a worker finds its ROOT from its repository's path, as
 // UserDir made it.
@@ -9,5 +14,78 @@ func TestRootOf(t *testing.T) {
 		if got := RootOf(UserDir(root, "alice")); got != root {
 			t.Errorf("RootOf(UserDir(%q, alice)) = %q", root, got)
 		}
+	}
+}
+
+// TestCheckIDs: the registry refuses root's ids and ids another user has.
+func TestCheckIDs(t *testing.T) {
+	users := []Entry{{ID: "alice", UID: 1001, GID: 1001}, {ID: "bob", UID: 1002, GID: 1002}}
+	for _, c := range []struct {
+		e    Entry
+		want error
+	}{
+		{Entry{ID: "carol", UID: 1003, GID: 1003}, nil},
+		{Entry{ID: "rooty", UID: 0, GID: 1003}, ErrRootIDs},
+		{Entry{ID: "nouid"}, ErrRootIDs},
+		{Entry{ID: "rootgroup", UID: 1003, GID: 0}, ErrRootIDs},
+		{Entry{ID: "dupe", UID: 1001, GID: 1003}, ErrIDTaken},
+		{Entry{ID: "dupegroup", UID: 1003, GID: 1002}, ErrIDTaken},
+	} {
+		if err := checkIDs(users, c.e); !errors.Is(err, c.want) {
+			t.Errorf("%s %d:%d: %v, want %v", c.e.ID, c.e.UID, c.e.GID, err, c.want)
+		}
+	}
+}
+
+// TestUIDInUse: a uid picked for a new user is nobody's: not a registered
+// user's, not a system account's (passwd), not the owner of a file at the
+// top of ROOT (a removed user's credentials folder).
+func TestUIDInUse(t *testing.T) {
+	root := t.TempDir()
+	old := filepath.Join(root, "credentials", "olduser")
+	if err := os.MkdirAll(old, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	canChown := os.Chown(old, 20001, 20001) == nil
+	inUse := UIDInUse(root, []Entry{{ID: "alice", UID: 20000, GID: 20000}})
+	for _, c := range []struct {
+		uid  uint32
+		want bool
+		why  string
+	}{
+		{0, true, "root"},
+		{20000, true, "a registered user"},
+		{65534, true, "nobody, in passwd"},
+		{20002, false, "free"},
+	} {
+		if got := inUse(c.uid); got != c.want {
+			t.Errorf("uid %d (%s): in use %v, want %v", c.uid, c.why, got, c.want)
+		}
+	}
+	if canChown && !inUse(20001) {
+		t.Error("uid 20001 owns ROOT/credentials/olduser, yet is free")
+	}
+}
+
+// TestRemoveUserRemovesCredentials: removing a user deletes its
+// credentials folder in the same step (a symbolic link inside it is
+// removed, never followed).
+func TestRemoveUserRemovesCredentials(t *testing.T) {
+	root := t.TempDir()
+	keep := filepath.Join(t.TempDir(), "keep")
+	os.WriteFile(keep, []byte("not the user's"), 0o600)
+	newUser(t, root, "bob")
+	creds := filepath.Join(root, "credentials", "bob")
+	os.MkdirAll(creds, 0o700)
+	os.WriteFile(filepath.Join(creds, "git"), []byte("https://github.com/ ghp_old\n"), 0o600)
+	os.Symlink(keep, filepath.Join(creds, "link"))
+	if err := RemoveUser(root, "bob"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(creds); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("ROOT/credentials/bob is still there after users remove: %v", err)
+	}
+	if _, err := os.Stat(keep); err != nil {
+		t.Errorf("the link's target went too: %v", err)
 	}
 }

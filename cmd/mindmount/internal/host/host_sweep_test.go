@@ -57,7 +57,7 @@ func TestStatusOfWithoutDaemon(t *testing.T) {
 	if _, err := InitRepo(UserDir(root, "alice"), InitOptions{Private: true}); err != nil {
 		t.Fatal(err)
 	}
-	if err := AddUser(root, Entry{ID: "alice", UID: uint32(os.Getuid()), GID: uint32(os.Getgid())}); err != nil {
+	if err := AddUser(root, Entry{ID: "alice", UID: testUID(root, "alice"), GID: testUID(root, "alice")}); err != nil {
 		t.Fatal(err)
 	}
 	b, err := StatusOf(root)

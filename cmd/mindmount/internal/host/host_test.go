@@ -28,10 +28,26 @@ func newUser(t *testing.T, root, id string) string {
 	if _, err := template.Write(dir, id, false); err != nil {
 		t.Fatal(err)
 	}
-	if err := AddUser(root, Entry{ID: id, UID: uint32(os.Getuid()), GID: uint32(os.Getgid())}); err != nil {
+	if err := AddUser(root, Entry{ID: id, UID: testUID(root, id), GID: testUID(root, id)}); err != nil {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// testUID is a uid of id's own (the registry refuses root's and shared
+// ones): our own when we are not root (a non-root daemon serves everyone
+// as itself, so only one user), else one no account has.
+func testUID(root, id string) uint32 {
+	if os.Getuid() != 0 {
+		return uint32(os.Getuid())
+	}
+	users, _ := ReadRegistry(root)
+	for _, u := range users {
+		if u.ID == id {
+			return u.UID
+		}
+	}
+	return 3100 + uint32(len(users))
 }
 
 func git(t *testing.T, dir string, args ...string) string {

@@ -187,7 +187,7 @@ func TestTokenOutlivesNoUser(t *testing.T) {
 	if code, _ := e.status("GET", recall, tok, ""); code != 401 {
 		t.Fatalf("removed user's token: %d, want 401", code)
 	}
-	if err := host.AddUser(e.root, host.Entry{ID: "alice", UID: uint32(os.Getuid()), GID: uint32(os.Getgid())}); err != nil {
+	if err := host.AddUser(e.root, host.Entry{ID: "alice", UID: testUID(e.root), GID: testUID(e.root)}); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range []string{recall, "/v1/git/status?userId=alice"} {

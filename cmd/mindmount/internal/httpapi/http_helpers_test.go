@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -99,9 +100,34 @@ func newUser(t testing.TB, root, id string, n int) {
 	}
 	git(t, dir, "add", "-A")
 	git(t, dir, "commit", "-q", "-m", "init")
-	if err := host.AddUser(root, host.Entry{ID: id, UID: uint32(os.Getuid()), GID: uint32(os.Getgid())}); err != nil {
+	if err := host.AddUser(root, host.Entry{ID: id, UID: testUID(root), GID: testUID(root)}); err != nil {
 		t.Fatal(err)
 	}
+	if os.Getuid() == 0 {
+		// The in-process Host serves as root: the tree stays root's, so
+		// that the tests' own git reads it.
+		filepath.WalkDir(dir, func(p string, _ fs.DirEntry, err error) error {
+			if err == nil {
+				os.Lchown(p, 0, 0)
+			}
+			return nil
+		})
+	}
+}
+
+// testUID is a uid for the next user of root: the registry refuses
+// root's ids and shared ones, so as root each user gets one no account
+// has; otherwise our own (a daemon that is not root serves one user).
+func testUID(root string) uint32 {
+	if os.Getuid() != 0 {
+		return uint32(os.Getuid())
+	}
+	users, _ := host.ReadRegistry(root)
+	next := uint32(3200)
+	for _, u := range users {
+		next = max(next, u.UID+1, u.GID+1)
+	}
+	return next
 }
 
 func git(t testing.TB, dir string, args ...string) string {

@@ -163,7 +163,10 @@ func (p *Plan) claudeProject(fsys fs.FS, name, dir string, taken Taken) error {
 	}
 	ext := "claude-code/" + memgraph.Slug(name)
 	for _, e := range ents {
-		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".md") || strings.HasPrefix(e.Name(), ".") {
+		if ok, err := wanted(dir, e); err != nil || !ok {
+			if err != nil {
+				return err
+			}
 			continue
 		}
 		src := path.Join(dir, e.Name())
@@ -217,13 +220,16 @@ func Letta(fsys fs.FS, taken Taken) (Plan, error) {
 			return err
 		}
 		if d.IsDir() {
+			if hasControl(d.Name()) {
+				return sourceProblem(rel, ErrControlName)
+			}
 			if rel != "." && strings.HasPrefix(d.Name(), ".") {
 				return fs.SkipDir // .git, .letta
 			}
 			return nil
 		}
-		if !d.Type().IsRegular() || !strings.HasSuffix(rel, ".md") || strings.HasPrefix(d.Name(), ".") {
-			return nil
+		if ok, err := wanted(path.Dir(rel), d); err != nil || !ok {
+			return err
 		}
 		b, err := readSmall(fsys, rel)
 		if err != nil {

@@ -1,7 +1,11 @@
 package migrate
 
 import (
+	"bytes"
+	"errors"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -133,4 +137,57 @@ func FuzzFrontKeys(f *testing.F) {
 			t.Fatalf("no frontmatter, body %q", body)
 		}
 	})
+}
+
+// TestImportRefusesLinksAndControlNames: Claude Code's and Letta's imports
+// refuse a markdown file that is a symbolic link (ErrSymlink; the link's
+// target is never read) and a name with a control character
+// (ErrControlName, the name shown escaped).
+func TestImportRefusesLinksAndControlNames(t *testing.T) {
+	outside := filepath.Join(t.TempDir(), "bob.md")
+	os.WriteFile(outside, []byte("---\ndescription: bob's\ntype: user\n---\nbob's private note\n"), 0o600)
+	plan := map[string]func(fs.FS) (Plan, error){
+		"claude": func(f fs.FS) (Plan, error) { return ClaudeCode(f, nil) },
+		"letta":  func(f fs.FS) (Plan, error) { return Letta(f, nil) },
+	}
+	dirOf := map[string]string{"claude": "projects/p/memory", "letta": "notes"}
+	for format, fn := range plan {
+		for name, c := range map[string]struct {
+			file string
+			link bool
+			want error
+		}{
+			"link":    {"stolen.md", true, ErrSymlink},
+			"newline": {"a\nb.md", false, ErrControlName},
+		} {
+			dir := t.TempDir()
+			sub := filepath.Join(dir, filepath.FromSlash(dirOf[format]))
+			os.MkdirAll(sub, 0o755)
+			if format == "claude" {
+				os.WriteFile(filepath.Join(sub, "MEMORY.md"), []byte("- [x](x.md)\n"), 0o644)
+			}
+			if c.link {
+				os.Symlink(outside, filepath.Join(sub, c.file))
+			} else {
+				os.WriteFile(filepath.Join(sub, c.file), []byte("---\ndescription: d\n---\ntext\n"), 0o644)
+			}
+			root, err := os.OpenRoot(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := fn(root.FS())
+			root.Close()
+			if !errors.Is(err, c.want) {
+				t.Errorf("%s %s: err %v, want %v", format, name, err, c.want)
+			}
+			if err != nil && strings.Contains(err.Error(), "\n") {
+				t.Errorf("%s %s: the error holds a raw newline: %q", format, name, err)
+			}
+			for _, ch := range p.Changes {
+				if bytes.Contains(ch.Data, []byte("private note")) {
+					t.Errorf("%s %s: the link's target was imported as %s", format, name, ch.Path)
+				}
+			}
+		}
+	}
 }

@@ -114,14 +114,17 @@ func isFile(fsys fs.FS, name string) bool {
 func Viral(fsys fs.FS) (Plan, error) {
 	var p Plan
 	for _, mv := range [][2]string{{viralSoul, memgraph.CharacterFile}, {viralUser, memgraph.UserFile}} {
-		if !isFile(fsys, mv[0]) {
+		if ok, err := regularFile(fsys, mv[0]); err != nil || !ok {
+			if err != nil {
+				return Plan{}, err
+			}
 			continue
 		}
 		if isFile(fsys, mv[1]) {
 			p.Lines = append(p.Lines, fmt.Sprintf("%s left as it is: %s exists too", mv[0], mv[1]))
 			continue
 		}
-		b, err := fs.ReadFile(fsys, mv[0])
+		b, err := readSmall(fsys, mv[0])
 		if err != nil {
 			return Plan{}, err
 		}
@@ -159,7 +162,10 @@ func (p *Plan) memories(fsys fs.FS, to string, from []string) error {
 		}
 		for _, e := range ents {
 			name := e.Name()
-			if !e.Type().IsRegular() || !strings.HasSuffix(name, ".md") || strings.HasPrefix(name, ".") {
+			if ok, err := wanted(dir, e); err != nil || !ok {
+				if err != nil {
+					return err
+				}
 				continue
 			}
 			rel := dir + "/" + name
@@ -201,9 +207,15 @@ func (p *Plan) memories(fsys fs.FS, to string, from []string) error {
 }
 
 func readSmall(fsys fs.FS, rel string) ([]byte, error) {
-	st, err := fs.Stat(fsys, rel)
+	if hasControl(rel) {
+		return nil, sourceProblem(rel, ErrControlName)
+	}
+	st, err := fs.Lstat(fsys, rel)
 	if err != nil {
 		return nil, err
+	}
+	if st.Mode()&fs.ModeSymlink != 0 {
+		return nil, sourceProblem(rel, ErrSymlink)
 	}
 	if st.Size() > maxMemoryRead {
 		return nil, fmt.Errorf("%s: %d bytes, more than a memory file holds; move it out of the memory folder first", rel, st.Size())

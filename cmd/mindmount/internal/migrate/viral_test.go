@@ -2,6 +2,7 @@ package migrate
 
 import (
 	"bytes"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -183,26 +184,30 @@ func TestLooksViral(t *testing.T) {
 	}
 }
 
-// TestViralSkipsLinks: a memory that is a symbolic link is not read: an
-// import never copies a file from outside the repository into it.
-func TestViralSkipsLinks(t *testing.T) {
-	dir := t.TempDir()
+// TestViralRefusesLinks: a memory, SOUL.md or USER.md that is a symbolic
+// link is refused (ErrSymlink), never read: an import never copies a file
+// from outside the repository into it.
+func TestViralRefusesLinks(t *testing.T) {
 	secret := filepath.Join(t.TempDir(), "secret.md")
 	os.WriteFile(secret, []byte("# Secret\n\n## Fact\nroot password\n"), 0o600)
-	os.MkdirAll(filepath.Join(dir, "USER_memory"), 0o755)
-	os.Symlink(secret, filepath.Join(dir, "USER_memory", "secret.md"))
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
-	p, err := Viral(root.FS())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range p.Changes {
-		if bytes.Contains(c.Data, []byte("root password")) {
-			t.Fatalf("the link's target was imported: %s", c.Path)
+	for _, link := range []string{"USER_memory/secret.md", "SOUL.md", "USER.md"} {
+		dir := t.TempDir()
+		os.MkdirAll(filepath.Join(dir, "USER_memory"), 0o755)
+		os.WriteFile(filepath.Join(dir, "USER_memory", "ok.md"), []byte("# Ok\n\n## Fact\nfine\n"), 0o644)
+		os.Symlink(secret, filepath.Join(dir, filepath.FromSlash(link)))
+		root, err := os.OpenRoot(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Viral(root.FS())
+		root.Close()
+		if !errors.Is(err, ErrSymlink) {
+			t.Errorf("%s a link outside: err %v, want ErrSymlink", link, err)
+		}
+		for _, c := range p.Changes {
+			if bytes.Contains(c.Data, []byte("root password")) {
+				t.Fatalf("the link's target was imported: %s", c.Path)
+			}
 		}
 	}
 }
