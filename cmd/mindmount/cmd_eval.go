@@ -30,6 +30,9 @@ missed (recall@1 >= 0.85, recall@3 >= 0.90 on the golden set), and marks
 each missed goal with MISSED:. -v lists the questions whose answer was
 not ranked first.
 
+"mindmount eval locomo PATH" measures recall on the LoCoMo benchmark
+instead (see "mindmount help eval locomo").
+
 --vectors also embeds the golden set with the model configured for
 consolidation (MINDMOUNT_LLM, MINDMOUNT_EMBED_MODEL, OLLAMA_HOST, ...) and
 prints the quality of the fused keyword+vector ranking recall uses after
@@ -37,6 +40,7 @@ prints the quality of the fused keyword+vector ranking recall uses after
 suite's fake embedder, a hashed bag of words: it needs no model and
 shows the plumbing and its cost, not what a real model adds (it knows
 no synonyms).`,
+	subs: []*command{evalLocomoCommand},
 }, runEval)
 
 // evalOptions are the flags of "mindmount eval".
