@@ -54,10 +54,10 @@ func TestExpandAbsentSafe(t *testing.T) {
 
 func TestNames(t *testing.T) {
 	for q, want := range map[string][]string{
-		"When did Caroline go to the support group?": {"carolin"},
+		"When did Caroline go to the support group?":  {"carolin"},
 		"Caroline went home. Then Melanie's kids ate": {"melani"},
-		`Does the user work at "Globex"?`:              {"globex"},
-		"what does the user drink":                     nil,
+		`Does the user work at "Globex"?`:             {"globex"},
+		"what does the user drink":                    nil,
 	} {
 		var got []string
 		for t := range names(q) {
