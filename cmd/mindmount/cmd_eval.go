@@ -15,7 +15,7 @@ import (
 // evalCommand is "mindmount eval".
 var evalCommand = newCommand(command{
 	name:    "eval",
-	usage:   "eval [--golden DIR] [-n 10000] [--reps 20] [--vectors | --fake-vectors] [-v]",
+	usage:   "eval [--golden DIR] [-n 10000] [--reps 20] [--vectors | --fake-vectors] [--wordnet] [-v]",
 	summary: "measure recall quality and speed on the golden set",
 	help: `Runs the offline evaluation of recall. The golden set (built in; its
 source is memgraph/recall/golden/set) holds memories in the real file
@@ -52,6 +52,7 @@ type evalOptions struct {
 	verbose     bool
 	vectors     bool
 	fakeVectors bool
+	wn          bool
 }
 
 func (o *evalOptions) AddFlags(fl *flag.FlagSet) {
@@ -62,6 +63,7 @@ func (o *evalOptions) AddFlags(fl *flag.FlagSet) {
 	fl.BoolVar(&o.verbose, "v", false, "list the questions not answered first")
 	fl.BoolVar(&o.vectors, "vectors", false, "also evaluate keyword+vector recall with the configured model")
 	fl.BoolVar(&o.fakeVectors, "fake-vectors", false, "also evaluate keyword+vector recall with the offline fake embedder (no model)")
+	fl.BoolVar(&o.wn, "wordnet", false, "expand questions through WordNet, as recall --wordnet does")
 }
 
 // hashEmbedder is llmtest's fake embedding model as a recall.Embedder.
@@ -93,6 +95,11 @@ func runEval(ctx context.Context, o *evalOptions, args []string) error {
 		return err
 	}
 	cfg := golden.Config{Total: o.total, Seed: o.seed, Reps: o.reps}
+	if o.wn {
+		if cfg.Expander, err = wordnetExpander(); err != nil {
+			return err
+		}
+	}
 	switch {
 	case o.vectors:
 		e, model, err := newEmbedder()

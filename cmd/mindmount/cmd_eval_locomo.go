@@ -14,7 +14,7 @@ import (
 // evalLocomoCommand is "mindmount eval locomo".
 var evalLocomoCommand = newCommand(command{
 	name:    "locomo",
-	usage:   "locomo PATH [--k 10] [--vectors | --fake-vectors]",
+	usage:   "locomo PATH [--k 10] [--vectors | --fake-vectors] [--wordnet]",
 	summary: "measure recall on the LoCoMo conversational-memory benchmark",
 	help: `Measures recall on LoCoMo (Maharana et al., "Evaluating Very Long-Term
 Conversational Memory of LLM Agents", 2024): long conversations whose
@@ -37,7 +37,9 @@ one recall in-process. --k is how many memories recall returns.
 --vectors also embeds every turn with the model configured for
 consolidation and measures the fused keyword+vector ranking, as recall
 answers after "mindmount reindex"; --fake-vectors does so offline with
-the test suite's hashed bag of words (the plumbing, not a model's worth).`,
+the test suite's hashed bag of words (the plumbing, not a model's worth).
+--wordnet expands every question through WordNet, as "mindmount recall
+--wordnet" does.`,
 }, runEvalLocomo)
 
 // evalLocomoOptions are the flags of "mindmount eval locomo".
@@ -45,12 +47,14 @@ type evalLocomoOptions struct {
 	k           int
 	vectors     bool
 	fakeVectors bool
+	wn          bool
 }
 
 func (o *evalLocomoOptions) AddFlags(fl *flag.FlagSet) {
 	fl.IntVar(&o.k, "k", 10, "memories recall returns per question")
 	fl.BoolVar(&o.vectors, "vectors", false, "also embed with the configured model and rank by keywords and vectors fused")
 	fl.BoolVar(&o.fakeVectors, "fake-vectors", false, "the same with the offline fake embedder (no model)")
+	fl.BoolVar(&o.wn, "wordnet", false, "expand questions through WordNet, as recall --wordnet does")
 }
 
 func runEvalLocomo(ctx context.Context, o *evalLocomoOptions, args []string) error {
@@ -77,6 +81,11 @@ func runEvalLocomo(ctx context.Context, o *evalLocomoOptions, args []string) err
 		return err
 	}
 	cfg := golden.LoCoMoConfig{K: o.k}
+	if o.wn {
+		if cfg.Expander, err = wordnetExpander(); err != nil {
+			return err
+		}
+	}
 	switch {
 	case o.vectors:
 		e, model, err := newEmbedder()

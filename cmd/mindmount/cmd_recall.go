@@ -12,6 +12,7 @@ import (
 	"github.com/mindmount/mindmount/cmd/mindmount/internal/httpapi"
 	"github.com/mindmount/mindmount/memgraph"
 	"github.com/mindmount/mindmount/memgraph/recall"
+	"github.com/mindmount/mindmount/memgraph/recall/wordnet"
 )
 
 // recallCommand is "mindmount recall".
@@ -35,7 +36,14 @@ within 2 seconds, keywords alone decide: recall never needs the network.
 
 Output lists each memory's path, description and the sentence that
 matches best. --json prints an array of objects with path (relative to
-REPO), description, score, kind, status and snippet, best first.`,
+REPO), description, score, kind, status and snippet, best first.
+
+--wordnet also looks for the words WordNet relates to each word of the
+question (synonyms, and more general and more specific words: "drink"
+finds "coffee"), each weighted below the question's own words. It needs
+Debian's wordnet-base (/usr/share/wordnet) and is off by default: on
+the benchmarks of "mindmount eval" it gained too little to be worth
+its noise.`,
 }, runRecall)
 
 // recallOptions are the flags of "mindmount recall".
@@ -44,6 +52,7 @@ type recallOptions struct {
 	kind string
 	all  bool
 	asJS bool
+	wn   bool
 }
 
 func (o *recallOptions) AddFlags(fl *flag.FlagSet) {
@@ -51,6 +60,7 @@ func (o *recallOptions) AddFlags(fl *flag.FlagSet) {
 	fl.StringVar(&o.kind, "kind", "", "only memories of `KIND`: user or character")
 	fl.BoolVar(&o.all, "all", false, "include retired (superseded, retracted, contradicted) memories")
 	fl.BoolVar(&o.asJS, "json", false, "print JSON")
+	fl.BoolVar(&o.wn, "wordnet", false, "also look for words related in meaning, through WordNet ("+wordnet.DefaultDir+")")
 }
 
 // runRecall ranks memories for a query.
@@ -71,6 +81,13 @@ func runRecall(_ context.Context, o *recallOptions, args []string) error {
 		return err
 	}
 	useCachedVectors(g)
+	if o.wn {
+		e, err := wordnetExpander()
+		if err != nil {
+			return err
+		}
+		g.RecallIndex().SetExpander(e)
+	}
 	q := strings.Join(args[1:], " ")
 	hits := g.RecallContext(context.Background(), q, recall.Options{K: o.k, Kind: o.kind, All: o.all})
 	if o.asJS {
@@ -78,6 +95,15 @@ func runRecall(_ context.Context, o *recallOptions, args []string) error {
 	}
 	writeHits(q, hits)
 	return nil
+}
+
+// wordnetExpander is the expander of --wordnet: WordNet as Debian's
+// wordnet-base installs it.
+func wordnetExpander() (recall.Expander, error) {
+	if !wordnet.Installed(wordnet.DefaultDir) {
+		return nil, fmt.Errorf("--wordnet: no WordNet database in %s; install it (Debian, Ubuntu: apt install wordnet-base)", wordnet.DefaultDir)
+	}
+	return recall.NewWordNetExpander(wordnet.DefaultDir), nil
 }
 
 // useCachedVectors turns on vector recall when a vector cache exists for

@@ -222,6 +222,8 @@ type Config struct {
 	// set alone (the distractors are not embedded: 10,000 model calls are
 	// not an offline evaluation).
 	Vectors *recall.Vectors
+	// Expander, when set, expands every question (recall.SetExpander).
+	Expander recall.Expander
 }
 
 // Report is the outcome of Run.
@@ -236,6 +238,7 @@ type Report struct {
 	// says why it is missing when embedding failed.
 	Fused     *Metrics
 	VectorErr error
+	Expanded  bool // questions were expanded (WordNet)
 }
 
 // Run evaluates the set alone and inside a repository grown to cfg.Total
@@ -248,10 +251,11 @@ func Run(s *Set, cfg Config) Report {
 		cfg.Reps = 20
 	}
 	small := recall.New()
+	small.SetExpander(cfg.Expander)
 	for _, d := range s.Docs {
 		small.Put(d)
 	}
-	r := Report{Golden: Evaluate(small, s.Questions), Retired: s.Retired()}
+	r := Report{Golden: Evaluate(small, s.Questions), Retired: s.Retired(), Expanded: cfg.Expander != nil}
 	if cfg.Vectors != nil {
 		r.Fused, r.VectorErr = evaluateFused(s, cfg.Vectors)
 	}
@@ -259,6 +263,7 @@ func Run(s *Set, cfg Config) Report {
 	extra := Distractors(max(0, cfg.Total-len(s.Docs)), cfg.Seed)
 	t0 := time.Now()
 	big := recall.New()
+	big.SetExpander(cfg.Expander)
 	for _, d := range s.Docs {
 		big.Put(d)
 	}
@@ -313,6 +318,9 @@ func (r Report) Pass() (ok bool, why []string) {
 func (r Report) WriteText(w io.Writer, verbose bool) {
 	g, f := r.Golden, r.Full
 	fmt.Fprintf(w, "golden set: %d memories (%d retired), %d questions\n", g.Docs, r.Retired, g.Questions)
+	if r.Expanded {
+		fmt.Fprintln(w, "questions expanded through WordNet")
+	}
 	fmt.Fprintf(w, "repository: %d memories (golden set + %d synthetic distractors), built in %v\n\n",
 		f.Docs, r.Distract, r.Build.Round(time.Millisecond))
 	fmt.Fprintf(w, "%-22s %9s %9s %7s %8s\n", "", "recall@1", "recall@3", "MRR", "retired")

@@ -164,6 +164,8 @@ type LoCoMoConfig struct {
 	// `mindmount reindex`.
 	Embedder recall.Embedder
 	Model    string
+	// Expander, when set, expands every question (recall.SetExpander).
+	Expander recall.Expander
 }
 
 // LoCoMoScore is the quality over one category's questions.
@@ -225,6 +227,7 @@ type LoCoMoReport struct {
 	Overall       LoCoMoScore
 	Latency       Latency // of one recall, in-process
 	Vectors       bool    // the fused keyword+vector ranking was measured
+	Expanded      bool    // questions were expanded (WordNet)
 }
 
 // RunLoCoMo builds one repository per conversation under dir (one memory
@@ -235,7 +238,7 @@ func RunLoCoMo(ctx context.Context, samples []LoCoMoSample, dir string, cfg LoCo
 	if cfg.K <= 0 {
 		cfg.K = 10
 	}
-	rep := &LoCoMoReport{Conversations: len(samples), K: cfg.K, ByCategory: map[int]*LoCoMoScore{}, Vectors: cfg.Embedder != nil}
+	rep := &LoCoMoReport{Conversations: len(samples), K: cfg.K, ByCategory: map[int]*LoCoMoScore{}, Vectors: cfg.Embedder != nil, Expanded: cfg.Expander != nil}
 	for _, c := range LoCoMoCategories {
 		rep.ByCategory[c.N] = &LoCoMoScore{}
 	}
@@ -284,6 +287,7 @@ func (rep *LoCoMoReport) runSample(ctx context.Context, s *LoCoMoSample, dir str
 	if probs := g.Problems(); len(probs) > 0 {
 		return 0, fmt.Errorf("locomo: %s: a turn made an invalid memory: %s", s.ID, probs[0])
 	}
+	g.RecallIndex().SetExpander(cfg.Expander)
 	if cfg.Embedder != nil {
 		model := cfg.Model
 		if model == "" {
@@ -363,6 +367,9 @@ func (rep *LoCoMoReport) WriteText(w io.Writer) {
 	ranking := "keyword ranking"
 	if rep.Vectors {
 		ranking = "keyword+vector ranking"
+	}
+	if rep.Expanded {
+		ranking += ", questions expanded through WordNet"
 	}
 	fmt.Fprintf(w, "LoCoMo: %d %s, %d turns (one memory each), %d questions of categories 1-4 (%d without a known evidence turn left out); %s, top %d\n\n",
 		rep.Conversations, memgraph.Plural(rep.Conversations, "conversation", "conversations"), rep.Turns, rep.Overall.Questions, rep.Skipped, ranking, rep.K)
