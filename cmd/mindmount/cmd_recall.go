@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/mindmount/mindmount/cmd/mindmount/internal/httpapi"
 	"github.com/mindmount/mindmount/memgraph"
@@ -76,10 +78,12 @@ func runRecall(_ context.Context, o *recallOptions, args []string) error {
 	if o.k <= 0 {
 		return fmt.Errorf("-k %d: want a positive number", o.k)
 	}
+	t0 := time.Now()
 	g, err := scanForOutput(args[0])
 	if err != nil {
 		return err
 	}
+	tScan := time.Since(t0)
 	useCachedVectors(g)
 	if o.wn {
 		e, err := wordnetExpander()
@@ -89,7 +93,10 @@ func runRecall(_ context.Context, o *recallOptions, args []string) error {
 		g.RecallIndex().SetExpander(e)
 	}
 	q := strings.Join(args[1:], " ")
+	t1 := time.Now()
 	hits := g.RecallContext(context.Background(), q, recall.Options{K: o.k, Kind: o.kind, All: o.all})
+	slog.Debug("recall: where the time went", "memories", g.RecallIndex().Len(),
+		"open_scan_index", tScan.Round(time.Microsecond), "query", time.Since(t1).Round(time.Microsecond))
 	if o.asJS {
 		return writeHitsJSON(hits)
 	}
