@@ -77,14 +77,34 @@ func (hashEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error
 	return out, nil
 }
 
+// evalRanking is how an evaluation ranks: the embedding model of
+// --vectors or the offline fake of --fake-vectors (nil for keywords alone)
+// and the expander of --wordnet (nil for none).
+func evalRanking(vectors, fakeVectors, wn bool) (e recall.Embedder, model string, x recall.Expander, err error) {
+	if vectors && fakeVectors {
+		return nil, "", nil, usageError{"--vectors and --fake-vectors: choose one"}
+	}
+	switch {
+	case vectors:
+		if e, model, err = newEmbedder(); err != nil {
+			return nil, "", nil, err
+		}
+	case fakeVectors:
+		e, model = hashEmbedder{}, "fake-hash-64"
+	}
+	if wn {
+		if x, err = wordnetExpander(); err != nil {
+			return nil, "", nil, err
+		}
+	}
+	return e, model, x, nil
+}
+
 // runEval evaluates recall on the golden set, then consolidation on its
 // golden scenarios.
 func runEval(ctx context.Context, o *evalOptions, args []string) error {
 	if len(args) != 0 {
 		return errUsage
-	}
-	if o.vectors && o.fakeVectors {
-		return usageError{"--vectors and --fake-vectors: choose one"}
 	}
 	var fsys fs.FS = golden.Embedded()
 	if o.dir != "" {
@@ -94,21 +114,13 @@ func runEval(ctx context.Context, o *evalOptions, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg := golden.Config{Total: o.total, Seed: o.seed, Reps: o.reps}
-	if o.wn {
-		if cfg.Expander, err = wordnetExpander(); err != nil {
-			return err
-		}
+	e, model, x, err := evalRanking(o.vectors, o.fakeVectors, o.wn)
+	if err != nil {
+		return err
 	}
-	switch {
-	case o.vectors:
-		e, model, err := newEmbedder()
-		if err != nil {
-			return err
-		}
+	cfg := golden.Config{Total: o.total, Seed: o.seed, Reps: o.reps, Expander: x}
+	if e != nil {
 		cfg.Vectors = recall.NewVectors(e, model, "")
-	case o.fakeVectors:
-		cfg.Vectors = recall.NewVectors(hashEmbedder{}, "fake-hash-64", "")
 	}
 	r := golden.Run(s, cfg)
 	r.WriteText(stdout, o.verbose)

@@ -64,8 +64,9 @@ func runEvalLocomo(ctx context.Context, o *evalLocomoOptions, args []string) err
 	if o.k <= 0 {
 		return usageError{fmt.Sprintf("--k %d: want a positive number", o.k)}
 	}
-	if o.vectors && o.fakeVectors {
-		return usageError{"--vectors and --fake-vectors: choose one"}
+	e, model, x, err := evalRanking(o.vectors, o.fakeVectors, o.wn)
+	if err != nil {
+		return err
 	}
 	f, err := os.Open(args[0])
 	if errors.Is(err, fs.ErrNotExist) {
@@ -80,22 +81,7 @@ func runEvalLocomo(ctx context.Context, o *evalLocomoOptions, args []string) err
 	if err != nil {
 		return err
 	}
-	cfg := golden.LoCoMoConfig{K: o.k}
-	if o.wn {
-		if cfg.Expander, err = wordnetExpander(); err != nil {
-			return err
-		}
-	}
-	switch {
-	case o.vectors:
-		e, model, err := newEmbedder()
-		if err != nil {
-			return err
-		}
-		cfg.Embedder, cfg.Model = e, model
-	case o.fakeVectors:
-		cfg.Embedder, cfg.Model = hashEmbedder{}, "fake-hash-64"
-	}
+	cfg := golden.LoCoMoConfig{K: o.k, Embedder: e, Model: model, Expander: x}
 	tmp, err := os.MkdirTemp("", "mindmount-locomo-")
 	if err != nil {
 		return err

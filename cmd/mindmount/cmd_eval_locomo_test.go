@@ -29,4 +29,11 @@ func TestEvalLocomo(t *testing.T) {
 	if _, _, code := runMindmount(t, "eval", "locomo", fixture, "--k", "0"); code != 2 {
 		t.Errorf("--k 0: exit %d, want 2", code)
 	}
+	if _, _, code := runMindmount(t, "eval", "locomo", fixture, "--vectors", "--fake-vectors"); code != 2 {
+		t.Errorf("--vectors --fake-vectors: exit %d, want 2", code)
+	}
+	out, errs, code = runMindmount(t, "eval", "locomo", fixture, "--fake-vectors")
+	if code != 0 || !regexp.MustCompile(`keyword\+vector ranking`).MatchString(out) {
+		t.Errorf("--fake-vectors: exit %d, %s\n%s", code, errs, out)
+	}
 }
