@@ -15,7 +15,7 @@ import (
 // evalCommand is "mindmount eval".
 var evalCommand = newCommand(command{
 	name:    "eval",
-	usage:   "eval [--golden DIR] [-n 10000] [--reps 20] [--vectors | --fake-vectors] [--wordnet] [-v]",
+	usage:   "eval [--golden DIR] [-n 10000] [--reps 20] [--vectors | --fake-vectors] [--no-wordnet] [-v]",
 	summary: "measure recall quality and speed on the golden set",
 	help: `Runs the offline evaluation of recall. The golden set (built in; its
 source is memgraph/recall/golden/set) holds memories in the real file
@@ -52,7 +52,7 @@ type evalOptions struct {
 	verbose     bool
 	vectors     bool
 	fakeVectors bool
-	wn          bool
+	noWN        bool
 }
 
 func (o *evalOptions) AddFlags(fl *flag.FlagSet) {
@@ -63,7 +63,7 @@ func (o *evalOptions) AddFlags(fl *flag.FlagSet) {
 	fl.BoolVar(&o.verbose, "v", false, "list the questions not answered first")
 	fl.BoolVar(&o.vectors, "vectors", false, "also evaluate keyword+vector recall with the configured model")
 	fl.BoolVar(&o.fakeVectors, "fake-vectors", false, "also evaluate keyword+vector recall with the offline fake embedder (no model)")
-	fl.BoolVar(&o.wn, "wordnet", false, "expand questions through WordNet, as recall --wordnet does")
+	fl.BoolVar(&o.noWN, "no-wordnet", false, "do not expand questions through WordNet (expanded when it is installed, as recall does)")
 }
 
 // hashEmbedder is llmtest's fake embedding model as a recall.Embedder.
@@ -79,8 +79,9 @@ func (hashEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error
 
 // evalRanking is how an evaluation ranks: the embedding model of
 // --vectors or the offline fake of --fake-vectors (nil for keywords alone)
-// and the expander of --wordnet (nil for none).
-func evalRanking(vectors, fakeVectors, wn bool) (e recall.Embedder, model string, x recall.Expander, err error) {
+// and WordNet's expander, as recall uses it, unless --no-wordnet (nil
+// for none, or when WordNet is not installed).
+func evalRanking(vectors, fakeVectors, noWN bool) (e recall.Embedder, model string, x recall.Expander, err error) {
 	if vectors && fakeVectors {
 		return nil, "", nil, usageError{"--vectors and --fake-vectors: choose one"}
 	}
@@ -92,10 +93,8 @@ func evalRanking(vectors, fakeVectors, wn bool) (e recall.Embedder, model string
 	case fakeVectors:
 		e, model = hashEmbedder{}, "fake-hash-64"
 	}
-	if wn {
-		if x, err = wordnetExpander(); err != nil {
-			return nil, "", nil, err
-		}
+	if !noWN {
+		x = recall.DefaultExpander()
 	}
 	return e, model, x, nil
 }
@@ -114,7 +113,7 @@ func runEval(ctx context.Context, o *evalOptions, args []string) error {
 	if err != nil {
 		return err
 	}
-	e, model, x, err := evalRanking(o.vectors, o.fakeVectors, o.wn)
+	e, model, x, err := evalRanking(o.vectors, o.fakeVectors, o.noWN)
 	if err != nil {
 		return err
 	}

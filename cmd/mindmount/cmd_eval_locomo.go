@@ -14,7 +14,7 @@ import (
 // evalLocomoCommand is "mindmount eval locomo".
 var evalLocomoCommand = newCommand(command{
 	name:    "locomo",
-	usage:   "locomo PATH [--k 10] [--vectors | --fake-vectors] [--wordnet]",
+	usage:   "locomo PATH [--k 10] [--vectors | --fake-vectors] [--no-wordnet]",
 	summary: "measure recall on the LoCoMo conversational-memory benchmark",
 	help: `Measures recall on LoCoMo (Maharana et al., "Evaluating Very Long-Term
 Conversational Memory of LLM Agents", 2024): long conversations whose
@@ -38,8 +38,8 @@ one recall in-process. --k is how many memories recall returns.
 consolidation and measures the fused keyword+vector ranking, as recall
 answers after "mindmount reindex"; --fake-vectors does so offline with
 the test suite's hashed bag of words (the plumbing, not a model's worth).
---wordnet expands every question through WordNet, as "mindmount recall
---wordnet" does.`,
+Questions are expanded through WordNet when it is installed, as
+"mindmount recall" does; --no-wordnet measures keywords alone.`,
 }, runEvalLocomo)
 
 // evalLocomoOptions are the flags of "mindmount eval locomo".
@@ -47,14 +47,14 @@ type evalLocomoOptions struct {
 	k           int
 	vectors     bool
 	fakeVectors bool
-	wn          bool
+	noWN        bool
 }
 
 func (o *evalLocomoOptions) AddFlags(fl *flag.FlagSet) {
 	fl.IntVar(&o.k, "k", 10, "memories recall returns per question")
 	fl.BoolVar(&o.vectors, "vectors", false, "also embed with the configured model and rank by keywords and vectors fused")
 	fl.BoolVar(&o.fakeVectors, "fake-vectors", false, "the same with the offline fake embedder (no model)")
-	fl.BoolVar(&o.wn, "wordnet", false, "expand questions through WordNet, as recall --wordnet does")
+	fl.BoolVar(&o.noWN, "no-wordnet", false, "do not expand questions through WordNet (expanded when it is installed, as recall does)")
 }
 
 func runEvalLocomo(ctx context.Context, o *evalLocomoOptions, args []string) error {
@@ -64,7 +64,7 @@ func runEvalLocomo(ctx context.Context, o *evalLocomoOptions, args []string) err
 	if o.k <= 0 {
 		return usageError{fmt.Sprintf("--k %d: want a positive number", o.k)}
 	}
-	e, model, x, err := evalRanking(o.vectors, o.fakeVectors, o.wn)
+	e, model, x, err := evalRanking(o.vectors, o.fakeVectors, o.noWN)
 	if err != nil {
 		return err
 	}

@@ -14,13 +14,12 @@ import (
 	"github.com/mindmount/mindmount/cmd/mindmount/internal/httpapi"
 	"github.com/mindmount/mindmount/memgraph"
 	"github.com/mindmount/mindmount/memgraph/recall"
-	"github.com/mindmount/mindmount/memgraph/recall/wordnet"
 )
 
 // recallCommand is "mindmount recall".
 var recallCommand = newCommand(command{
 	name:    "recall",
-	usage:   `recall REPO "QUESTION" [-k N] [--kind user|character] [--all] [--json]`,
+	usage:   `recall REPO "QUESTION" [-k N] [--kind user|character] [--all] [--json] [--no-wordnet]`,
 	summary: "find the memories that answer a question, best first",
 	help: `Ranks the memories of the repository REPO for a question in plain words,
 for example: mindmount recall ~/memory "does the user have allergies?"
@@ -40,12 +39,12 @@ Output lists each memory's path, description and the sentence that
 matches best. --json prints an array of objects with path (relative to
 REPO), description, score, kind, status and snippet, best first.
 
---wordnet also looks for the words WordNet relates to each word of the
-question (synonyms, and more general and more specific words: "drink"
-finds "coffee"), each weighted below the question's own words. It needs
-Debian's wordnet-base (/usr/share/wordnet) and is off by default: on
-the benchmarks of "mindmount eval" it gained too little to be worth
-its noise.`,
+When WordNet is installed (Debian, Ubuntu: apt install wordnet-base,
+read from /usr/share/wordnet), recall also looks for the nouns WordNet
+relates to each word of the question (synonyms, and more general and
+more specific words: "drink" finds "coffee"), each weighted below the
+question's own words; --no-wordnet looks for the question's own words
+only.`,
 }, runRecall)
 
 // recallOptions are the flags of "mindmount recall".
@@ -54,7 +53,7 @@ type recallOptions struct {
 	kind string
 	all  bool
 	asJS bool
-	wn   bool
+	noWN bool
 }
 
 func (o *recallOptions) AddFlags(fl *flag.FlagSet) {
@@ -62,7 +61,7 @@ func (o *recallOptions) AddFlags(fl *flag.FlagSet) {
 	fl.StringVar(&o.kind, "kind", "", "only memories of `KIND`: user or character")
 	fl.BoolVar(&o.all, "all", false, "include retired (superseded, retracted, contradicted) memories")
 	fl.BoolVar(&o.asJS, "json", false, "print JSON")
-	fl.BoolVar(&o.wn, "wordnet", false, "also look for words related in meaning, through WordNet ("+wordnet.DefaultDir+")")
+	fl.BoolVar(&o.noWN, "no-wordnet", false, "look for the question's own words only, not those WordNet relates to them")
 }
 
 // runRecall ranks memories for a query.
@@ -85,12 +84,8 @@ func runRecall(_ context.Context, o *recallOptions, args []string) error {
 	}
 	tScan := time.Since(t0)
 	useCachedVectors(g)
-	if o.wn {
-		e, err := wordnetExpander()
-		if err != nil {
-			return err
-		}
-		g.RecallIndex().SetExpander(e)
+	if o.noWN {
+		g.RecallIndex().SetExpander(nil)
 	}
 	q := strings.Join(args[1:], " ")
 	t1 := time.Now()
@@ -102,15 +97,6 @@ func runRecall(_ context.Context, o *recallOptions, args []string) error {
 	}
 	writeHits(q, hits)
 	return nil
-}
-
-// wordnetExpander is the expander of --wordnet: WordNet as Debian's
-// wordnet-base installs it.
-func wordnetExpander() (recall.Expander, error) {
-	if !wordnet.Installed(wordnet.DefaultDir) {
-		return nil, fmt.Errorf("--wordnet: no WordNet database in %s; install it (Debian, Ubuntu: apt install wordnet-base)", wordnet.DefaultDir)
-	}
-	return recall.NewWordNetExpander(wordnet.DefaultDir), nil
 }
 
 // useCachedVectors turns on vector recall when a vector cache exists for

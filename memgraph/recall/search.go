@@ -13,7 +13,7 @@ import (
 // the memory is about as a summary does, a little less surely.
 var (
 	fieldWeight = [numFields]float64{fTitle: 2.5, fDesc: 2.5, fFact: 1.5, fEpisode: 0.5, fKeys: 2.0}
-	fieldB      = [numFields]float64{fTitle: 0.3, fDesc: 0.3, fFact: 0.75, fEpisode: 0.75, fKeys: 0.3}
+	fieldB      = [numFields]float64{fTitle: 0.3, fDesc: 0.5, fFact: 0.75, fEpisode: 0.75, fKeys: 0.3}
 )
 
 const (
