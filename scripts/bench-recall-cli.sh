@@ -5,8 +5,8 @@
 # the repository: reading, parsing and indexing every memory, and the git
 # check; the query itself) and the rest (process start, package
 # initialisation, output, exit), with "mindmount version" as the cost of
-# starting the binary at all. Also the peak RSS of one recall with and
-# without --wordnet (when WordNet is installed). Prints the load average:
+# starting the binary at all. Also the peak RSS of one recall with
+# WordNet's expansion (when it is installed) and without (--no-wordnet). Prints the load average:
 # on a shared machine, compare CPU times, not walls.
 #
 #   scripts/bench-recall-cli.sh            # 600 memories, 20 runs
@@ -59,9 +59,9 @@ printf '  opening the repository       %8.1f   (read, parse and index every memo
 printf '  the query                    %8.2f\n' "$q"
 printf '  the rest                     %8.1f   (process start, package init, output, exit)\n' "$(echo "$rec - $open - $q" | bc -l)"
 printf '  for comparison: mindmount version %5.1f\n' "$ver"
-/usr/bin/time -f '%M' -o "$tmp/rss" "$mm" recall "$repo" "what does the user drink" >/dev/null
-echo "peak RSS of one recall: $(cat "$tmp/rss") KB"
+/usr/bin/time -f '%M' -o "$tmp/rss" "$mm" recall --no-wordnet "$repo" "what does the user drink" >/dev/null
+echo "peak RSS of one recall --no-wordnet: $(cat "$tmp/rss") KB"
 if [ -f /usr/share/wordnet/index.noun ]; then
-  /usr/bin/time -f '%M' -o "$tmp/rss" "$mm" recall --wordnet "$repo" "what does the user drink" >/dev/null
-  echo "peak RSS of one recall --wordnet: $(cat "$tmp/rss") KB"
+  /usr/bin/time -f '%M' -o "$tmp/rss" "$mm" recall "$repo" "what does the user drink" >/dev/null
+  echo "peak RSS of one recall with WordNet: $(cat "$tmp/rss") KB"
 fi
