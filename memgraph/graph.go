@@ -107,7 +107,7 @@ func rankSlot(k Kind) int {
 }
 
 func newGraph(root string, tree *subtree.Tree) *Graph {
-	return &Graph{root: root, tree: tree, files: map[string]*entry{}, dirs: map[string]int{}, bad: map[string]bool{}, ctxCache: map[int]cached{}, idxCache: map[idxKey]cached{}, seed: maphash.MakeSeed(), recall: recall.New()}
+	return &Graph{root: root, tree: tree, files: map[string]*entry{}, dirs: map[string]int{}, bad: map[string]bool{}, ctxCache: map[int]cached{}, idxCache: map[idxKey]cached{}, seed: maphash.MakeSeed(), recall: newRecallIndex()}
 }
 
 // scanReaders is how many files Scan reads at once.

@@ -244,3 +244,33 @@ func TestRecallBeyondTheText(t *testing.T) {
 		t.Errorf("keywords as a map: %v, want one problem", probs)
 	}
 }
+
+// TestGraphRecallByMeaning: where WordNet is installed, the graph's recall
+// (what the mount, MCP and HTTP ask) expands questions through it, so a
+// question about drinking finds the memory that only says coffee; where it
+// is not, recall is keyword recall alone (recall's TestExpandAbsentSafe).
+func TestGraphRecallByMeaning(t *testing.T) {
+	if recall.DefaultExpander() == nil {
+		t.Skip("WordNet is not installed (apt install wordnet-base)")
+	}
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "user_memory"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for rel, data := range map[string]string{
+		"user_memory/black-coffee.md":  recallMemory("Black Coffee", "Coffee, black, every morning", "A large black coffee every morning, no sugar.", "active"),
+		"user_memory/has-dog-pixel.md": recallMemory("Has Dog Pixel", "Has a beagle called Pixel", "You have a beagle named Pixel.", "active"),
+	} {
+		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(rel)), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g, err := Scan(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if got := recallPaths(g.Recall("what does the user drink", recall.Options{})); !slices.Equal(got, []string{"user_memory/black-coffee.md"}) {
+		t.Fatalf("got %v, want the coffee memory", got)
+	}
+}

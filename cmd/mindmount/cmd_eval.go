@@ -15,7 +15,7 @@ import (
 // evalCommand is "mindmount eval".
 var evalCommand = newCommand(command{
 	name:    "eval",
-	usage:   "eval [--golden DIR] [-n 10000] [--reps 20] [--vectors | --fake-vectors] [-v]",
+	usage:   "eval [--golden DIR] [-n 10000] [--reps 20] [--vectors | --fake-vectors] [--no-wordnet] [-v]",
 	summary: "measure recall quality and speed on the golden set",
 	help: `Runs the offline evaluation of recall. The golden set (built in; its
 source is memgraph/recall/golden/set) holds memories in the real file
@@ -30,6 +30,9 @@ missed (recall@1 >= 0.85, recall@3 >= 0.90 on the golden set), and marks
 each missed goal with MISSED:. -v lists the questions whose answer was
 not ranked first.
 
+"mindmount eval locomo PATH" measures recall on the LoCoMo benchmark
+instead (see "mindmount help eval locomo").
+
 --vectors also embeds the golden set with the model configured for
 consolidation (MINDMOUNT_LLM, MINDMOUNT_EMBED_MODEL, OLLAMA_HOST, ...) and
 prints the quality of the fused keyword+vector ranking recall uses after
@@ -37,6 +40,7 @@ prints the quality of the fused keyword+vector ranking recall uses after
 suite's fake embedder, a hashed bag of words: it needs no model and
 shows the plumbing and its cost, not what a real model adds (it knows
 no synonyms).`,
+	subs: []*command{evalLocomoCommand},
 }, runEval)
 
 // evalOptions are the flags of "mindmount eval".
@@ -48,6 +52,7 @@ type evalOptions struct {
 	verbose     bool
 	vectors     bool
 	fakeVectors bool
+	noWN        bool
 }
 
 func (o *evalOptions) AddFlags(fl *flag.FlagSet) {
@@ -58,6 +63,7 @@ func (o *evalOptions) AddFlags(fl *flag.FlagSet) {
 	fl.BoolVar(&o.verbose, "v", false, "list the questions not answered first")
 	fl.BoolVar(&o.vectors, "vectors", false, "also evaluate keyword+vector recall with the configured model")
 	fl.BoolVar(&o.fakeVectors, "fake-vectors", false, "also evaluate keyword+vector recall with the offline fake embedder (no model)")
+	fl.BoolVar(&o.noWN, "no-wordnet", false, "do not expand questions through WordNet (expanded when it is installed, as recall does)")
 }
 
 // hashEmbedder is llmtest's fake embedding model as a recall.Embedder.
@@ -71,14 +77,33 @@ func (hashEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error
 	return out, nil
 }
 
+// evalRanking is how an evaluation ranks: the embedding model of
+// --vectors or the offline fake of --fake-vectors (nil for keywords alone)
+// and WordNet's expander, as recall uses it, unless --no-wordnet (nil
+// for none, or when WordNet is not installed).
+func evalRanking(vectors, fakeVectors, noWN bool) (e recall.Embedder, model string, x recall.Expander, err error) {
+	if vectors && fakeVectors {
+		return nil, "", nil, usageError{"--vectors and --fake-vectors: choose one"}
+	}
+	switch {
+	case vectors:
+		if e, model, err = newEmbedder(); err != nil {
+			return nil, "", nil, err
+		}
+	case fakeVectors:
+		e, model = hashEmbedder{}, "fake-hash-64"
+	}
+	if !noWN {
+		x = recall.DefaultExpander()
+	}
+	return e, model, x, nil
+}
+
 // runEval evaluates recall on the golden set, then consolidation on its
 // golden scenarios.
 func runEval(ctx context.Context, o *evalOptions, args []string) error {
 	if len(args) != 0 {
 		return errUsage
-	}
-	if o.vectors && o.fakeVectors {
-		return usageError{"--vectors and --fake-vectors: choose one"}
 	}
 	var fsys fs.FS = golden.Embedded()
 	if o.dir != "" {
@@ -88,16 +113,13 @@ func runEval(ctx context.Context, o *evalOptions, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg := golden.Config{Total: o.total, Seed: o.seed, Reps: o.reps}
-	switch {
-	case o.vectors:
-		e, model, err := newEmbedder()
-		if err != nil {
-			return err
-		}
+	e, model, x, err := evalRanking(o.vectors, o.fakeVectors, o.noWN)
+	if err != nil {
+		return err
+	}
+	cfg := golden.Config{Total: o.total, Seed: o.seed, Reps: o.reps, Expander: x}
+	if e != nil {
 		cfg.Vectors = recall.NewVectors(e, model, "")
-	case o.fakeVectors:
-		cfg.Vectors = recall.NewVectors(hashEmbedder{}, "fake-hash-64", "")
 	}
 	r := golden.Run(s, cfg)
 	r.WriteText(stdout, o.verbose)

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/mindmount/mindmount/cmd/mindmount/internal/httpapi"
 	"github.com/mindmount/mindmount/memgraph"
@@ -17,7 +19,7 @@ import (
 // recallCommand is "mindmount recall".
 var recallCommand = newCommand(command{
 	name:    "recall",
-	usage:   `recall REPO "QUESTION" [-k N] [--kind user|character] [--all] [--json]`,
+	usage:   `recall REPO "QUESTION" [-k N] [--kind user|character] [--all] [--json] [--no-wordnet]`,
 	summary: "find the memories that answer a question, best first",
 	help: `Ranks the memories of the repository REPO for a question in plain words,
 for example: mindmount recall ~/memory "does the user have allergies?"
@@ -35,7 +37,14 @@ within 2 seconds, keywords alone decide: recall never needs the network.
 
 Output lists each memory's path, description and the sentence that
 matches best. --json prints an array of objects with path (relative to
-REPO), description, score, kind, status and snippet, best first.`,
+REPO), description, score, kind, status and snippet, best first.
+
+When WordNet is installed (Debian, Ubuntu: apt install wordnet-base,
+read from /usr/share/wordnet), recall also looks for the nouns WordNet
+relates to each word of the question (synonyms, and more general and
+more specific words: "drink" finds "coffee"), each weighted below the
+question's own words; --no-wordnet looks for the question's own words
+only.`,
 }, runRecall)
 
 // recallOptions are the flags of "mindmount recall".
@@ -44,6 +53,7 @@ type recallOptions struct {
 	kind string
 	all  bool
 	asJS bool
+	noWN bool
 }
 
 func (o *recallOptions) AddFlags(fl *flag.FlagSet) {
@@ -51,6 +61,7 @@ func (o *recallOptions) AddFlags(fl *flag.FlagSet) {
 	fl.StringVar(&o.kind, "kind", "", "only memories of `KIND`: user or character")
 	fl.BoolVar(&o.all, "all", false, "include retired (superseded, retracted, contradicted) memories")
 	fl.BoolVar(&o.asJS, "json", false, "print JSON")
+	fl.BoolVar(&o.noWN, "no-wordnet", false, "look for the question's own words only, not those WordNet relates to them")
 }
 
 // runRecall ranks memories for a query.
@@ -66,13 +77,21 @@ func runRecall(_ context.Context, o *recallOptions, args []string) error {
 	if o.k <= 0 {
 		return fmt.Errorf("-k %d: want a positive number", o.k)
 	}
+	t0 := time.Now()
 	g, err := scanForOutput(args[0])
 	if err != nil {
 		return err
 	}
+	tScan := time.Since(t0)
 	useCachedVectors(g)
+	if o.noWN {
+		g.RecallIndex().SetExpander(nil)
+	}
 	q := strings.Join(args[1:], " ")
+	t1 := time.Now()
 	hits := g.RecallContext(context.Background(), q, recall.Options{K: o.k, Kind: o.kind, All: o.all})
+	slog.Debug("recall: where the time went", "memories", g.RecallIndex().Len(),
+		"open_scan_index", tScan.Round(time.Microsecond), "query", time.Since(t1).Round(time.Microsecond))
 	if o.asJS {
 		return writeHitsJSON(hits)
 	}

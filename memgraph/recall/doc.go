@@ -7,7 +7,10 @@
 // lower-cased, accent-folded, stop-word filtered and stemmed with the
 // Snowball (Porter2) English stemmer; documents are scored with BM25F over
 // four weighted fields (title, description, fact, episode) and a mild prior
-// for the use count.
+// for the use count. A name the question writes that a memory's title
+// holds counts the memory as about that name. When an Expander is set (the
+// graph sets WordNet's, package wordnet, when it is installed), each word
+// of a question also looks for its related nouns, weighted below it.
 //
 // When an Embedder is configured, memories are also embedded (cached by
 // content hash outside git, filled in the background) and the keyword and

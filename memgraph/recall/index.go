@@ -117,8 +117,9 @@ type Index struct {
 	prefixes map[string]map[string]struct{}
 	sumLen   [numFields]int64
 
-	vectors *vectorIndex // nil without an Embedder
-	pool    sync.Pool    // *scratch
+	vectors  *vectorIndex // nil without an Embedder
+	expander Expander     // nil: the question's own words only
+	pool     sync.Pool    // *scratch
 }
 
 // New returns an empty index.

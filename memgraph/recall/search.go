@@ -25,7 +25,12 @@ const (
 	// times gains about 15%, enough to break near-ties, never enough to
 	// lift a memory that does not match.
 	usePrior = 0.05
-	defaultK = 10
+	// nameWeight is the gain of a memory whose title holds a name the
+	// question says: a factor 1.5, so the memory about Caroline outranks
+	// the one that only addresses her, and a name alone never lifts a
+	// memory that matches nothing else much.
+	nameWeight = 0.5
+	defaultK   = 10
 )
 
 // scratch holds per-search buffers, pooled to keep searches allocation-light.
@@ -74,10 +79,13 @@ func (ix *Index) SearchContext(ctx context.Context, q string, opt Options) []Hit
 	if k <= 0 {
 		k = defaultK
 	}
-	terms := queryTerms(q)
-
-	// The query is embedded before taking the lock: a slow model must not
-	// hold up writers.
+	// The query is expanded and embedded before taking the lock: reading
+	// WordNet or a slow model must not hold up writers.
+	qts := expandQuery(q, ix.expanderOf())
+	terms := make([]string, len(qts))
+	for i, t := range qts {
+		terms[i] = t.term
+	}
 	var qvec []float32
 	vi := ix.vectorsOf()
 	if vi != nil && len(terms) > 0 && vi.v.Len() > 0 {
@@ -87,27 +95,19 @@ func (ix *Index) SearchContext(ctx context.Context, q string, opt Options) []Hit
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	if qvec == nil {
-		ranked := ix.keywordLocked(terms, opt, k)
+		ranked := ix.keywordLocked(qts, opt, k)
 		return ix.hitsLocked(ranked, terms, k)
 	}
 	depth := max(k, fusionDepth)
-	kw := ix.keywordLocked(terms, opt, depth)
+	kw := ix.keywordLocked(qts, opt, depth)
 	vr := vi.rankLocked(ix, qvec, opt, depth)
 	return ix.hitsLocked(ix.fuse(kw, vr), terms, k)
 }
 
-// queryTerms returns the distinct terms of a query, in order.
-func queryTerms(q string) []string {
-	ts := Terms(q)
-	seen := make(map[string]bool, len(ts))
-	out := ts[:0]
-	for _, t := range ts {
-		if !seen[t] {
-			seen[t] = true
-			out = append(out, t)
-		}
-	}
-	return out
+func (ix *Index) expanderOf() Expander {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.expander
 }
 
 // scored is a doc id with its score.
@@ -122,7 +122,7 @@ func (ix *Index) eligible(id int32, opt Options) bool {
 }
 
 // keywordLocked returns up to n eligible docs by BM25F score, best first.
-func (ix *Index) keywordLocked(terms []string, opt Options, n int) []scored {
+func (ix *Index) keywordLocked(terms []queryTerm, opt Options, n int) []scored {
 	if len(terms) == 0 || len(ix.byPath) == 0 {
 		return nil
 	}
@@ -138,12 +138,20 @@ func (ix *Index) keywordLocked(terms []string, opt Options, n int) []scored {
 	defer ix.putScratch(s)
 
 	for _, qt := range terms {
-		ix.scoreTerm(s, qt, 1, N, &avg, opt)
-		for _, v := range ix.variants(qt) {
+		ix.scoreTerm(s, qt.term, 1, N, &avg, opt)
+		for _, v := range ix.variants(qt.term) {
 			ix.scoreTerm(s, v, variantWeight, N, &avg, opt)
 		}
+		// A related word is evidence for the question's word, never more
+		// specific than it: its idf is capped at the word's own, so a rare
+		// hyponym cannot outweigh the word the question used.
+		own := idf(N, max(0.5, float64(len(ix.postings[qt.term]))))
+		for _, x := range qt.exp {
+			ix.scoreTermIDF(s, x.term, x.w, N, own, &avg, opt)
+		}
 		// A query term contributes its best expansion once, so a document
-		// with both "allergic" and "allergies" does not count the idea twice.
+		// with both "allergic" and "allergies", or "coffee" and "tea" for
+		// "drink", does not count the idea twice.
 		for _, id := range s.touched {
 			if s.acc[id] == 0 {
 				s.hit = append(s.hit, id)
@@ -152,6 +160,20 @@ func (ix *Index) keywordLocked(terms []string, opt Options, n int) []scored {
 			s.best[id] = 0
 		}
 		s.touched = s.touched[:0]
+	}
+
+	// A name the question says (a capitalised word inside it: "When did
+	// Caroline…") that a memory's title holds says the memory is about
+	// that person or thing, not one that merely mentions it.
+	for _, qt := range terms {
+		if !qt.name {
+			continue
+		}
+		for _, p := range ix.postings[qt.term] {
+			if p.tf[fTitle] > 0 && s.acc[p.doc] > 0 {
+				s.acc[p.doc] *= 1 + nameWeight
+			}
+		}
 	}
 
 	// Keep the n best in a small sorted slice: most candidates of a common
@@ -190,12 +212,19 @@ func (ix *Index) better(a, b scored) bool {
 // scoreTerm adds the BM25F score of term t (scaled by w) into s.best for
 // every eligible doc holding it, keeping the best expansion per doc.
 func (ix *Index) scoreTerm(s *scratch, t string, w, N float64, avg *[numFields]float64, opt Options) {
+	ix.scoreTermIDF(s, t, w, N, math.Inf(1), avg, opt)
+}
+
+// idf is BM25's inverse document frequency of a term in df of N documents.
+func idf(N, df float64) float64 { return math.Log(1 + (N-df+0.5)/(df+0.5)) }
+
+// scoreTermIDF is scoreTerm with the term's idf capped at maxIDF.
+func (ix *Index) scoreTermIDF(s *scratch, t string, w, N, maxIDF float64, avg *[numFields]float64, opt Options) {
 	ps := ix.postings[t]
 	if len(ps) == 0 {
 		return
 	}
-	df := float64(len(ps))
-	idf := math.Log(1 + (N-df+0.5)/(df+0.5))
+	idf := min(idf(N, float64(len(ps))), maxIDF)
 	for i := range ps {
 		p := &ps[i]
 		if !ix.eligible(p.doc, opt) {

@@ -21,8 +21,12 @@ const maxTermLen = 64
 // match memories that happen to mention knowing or telling. "user" is one
 // of them: the user is the subject of every memory, written "you" in the
 // memory (a stop word already), so "the user's dog" must weigh "dog" only,
-// not favour the memories that happen to say "the user".
+// not favour the memories that happen to say "the user". Words that frame
+// a question ("what kind of…", "how many…", "did she mention…", "what
+// might…") are of the same sort.
 var extraStopWords = map[string]bool{
+	"kind": true, "type": true, "many": true, "much": true, "recently": true,
+	"describe": true, "mention": true, "mentioned": true, "might": true, "likely": true,
 	"user": true, "users": true,
 	"also": true, "anything": true, "could": true, "know": true, "knows": true,
 	"let": true, "please": true, "recall": true, "remember": true,

@@ -35,7 +35,11 @@ func Embedded() fs.FS {
 	return sub
 }
 
-// Goals for keyword recall on the golden set (issue 5).
+// Goals for keyword recall on the golden set. The quality goals are
+// checked by Pass (and so by the package test and `mindmount eval`'s exit
+// status); the latency goal depends on the machine and its load, so it is
+// only printed, and checked by a benchmark (BenchmarkSearch in
+// memgraph/recall, run by scripts/bench-recall.sh), never by a test.
 const (
 	GoalAt1 = 0.85
 	GoalAt3 = 0.90
@@ -218,6 +222,8 @@ type Config struct {
 	// set alone (the distractors are not embedded: 10,000 model calls are
 	// not an offline evaluation).
 	Vectors *recall.Vectors
+	// Expander, when set, expands every question (recall.SetExpander).
+	Expander recall.Expander
 }
 
 // Report is the outcome of Run.
@@ -232,6 +238,7 @@ type Report struct {
 	// says why it is missing when embedding failed.
 	Fused     *Metrics
 	VectorErr error
+	Expanded  bool // questions were expanded (WordNet)
 }
 
 // Run evaluates the set alone and inside a repository grown to cfg.Total
@@ -244,10 +251,11 @@ func Run(s *Set, cfg Config) Report {
 		cfg.Reps = 20
 	}
 	small := recall.New()
+	small.SetExpander(cfg.Expander)
 	for _, d := range s.Docs {
 		small.Put(d)
 	}
-	r := Report{Golden: Evaluate(small, s.Questions), Retired: s.Retired()}
+	r := Report{Golden: Evaluate(small, s.Questions), Retired: s.Retired(), Expanded: cfg.Expander != nil}
 	if cfg.Vectors != nil {
 		r.Fused, r.VectorErr = evaluateFused(s, cfg.Vectors)
 	}
@@ -255,6 +263,7 @@ func Run(s *Set, cfg Config) Report {
 	extra := Distractors(max(0, cfg.Total-len(s.Docs)), cfg.Seed)
 	t0 := time.Now()
 	big := recall.New()
+	big.SetExpander(cfg.Expander)
 	for _, d := range s.Docs {
 		big.Put(d)
 	}
@@ -286,8 +295,9 @@ func evaluateFused(s *Set, v *recall.Vectors) (*Metrics, error) {
 	return &m, nil
 }
 
-// Pass reports whether the report meets the goals. Retired results fail
-// always; quality goals apply to the golden set alone.
+// Pass reports whether the report meets the quality goals. Retired results
+// fail always; recall@1 and recall@3 apply to the golden set alone. Latency
+// is not a goal of Pass: a busy machine must not fail it.
 func (r Report) Pass() (ok bool, why []string) {
 	if n := r.Golden.Retired + r.Full.Retired; n > 0 {
 		why = append(why, fmt.Sprintf("%d retired memories returned", n))
@@ -301,9 +311,6 @@ func (r Report) Pass() (ok bool, why []string) {
 	if r.Golden.At3 < GoalAt3 {
 		why = append(why, fmt.Sprintf("recall@3 %.3f < %.2f", r.Golden.At3, GoalAt3))
 	}
-	if r.Latency.Queries > 0 && r.Latency.P95 >= GoalP95 {
-		why = append(why, fmt.Sprintf("query latency p95 %s >= %s", ms(r.Latency.P95), ms(GoalP95)))
-	}
 	return len(why) == 0, why
 }
 
@@ -311,6 +318,9 @@ func (r Report) Pass() (ok bool, why []string) {
 func (r Report) WriteText(w io.Writer, verbose bool) {
 	g, f := r.Golden, r.Full
 	fmt.Fprintf(w, "golden set: %d memories (%d retired), %d questions\n", g.Docs, r.Retired, g.Questions)
+	if r.Expanded {
+		fmt.Fprintln(w, "questions expanded through WordNet")
+	}
 	fmt.Fprintf(w, "repository: %d memories (golden set + %d synthetic distractors), built in %v\n\n",
 		f.Docs, r.Distract, r.Build.Round(time.Millisecond))
 	fmt.Fprintf(w, "%-22s %9s %9s %7s %8s\n", "", "recall@1", "recall@3", "MRR", "retired")
@@ -325,7 +335,8 @@ func (r Report) WriteText(w io.Writer, verbose bool) {
 	l := r.Latency
 	fmt.Fprintf(w, "\nquery latency at %d memories (%d queries, in-process): p50 %s  p95 %s  max %s\n",
 		f.Docs, l.Queries, ms(l.P50), ms(l.P95), ms(l.Max))
-	fmt.Fprintf(w, "goals: recall@1 >= %.2f, recall@3 >= %.2f, retired = 0, p95 < %s\n", GoalAt1, GoalAt3, ms(GoalP95))
+	fmt.Fprintf(w, "latency goal: p95 < %s on a quiet machine (%.2f of it here; checked by scripts/bench-recall.sh, not here)\n", ms(GoalP95), float64(l.P95)/float64(GoalP95))
+	fmt.Fprintf(w, "goals: recall@1 >= %.2f, recall@3 >= %.2f, retired = 0\n", GoalAt1, GoalAt3)
 	if ok, why := r.Pass(); ok {
 		fmt.Fprintln(w, "goals met")
 	} else {

@@ -96,9 +96,9 @@ func TestGoldenWithVectors(t *testing.T) {
 	}
 }
 
-// TestReportMarksMissedGoals (issue 27): every goal the goals line names is
+// TestReportMarksMissedGoals: every quality goal the goals line names is
 // checked, each missed one marked in the text, and Pass fails with it (so
-// mindmount eval exits 1).
+// mindmount eval exits 1); latency is printed, never a missed goal.
 func TestReportMarksMissedGoals(t *testing.T) {
 	good := Report{Golden: Metrics{At1: 0.95, At3: 0.97}, Latency: Latency{Queries: 10, P95: GoalP95 / 10}}
 	for name, tc := range map[string]struct {
@@ -108,7 +108,8 @@ func TestReportMarksMissedGoals(t *testing.T) {
 		"met":      {good, ""},
 		"recall@1": {Report{Golden: Metrics{At1: 0.5, At3: 0.97}, Latency: good.Latency}, "recall@1"},
 		"retired":  {Report{Golden: good.Golden, Full: Metrics{Retired: 2}, Latency: good.Latency}, "retired"},
-		"p95":      {Report{Golden: good.Golden, Latency: Latency{Queries: 10, P95: 2 * GoalP95}}, "p95"},
+		// A slow query on a busy machine is no missed goal.
+		"p95": {Report{Golden: good.Golden, Latency: Latency{Queries: 10, P95: 2 * GoalP95}}, ""},
 	} {
 		var b strings.Builder
 		tc.r.WriteText(&b, false)
