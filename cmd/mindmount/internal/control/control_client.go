@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net"
-	"path/filepath"
 )
 
 // Ask sends req to the daemon serving the repository whose git directory
@@ -13,8 +11,7 @@ import (
 // consolidation takes as long as the model). It returns ErrNoDaemon when
 // none listens; a daemon's error is an *Error whose kind errors.Is knows.
 func Ask(ctx context.Context, gitDir string, req Request) (Answer, error) {
-	var d net.Dialer
-	c, err := d.DialContext(ctx, "unix", filepath.Join(gitDir, filepath.FromSlash(SocketFile)))
+	c, err := dial(ctx, socketPath(gitDir))
 	if err != nil {
 		return Answer{}, ErrNoDaemon
 	}

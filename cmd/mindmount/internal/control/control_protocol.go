@@ -6,6 +6,15 @@
 // daemon answers only a peer of its own uid, the repository owner's or
 // root's (SO_PEERCRED): one user never drives another's daemon.
 //
+// The socket is a file rather than an abstract name because a file in the
+// user's own 0700 folder is one nobody else can reach or take first: an
+// abstract name can be bound by any local user before the daemon (a
+// squatter then answers in the daemon's place). A repository at a path
+// too long for a socket address (107 bytes) is bound and reached through
+// a handle on that same folder (/proc/self/fd/N/control.sock), so the
+// file, its folder's permissions and the peer check are the same at any
+// path.
+//
 // The protocol is one request and one answer per connection, each a line
 // of JSON: {"verb":"review approve","n":3} → {"commit":"…"}. A verb is
 // served by whoever registered it (Server.Handle): the runtime for

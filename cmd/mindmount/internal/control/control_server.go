@@ -55,16 +55,16 @@ func Listen(gitDir string, log *slog.Logger) (*Server, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	p := filepath.Join(gitDir, filepath.FromSlash(SocketFile))
+	p := socketPath(gitDir)
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return nil, err
 	}
-	if c, err := net.Dial("unix", p); err == nil {
+	if c, err := dial(context.Background(), p); err == nil {
 		c.Close()
 		return nil, fmt.Errorf("another daemon answers on %s", p)
 	}
 	os.Remove(p) // a stale socket of a daemon that died
-	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: p, Net: "unix"})
+	ln, err := listen(p)
 	if err != nil {
 		return nil, err
 	}

@@ -15,8 +15,8 @@ import (
 // its own verbs (Handle).
 
 // listenControl opens the socket and serves it until ctx ends. A socket
-// that cannot be opened (a path longer than a unix socket's 107 bytes,
-// another daemon) is logged: the commands then say a daemon runs.
+// that cannot be opened (another daemon answers there) is logged: the
+// commands then say a daemon runs.
 func (rt *Runtime) listenControl(ctx context.Context) {
 	ctl, err := control.Listen(rt.Repo.GitDir(), rt.log)
 	if err != nil {
