@@ -113,7 +113,10 @@ func runDaemon(dir string, cfg host.RuntimeConfig, start front) error {
 	if err := host.CheckNotServed(dir); err != nil {
 		return err
 	}
-	return serveRuntime(dir, "", cfg, start)
+	return serveRuntime(dir, "", cfg, func(ctx context.Context, rt *host.Runtime) (<-chan error, func(bool) error, error) {
+		openDoors(rt, cfg.Logger) // mcp and ui beside it attach (cmd_doors.go)
+		return start(ctx, rt)
+	})
 }
 
 // serveRuntime is runDaemon without the check that no serve owns dir: a

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -181,5 +182,36 @@ func TestAnotherUserIsRefused(t *testing.T) {
 	}
 	if called.Load() {
 		t.Fatal("another user's request reached the handler")
+	}
+}
+
+// TestStream: a stream verb answers first, then the connection is the
+// door's: what the client sends (well past a request's size limit, and
+// sent right behind the request) reaches the handler, and its replies
+// come back; a stream verb's refusal is a typed error.
+func TestStream(t *testing.T) {
+	s, gitDir := serve(t)
+	s.HandleStream(MCP, func(_ context.Context, req Request) (Answer, func(context.Context, net.Conn), error) {
+		if req.Session == "no" {
+			return Answer{}, nil, fmt.Errorf("%w: no such page", ErrNotServed)
+		}
+		return Answer{Commit: "hello"}, func(_ context.Context, c net.Conn) {
+			io.Copy(c, c) // echo
+			c.Close()
+		}, nil
+	})
+	if _, _, err := Attach(context.Background(), gitDir, Request{Verb: MCP, Session: "no"}); !errors.Is(err, ErrNotServed) {
+		t.Fatalf("refused stream: %v", err)
+	}
+	c, a, err := Attach(context.Background(), gitDir, Request{Verb: MCP})
+	if err != nil || a.Commit != "hello" {
+		t.Fatalf("attach: %+v, %v", a, err)
+	}
+	defer c.Close()
+	big := strings.Repeat("x", 3*maxRequest) + "\n"
+	go c.Write([]byte(big))
+	got := make([]byte, len(big))
+	if _, err := io.ReadFull(c, got); err != nil || string(got) != big {
+		t.Fatalf("echo: %d bytes, %v", len(got), err)
 	}
 }

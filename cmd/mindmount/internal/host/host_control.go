@@ -48,6 +48,15 @@ func (rt *Runtime) Handle(v control.Verb, h control.Handler) {
 	}
 }
 
+// HandleStream makes h serve the stream verb v on the daemon's control
+// socket (nothing when there is none): the doors a running daemon opens
+// to "mindmount mcp" and "mindmount ui" started beside it.
+func (rt *Runtime) HandleStream(v control.Verb, h control.StreamHandler) {
+	if rt.control != nil {
+		rt.control.HandleStream(v, h)
+	}
+}
+
 // consolidateNow runs a consolidation for "mindmount consolidate" and
 // answers its report.
 func (rt *Runtime) consolidateNow(ctx context.Context, _ control.Request) (control.Answer, error) {
