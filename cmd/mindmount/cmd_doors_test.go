@@ -141,3 +141,25 @@ func TestDoorsBesideAMount(t *testing.T) {
 		t.Errorf("a door was refused:\n%s\n%s", logs, uiLogs)
 	}
 }
+
+// TestHooksInstallWarnsWhatWouldNotRun: an install made by a temporary
+// build (go run, go test: this test's own binary) warns that the harness
+// will not find it; one made by a built binary does not.
+func TestHooksInstallWarnsWhatWouldNotRun(t *testing.T) {
+	repo := filepath.Join(t.TempDir(), "memory")
+	runCmd(t, "init", repo)
+	t.Setenv("HOME", t.TempDir())
+	var out, errOut strings.Builder
+	if code := run([]string{"hooks", "install", "--harness", "claude-code", repo}, &out, &errOut); code != 0 {
+		t.Fatalf("install: %d %s", code, errOut.String())
+	}
+	if !strings.Contains(errOut.String(), "warning: claude-code will not run what was installed") || !strings.Contains(errOut.String(), "temporary build") {
+		t.Errorf("no warning for a temporary build:\n%s", errOut.String())
+	}
+	cmd := exec.Command(mindmountBinary(t), "hooks", "install", "--harness", "claude-code", repo)
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	b, err := cmd.CombinedOutput()
+	if err != nil || strings.Contains(string(b), "warning") {
+		t.Errorf("an installed binary: %v\n%s", err, b)
+	}
+}
