@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
+	"github.com/mindmount/mindmount/consolidate/llm"
 )
 
 // daemonFlags are the flags every daemon shares (mount, watch, mcp, ui,
@@ -52,7 +53,7 @@ func (d *daemonFlags) runtimeConfig(writeSynthesized bool, log *slog.Logger) hos
 	if d.consolidate {
 		p, err := providerFromEnv()
 		if err != nil {
-			log.Warn("consolidation has no model; running without it", "err", err)
+			log.Warn("consolidation has no model; running without it", "err", err, "help", llm.NoModelHelp)
 		} else {
 			cfg.Provider = p
 		}
