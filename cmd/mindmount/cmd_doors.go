@@ -134,29 +134,30 @@ func (l *oneConn) Accept() (net.Conn, error) {
 func (l *oneConn) Close() error   { return nil }
 func (l *oneConn) Addr() net.Addr { return l.c.LocalAddr() }
 
-// gitDirOf is the git directory of the repository dir.
-func gitDirOf(dir string) (string, error) {
+// attach asks the daemon serving dir for the stream verb of req. attached
+// is false when no daemon answers: the caller serves dir itself.
+func attach(ctx context.Context, dir string, req control.Request) (c net.Conn, a control.Answer, gitDir string, attached bool, err error) {
 	r, err := gitrepo.Open(dir)
 	if err != nil {
-		return "", err
+		return nil, a, "", false, nil // the caller's own open says why
 	}
-	return r.GitDir(), nil
+	c, a, err = control.Attach(ctx, r.GitDir(), req)
+	if errors.Is(err, control.ErrNoDaemon) {
+		return nil, a, "", false, nil
+	}
+	if err != nil {
+		return nil, a, "", true, fmt.Errorf("the daemon serving %s: %w", dir, err)
+	}
+	return c, a, r.GitDir(), true, nil
 }
 
 // attachMCP serves an MCP client on stdio through the daemon already
 // serving dir. It returns false when no daemon answers (the caller serves
 // dir itself).
 func attachMCP(ctx context.Context, dir string) (bool, error) {
-	gitDir, err := gitDirOf(dir)
-	if err != nil {
-		return false, nil
-	}
-	c, _, err := control.Attach(ctx, gitDir, control.Request{Verb: control.MCP})
-	if errors.Is(err, control.ErrNoDaemon) {
-		return false, nil
-	}
-	if err != nil {
-		return true, fmt.Errorf("the daemon serving %s: %w", dir, err)
+	c, _, _, attached, err := attach(ctx, dir, control.Request{Verb: control.MCP})
+	if !attached || err != nil {
+		return attached, err
 	}
 	defer c.Close()
 	slog.Info("served by the daemon already serving the repository", "repo", dir)
@@ -176,16 +177,9 @@ func attachMCP(ctx context.Context, dir string) (bool, error) {
 // addr. It returns false when no daemon answers (the caller serves dir
 // itself).
 func attachUI(ctx context.Context, dir, addr string) (bool, error) {
-	gitDir, err := gitDirOf(dir)
-	if err != nil {
-		return false, nil
-	}
-	login, a, err := control.Attach(ctx, gitDir, control.Request{Verb: control.UI})
-	if errors.Is(err, control.ErrNoDaemon) {
-		return false, nil
-	}
-	if err != nil {
-		return true, fmt.Errorf("the daemon serving %s: %w", dir, err)
+	login, a, gitDir, attached, err := attach(ctx, dir, control.Request{Verb: control.UI})
+	if !attached || err != nil {
+		return attached, err
 	}
 	defer login.Close()
 	ln, err := net.Listen("tcp", addr)

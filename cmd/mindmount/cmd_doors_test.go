@@ -71,35 +71,7 @@ func TestDoorsBesideAMount(t *testing.T) {
 	}
 
 	// The web page beside the mount.
-	ui := exec.Command(mindmountBinary(t), "ui", repo, "--http", "127.0.0.1:0", "--consolidate=false")
-	uiLogs := new(logBuffer)
-	ui.Stderr = uiLogs
-	ui.Env = append(os.Environ(), noModel...)
-	out, err := ui.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ui.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if ui.ProcessState == nil {
-			ui.Process.Kill()
-			ui.Wait()
-		}
-	})
-	lines := make(chan string, 1)
-	go func() {
-		l, _ := bufio.NewReader(out).ReadString('\n')
-		lines <- strings.TrimSuffix(l, "\n")
-		io.Copy(io.Discard, out)
-	}()
-	var login string
-	select {
-	case login = <-lines:
-	case <-time.After(time.Minute):
-		t.Fatalf("no URL line\n%s", uiLogs)
-	}
+	ui, uiLogs, login := startUI(t, noModel, "ui", repo, "--http", "127.0.0.1:0", "--consolidate=false")
 	if !regexp.MustCompile(`^http://127\.0\.0\.1:[1-9][0-9]*/\?token=`).MatchString(login) {
 		t.Fatalf("first line %q, want the login URL\n%s", login, uiLogs)
 	}
@@ -162,4 +134,41 @@ func TestHooksInstallWarnsWhatWouldNotRun(t *testing.T) {
 	if err != nil || strings.Contains(string(b), "warning") {
 		t.Errorf("an installed binary: %v\n%s", err, b)
 	}
+}
+
+// startUI runs the built binary with args (a "mindmount ui") and returns
+// it with its first line, the login URL. A process still running at the
+// end of the test is killed.
+func startUI(t *testing.T, env []string, args ...string) (*exec.Cmd, *logBuffer, string) {
+	t.Helper()
+	cmd := exec.Command(mindmountBinary(t), args...)
+	logs := new(logBuffer)
+	cmd.Stderr = logs
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	lines := make(chan string, 1)
+	go func() {
+		l, _ := bufio.NewReader(out).ReadString('\n')
+		lines <- strings.TrimSuffix(l, "\n")
+		io.Copy(io.Discard, out)
+	}()
+	select {
+	case line := <-lines:
+		return cmd, logs, line
+	case <-time.After(time.Minute):
+		t.Fatalf("no URL line\n%s", logs)
+	}
+	return nil, nil, ""
 }

@@ -92,19 +92,17 @@ func Listen(gitDir string, log *slog.Logger) (*Server, error) {
 }
 
 // Handle makes h serve verb v.
-func (s *Server) Handle(v Verb, h Handler) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.handlers[v] = h
-	close(s.added)
-	s.added = make(chan struct{})
-}
+func (s *Server) Handle(v Verb, h Handler) { s.register(func() { s.handlers[v] = h }) }
 
 // HandleStream makes h serve the stream verb v.
-func (s *Server) HandleStream(v Verb, h StreamHandler) {
+func (s *Server) HandleStream(v Verb, h StreamHandler) { s.register(func() { s.streams[v] = h }) }
+
+// register runs set under the lock and wakes the requests waiting for a
+// handler.
+func (s *Server) register(set func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.streams[v] = h
+	set()
 	close(s.added)
 	s.added = make(chan struct{})
 }
