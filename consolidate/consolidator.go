@@ -180,7 +180,7 @@ func (r *Report) problem(format string, args ...any) {
 // ErrNoProvider is Run's error when no language model is configured (the
 // Consolidator has no provider); llm.ErrNoModel is a configured one that
 // does not answer.
-var ErrNoProvider = errors.New("no language model configured (set MINDMOUNT_LLM, MINDMOUNT_MODEL, OLLAMA_HOST or OPENAI_BASE_URL)")
+var ErrNoProvider = errors.New("no language model configured; " + llm.NoModelHelp)
 
 // Run consolidates everything new since the cursor, once, in the
 // foreground. Transcripts are processed in chunks; each chunk is committed

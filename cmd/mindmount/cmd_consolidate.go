@@ -138,8 +138,8 @@ func runConsolidate(ctx context.Context, dir string, opt providerOptions) error 
 	}
 	unlock, err := r.LockDaemon()
 	if errors.Is(err, gitrepo.ErrDaemonRunning) {
-		// A daemon without a control socket (its path is too long for
-		// one): its control file still reaches it.
+		// A daemon without a control socket (an older one, or one whose
+		// socket another process held): its control file still reaches it.
 		return askDaemonConsolidate(dir)
 	}
 	if err != nil {

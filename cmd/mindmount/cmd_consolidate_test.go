@@ -59,6 +59,13 @@ func TestConsolidateCommand(t *testing.T) {
 	if !strings.Contains(errOut.String(), "no model answers at "+srv.OllamaURL()) {
 		t.Fatalf("stderr %q", errOut.String())
 	}
+	// The three ways out, in the one line of the error.
+	line := strings.TrimSpace(errOut.String())
+	for _, way := range []string{"Ollama", "MINDMOUNT_LLM=openai", "OPENAI_API_KEY", "MINDMOUNT_LLM=anthropic", "ANTHROPIC_API_KEY", "scripts/fakellm"} {
+		if strings.Contains(line, "\n") || !strings.Contains(line, way) {
+			t.Errorf("the error does not name %s in one line: %q", way, line)
+		}
+	}
 	if code := run([]string{"consolidate", t.TempDir()}, &out, &errOut); code == 0 || !strings.Contains(errOut.String(), "is not a mindmount repository: it is empty") {
 		t.Fatalf("not a repo: %q", errOut.String())
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
+	"github.com/mindmount/mindmount/consolidate/llm"
 )
 
 // daemonFlags are the flags every daemon shares (mount, watch, mcp, ui,
@@ -52,7 +53,7 @@ func (d *daemonFlags) runtimeConfig(writeSynthesized bool, log *slog.Logger) hos
 	if d.consolidate {
 		p, err := providerFromEnv()
 		if err != nil {
-			log.Warn("consolidation has no model; running without it", "err", err)
+			log.Warn("consolidation has no model; running without it", "err", err, "help", llm.NoModelHelp)
 		} else {
 			cfg.Provider = p
 		}
@@ -113,7 +114,10 @@ func runDaemon(dir string, cfg host.RuntimeConfig, start front) error {
 	if err := host.CheckNotServed(dir); err != nil {
 		return err
 	}
-	return serveRuntime(dir, "", cfg, start)
+	return serveRuntime(dir, "", cfg, func(ctx context.Context, rt *host.Runtime) (<-chan error, func(bool) error, error) {
+		openDoors(rt, cfg.Logger) // mcp and ui beside it attach (cmd_doors.go)
+		return start(ctx, rt)
+	})
 }
 
 // serveRuntime is runDaemon without the check that no serve owns dir: a

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 
 	"github.com/mindmount/mindmount/hooks/harness"
 	"github.com/mindmount/mindmount/memgraph"
@@ -102,8 +103,32 @@ func installHarness(name, scope, target string, uninstall bool) error {
 	if len(changes) == 0 {
 		fmt.Fprintf(stdout, "mindmount: %s: nothing to change\n", name)
 	}
+	if !uninstall {
+		if err := wouldRun(bin); err != nil {
+			fmt.Fprintf(stderr, "mindmount: warning: %s will not run what was installed: %v\n", name, err)
+		}
+	}
 	if advice := harness.InstallAdvice(name); advice != "" && !uninstall {
 		fmt.Fprintf(stdout, "mindmount: %s\n", advice)
+	}
+	return nil
+}
+
+// wouldRun says why the harness could not run the mindmount binary bin,
+// which its hooks and MCP entry name, later: a build "go run" or "go test"
+// made in a temporary folder is gone once that command ends, and a file
+// that is not executable never starts. (A repository served by a running
+// daemon is no obstacle: "mindmount mcp" attaches to that daemon.)
+func wouldRun(bin string) error {
+	if strings.Contains(bin, string(filepath.Separator)+"go-build") {
+		return fmt.Errorf("%s is a temporary build (go run) that is deleted when it ends; install mindmount (go install ./cmd/mindmount) and run hooks install with the installed binary", bin)
+	}
+	fi, err := os.Stat(bin)
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
+		return fmt.Errorf("%s is not an executable file", bin)
 	}
 	return nil
 }

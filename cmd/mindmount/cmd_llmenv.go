@@ -96,9 +96,9 @@ func embedModel(p llm.Provider) string {
 func noModelHint(p llm.Provider) string {
 	switch p.Name() {
 	case "openai":
-		return "is the server running? set OPENAI_BASE_URL (and OPENAI_API_KEY), or --llm ollama"
+		return "is the server running? set OPENAI_BASE_URL (and OPENAI_API_KEY); " + llm.NoModelHelp
 	case "anthropic":
-		return "is the network up? set ANTHROPIC_BASE_URL (and ANTHROPIC_API_KEY), or --llm ollama"
+		return "is the network up? set ANTHROPIC_BASE_URL (and ANTHROPIC_API_KEY); " + llm.NoModelHelp
 	}
-	return "is the server running? set OLLAMA_HOST, or --llm openai with OPENAI_BASE_URL"
+	return "is the server running? set OLLAMA_HOST; " + llm.NoModelHelp
 }

@@ -13,9 +13,7 @@ import (
 // the end, so a run leaves $TMPDIR as it found it: the built binary
 // (mindmountBinary) and the consolidation lock files, which are named by
 // repository and outlive a run by design (consolidate/lock_unix.go), go
-// there, also from the daemons the tests start (they inherit TMPDIR). The
-// name is short: unix socket paths below it (.git/mindmount/control.sock)
-// must stay within 108 bytes.
+// there, also from the daemons the tests start (they inherit TMPDIR).
 func TestMain(m *testing.M) {
 	os.Exit(runInOwnTmp(m))
 }

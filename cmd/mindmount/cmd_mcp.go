@@ -6,6 +6,8 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -38,9 +40,11 @@ editor, git pull) are picked up as in "mindmount watch", and transcripts are
 consolidated as there.
 
 It runs until the client closes the connection, or SIGINT/SIGTERM, then
-commits what is pending. Logs go to standard error. A second daemon on the
-same repository (a mount, a watch) is refused: serve MCP from that daemon
-instead (mindmount serve --http, at /mcp).`,
+commits what is pending. Logs go to standard error. Started while
+another daemon serves REPO (a mount, a watch, the web page), it is served
+by that daemon through its control socket instead (the repository's one
+writer; only its own user may attach), and ends when the client or that
+daemon does.`,
 }, runMCPCommand)
 
 // runMCPCommand serves a repository over MCP on stdio.
@@ -49,6 +53,11 @@ func runMCPCommand(_ context.Context, o *daemonFlags, args []string) error {
 		return errUsage
 	}
 	if err := requireMindmountRepo(args[0]); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if attached, err := attachMCP(ctx, args[0]); attached {
 		return err
 	}
 	return runMCP(args[0], o.runtimeConfig(false, slog.Default()), stdioTransport())

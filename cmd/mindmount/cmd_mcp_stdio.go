@@ -23,10 +23,14 @@ import (
 // took effect. The next call is read only once every earlier call has its
 // answer (callGate); the server never calls the client back, so nothing
 // it waits for is held behind the gate.
-func stdioTransport() mcp.Transport {
+func stdioTransport() mcp.Transport { return lineTransport(os.Stdin, os.Stdout) }
+
+// lineTransport is stdioTransport over in and out: a client attached
+// through a daemon's control socket is served the same way.
+func lineTransport(in io.ReadCloser, out io.WriteCloser) mcp.Transport {
 	gate := newCallGate()
-	out := &lockedWriter{w: os.Stdout, gate: gate}
-	return &mcp.IOTransport{Reader: &jsonLines{r: bufio.NewReader(os.Stdin), c: os.Stdin, errs: out, gate: gate}, Writer: out}
+	w := &lockedWriter{w: out, gate: gate}
+	return &mcp.IOTransport{Reader: &jsonLines{r: bufio.NewReader(in), c: in, errs: w, gate: gate}, Writer: w}
 }
 
 // callGate counts the client's calls not answered yet.

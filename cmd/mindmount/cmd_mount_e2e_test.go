@@ -111,13 +111,10 @@ func TestMountAsNormalUserOneLine(t *testing.T) {
 	}
 	const uid = 54321
 	bin := mindmountBinary(t)
-	// A world-readable place: t.TempDir is root's alone.
-	top, err := os.MkdirTemp("", "mindmount-nonroot")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(top) })
-	os.Chmod(top, 0o755)
+	// A place the uid reaches: t.TempDir is root's alone, and the
+	// temporary folder above it may be 0700 too (mktemp -d).
+	top := t.TempDir()
+	reachable(top)
 	exe := filepath.Join(top, "mindmount")
 	if b, err := os.ReadFile(bin); err != nil || os.WriteFile(exe, b, 0o755) != nil {
 		t.Fatalf("copy the binary: %v", err)

@@ -182,8 +182,10 @@ func TestServeUIDChange(t *testing.T) {
 		if oldErr != nil && newErr == nil {
 			break
 		}
-		if time.Since(start) > 2*time.Second {
-			t.Fatalf("2s after SIGHUP: old uid error %v, new uid error %v %s\n%s", oldErr, newErr, out, s.logs)
+		// Only a hang stops the wait: how quickly SIGHUP takes effect
+		// is no test's to judge.
+		if time.Since(start) > time.Minute {
+			t.Fatalf("a minute after SIGHUP: old uid error %v, new uid error %v %s\n%s", oldErr, newErr, out, s.logs)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -8,6 +8,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
@@ -40,9 +43,11 @@ unless --insecure-listen is given (the token and the session would cross
 the network unencrypted).
 
 Like "mindmount watch", it commits changes made beside it and consolidates
-transcripts. A second daemon on the same repository (a mount, a watch) is
-refused: use the pages of that daemon instead (mindmount serve --http, at
-/ui/). SIGINT or SIGTERM commits what is pending and exits 0.
+transcripts. Started while another daemon serves REPO (a mount, a watch,
+MCP), the page is served by that daemon through its control socket (the
+repository's one writer; only its own user may attach), on a loopback
+address, until SIGINT or SIGTERM or that daemon's end. SIGINT or SIGTERM
+commits what is pending and exits 0.
 
 Example:
 
@@ -69,6 +74,11 @@ func runUI(_ context.Context, o *uiOptions, args []string) error {
 		return errUsage
 	}
 	if err := requireMindmountRepo(args[0]); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if attached, err := attachUI(ctx, args[0], o.addr); attached {
 		return err
 	}
 	return uiDaemon(args[0], o.addr, o.insecure, o.daemon.runtimeConfig(false, slog.Default()))

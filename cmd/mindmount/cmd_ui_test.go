@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -38,34 +36,7 @@ func uiClient() *http.Client {
 func TestUICommand(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "memory")
 	runCmd(t, "init", dir, "--user", "Ada")
-	cmd := exec.Command(mindmountBinary(t), "ui", dir, "--http", "127.0.0.1:0", "--consolidate=false")
-	logs := new(logBuffer)
-	cmd.Stderr = logs
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			cmd.Wait()
-		}
-	})
-	lines := make(chan string, 1)
-	go func() {
-		l, _ := bufio.NewReader(out).ReadString('\n')
-		lines <- strings.TrimSuffix(l, "\n")
-		io.Copy(io.Discard, out)
-	}()
-	var line string
-	select {
-	case line = <-lines:
-	case <-time.After(60 * time.Second):
-		t.Fatalf("no URL line\n%s", logs)
-	}
+	cmd, logs, line := startUI(t, nil, "ui", dir, "--http", "127.0.0.1:0", "--consolidate=false")
 	if !regexp.MustCompile(`^http://127\.0\.0\.1:[1-9][0-9]*/\?token=[A-Za-z0-9_-]{43}$`).MatchString(line) {
 		t.Fatalf("first line %q, want the login URL", line)
 	}

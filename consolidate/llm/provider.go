@@ -48,6 +48,10 @@ type Endpoint interface {
 // (connection refused, DNS, timeout on connect): consolidation waits for it.
 var ErrNoModel = errors.New("model server unreachable")
 
+// NoModelHelp names, in one line, the three ways to a model: every error
+// and status that comes from a missing model ends with it.
+const NoModelHelp = "no model yet? run Ollama (MINDMOUNT_LLM=ollama), or set MINDMOUNT_LLM=openai with OPENAI_API_KEY (and OPENAI_BASE_URL for any OpenAI-compatible server) or MINDMOUNT_LLM=anthropic with ANTHROPIC_API_KEY, or try the bundled fake: go run ./scripts/fakellm (README: \"No model yet?\")"
+
 // Default models, used when no model is named (MINDMOUNT_MODEL, --model).
 const (
 	DefaultOllamaModel    = "llama3.2"

@@ -57,6 +57,10 @@ type Reply struct {
 	// the channel is closed (or the client leaves): a test can see that the
 	// first piece arrived while the model is still "thinking".
 	Hold <-chan struct{}
+	// Until, when set, holds the whole answer back until the channel is
+	// closed (or the client leaves): the test says when the model answers,
+	// so "X happened while the model was thinking" needs no clock.
+	Until <-chan struct{}
 }
 
 // Server is an httptest server with a script.
@@ -210,9 +214,18 @@ func kindOf(name, system string) string {
 	return KindOther
 }
 
-// wait applies Delay/Hang; false means the client went away or the server
+// wait applies Until, then Delay/Hang; false means the client went away or the server
 // is closing, and nothing should be written.
 func (s *Server) wait(r *http.Request, rep Reply) bool {
+	if rep.Until != nil {
+		select {
+		case <-rep.Until:
+		case <-r.Context().Done():
+			return false
+		case <-s.closed:
+			return false
+		}
+	}
 	if !rep.Hang && rep.Delay <= 0 {
 		return true
 	}

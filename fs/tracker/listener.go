@@ -1,6 +1,9 @@
 package tracker
 
-import "sync"
+import (
+	"strings"
+	"sync"
+)
 
 // Listener is how the tracker tells the rest of a runtime what happened:
 // one value, given in Config. Every field may be nil. The functions run on
@@ -29,7 +32,8 @@ type Listener struct {
 // Listeners fans one tracker's Listener out to the parts of a runtime that
 // are made after the tracker (the mount, MCP, sync, the consolidator): the
 // composition root gives the tracker Listener() and adds each part as it
-// is made. Status joins the parts' lines in the order they were added.
+// is made. Status joins the parts' lines in the order they were added,
+// each part ending its last line.
 // Safe for concurrent use.
 type Listeners struct {
 	mu sync.Mutex
@@ -74,13 +78,21 @@ func (f *Listeners) Listener() Listener {
 			}
 		},
 		Status: func() string {
-			s := ""
+			var b strings.Builder
 			for _, l := range f.all() {
-				if l.Status != nil {
-					s += l.Status()
+				if l.Status == nil {
+					continue
+				}
+				// A part's last line may lack its newline: the next
+				// part still starts on a line of its own.
+				if s := l.Status(); s != "" {
+					b.WriteString(s)
+					if !strings.HasSuffix(s, "\n") {
+						b.WriteByte('\n')
+					}
 				}
 			}
-			return s
+			return b.String()
 		},
 	}
 }

@@ -8,7 +8,8 @@ import (
 )
 
 // TestListenersFanOut: every part added hears every event, status lines
-// join in the order the parts were added, and a part without a function
+// join in the order the parts were added, each on lines of its own
+// even when a part forgets its last newline, and a part without a function
 // for an event is skipped.
 func TestListenersFanOut(t *testing.T) {
 	var ls tracker.Listeners
@@ -17,7 +18,7 @@ func TestListenersFanOut(t *testing.T) {
 	ls.Add(tracker.Listener{
 		Changed:  func(p []string) { heard = append(heard, "a:"+p[0]) },
 		Observed: func(rel string) { heard = append(heard, "a~"+rel) },
-		Status:   func() string { return "a\n" },
+		Status:   func() string { return "a: 0 unchanged" }, // no newline at its end
 	})
 	ls.Add(tracker.Listener{}) // a part with nothing to hear
 	ls.Add(tracker.Listener{
@@ -37,7 +38,7 @@ func TestListenersFanOut(t *testing.T) {
 	if paths[0] != "x.md" {
 		t.Fatalf("a part changed the tracker's slice: %q", paths)
 	}
-	if got := l.Status(); got != "a\nb\n" {
+	if got := l.Status(); got != "a: 0 unchanged\nb\n" {
 		t.Fatalf("status %q", got)
 	}
 }

@@ -26,7 +26,7 @@ func geminiEdits(o InstallOptions, uninstall bool) []edit {
 		{event: "SessionEnd", command: hookCommand(o, EventSessionEnd, geminiProjectDir), timeout: 30000, name: "mindmount-session-end"},
 	}
 	return []edit{
-		jsonEdit(settings, "hooks SessionStart, AfterAgent, PreCompress, SessionEnd and MCP server "+MCPName, uninstall,
+		jsonEdit(settings, withMCP(o, uninstall, "hooks SessionStart, AfterAgent, PreCompress, SessionEnd"), uninstall,
 			func(root *object) error { removeMCP(root, "mcpServers"); return removeHooks(root) },
 			func(root *object) error {
 				if o.MCP {

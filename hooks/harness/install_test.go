@@ -343,3 +343,52 @@ func TestInstallProjectScopeIsPortable(t *testing.T) {
 		t.Errorf("backups after changing the user's file: %v, want one", bs)
 	}
 }
+
+// TestInstallNamesOnlyWhatItWrites: pointed at a mount (MCP false) no
+// harness registers an MCP server nor says it did; pointed at a
+// repository each one that says "MCP server" wrote the entry in the file
+// it names (Codex's config.toml among them).
+func TestInstallNamesOnlyWhatItWrites(t *testing.T) {
+	entry := []string{`"mcpServers"`, "[mcp_servers.", `"mcp"`}
+	hasEntry := func(b []byte) bool {
+		for _, e := range entry {
+			if strings.Contains(string(b), e) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, h := range []string{ClaudeCode, GeminiCLI, Codex, OpenCode} {
+		for _, mcp := range []bool{false, true} {
+			home := t.TempDir()
+			o := InstallOptions{Harness: h, Scope: "user", Home: home, Memory: "/mem", Mindmount: "/bin/mindmount", MCP: mcp}
+			changes, err := Install(o)
+			if err != nil {
+				t.Fatalf("%s: %v", h, err)
+			}
+			said := false
+			for _, c := range changes {
+				b := mustRead(t, c.Path)
+				names := strings.Contains(c.Note, "MCP server")
+				said = said || names
+				switch {
+				case names && !mcp:
+					t.Errorf("%s at a mount: says %q of %s", h, c.Note, c.Path)
+				case names && !hasEntry(b):
+					t.Errorf("%s: says %q but %s holds no MCP entry:\n%s", h, c.Note, c.Path, b)
+				case !mcp && hasEntry(b):
+					t.Errorf("%s at a mount: %s holds an MCP entry:\n%s", h, c.Path, b)
+				}
+			}
+			if mcp && !said {
+				t.Errorf("%s at a repository: no MCP server registered (changes %+v)", h, changes)
+			}
+			if h == Codex {
+				_, err := os.Stat(filepath.Join(home, ".codex", "config.toml"))
+				if mcp != (err == nil) {
+					t.Errorf("codex, MCP %v: config.toml: %v", mcp, err)
+				}
+			}
+		}
+	}
+}

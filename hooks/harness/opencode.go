@@ -29,7 +29,7 @@ func opencodeEdits(o InstallOptions, uninstall bool) []edit {
 	// OpenCode substitutes {env:VAR} anywhere in its configuration.
 	contextFile := o.dataPath(filepath.Join(o.Memory, memgraph.ContextFile), "{env:HOME}")
 	return []edit{
-		jsonEdit(config, "instructions "+contextFile+" and MCP server "+MCPName, uninstall,
+		jsonEdit(config, withMCP(o, uninstall, "instructions "+contextFile), uninstall,
 			func(root *object) error {
 				// The memory an earlier install wired, which may have
 				// moved since: its server entry names it.
@@ -54,6 +54,16 @@ func opencodeEdits(o InstallOptions, uninstall bool) []edit {
 			}),
 		blockEdit(rules, "memory instructions", Instructions(o.prosePath(o.Memory), o.MCP), uninstall),
 	}
+}
+
+// withMCP is note, and the MCP server when this install registers one (a
+// memory that is a mount gets none: its agent has the files) or this
+// uninstall removes one.
+func withMCP(o InstallOptions, uninstall bool, note string) string {
+	if o.MCP || uninstall {
+		return note + " and MCP server " + MCPName
+	}
+	return note
 }
 
 // addString appends s to the list root[key], creating the list.

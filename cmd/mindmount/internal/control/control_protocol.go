@@ -6,8 +6,20 @@
 // daemon answers only a peer of its own uid, the repository owner's or
 // root's (SO_PEERCRED): one user never drives another's daemon.
 //
+// The socket is a file rather than an abstract name because a file in the
+// user's own 0700 folder is one nobody else can reach or take first: an
+// abstract name can be bound by any local user before the daemon (a
+// squatter then answers in the daemon's place). A repository at a path
+// too long for a socket address (107 bytes) is bound and reached through
+// a handle on that same folder (/proc/self/fd/N/control.sock), so the
+// file, its folder's permissions and the peer check are the same at any
+// path.
+//
 // The protocol is one request and one answer per connection, each a line
-// of JSON: {"verb":"review approve","n":3} → {"commit":"…"}. A verb is
+// of JSON: {"verb":"review approve","n":3} → {"commit":"…"}. A stream verb
+// (mcp, ui) then hands the connection to its door: "mindmount mcp" and
+// "mindmount ui" started beside a running daemon are served by it this
+// way, so one daemon, the repository's one writer, serves every door. A verb is
 // served by whoever registered it (Server.Handle): the runtime for
 // consolidation and review, the sync loop for sync.
 package control
@@ -31,6 +43,12 @@ const (
 	Consolidate Verb = "consolidate"    // run a consolidation now; answers its report
 	Approve     Verb = "review approve" // merge waiting dream N; answers the merge commit
 	Reject      Verb = "review reject"  // drop waiting dream N (Reason); answers the rejection's commit
+
+	// Streams (Server.HandleStream, Attach): after the answer the
+	// connection carries the door's own protocol.
+	MCP    Verb = "mcp"     // MCP's JSON-RPC lines: one client's session
+	UI     Verb = "ui"      // a web page for one "mindmount ui": answers its Session; then the command sends its address and reads the login URL; the page lasts as long as the connection
+	UIHTTP Verb = "ui http" // one HTTP connection to the page of Session
 )
 
 // Request is one request to a daemon.
@@ -38,6 +56,8 @@ type Request struct {
 	Verb   Verb   `json:"verb"`
 	N      int    `json:"n,omitempty"`      // the dream of review approve and reject
 	Reason string `json:"reason,omitempty"` // review reject: why
+	// Session names the page an HTTP connection is for (UI's id).
+	Session string `json:"session,omitempty"`
 }
 
 // Answer is a daemon's answer. Error is empty on success.
@@ -45,9 +65,13 @@ type Answer struct {
 	Error string `json:"error,omitempty"`
 	// Kind names Error's kind (see kinds), so the asking command can
 	// tell them apart with errors.Is, as if it had run the verb itself.
-	Kind   string          `json:"kind,omitempty"`
-	Commit string          `json:"commit,omitempty"` // the commit the verb made
-	Data   json.RawMessage `json:"data,omitempty"`   // the verb's own result (sync's state, consolidation's report)
+	Kind   string `json:"kind,omitempty"`
+	Commit string `json:"commit,omitempty"` // the commit the verb made
+	// Session and URL are a ui login's: the page's name for its HTTP
+	// connections and the address to open, with its one-time token.
+	Session string          `json:"session,omitempty"`
+	URL     string          `json:"url,omitempty"`
+	Data    json.RawMessage `json:"data,omitempty"` // the verb's own result (sync's state, consolidation's report)
 }
 
 // ErrNoDaemon means no daemon answers on the repository's socket: the

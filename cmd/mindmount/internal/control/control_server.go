@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"os"
 	"path/filepath"
@@ -31,10 +32,17 @@ type Server struct {
 	// services register theirs as they start, just after Listen.
 	ready time.Time
 
-	mu       sync.Mutex // guards handlers and added
+	mu       sync.Mutex // guards handlers, streams and added
 	handlers map[Verb]Handler
+	streams  map[Verb]StreamHandler
 	added    chan struct{} // closed (and replaced) by Handle
 }
+
+// StreamHandler serves a stream verb: it answers the request, and when it
+// accepts (err nil) serve gets the connection, carrying the door's own
+// protocol from then on, until serve returns or ctx ends (the connection
+// is closed then).
+type StreamHandler func(ctx context.Context, req Request) (a Answer, serve func(ctx context.Context, conn net.Conn), err error)
 
 // maxRequest bounds a request line: a verb, a number and a one-line reason.
 const maxRequest = 64 << 10
@@ -55,16 +63,16 @@ func Listen(gitDir string, log *slog.Logger) (*Server, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	p := filepath.Join(gitDir, filepath.FromSlash(SocketFile))
+	p := socketPath(gitDir)
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return nil, err
 	}
-	if c, err := net.Dial("unix", p); err == nil {
+	if c, err := dial(context.Background(), p); err == nil {
 		c.Close()
 		return nil, fmt.Errorf("another daemon answers on %s", p)
 	}
 	os.Remove(p) // a stale socket of a daemon that died
-	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: p, Net: "unix"})
+	ln, err := listen(p)
 	if err != nil {
 		return nil, err
 	}
@@ -80,35 +88,43 @@ func Listen(gitDir string, log *slog.Logger) (*Server, error) {
 	}
 	self := os.Geteuid()
 	may := func(uid int) bool { return uid == self || uid == owner || uid == 0 }
-	return &Server{path: p, ln: ln, log: log, may: may, ready: time.Now().Add(startGrace), handlers: map[Verb]Handler{}, added: make(chan struct{})}, nil
+	return &Server{path: p, ln: ln, log: log, may: may, ready: time.Now().Add(startGrace), handlers: map[Verb]Handler{}, streams: map[Verb]StreamHandler{}, added: make(chan struct{})}, nil
 }
 
 // Handle makes h serve verb v.
-func (s *Server) Handle(v Verb, h Handler) {
+func (s *Server) Handle(v Verb, h Handler) { s.register(func() { s.handlers[v] = h }) }
+
+// HandleStream makes h serve the stream verb v.
+func (s *Server) HandleStream(v Verb, h StreamHandler) { s.register(func() { s.streams[v] = h }) }
+
+// register runs set under the lock and wakes the requests waiting for a
+// handler.
+func (s *Server) register(set func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.handlers[v] = h
+	set()
 	close(s.added)
 	s.added = make(chan struct{})
 }
 
-// handler returns v's handler, waiting for it until s is ready.
-func (s *Server) handler(ctx context.Context, v Verb) Handler {
+// handler returns v's handler or stream handler, waiting for one until s
+// is ready.
+func (s *Server) handler(ctx context.Context, v Verb) (Handler, StreamHandler) {
 	deadline := time.NewTimer(time.Until(s.ready))
 	defer deadline.Stop()
 	for {
 		s.mu.Lock()
-		h, added := s.handlers[v], s.added
+		h, sh, added := s.handlers[v], s.streams[v], s.added
 		s.mu.Unlock()
-		if h != nil {
-			return h
+		if h != nil || sh != nil {
+			return h, sh
 		}
 		select {
 		case <-added:
 		case <-deadline.C:
-			return nil
+			return nil, nil
 		case <-ctx.Done():
-			return nil
+			return nil, nil
 		}
 	}
 }
@@ -160,7 +176,8 @@ func (s *Server) answer(ctx context.Context, c *net.UnixConn) {
 		return
 	}
 	c.SetReadDeadline(time.Now().Add(requestWait))
-	rd := bufio.NewReader(io.LimitReader(c, maxRequest))
+	limit := &io.LimitedReader{R: c, N: maxRequest}
+	rd := bufio.NewReader(limit)
 	line, err := rd.ReadBytes('\n')
 	if err != nil {
 		return // nothing or too much was sent: nobody to answer
@@ -171,13 +188,22 @@ func (s *Server) answer(ctx context.Context, c *net.UnixConn) {
 		return
 	}
 	c.SetReadDeadline(time.Time{})
+	h, sh := s.handler(ctx, req.Verb)
+	if sh != nil {
+		a, serve, err := sh(ctx, req)
+		reply(a, err)
+		if err == nil && serve != nil {
+			limit.N = math.MaxInt64 // the door's protocol bounds its own messages
+			serve(ctx, &streamConn{UnixConn: c, r: rd})
+		}
+		return
+	}
 	// The asking command gone (Ctrl-C) ends the work it asked for.
 	go func() {
 		if _, err := rd.ReadByte(); err != nil {
 			cancel()
 		}
 	}()
-	h := s.handler(ctx, req.Verb)
 	if h == nil {
 		if ctx.Err() != nil {
 			reply(Answer{}, ErrStopping)
@@ -192,3 +218,12 @@ func (s *Server) answer(ctx context.Context, c *net.UnixConn) {
 	}
 	reply(a, err)
 }
+
+// streamConn is a stream's connection: what the request's reader already
+// buffered is read first.
+type streamConn struct {
+	*net.UnixConn
+	r io.Reader
+}
+
+func (c *streamConn) Read(p []byte) (int, error) { return c.r.Read(p) }

@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -24,11 +26,12 @@ import (
 // the test.
 func serve(t *testing.T) (*Server, string) {
 	t.Helper()
-	gitDir, err := os.MkdirTemp("", "ctl") // short: a socket path has at most 107 bytes
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(gitDir) })
+	return serveAt(t, t.TempDir())
+}
+
+// serveAt starts a control server on the git directory gitDir.
+func serveAt(t *testing.T, gitDir string) (*Server, string) {
+	t.Helper()
 	s, err := Listen(gitDir, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
@@ -79,6 +82,56 @@ func TestAskAndAnswer(t *testing.T) {
 	}
 }
 
+// longDir makes a folder whose absolute path is n bytes long.
+func longDir(t *testing.T, n int) string {
+	t.Helper()
+	d := t.TempDir()
+	for len(d) < n {
+		d = filepath.Join(d, strings.Repeat("d", min(60, max(1, n-len(d)-1))))
+	}
+	if err := os.MkdirAll(d, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if len(d) != n {
+		t.Fatalf("%d bytes, want %d: %s", len(d), n, d)
+	}
+	return d
+}
+
+// TestLongPath: a repository at a path far longer than a unix socket
+// address holds (107 bytes) still gets its socket, at its usual place
+// with its usual mode, reached by Ask; a second daemon cannot take it
+// over; it is gone once the daemon stops.
+func TestLongPath(t *testing.T) {
+	gitDir := longDir(t, 200)
+	sock := filepath.Join(gitDir, SocketFile)
+	s, err := Listen(gitDir, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatalf("listen at a %d-byte path: %v", len(sock), err)
+	}
+	s.Handle(Sync, func(context.Context, Request) (Answer, error) { return Answer{Commit: "long"}, nil })
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Go(func() { s.Serve(ctx) })
+	if a, err := Ask(context.Background(), gitDir, Request{Verb: Sync}); err != nil || a.Commit != "long" {
+		t.Errorf("ask: %+v, %v", a, err)
+	}
+	if fi, err := os.Stat(sock); err != nil || fi.Mode().Type() != os.ModeSocket || fi.Mode().Perm() != 0o600 {
+		t.Errorf("socket %s: %v, %v: want a socket of mode 0600", sock, fi, err)
+	}
+	if _, err := Listen(gitDir, nil); err == nil {
+		t.Error("a second daemon took over a live socket")
+	}
+	cancel()
+	wg.Wait()
+	if _, err := os.Lstat(sock); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("socket left behind after the daemon stopped: %v", err)
+	}
+	if _, err := Ask(context.Background(), gitDir, Request{Verb: Sync}); !errors.Is(err, ErrNoDaemon) {
+		t.Errorf("after stop: %v, want ErrNoDaemon", err)
+	}
+}
+
 // TestAnotherUserIsRefused: a process of another uid that reaches the
 // socket (here made world-writable on purpose, so only the peer check
 // stands in the way) is refused by the kernel's word on its uid, and its
@@ -98,8 +151,12 @@ func TestAnotherUserIsRefused(t *testing.T) {
 	s, gitDir := serve(t)
 	var called atomic.Bool
 	s.Handle(Approve, func(context.Context, Request) (Answer, error) { called.Store(true); return Answer{}, nil })
-	for _, p := range []string{gitDir, filepath.Join(gitDir, "mindmount")} {
-		os.Chmod(p, 0o755)
+	// Every folder down to the socket is opened to all (a temporary
+	// folder is often 0700): only the peer check stands in the way.
+	for d := filepath.Join(gitDir, "mindmount"); d != "/"; d = filepath.Dir(d) {
+		if fi, err := os.Stat(d); err == nil && fi.Mode().Perm()&0o001 == 0 {
+			os.Chmod(d, fi.Mode().Perm()|0o055)
+		}
 	}
 	os.Chmod(filepath.Join(gitDir, SocketFile), 0o666)
 	// The test binary, where the other uid may run it.
@@ -125,5 +182,36 @@ func TestAnotherUserIsRefused(t *testing.T) {
 	}
 	if called.Load() {
 		t.Fatal("another user's request reached the handler")
+	}
+}
+
+// TestStream: a stream verb answers first, then the connection is the
+// door's: what the client sends (well past a request's size limit, and
+// sent right behind the request) reaches the handler, and its replies
+// come back; a stream verb's refusal is a typed error.
+func TestStream(t *testing.T) {
+	s, gitDir := serve(t)
+	s.HandleStream(MCP, func(_ context.Context, req Request) (Answer, func(context.Context, net.Conn), error) {
+		if req.Session == "no" {
+			return Answer{}, nil, fmt.Errorf("%w: no such page", ErrNotServed)
+		}
+		return Answer{Commit: "hello"}, func(_ context.Context, c net.Conn) {
+			io.Copy(c, c) // echo
+			c.Close()
+		}, nil
+	})
+	if _, _, err := Attach(context.Background(), gitDir, Request{Verb: MCP, Session: "no"}); !errors.Is(err, ErrNotServed) {
+		t.Fatalf("refused stream: %v", err)
+	}
+	c, a, err := Attach(context.Background(), gitDir, Request{Verb: MCP})
+	if err != nil || a.Commit != "hello" {
+		t.Fatalf("attach: %+v, %v", a, err)
+	}
+	defer c.Close()
+	big := strings.Repeat("x", 3*maxRequest) + "\n"
+	go c.Write([]byte(big))
+	got := make([]byte, len(big))
+	if _, err := io.ReadFull(c, got); err != nil || string(got) != big {
+		t.Fatalf("echo: %d bytes, %v", len(got), err)
 	}
 }

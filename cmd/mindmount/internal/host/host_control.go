@@ -16,8 +16,8 @@ import (
 // its own verbs (Handle).
 
 // listenControl opens the socket and serves it until ctx ends. A socket
-// that cannot be opened (a path longer than a unix socket's 107 bytes,
-// another daemon) is logged: the commands then say a daemon runs.
+// that cannot be opened (another daemon answers there) is logged: the
+// commands then say a daemon runs.
 func (rt *Runtime) listenControl(ctx context.Context) {
 	ctl, err := control.Listen(rt.Repo.GitDir(), rt.log)
 	if err != nil {
@@ -46,6 +46,15 @@ func (rt *Runtime) listenControl(ctx context.Context) {
 func (rt *Runtime) Handle(v control.Verb, h control.Handler) {
 	if rt.control != nil {
 		rt.control.Handle(v, h)
+	}
+}
+
+// HandleStream makes h serve the stream verb v on the daemon's control
+// socket (nothing when there is none): the doors a running daemon opens
+// to "mindmount mcp" and "mindmount ui" started beside it.
+func (rt *Runtime) HandleStream(v control.Verb, h control.StreamHandler) {
+	if rt.control != nil {
+		rt.control.HandleStream(v, h)
 	}
 }
 

@@ -158,7 +158,7 @@ func modelMessage(err error) string {
 	case errors.Is(err, llm.ErrBusy):
 		return "the model queue is full; try again shortly"
 	case errors.Is(err, llm.ErrNoModel):
-		return "no model answers"
+		return "no model answers; " + llm.NoModelHelp
 	case errors.Is(err, context.DeadlineExceeded):
 		return "the model did not answer in time"
 	case errors.Is(err, llm.ErrStreamCut):
