@@ -48,6 +48,8 @@
 //	memgraph                   the memory model: format, validation, names,
 //	                           ranking, indexes, context, settings, the graph
 //	memgraph/recall            keyword and vector recall
+//	memgraph/recall/wordnet    WordNet's database files, read in place, for
+//	                           expanding a question by meaning
 //	memgraph/subtree           opening a path beneath a repository, never
 //	                           through a symbolic link (openat2)
 //	memgraph/secret            secret detection and redaction (gitleaks' rules)
