@@ -199,6 +199,9 @@ func (c *Consolidator) Run(ctx context.Context) (rep Report, err error) {
 	}
 	defer unlock()
 
+	if err := c.checkFolders(); err != nil {
+		return rep, err
+	}
 	if err := c.Recover(); err != nil {
 		return rep, err
 	}
@@ -284,6 +287,23 @@ func (c *Consolidator) Run(ctx context.Context) (rep Report, err error) {
 	}
 	c.expire(paths, cur)
 	return rep, nil
+}
+
+// ErrLinkedFolder means a folder consolidation writes into is a symbolic
+// link: the repository's files never leave it through a link, so the run
+// refuses to start instead of finding every path unusable.
+var ErrLinkedFolder = errors.New("is a symbolic link; consolidation writes only into the repository's own folders (replace the link by the folder itself)")
+
+// checkFolders refuses a run whose memory or cursor folder is a symbolic
+// link (ErrLinkedFolder).
+func (c *Consolidator) checkFolders() error {
+	for _, dir := range []string{memgraph.UserDir, memgraph.CharacterDir, path.Dir(CursorFile)} {
+		st, err := c.r.Tree().Lstat(dir)
+		if err == nil && st.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("%s %w", dir, ErrLinkedFolder)
+		}
+	}
+	return nil
 }
 
 // MaxTranscriptSize bounds one transcript file; larger files are reported
