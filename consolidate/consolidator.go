@@ -198,6 +198,13 @@ func (c *Consolidator) Run(ctx context.Context) (rep Report, err error) {
 		return rep, err
 	}
 	defer unlock()
+	// The run holds the dream it writes until it ends: review lists and
+	// merges only what a run has finished with.
+	hold, err := holdDreams(c.r.GitDir())
+	if err != nil {
+		return rep, err
+	}
+	defer hold.release()
 
 	if err := c.checkFolders(); err != nil {
 		return rep, err
@@ -266,6 +273,9 @@ func (c *Consolidator) Run(ctx context.Context) (rep Report, err error) {
 				if d, err = c.newDream(cur.Dreams); err != nil {
 					return rep, err
 				}
+				if err := hold.set(d.branch); err != nil {
+					return rep, err
+				}
 			}
 			next := cur.Clone()
 			next.Advance(t, ch.hi)
@@ -276,7 +286,7 @@ func (c *Consolidator) Run(ctx context.Context) (rep Report, err error) {
 				return rep, err
 			}
 			if mode != memgraph.MergeReview {
-				merged, err := c.merge(ctx, d, "")
+				merged, err := c.merge(ctx, d, "", 0)
 				if err != nil {
 					return rep, fmt.Errorf("%s: %w", d.branch, err)
 				}

@@ -20,10 +20,11 @@ type Cursor struct {
 	// changed and its commit message. Recovery uses it to finish a run whose
 	// files reached the worktree but whose commit did not happen.
 	Last *LastRun `json:"last,omitempty"`
-	// Dreams is the highest number of a rejected dream (review.go): its
-	// branch is deleted, and the number must not come back for another
-	// proposal, or a second "review reject N" meant for the first would
-	// drop the new one. Merged and waiting dreams keep their branches.
+	// Dreams is the highest number of a rejected or approved dream
+	// (review.go): its branch is deleted, and the number must not come
+	// back for another proposal, or a second "review reject N" meant for
+	// the first would drop the new one. Dreams merged automatically and
+	// waiting dreams keep their branches.
 	Dreams int `json:"dreams,omitempty"`
 
 	// floor holds positions earlier commits' cursors reached (merge.go):

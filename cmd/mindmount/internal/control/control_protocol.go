@@ -37,6 +37,7 @@ const (
 type Request struct {
 	Verb   Verb   `json:"verb"`
 	N      int    `json:"n,omitempty"`      // the dream of review approve and reject
+	Tip    string `json:"tip,omitempty"`    // review approve: the dream's tip as it was shown
 	Reason string `json:"reason,omitempty"` // review reject: why
 }
 
@@ -72,6 +73,8 @@ var kinds = map[string]error{
 	"stopping":       ErrStopping,
 	"no-dream":       consolidate.ErrNoDream,
 	"dream-conflict": consolidate.ErrDreamConflict,
+	"dream-moved":    consolidate.ErrDreamMoved,
+	"no-tip":         consolidate.ErrNoTip,
 	"no-provider":    consolidate.ErrNoProvider,
 }
 
