@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+
+	"github.com/mindmount/mindmount/memgraph"
 )
 
 // CursorFile is where the consolidation cursor lives. It is committed in the
 // same commit as the memory changes it accounts for, so a crash can neither
-// lose nor repeat a consolidation.
-const CursorFile = ".mindmount/cursor.json"
+// lose nor repeat a consolidation; no door writes it (tracker.ErrCursor).
+const CursorFile = memgraph.CursorFile
 
 // Cursor records, per transcript, how many messages have been consolidated
 // and a hash of that prefix.
