@@ -116,7 +116,7 @@ func BenchmarkApply100Decisions(b *testing.B) {
 			b.Fatal(err)
 		}
 		t3 := time.Now()
-		if _, err := c.merge(context.Background(), d, ""); err != nil {
+		if _, err := c.merge(context.Background(), d, "", 0); err != nil {
 			b.Fatal(err)
 		}
 		t4 := time.Now()
@@ -184,7 +184,7 @@ func BenchmarkDreamMerge10k(b *testing.B) {
 		}
 		b.StartTimer()
 		t0 := time.Now()
-		if _, err := c.merge(context.Background(), d, ""); err != nil {
+		if _, err := c.merge(context.Background(), d, "", 0); err != nil {
 			b.Fatal(err)
 		}
 		mergeT += time.Since(t0)

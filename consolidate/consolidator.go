@@ -198,7 +198,17 @@ func (c *Consolidator) Run(ctx context.Context) (rep Report, err error) {
 		return rep, err
 	}
 	defer unlock()
+	// The run holds the dream it writes until it ends: review lists and
+	// merges only what a run has finished with.
+	hold, err := holdDreams(c.r.GitDir())
+	if err != nil {
+		return rep, err
+	}
+	defer hold.release()
 
+	if err := c.checkFolders(); err != nil {
+		return rep, err
+	}
 	if err := c.Recover(); err != nil {
 		return rep, err
 	}
@@ -263,6 +273,9 @@ func (c *Consolidator) Run(ctx context.Context) (rep Report, err error) {
 				if d, err = c.newDream(cur.Dreams); err != nil {
 					return rep, err
 				}
+				if err := hold.set(d.branch); err != nil {
+					return rep, err
+				}
 			}
 			next := cur.Clone()
 			next.Advance(t, ch.hi)
@@ -273,7 +286,7 @@ func (c *Consolidator) Run(ctx context.Context) (rep Report, err error) {
 				return rep, err
 			}
 			if mode != memgraph.MergeReview {
-				merged, err := c.merge(ctx, d, "")
+				merged, err := c.merge(ctx, d, "", 0)
 				if err != nil {
 					return rep, fmt.Errorf("%s: %w", d.branch, err)
 				}
@@ -284,6 +297,23 @@ func (c *Consolidator) Run(ctx context.Context) (rep Report, err error) {
 	}
 	c.expire(paths, cur)
 	return rep, nil
+}
+
+// ErrLinkedFolder means a folder consolidation writes into is a symbolic
+// link: the repository's files never leave it through a link, so the run
+// refuses to start instead of finding every path unusable.
+var ErrLinkedFolder = errors.New("is a symbolic link; consolidation writes only into the repository's own folders (replace the link by the folder itself)")
+
+// checkFolders refuses a run whose memory or cursor folder is a symbolic
+// link (ErrLinkedFolder).
+func (c *Consolidator) checkFolders() error {
+	for _, dir := range []string{memgraph.UserDir, memgraph.CharacterDir, path.Dir(CursorFile)} {
+		st, err := c.r.Tree().Lstat(dir)
+		if err == nil && st.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("%s %w", dir, ErrLinkedFolder)
+		}
+	}
+	return nil
 }
 
 // MaxTranscriptSize bounds one transcript file; larger files are reported

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+
+	"github.com/mindmount/mindmount/memgraph"
 )
 
 // CursorFile is where the consolidation cursor lives. It is committed in the
 // same commit as the memory changes it accounts for, so a crash can neither
-// lose nor repeat a consolidation.
-const CursorFile = ".mindmount/cursor.json"
+// lose nor repeat a consolidation; no door writes it (tracker.ErrCursor).
+const CursorFile = memgraph.CursorFile
 
 // Cursor records, per transcript, how many messages have been consolidated
 // and a hash of that prefix.
@@ -20,10 +22,11 @@ type Cursor struct {
 	// changed and its commit message. Recovery uses it to finish a run whose
 	// files reached the worktree but whose commit did not happen.
 	Last *LastRun `json:"last,omitempty"`
-	// Dreams is the highest number of a rejected dream (review.go): its
-	// branch is deleted, and the number must not come back for another
-	// proposal, or a second "review reject N" meant for the first would
-	// drop the new one. Merged and waiting dreams keep their branches.
+	// Dreams is the highest number of a rejected or approved dream
+	// (review.go): its branch is deleted, and the number must not come
+	// back for another proposal, or a second "review reject N" meant for
+	// the first would drop the new one. Dreams merged automatically and
+	// waiting dreams keep their branches.
 	Dreams int `json:"dreams,omitempty"`
 
 	// floor holds positions earlier commits' cursors reached (merge.go):

@@ -137,7 +137,9 @@ func (c *Consolidator) commitDream(d *dream, changes []gitrepo.Change, msg strin
 // parents HEAD and d's tip, whose files the drivers merged, written into
 // the work tree (never over an uncommitted edit) through the tracker. HEAD
 // moving meanwhile (the agent keeps writing) only means computing again.
-func (c *Consolidator) merge(ctx context.Context, d *dream, extra string) (string, error) {
+// given, when positive, is recorded in the merged cursor as the highest
+// dream number given (an approved dream's branch is deleted after).
+func (c *Consolidator) merge(ctx context.Context, d *dream, extra string, given int) (string, error) {
 	if d.tip == d.base {
 		return "", nil // nothing was proposed
 	}
@@ -149,6 +151,11 @@ func (c *Consolidator) merge(ctx context.Context, d *dream, extra string) (strin
 		changes, siblings, err := c.mergeChanges(d, ours)
 		if err != nil {
 			return "", err
+		}
+		if given > 0 {
+			if changes, err = c.recordGiven(changes, ours, given); err != nil {
+				return "", err
+			}
 		}
 		msg := c.mergeMessage(d, siblings, extra)
 		hash, err := c.w.Apply(ctx, tracker.Change{Parents: []string{ours, d.tip}, Changes: changes, Message: msg,
@@ -164,6 +171,32 @@ func (c *Consolidator) merge(ctx context.Context, d *dream, extra string) (strin
 		}
 		return "", err
 	}
+}
+
+// recordGiven makes the cursor the merge commits record n as a dream
+// number given, so n is never handed out again once its branch is gone.
+func (c *Consolidator) recordGiven(changes []gitrepo.Change, ours string, n int) ([]gitrepo.Change, error) {
+	for i, ch := range changes {
+		if ch.Path != CursorFile || ch.Delete {
+			continue
+		}
+		cur, err := ParseCursor(ch.Data)
+		if err != nil {
+			return nil, err
+		}
+		cur.Dreams = max(cur.Dreams, n)
+		changes[i].Data = cur.Render()
+		return changes, nil
+	}
+	cur, err := c.cursorAt(ours)
+	if err != nil {
+		return nil, err
+	}
+	if cur.Dreams < n {
+		cur.Dreams = n
+		changes = append(changes, gitrepo.Change{Path: CursorFile, Data: cur.Render()})
+	}
+	return changes, nil
 }
 
 // maxMergeAttempts bounds the merges recomputed because HEAD moved.

@@ -149,7 +149,7 @@ func TestReviewMode(t *testing.T) {
 	if len(rep.Sources) != 0 || len(e.srv.CallsOf(llmtest.KindExtract)) != 1 {
 		t.Fatalf("a waiting dream's messages were proposed again: %+v", rep)
 	}
-	merge, err := e.c.Approve(context.Background(), 1)
+	merge, err := e.c.Approve(context.Background(), 1, e.tip(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,8 +165,11 @@ func TestReviewMode(t *testing.T) {
 	if ds, _ := e.c.Dreams(); len(ds) != 0 {
 		t.Fatalf("an approved dream still waits: %v", ds)
 	}
-	if _, err := e.c.Approve(context.Background(), 1); err == nil {
-		t.Fatal("approved twice")
+	if got := e.git("branch", "--list", "mindmount/dream/*"); strings.TrimSpace(got) != "" {
+		t.Fatalf("the approved dream's branch stays: %q", got)
+	}
+	if _, err := e.c.Approve(context.Background(), 1, ds[0].Tip); !errors.Is(err, ErrNoDream) {
+		t.Fatalf("approved twice: %v", err)
 	}
 
 	// Reject.
@@ -188,10 +191,10 @@ func TestReviewMode(t *testing.T) {
 	if ds, _ := e.c.Dreams(); len(ds) != 0 {
 		t.Fatalf("a rejected dream still waits: %v", ds)
 	}
-	// The rejected branch is gone (git says so); the approved one stays as
-	// the merge's second parent.
-	if got := strings.TrimSpace(e.git("branch", "-a", "--list", "mindmount/*", "--format=%(refname:short)")); got != "mindmount/dream/1" {
-		t.Fatalf("branches after the rejection: %q, want only mindmount/dream/1", got)
+	// The rejected branch is gone (git says so), as the approved one is
+	// (its commits stay as the merge's second parent).
+	if got := strings.TrimSpace(e.git("branch", "-a", "--list", "mindmount/*", "--format=%(refname:short)")); got != "" {
+		t.Fatalf("branches after the rejection: %q, want none", got)
 	}
 	e.restart()
 	rep = e.run()
@@ -345,7 +348,7 @@ func TestActingOnALaterDreamLeavesAnEarlierOneWaiting(t *testing.T) {
 			if act == "reject" {
 				_, err = e.c.Reject(context.Background(), 2, "")
 			} else {
-				_, err = e.c.Approve(context.Background(), 2)
+				_, err = e.c.Approve(context.Background(), 2, e.tip(2))
 			}
 			if err != nil {
 				t.Fatal(err)
@@ -354,7 +357,7 @@ func TestActingOnALaterDreamLeavesAnEarlierOneWaiting(t *testing.T) {
 			if err != nil || len(ds) != 1 || ds[0].N != 1 {
 				t.Fatalf("after %s of dream 2: %v %v, want dream 1 still waiting", act, ds, err)
 			}
-			if _, err := e.c.Approve(context.Background(), 1); err != nil {
+			if _, err := e.c.Approve(context.Background(), 1, e.tip(1)); err != nil {
 				t.Fatal(err)
 			}
 			if !e.exists("user_memory/keeps-bees.md") || e.exists("user_memory/is-a-pilot.md") != (act == "approve") {
@@ -366,4 +369,20 @@ func TestActingOnALaterDreamLeavesAnEarlierOneWaiting(t *testing.T) {
 			}
 		})
 	}
+}
+
+// tip is waiting dream n's tip, as review shows it.
+func (e *env) tip(n int) string {
+	e.t.Helper()
+	ds, err := e.c.Dreams()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	for _, d := range ds {
+		if d.N == n {
+			return d.Tip
+		}
+	}
+	e.t.Fatalf("dream %d does not wait: %v", n, ds)
+	return ""
 }

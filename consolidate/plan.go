@@ -113,7 +113,11 @@ func (p *planner) apply(i int, f Fact, d *Decision) {
 			return
 		}
 	}
-	created := p.change(f, d, target, pending, get)
+	created, err := p.change(f, d, target, pending, get)
+	if err != nil {
+		out.skip(i, d, err.Error())
+		return
+	}
 	if bad := p.s.validate(pending); bad != "" {
 		out.skip(i, d, bad)
 		return
@@ -190,12 +194,13 @@ func (p *planner) target(d *Decision, get func(string) *memgraph.Memory) (rel, w
 }
 
 // change makes decision d's edits in pending and returns the path of the
-// memory it creates, if any.
-func (p *planner) change(f Fact, d *Decision, target string, pending map[string]*memgraph.Memory, get func(string) *memgraph.Memory) string {
+// memory it creates, if any; an error when no name is free for it.
+func (p *planner) change(f Fact, d *Decision, target string, pending map[string]*memgraph.Memory, get func(string) *memgraph.Memory) (string, error) {
 	var created string
+	var err error
 	switch d.Action {
 	case ActionAdd:
-		created = p.s.newMemory(f, "", "", p.out, pending)
+		created, err = p.s.newMemory(f, "", "", p.out, pending)
 	case ActionUpdate:
 		m := get(target)
 		if f.Pinned && !m.Front.Pinned {
@@ -217,7 +222,9 @@ func (p *planner) change(f Fact, d *Decision, target string, pending map[string]
 	case ActionDelete:
 		// A contradiction never loses the new fact: it is added, and
 		// the old memory is retired and linked to it.
-		created = p.s.newMemory(f, d.Description, d.Text, p.out, pending)
+		if created, err = p.s.newMemory(f, d.Description, d.Text, p.out, pending); err != nil {
+			return "", err
+		}
 		pending[created].SetSupersedes(targetName(target))
 		get(target).SetStatus(memgraph.StatusContradicted, targetName(created))
 	case ActionNone:
@@ -229,7 +236,7 @@ func (p *planner) change(f Fact, d *Decision, target string, pending map[string]
 			m.SetPinned(true)
 		}
 	}
-	return created
+	return created, err
 }
 
 // dropUnchanged removes the planned files whose bytes equal the
@@ -282,14 +289,15 @@ func targetPath(t string) (string, error) {
 	return rel, nil
 }
 
-// newMemory plans a new memory file for f and returns its path.
-func (s *chunkRun) newMemory(f Fact, desc, text string, out *outcome, pending map[string]*memgraph.Memory) string {
+// newMemory plans a new memory file for f and returns its path, or
+// memgraph.ErrNoFreeSlug.
+func (s *chunkRun) newMemory(f Fact, desc, text string, out *outcome, pending map[string]*memgraph.Memory) (string, error) {
 	dir := memgraph.UserDir
 	if f.Kind == "character" {
 		dir = memgraph.CharacterDir
 	}
 	base := memgraph.Slug(cmp.Or(f.Slug, f.Description))
-	slug := memgraph.UniqueSlug(base, func(slug string) bool {
+	slug, err := memgraph.UniqueSlug(base, func(slug string) bool {
 		rel := dir + "/" + slug + ".md"
 		if out.files[rel] != nil || pending[rel] != nil || s.c.g.Get(rel) != nil {
 			return true
@@ -300,6 +308,9 @@ func (s *chunkRun) newMemory(f Fact, desc, text string, out *outcome, pending ma
 		_, err := s.c.r.Tree().Lstat(dir + "/" + slug + ".md")
 		return !errors.Is(err, fs.ErrNotExist) // on the live branch since
 	})
+	if err != nil {
+		return "", err
+	}
 	rel := dir + "/" + slug + ".md"
 	episode := f.Episode
 	if strings.TrimSpace(episode) == "" {
@@ -316,7 +327,7 @@ func (s *chunkRun) newMemory(f Fact, desc, text string, out *outcome, pending ma
 	}
 	s.snap[rel] = nil // new: must still be absent on disk at commit time
 	pending[rel] = m
-	return rel
+	return rel, nil
 }
 
 // titleOf turns a slug into a heading: "likes-coffee" -> "Likes Coffee".

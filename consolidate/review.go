@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -133,12 +134,18 @@ func (c *Consolidator) Dreams() ([]Dream, error) {
 	return c.waitingDreams(head)
 }
 
-// waitingDreams lists the dreams whose cursor head has not consumed.
+// waitingDreams lists the dreams whose cursor head has not consumed, but
+// not the one a run still writes (dreamHold): it is no proposal yet.
 func (c *Consolidator) waitingDreams(head *Cursor) ([]Dream, error) {
 	branches, err := c.r.Branches(DreamPrefix)
 	if err != nil || len(branches) == 0 {
 		return nil, err
 	}
+	held, err := heldDream(c.r.GitDir())
+	if err != nil {
+		return nil, err
+	}
+	delete(branches, held)
 	repo, err := git.PlainOpenWithOptions(c.r.Dir(), &git.PlainOpenOptions{EnableDotGitCommonDir: true})
 	if err != nil {
 		return nil, err
@@ -239,10 +246,23 @@ func (c *Consolidator) find(n int) (Dream, error) {
 
 // DreamDiff is the unified diff of what pending dream n proposes.
 func (c *Consolidator) DreamDiff(n int) (string, error) {
+	_, diff, err := c.ShowDream(n)
+	return diff, err
+}
+
+// ShowDream is pending dream n and the unified diff of what it proposes,
+// at the same tip: the one an approval of what was shown names.
+func (c *Consolidator) ShowDream(n int) (Dream, string, error) {
 	d, err := c.find(n)
 	if err != nil {
-		return "", err
+		return d, "", err
 	}
+	diff, err := c.diff(d)
+	return d, diff, err
+}
+
+// diff is the unified diff of d from its base to its tip.
+func (c *Consolidator) diff(d Dream) (string, error) {
 	repo, err := git.PlainOpenWithOptions(c.r.Dir(), &git.PlainOpenOptions{EnableDotGitCommonDir: true})
 	if err != nil {
 		return "", err
@@ -277,14 +297,67 @@ func (c *Consolidator) DreamDiff(n int) (string, error) {
 	return patch.String(), nil
 }
 
+// ErrDreamMoved means the dream's branch is not at the tip the reviewer
+// was shown: approving it would merge something nobody saw. Nothing
+// changed; show it again.
+var ErrDreamMoved = errors.New("the dream changed since it was shown")
+
+// ErrNoTip means an approval did not say which tip of the dream it
+// approves.
+var ErrNoTip = errors.New("approve needs the dream's tip as it was shown (mindmount review show N prints it)")
+
+// reviewLocks makes one review action at a time per repository in this
+// process, so two approvals of one dream cannot both merge it.
+var reviewLocks sync.Map // dir -> *sync.Mutex
+
+func (c *Consolidator) lockReview() func() {
+	lk, _ := reviewLocks.LoadOrStore(c.r.Dir(), &sync.Mutex{})
+	lk.(*sync.Mutex).Lock()
+	return lk.(*sync.Mutex).Unlock
+}
+
+// SameTip reports whether shown (a full hash or a prefix of at least 7
+// hex digits, as review prints it) names tip.
+func SameTip(shown, tip string) bool {
+	shown = strings.ToLower(strings.TrimSpace(shown))
+	if len(shown) < 7 || len(shown) > len(tip) {
+		return false
+	}
+	for _, r := range shown {
+		if !strings.ContainsRune("0123456789abcdef", r) {
+			return false
+		}
+	}
+	return strings.HasPrefix(tip, shown)
+}
+
 // Approve merges pending dream n into the live branch (as merge: auto
-// would have) and returns the merge commit.
-func (c *Consolidator) Approve(ctx context.Context, n int) (string, error) {
+// would have) and returns the merge commit — exactly the tip the reviewer
+// was shown, or nothing: a dream whose branch moved since is refused
+// (ErrDreamMoved), one a run still writes is not pending (ErrNoDream).
+// The merge records n as given and the branch is then deleted, as a
+// rejected dream's is; a crash between the two leaves a branch that no
+// longer waits (the cursor covers it).
+func (c *Consolidator) Approve(ctx context.Context, n int, tip string) (string, error) {
+	if strings.TrimSpace(tip) == "" {
+		return "", ErrNoTip
+	}
+	defer c.lockReview()()
 	d, err := c.find(n)
 	if err != nil {
 		return "", err
 	}
-	hash, err := c.merge(ctx, &dream{n: d.N, branch: d.Branch, base: d.Base, tip: d.Tip, chunks: d.Messages}, "Mindmount-Approved: "+d.Branch+"\n")
+	if !SameTip(tip, d.Tip) {
+		err := fmt.Errorf("%w: %s is at %s, not %s; nothing was merged (show it again)", ErrDreamMoved, d.Branch, gitrepo.ShortHash(d.Tip), memgraph.ClipLine(tip, 40))
+		c.setLast("", err)
+		return "", err
+	}
+	hash, err := c.merge(ctx, &dream{n: d.N, branch: d.Branch, base: d.Base, tip: d.Tip, chunks: d.Messages}, "Mindmount-Approved: "+d.Branch+"\n", d.N)
+	if err == nil {
+		if _, derr := c.w.Apply(ctx, tracker.Change{Branch: d.Branch, DeleteBranch: true, Parents: []string{d.Tip}, Author: Reviewer, When: c.cfg.Now()}); derr != nil {
+			err = fmt.Errorf("merged as %s, but the branch %s stays: %w", gitrepo.ShortHash(hash), d.Branch, derr)
+		}
+	}
 	c.setLast(fmt.Sprintf("%s approved: merged as %s", d.Branch, gitrepo.ShortHash(hash)), err)
 	return hash, err
 }
@@ -296,6 +369,7 @@ func (c *Consolidator) Approve(ctx context.Context, n int) (string, error) {
 // In that order: a crash between the two leaves a branch that no longer
 // waits (the cursor covers it), never a rejection that is proposed again.
 func (c *Consolidator) Reject(ctx context.Context, n int, reason string) (string, error) {
+	defer c.lockReview()()
 	d, err := c.find(n)
 	if err != nil {
 		return "", err

@@ -46,7 +46,7 @@ func toErrno(log *slog.Logger, op string, err error) syscall.Errno {
 		return errno
 	case errors.Is(err, tracker.ErrGitDir):
 		return syscall.EROFS
-	case errors.Is(err, tracker.ErrReadOnly), errors.Is(err, tracker.ErrInbox), errors.Is(err, tracker.ErrNotMemory),
+	case errors.Is(err, tracker.ErrReadOnly), errors.Is(err, tracker.ErrInbox), errors.Is(err, tracker.ErrNotMemory), errors.Is(err, tracker.ErrCursor),
 		errors.Is(err, errHardLink), errors.Is(err, errSpecialFile), errors.Is(err, errXattr):
 		return syscall.EPERM
 	case errors.Is(err, tracker.ErrBadName):

@@ -38,6 +38,7 @@ func TestToErrno(t *testing.T) {
 		{tracker.ErrGitDir, syscall.EROFS},
 		{fmt.Errorf("wrapped: %w", tracker.ErrReadOnly), syscall.EPERM},
 		{tracker.ErrInbox, syscall.EPERM},
+		{tracker.ErrCursor, syscall.EPERM},
 		{tracker.ErrNotMemory, syscall.EPERM},
 		{errHardLink, syscall.EPERM},
 		{tracker.ErrSynthesized, syscall.EACCES},

@@ -172,6 +172,9 @@ func (n *node) checkRename(oldRel, newRel string, np *node, newName string, flag
 	if newRel == memgraph.StateDir {
 		return toErrno(n.m.log, "rename", errStateDir)
 	}
+	if err := tracker.InboxRename(oldRel, newRel); err != nil {
+		return toErrno(n.m.log, "rename", err)
+	}
 	if err := n.m.tracker.CanCreate(newRel, tracker.AnyFile); err != nil {
 		return toErrno(n.m.log, "rename", err)
 	}

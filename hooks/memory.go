@@ -2,6 +2,8 @@ package hooks
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"fmt"
 	"path"
 	"strings"
 
@@ -233,7 +235,14 @@ func retire(in MemoryMergeInput) MemoryMerge {
 		rel := dir + slug + ".md"
 		return rel == in.Path || in.Taken != nil && in.Taken(rel)
 	}
-	sib := dir + memgraph.UniqueSlug(base, taken) + ".md"
+	slug, err := memgraph.UniqueSlug(base, taken)
+	if err != nil {
+		// Every numbered name is taken: a name of the retired version's
+		// own content cannot be.
+		sum := sha256.Sum256(other)
+		slug = fmt.Sprintf("retired-%x", sum[:8])
+	}
+	sib := dir + slug + ".md"
 	m, _ := memgraph.Parse(sib, other)
 	m.SetStatus(memgraph.StatusSuperseded, strings.TrimSuffix(in.Path, ".md"))
 	return MemoryMerge{Data: kept, SiblingPath: sib, Sibling: m.Render()}

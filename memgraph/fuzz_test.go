@@ -50,7 +50,7 @@ func FuzzSlug(f *testing.F) {
 		if !ValidSlug(s) || strings.Contains(s, "/") || strings.Contains(s, "..") || strings.Contains(s, ".") {
 			t.Fatalf("Slug(%q) = %q", in, s)
 		}
-		if u := UniqueSlug(in, func(x string) bool { return x == s || x == s+"-2" }); !ValidSlug(u) {
+		if u, err := UniqueSlug(in, func(x string) bool { return x == s || x == s+"-2" }); err != nil || !ValidSlug(u) {
 			t.Fatalf("UniqueSlug(%q) = %q", in, u)
 		}
 	})

@@ -100,6 +100,11 @@ func SynthesizedIn(dir string) []string { return synthesized[dir] }
 // committed.
 const ConsolidateFile = StateDir + "/consolidate"
 
+// CursorFile is the consolidation cursor: how far each transcript is
+// consolidated. Only consolidation writes it, in the commit holding the
+// memories it accounts for; every door refuses it (tracker.ErrCursor).
+const CursorFile = ".mindmount/cursor.json"
+
 // SearchDir is where recall is exposed as files (.mindmount/search/<query>).
 const SearchDir = StateDir + "/search"
 

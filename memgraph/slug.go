@@ -1,6 +1,8 @@
 package memgraph
 
 import (
+	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode"
@@ -69,25 +71,36 @@ func clip(s string, n int) string {
 	return s
 }
 
+// MaxSlugCandidates bounds UniqueSlug's search: past it, every name is
+// taken and the search stops instead of looping for ever (a taken that
+// cannot read the folder reports every name as taken).
+const MaxSlugCandidates = 1000
+
+// ErrNoFreeSlug is UniqueSlug's error when MaxSlugCandidates names were
+// all taken.
+var ErrNoFreeSlug = errors.New("no free name for a new memory")
+
 // UniqueSlug returns base, or base-2, base-3, … the first that taken does
 // not report, so a write never silently replaces another memory. Pass a
 // taken that checks both the disk and the slugs already used in the same
 // batch. The result is always a valid slug (base is slugged if needed and
-// shortened to leave room for the suffix).
-func UniqueSlug(base string, taken func(slug string) bool) string {
+// shortened to leave room for the suffix). After MaxSlugCandidates taken
+// names it gives up with ErrNoFreeSlug.
+func UniqueSlug(base string, taken func(slug string) bool) (string, error) {
 	if !ValidSlug(base) {
 		base = Slug(base)
 	}
 	if !taken(base) {
-		return base
+		return base, nil
 	}
-	for n := 2; ; n++ {
+	for n := 2; n <= MaxSlugCandidates; n++ {
 		suffix := "-" + strconv.Itoa(n)
 		cand := clip(base, MaxSlugLen-len(suffix)) + suffix
 		if !taken(cand) {
-			return cand
+			return cand, nil
 		}
 	}
+	return "", fmt.Errorf("%w: %s and %d numbered variants are taken", ErrNoFreeSlug, base, MaxSlugCandidates-1)
 }
 
 // ValidSlug reports whether s is already a valid slug: 1 to MaxSlugLen

@@ -1,6 +1,7 @@
 package memgraph
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -54,7 +55,10 @@ func TestUniqueSlug(t *testing.T) {
 	var got []string
 	// Three facts with the same title in one batch, one colliding on disk.
 	for _, title := range []string{"Likes Tea", "likes tea", "LIKES TEA!", "Other"} {
-		s := UniqueSlug(Slug(title), taken)
+		s, err := UniqueSlug(Slug(title), taken)
+		if err != nil {
+			t.Fatal(err)
+		}
 		batch[s] = true
 		got = append(got, s)
 	}
@@ -68,12 +72,18 @@ func TestUniqueSlug(t *testing.T) {
 	// A base of 80 characters still yields valid slugs with a suffix.
 	base := strings.Repeat("ab-", 30)[:80]
 	base = Slug(base)
-	s := UniqueSlug(base, func(x string) bool { return x == base })
+	s, _ := UniqueSlug(base, func(x string) bool { return x == base })
 	if !ValidSlug(s) || !strings.HasSuffix(s, "-2") || len(s) > MaxSlugLen {
 		t.Errorf("UniqueSlug long = %q", s)
 	}
 	// An invalid base is slugged first.
-	if s := UniqueSlug("../Evil Name", func(string) bool { return false }); s != "evil-name" {
+	if s, _ := UniqueSlug("../Evil Name", func(string) bool { return false }); s != "evil-name" {
 		t.Errorf("UniqueSlug invalid base = %q", s)
+	}
+	// A taken that reports every name (a folder it cannot read) ends the
+	// search with ErrNoFreeSlug after MaxSlugCandidates names.
+	asked := 0
+	if s, err := UniqueSlug("likes-tea", func(string) bool { asked++; return asked <= 10*MaxSlugCandidates }); !errors.Is(err, ErrNoFreeSlug) || s != "" || asked != MaxSlugCandidates {
+		t.Errorf("UniqueSlug with every name taken = %q, %v after %d names; want ErrNoFreeSlug after %d", s, err, asked, MaxSlugCandidates)
 	}
 }

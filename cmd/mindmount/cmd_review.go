@@ -20,7 +20,7 @@ import (
 // reviewCommand is "mindmount review": the list, and its subcommands.
 var reviewCommand = newCommand(command{
 	name:    "review",
-	usage:   "review [REPO] | review show|approve|reject N [REPO]",
+	usage:   "review [REPO] | review show|reject N [REPO] | review approve N --tip SHA [REPO]",
 	summary: "list, show, approve or reject the consolidations waiting for a person",
 	help: `Consolidation dreams on a branch of its own (mindmount/dream/N): it works
 against the memory as it was when it started, so the agent keeps writing
@@ -29,18 +29,23 @@ meanwhile, and its proposal is then merged with one merge commit. With
 tracked tree, where an agent could switch it off) the dream waits for you:
 
   review [REPO]             lists the waiting dreams: what each would add,
-                            update or retire, with the facts
-  review show N [REPO]      prints the diff of dream N
-  review approve N [REPO]   merges it (one merge commit; the merge drivers keep
-                            both versions when the agent changed the same
-                            memory meanwhile)
+                            update or retire, with the facts, and its tip
+  review show N [REPO]      prints dream N's tip and its diff
+  review approve N --tip SHA [REPO]
+                            merges dream N as it was shown: SHA is the tip
+                            review printed; if the dream changed since,
+                            nothing is merged (one merge commit; the merge
+                            drivers keep both versions when the agent
+                            changed the same memory meanwhile); its branch
+                            is then deleted
   review reject N [REPO]    drops it: no memory changes, and its transcripts
                             are never proposed again (a small commit moves
                             the consolidation cursor past them and records
                             the rejection and --reason); its branch is
                             deleted
 
-An automatic merge that could not be settled also leaves its dream here.
+A dream is listed once the consolidation writing it has finished. An
+automatic merge that could not be settled also leaves its dream here.
 REPO defaults to the current folder. "git revert -m 1 <merge>" undoes an
 approved dream later; it stays undone.
 
@@ -48,22 +53,26 @@ Example:
 
     printf 'merge: review\n' >> ~/memory/.git/mindmount/config
     mindmount review ~/memory
-    mindmount review show 3 ~/memory
-    mindmount review approve 3 ~/memory`,
+    mindmount review show 3 ~/memory          # tip 1a2b3c4d5e6f…
+    mindmount review approve 3 --tip 1a2b3c4d5e6f ~/memory`,
 	subs: []*command{
 		newCommand(command{
 			name:    "show",
 			usage:   "review show N [REPO]",
-			summary: "print the diff of waiting dream N",
-			help:    `Prints the diff of what waiting dream N proposes, against the commit it started from.`,
+			summary: "print the tip and diff of waiting dream N",
+			help: `Prints the tip of waiting dream N (what "review approve N --tip" takes)
+and the diff of what it proposes, against the commit it started from.`,
 		}, runReviewShow),
 		newCommand(command{
 			name:    "approve",
-			usage:   "review approve N [REPO]",
-			summary: "merge waiting dream N (one merge commit)",
+			usage:   "review approve N --tip SHA [REPO]",
+			summary: "merge waiting dream N as it was shown (one merge commit)",
 			help: `Merges waiting dream N into the live branch with one merge commit, as
 "merge: auto" would have; the merge drivers keep both versions of a memory
-the agent changed meanwhile. A daemon serving REPO is asked to do it.`,
+the agent changed meanwhile. --tip is the dream's tip that "review" or
+"review show" printed (at least 7 hex digits): if the dream's branch is no
+longer there, nothing is merged and the command says so. The branch is
+deleted after the merge. A daemon serving REPO is asked to do it.`,
 		}, runReviewApprove),
 		newCommand(command{
 			name:    "reject",
@@ -76,6 +85,15 @@ A daemon serving REPO is asked to do it.`,
 		}, runReviewReject),
 	},
 }, runReviewList)
+
+// approveOptions are the flags of "mindmount review approve".
+type approveOptions struct {
+	tip string // the dream's tip as it was shown
+}
+
+func (o *approveOptions) AddFlags(fl *flag.FlagSet) {
+	fl.StringVar(&o.tip, "tip", "", "the dream's tip `SHA` as review printed it (required)")
+}
 
 // rejectOptions are the flags of "mindmount review reject".
 type rejectOptions struct {
@@ -128,18 +146,22 @@ func runReviewShow(_ context.Context, _ *noOptions, args []string) error {
 		return err
 	}
 	return reading(dir, func(c *consolidate.Consolidator) error {
-		diff, err := c.DreamDiff(n)
+		d, diff, err := c.ShowDream(n)
 		if err != nil {
 			return err
 		}
+		fmt.Fprintf(stdout, "dream %d %s tip %s\n", d.N, d.Branch, d.Tip)
 		_, err = fmt.Fprint(stdout, diff)
 		return err
 	})
 }
 
 // runReviewApprove merges a waiting dream.
-func runReviewApprove(ctx context.Context, _ *noOptions, args []string) error {
-	return reviewVerdict(ctx, control.Request{Verb: control.Approve}, args)
+func runReviewApprove(ctx context.Context, o *approveOptions, args []string) error {
+	if o.tip == "" {
+		return usageError{"--tip is required: the dream's tip as mindmount review printed it"}
+	}
+	return reviewVerdict(ctx, control.Request{Verb: control.Approve, Tip: o.tip}, args)
 }
 
 // runReviewReject drops a waiting dream.
@@ -165,7 +187,7 @@ func reviewVerdict(ctx context.Context, req control.Request, args []string) erro
 	defer done()
 	var hash string
 	if req.Verb == control.Approve {
-		hash, err = c.Approve(ctx, n)
+		hash, err = c.Approve(ctx, n, req.Tip)
 	} else {
 		hash, err = c.Reject(ctx, n, req.Reason)
 	}
@@ -230,6 +252,7 @@ func ReviewSummary(d consolidate.Dream) string {
 	var b strings.Builder
 	a, u, x := d.Counts()
 	fmt.Fprintf(&b, "%d  %s  %s: %d added, %d updated, %d contradicted\n", d.N, d.Branch, strings.Join(d.Sources, ", "), a, u, x)
+	fmt.Fprintf(&b, "   tip %s\n", d.Tip)
 	for _, ch := range d.Changes {
 		if ch.Kind == "used" {
 			continue

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -50,7 +51,23 @@ func TestReviewCommand(t *testing.T) {
 	if diff := runCmd(t, "review", "show", "1", repo); !strings.Contains(diff, "+You speak Italian.") {
 		t.Fatalf("review show:\n%s", diff)
 	}
-	if out := runCmd(t, "review", "approve", "1", repo); !strings.Contains(out, "merged mindmount/dream/1 as ") {
+	tip := shownTip(t, repo, 1)
+	if !strings.Contains(list, "   tip "+tip+"\n") {
+		t.Fatalf("review does not print the tip %s:\n%s", tip, list)
+	}
+	// Without the tip, or with another, nothing is merged.
+	var out, errOut bytes.Buffer
+	if code := run([]string{"review", "approve", "1", repo}, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "--tip is required") {
+		t.Fatalf("approve without --tip: exit %d: %s", code, errOut.String())
+	}
+	errOut.Reset()
+	if code := run([]string{"review", "approve", "1", "--tip", "0123456789abc", repo}, &out, &errOut); code != 1 || !strings.Contains(errOut.String(), "changed since it was shown") {
+		t.Fatalf("approve with another tip: exit %d: %s", code, errOut.String())
+	}
+	if gitOut(t, repo, "rev-parse", "HEAD") != head {
+		t.Fatal("a refused approval merged")
+	}
+	if out := runCmd(t, "review", "approve", "1", "--tip", tip[:10], repo); !strings.Contains(out, "merged mindmount/dream/1 as ") {
 		t.Fatalf("approve: %s", out)
 	}
 	if ps := strings.Fields(gitOut(t, repo, "log", "-1", "--format=%P")); len(ps) != 2 {
@@ -72,8 +89,8 @@ func TestReviewCommand(t *testing.T) {
 		t.Fatalf("the rejected transcript was proposed again: %s", out)
 	}
 	// A number that is no waiting dream: a clear error, exit 1.
-	var out, errOut bytes.Buffer
-	if code := run([]string{"review", "approve", "2", repo}, &out, &errOut); code != 1 || !strings.Contains(errOut.String(), "no pending dream with that number") {
+	errOut.Reset()
+	if code := run([]string{"review", "approve", "2", "--tip", tip, repo}, &out, &errOut); code != 1 || !strings.Contains(errOut.String(), "no pending dream with that number") {
 		t.Fatalf("exit %d: %s", code, errOut.String())
 	}
 	gitOut(t, repo, "fsck", "--strict", "--no-progress")
@@ -110,13 +127,20 @@ func TestReviewAsksTheDaemon(t *testing.T) {
 		}
 	}
 	dream("s1.jsonl", "I speak Italian.", "speaks-italian", "You speak Italian.")
-	out := runCmd(t, "review", "approve", "1", repo)
+	tip := shownTip(t, repo, 1)
+	// The daemon's typed error for a tip that is not the dream's crosses
+	// the socket: a clear message, exit 1, nothing merged.
+	var stdoutB, errOut bytes.Buffer
+	if code := run([]string{"review", "approve", "1", "--tip", "0123456789abc", repo}, &stdoutB, &errOut); code != 1 || !strings.Contains(errOut.String(), "changed since it was shown") {
+		t.Fatalf("approving another tip through the daemon: exit %d: %s", code, errOut.String())
+	}
+	out := runCmd(t, "review", "approve", "1", "--tip", tip, repo)
 	if !strings.Contains(out, "merged mindmount/dream/1 as ") {
 		t.Fatalf("approve: %s", out)
 	}
 	merge := gitOut(t, repo, "rev-parse", "HEAD")
-	if ps := strings.Fields(gitOut(t, repo, "log", "-1", "--format=%P")); len(ps) != 2 || ps[1] != gitOut(t, repo, "rev-parse", "mindmount/dream/1") {
-		t.Fatalf("approve made no merge of the dream: parents %v", ps)
+	if ps := strings.Fields(gitOut(t, repo, "log", "-1", "--format=%P")); len(ps) != 2 || ps[1] != tip {
+		t.Fatalf("approve made no merge of the shown tip %s: parents %v", tip, ps)
 	}
 	if !strings.Contains(out, merge[:7]) {
 		t.Fatalf("approve printed %q, the merge is %s", out, merge)
@@ -128,15 +152,15 @@ func TestReviewAsksTheDaemon(t *testing.T) {
 	dream("s2.jsonl", "I am a pilot, ha ha.", "is-a-pilot", "You are a pilot.")
 	rejectTwo(t, repo)
 	// The daemon's typed error crosses the socket: a clear message, exit 1.
-	var stdoutB, errOut bytes.Buffer
-	if code := run([]string{"review", "approve", "2", repo}, &stdoutB, &errOut); code != 1 || !strings.Contains(errOut.String(), "no pending dream with that number") {
+	errOut.Reset()
+	if code := run([]string{"review", "approve", "2", "--tip", tip, repo}, &stdoutB, &errOut); code != 1 || !strings.Contains(errOut.String(), "no pending dream with that number") {
 		t.Fatalf("approving the rejected dream: exit %d: %s", code, errOut.String())
 	}
 }
 
 // rejectTwo rejects dream 2 of repo through the CLI and checks, with the
-// git CLI, that no memory changed and its branch is gone (the approved
-// dream 1's stays).
+// git CLI, that no memory changed and its branch is gone, as the approved
+// dream 1's is.
 func rejectTwo(t *testing.T, repo string) {
 	t.Helper()
 	before := gitOut(t, repo, "ls-tree", "-r", "HEAD", "user_memory")
@@ -146,7 +170,19 @@ func rejectTwo(t *testing.T, repo string) {
 	if gitOut(t, repo, "ls-tree", "-r", "HEAD", "user_memory") != before {
 		t.Fatal("a rejection changed memories")
 	}
-	if got := gitOut(t, repo, "branch", "-a", "--list", "mindmount/*", "--format=%(refname:short)"); got != "mindmount/dream/1" {
-		t.Fatalf("branches after the rejection: %q, want only the approved mindmount/dream/1", got)
+	if got := gitOut(t, repo, "branch", "-a", "--list", "mindmount/*", "--format=%(refname:short)"); got != "" {
+		t.Fatalf("branches after the rejection: %q, want none (the approved and the rejected dream's are gone)", got)
 	}
+}
+
+// shownTip is the tip "mindmount review show N" prints for dream n.
+func shownTip(t *testing.T, repo string, n int) string {
+	t.Helper()
+	out := runCmd(t, "review", "show", strconv.Itoa(n), repo)
+	first, _, _ := strings.Cut(out, "\n")
+	f := strings.Fields(first)
+	if len(f) != 5 || f[3] != "tip" || len(f[4]) != 40 {
+		t.Fatalf("review show %d prints no tip:\n%s", n, out)
+	}
+	return f[4]
 }

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+	"time"
 )
 
 // gateModel is a provider whose calls block until the test lets each one
@@ -46,11 +47,31 @@ func (g *gateModel) Stream(ctx context.Context, _ []Message, on func(string) err
 	return on("ok")
 }
 
+// testDeadline ends a pool test that would otherwise hang (a call the
+// pool should have refused waits for a model that never answers); it is
+// not a timing assertion.
+const testDeadline = 20 * time.Second
+
 // waitQueued spins until the pool holds n waiting calls (no sleeps: the
-// queue's length is the handshake).
-func waitQueued(pl *Pool, n int) {
-	for pl.Stats().Queued != n {
-		runtime.Gosched()
+// queue's length is the handshake), failing the test past testDeadline.
+func waitQueued(t *testing.T, pl *Pool, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(testDeadline); pl.Stats().Queued != n; runtime.Gosched() {
+		if time.Now().After(deadline) {
+			t.Fatalf("the pool never held %d waiting calls: %+v", n, pl.Stats())
+		}
+	}
+}
+
+// recv receives from ch, failing the test past testDeadline.
+func recv[T any](t *testing.T, what string, ch <-chan T) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(testDeadline):
+		t.Fatalf("%s: nothing after %s", what, testDeadline)
+		panic("unreachable")
 	}
 }
 
@@ -74,10 +95,10 @@ func TestPoolFairness(t *testing.T) {
 	<-g.startc // carol holds the only slot
 	for i := 1; i <= 6; i++ {
 		call("alice", fmt.Sprintf("alice-%d", i))
-		waitQueued(pl, i)
+		waitQueued(t, pl, i)
 	}
 	call("bob", "bob-1")
-	waitQueued(pl, 7)
+	waitQueued(t, pl, 7)
 	for i := 0; i < 8; i++ {
 		g.gate <- struct{}{}
 		if i < 7 {
@@ -101,6 +122,10 @@ func TestPoolFairness(t *testing.T) {
 func TestPoolLimits(t *testing.T) {
 	g := newGateModel()
 	pl := NewPool(g, PoolConfig{Concurrency: 1, MaxQueue: 3, MaxPerUser: 2})
+	// Every call ends by the test's deadline: one the pool should have
+	// refused, and which waits for the gate instead, fails the test.
+	tctx, stop := context.WithTimeout(context.Background(), testDeadline)
+	defer stop()
 	errs := make(chan error, 10)
 	call := func(ctx context.Context, user string) {
 		go func() {
@@ -108,34 +133,38 @@ func TestPoolLimits(t *testing.T) {
 			errs <- err
 		}()
 	}
-	call(context.Background(), "alice")
-	<-g.startc
-	call(context.Background(), "alice")
-	call(context.Background(), "alice")
-	waitQueued(pl, 2)
-	if _, err := pl.For("alice").Chat(context.Background(), ChatRequest{}); !errors.Is(err, ErrBusy) {
+	call(tctx, "alice")
+	recv(t, "alice's first call to start", g.startc)
+	call(tctx, "alice")
+	call(tctx, "alice")
+	waitQueued(t, pl, 2)
+	if _, err := pl.For("alice").Chat(tctx, ChatRequest{}); !errors.Is(err, ErrBusy) {
 		t.Fatalf("alice's third waiting call: %v", err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(tctx)
 	call(ctx, "bob") // bob still gets in: the per-user limit is alice's
-	waitQueued(pl, 3)
-	if _, err := pl.For("dave").Chat(context.Background(), ChatRequest{}); !errors.Is(err, ErrBusy) {
+	waitQueued(t, pl, 3)
+	if _, err := pl.For("dave").Chat(tctx, ChatRequest{}); !errors.Is(err, ErrBusy) {
 		t.Fatalf("full queue: %v", err)
 	}
 	cancel() // bob gives up
-	if err := <-errs; !errors.Is(err, context.Canceled) {
+	if err := recv(t, "bob's call", errs); !errors.Is(err, context.Canceled) {
 		t.Fatalf("bob: %v", err)
 	}
 	if s := pl.Stats(); s.Queued != 2 || s.Running != 1 {
 		t.Fatalf("after bob left: %+v", s)
 	}
 	for i := 0; i < 3; i++ {
-		g.gate <- struct{}{}
-		if err := <-errs; err != nil {
+		select {
+		case g.gate <- struct{}{}:
+		case <-tctx.Done():
+			t.Fatalf("no call waits at the model's gate: %+v", pl.Stats())
+		}
+		if err := recv(t, "alice's call", errs); err != nil {
 			t.Fatal(err)
 		}
 		if i < 2 {
-			<-g.startc
+			recv(t, "alice's next call to start", g.startc)
 		}
 	}
 	if s := pl.Stats(); s.Queued != 0 || s.Running != 0 {

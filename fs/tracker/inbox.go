@@ -1,6 +1,7 @@
 package tracker
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,6 +19,18 @@ import (
 func IsInbox(rel string) bool {
 	rest, ok := strings.CutPrefix(rel, memgraph.TranscriptsDir+"/")
 	return ok && rest != ".gitkeep"
+}
+
+// InboxRename says why renaming oldRel to newRel may not happen, or nil:
+// the inbox folder keeps its name. Moved away, its transcripts would be
+// ordinary files, committed; a folder moved in its place would take its
+// committed files out of the rule's reach. Files still move in and out of
+// it one by one.
+func InboxRename(oldRel, newRel string) error {
+	if oldRel == memgraph.TranscriptsDir || newRel == memgraph.TranscriptsDir {
+		return fmt.Errorf("%w: the folder keeps its name (move the files, not the folder)", ErrInbox)
+	}
+	return nil
 }
 
 // inboxStamp is what a transcript looked like when subscribers last heard

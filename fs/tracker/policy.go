@@ -21,6 +21,10 @@ var (
 	// ErrGitDir: .git is readable for provenance, but only mindmount
 	// writes history.
 	ErrGitDir = errors.New(".git is written by mindmount only")
+	// ErrCursor: the consolidation cursor moves only with the memories
+	// it accounts for; an agent that wrote it could hide transcripts
+	// from review.
+	ErrCursor = errors.New(memgraph.CursorFile + " is written by consolidation only")
 	// ErrSynthesized: the file is made up by mindmount (an index,
 	// CONTEXT.md, .mindmount/status, search, consolidate).
 	ErrSynthesized = errors.New("the file is synthesized by mindmount")
@@ -91,6 +95,8 @@ func pathPolicy(rel string, scope Scope) error {
 	switch {
 	case rel == ".git" || strings.HasPrefix(rel, ".git/"):
 		return ErrGitDir
+	case rel == memgraph.CursorFile:
+		return ErrCursor
 	case memgraph.IsSynthesized(rel):
 		return ErrSynthesized
 	case scope == MemoryFile && (rel == memgraph.TranscriptsDir || strings.HasPrefix(rel, memgraph.TranscriptsDir+"/")):

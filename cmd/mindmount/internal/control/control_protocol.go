@@ -55,6 +55,7 @@ const (
 type Request struct {
 	Verb   Verb   `json:"verb"`
 	N      int    `json:"n,omitempty"`      // the dream of review approve and reject
+	Tip    string `json:"tip,omitempty"`    // review approve: the dream's tip as it was shown
 	Reason string `json:"reason,omitempty"` // review reject: why
 	// Session names the page an HTTP connection is for (UI's id).
 	Session string `json:"session,omitempty"`
@@ -96,6 +97,8 @@ var kinds = map[string]error{
 	"stopping":       ErrStopping,
 	"no-dream":       consolidate.ErrNoDream,
 	"dream-conflict": consolidate.ErrDreamConflict,
+	"dream-moved":    consolidate.ErrDreamMoved,
+	"no-tip":         consolidate.ErrNoTip,
 	"no-provider":    consolidate.ErrNoProvider,
 }
 

@@ -27,7 +27,7 @@ func (rt *Runtime) listenControl(ctx context.Context) {
 	rt.control = ctl
 	ctl.Handle(control.Consolidate, rt.consolidateNow)
 	ctl.Handle(control.Approve, func(ctx context.Context, req control.Request) (control.Answer, error) {
-		hash, err := rt.Reviewer().Approve(ctx, req.N)
+		hash, err := rt.Reviewer().Approve(ctx, req.N, req.Tip)
 		return control.Answer{Commit: hash}, err
 	})
 	ctl.Handle(control.Reject, func(ctx context.Context, req control.Request) (control.Answer, error) {

@@ -14,7 +14,8 @@ import (
 //
 //	GET  /v1/review?userId=              the waiting dreams, with what each proposes
 //	GET  /v1/review/{n}?userId=          one dream and its diff
-//	POST /v1/review/{n}/approve          {"userId"}: merge it
+//	POST /v1/review/{n}/approve          {"userId","tip"}: merge it, if its
+//	                                     branch is still at tip (the one shown)
 //	POST /v1/review/{n}/reject           {"userId","reason"}: drop it for good
 //
 // Under serve each request runs in the user's worker, like every other.
@@ -89,49 +90,48 @@ func (s *Server) reviewShow(w http.ResponseWriter, r *http.Request, c caller) {
 	if !ok {
 		return
 	}
-	cs, ds, release, ok := s.waiting(w, r, c)
+	cs, release, ok := s.reviewer(w, r, c, UserRef(r.URL.Query().Get("userId")))
 	if !ok {
 		return
 	}
 	defer release()
-	for _, d := range ds {
-		if d.N != n {
-			continue
-		}
-		diff, err := cs.DreamDiff(n)
-		if err != nil {
-			s.reviewError(w, err)
-			return
-		}
-		out := dreamJSON(d)
-		out.Diff = diff
-		writeJSON(w, http.StatusOK, out)
+	d, diff, err := cs.ShowDream(n)
+	if err != nil {
+		s.reviewError(w, err)
 		return
 	}
-	s.reviewError(w, consolidate.ErrNoDream)
+	out := dreamJSON(d)
+	out.Diff = diff
+	writeJSON(w, http.StatusOK, out)
 }
 
 func (s *Server) reviewApprove(w http.ResponseWriter, r *http.Request, c caller) {
-	s.reviewVerdict(w, r, c, func(cs *consolidate.Consolidator, ctx context.Context, n int, _ string) (string, error) {
-		return cs.Approve(ctx, n)
+	s.reviewVerdict(w, r, c, func(cs *consolidate.Consolidator, ctx context.Context, n int, req verdict) (string, error) {
+		return cs.Approve(ctx, n, req.Tip)
 	}, "merged")
 }
 
 func (s *Server) reviewReject(w http.ResponseWriter, r *http.Request, c caller) {
-	s.reviewVerdict(w, r, c, (*consolidate.Consolidator).Reject, "rejected")
+	s.reviewVerdict(w, r, c, func(cs *consolidate.Consolidator, ctx context.Context, n int, req verdict) (string, error) {
+		return cs.Reject(ctx, n, req.Reason)
+	}, "rejected")
+}
+
+// verdict is the body of approve and reject.
+type verdict struct {
+	UserID UserRef `json:"userId"`
+	Tip    string  `json:"tip"`    // approve: the dream's tip as it was shown
+	Reason string  `json:"reason"` // reject: why
 }
 
 // reviewVerdict answers approve and reject: {"status", "commit"}.
 func (s *Server) reviewVerdict(w http.ResponseWriter, r *http.Request, c caller,
-	act func(*consolidate.Consolidator, context.Context, int, string) (string, error), status string) {
+	act func(*consolidate.Consolidator, context.Context, int, verdict) (string, error), status string) {
 	n, ok := dreamNumber(w, r)
 	if !ok {
 		return
 	}
-	var req struct {
-		UserID UserRef `json:"userId"`
-		Reason string  `json:"reason"`
-	}
+	var req verdict
 	if r.ContentLength != 0 && !decodeBody(w, r, &req) {
 		return
 	}
@@ -145,7 +145,7 @@ func (s *Server) reviewVerdict(w http.ResponseWriter, r *http.Request, c caller,
 	defer release()
 	ctx, cancel := context.WithTimeout(r.Context(), handlerTimeout)
 	defer cancel()
-	hash, err := act(cs, ctx, n, req.Reason)
+	hash, err := act(cs, ctx, n, req)
 	if err != nil {
 		s.reviewError(w, err)
 		return
@@ -167,6 +167,10 @@ func (s *Server) reviewError(w http.ResponseWriter, err error) {
 	switch {
 	case errors.Is(err, consolidate.ErrNoDream):
 		writeError(w, http.StatusNotFound, "no waiting dream has that number (GET /v1/review lists them)")
+	case errors.Is(err, consolidate.ErrNoTip):
+		writeError(w, http.StatusBadRequest, "tip: want the dream's tip as GET /v1/review/{n} showed it")
+	case errors.Is(err, consolidate.ErrDreamMoved):
+		writeError(w, http.StatusConflict, "the dream changed since it was shown; nothing was merged (GET /v1/review/{n} shows it again)")
 	case errors.Is(err, consolidate.ErrDreamConflict):
 		writeError(w, http.StatusConflict, "the dream could not be merged: an uncommitted edit is in the way; it still waits (try again once the edit is committed or fixed)")
 	default:

@@ -41,6 +41,10 @@ func TestReviewEndpoints(t *testing.T) {
 	if code != 200 || !strings.Contains(body["diff"].(string), "+You speak Italian.") {
 		t.Fatalf("show %d %v", code, body)
 	}
+	tip, _ := body["tip"].(string)
+	if tip == "" || tip != d["tip"] {
+		t.Fatalf("show's tip %q, the list's %v", tip, d["tip"])
+	}
 	if code, _ := e.status("GET", "/v1/review/7?userId=alice", adminKey, ""); code != http.StatusNotFound {
 		t.Fatalf("an unknown dream: %d", code)
 	}
@@ -64,9 +68,26 @@ func TestReviewEndpoints(t *testing.T) {
 	if git(t, dir, "rev-parse", "HEAD") != head {
 		t.Fatal("a refused request changed alice's repository")
 	}
-	code, body = e.status("POST", "/v1/review/1/approve", adminKey, `{"userId":"alice"}`)
+	// Approve merges the tip shown, or nothing: without a tip, 400; with
+	// another, 409.
+	if code, body := e.status("POST", "/v1/review/1/approve", adminKey, `{"userId":"alice"}`); code != http.StatusBadRequest {
+		t.Fatalf("approve without a tip: %d %v", code, body)
+	}
+	if code, body := e.status("POST", "/v1/review/1/approve", adminKey, `{"userId":"alice","tip":"0123456789abcdef"}`); code != http.StatusConflict {
+		t.Fatalf("approve with another tip: %d %v", code, body)
+	}
+	if git(t, dir, "rev-parse", "HEAD") != head {
+		t.Fatal("a refused approval changed alice's repository")
+	}
+	code, body = e.status("POST", "/v1/review/1/approve", adminKey, `{"userId":"alice","tip":"`+tip+`"}`)
 	if code != 200 || body["status"] != "merged" {
 		t.Fatalf("approve %d %v", code, body)
+	}
+	if strings.TrimSpace(git(t, dir, "rev-parse", "HEAD^2")) != tip {
+		t.Fatal("the merge is not of the tip shown")
+	}
+	if got := git(t, dir, "branch", "--list", "mindmount/*"); got != "" {
+		t.Fatalf("the approved dream's branch stays: %q", got)
 	}
 	if ps := strings.Fields(git(t, dir, "log", "-1", "--format=%P")); len(ps) != 2 || git(t, dir, "rev-parse", "HEAD^1") != head {
 		t.Fatalf("approve made no merge on main: %v", ps)

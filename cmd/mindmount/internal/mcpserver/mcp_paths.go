@@ -90,6 +90,8 @@ func refusal(rel string, err error) error {
 		msg = rel + " is not a memory file; memory tools write markdown files (*.md) outside hidden folders and transcripts/, e.g. user_memory/<slug>.md"
 	case errors.Is(err, tracker.ErrGitDir):
 		msg = rel + " is inside .git, which memory tools never touch; change memories, and git records them"
+	case errors.Is(err, tracker.ErrCursor):
+		msg = rel + " is the consolidation cursor, written by consolidation only; memory tools never touch it"
 	case errors.Is(err, tracker.ErrBadName):
 		// CheckName's words, which never repeat a secret the name holds.
 		msg = "refused: " + memgraph.ErrorLine(err.Error())

@@ -190,7 +190,10 @@ func (p *Plan) memories(fsys fs.FS, to string, from []string) error {
 		if err != nil {
 			return err
 		}
-		slug := memgraph.UniqueSlug(f.slug, func(s string) bool { return taken[s] })
+		slug, err := memgraph.UniqueSlug(f.slug, func(s string) bool { return taken[s] })
+		if err != nil {
+			return err
+		}
 		taken[slug] = true
 		rel := to + "/" + slug + ".md"
 		data, note := convertViral(rel, f.slug, b)

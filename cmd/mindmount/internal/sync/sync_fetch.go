@@ -1,11 +1,13 @@
 package sync
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -25,11 +27,59 @@ func open(dir string) (*git.Repository, error) {
 	if !ok {
 		return r, nil
 	}
+	bs := boundedStorage{fs, &packGuard{}}
 	wt, err := r.Worktree()
 	if err != nil {
-		return git.Open(boundedStorage{fs}, nil)
+		return git.Open(bs, nil)
 	}
-	return git.Open(boundedStorage{fs}, wt.Filesystem)
+	return git.Open(bs, wt.Filesystem)
+}
+
+// packGuard ends a fetch whose pack was refused. The remote keeps
+// sending (a git-upload-pack child, for a remote on this machine, blocks
+// writing the rest of the pack), and go-git waits for that child when the
+// fetch ends: stopping to read would leave both hanging. Instead the
+// refused rest is read into nothing while the fetch's context is
+// cancelled, so go-git's next read fails, and it kills and reaps the child
+// (or drops the connection) as for any cancelled fetch.
+type packGuard struct {
+	mu     sync.Mutex
+	cancel context.CancelFunc
+	err    error
+}
+
+// refuse records why the pack was refused (the first reason wins) and
+// cancels the fetch.
+func (g *packGuard) refuse(err error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.err == nil {
+		g.err = err
+		if g.cancel != nil {
+			g.cancel()
+		}
+	}
+}
+
+// refused is why the last fetch's pack was refused, nil when it was not.
+func (g *packGuard) refused() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.err
+}
+
+// fetchContext is the context for a fetch through repo (made by open): a
+// refused pack cancels it. refused tells afterwards why, if it did.
+func fetchContext(ctx context.Context, repo *git.Repository) (fctx context.Context, cancel context.CancelFunc, refused func() error) {
+	fctx, cancel = context.WithCancel(ctx)
+	bs, ok := repo.Storer.(boundedStorage)
+	if !ok {
+		return fctx, cancel, func() error { return nil }
+	}
+	bs.g.mu.Lock()
+	bs.g.cancel, bs.g.err = cancel, nil
+	bs.g.mu.Unlock()
+	return fctx, cancel, bs.g.refused
 }
 
 // boundedStorage is go-git's filesystem storage, except that a fetched
@@ -40,7 +90,10 @@ func open(dir string) (*git.Repository, error) {
 // repository's packs while its headers are checked, and the first object
 // over the limit ends the download: nothing of it is stored, and no object
 // is ever held in memory, whatever the remote sends.
-type boundedStorage struct{ *filesystem.Storage }
+type boundedStorage struct {
+	*filesystem.Storage
+	g *packGuard
+}
 
 // PackfileWriter is where go-git's fetch writes the pack it receives.
 func (s boundedStorage) PackfileWriter() (io.WriteCloser, error) {
@@ -57,7 +110,7 @@ func (s boundedStorage) PackfileWriter() (io.WriteCloser, error) {
 		return nil, err
 	}
 	pr, pw := io.Pipe()
-	w := &checkedPack{store: s.Storage, tmp: tmp, pw: pw, checked: make(chan error, 1)}
+	w := &checkedPack{store: s.Storage, g: s.g, tmp: tmp, pw: pw, checked: make(chan error, 1)}
 	go func() { w.checked <- checkPack(pr) }()
 	return w, nil
 }
@@ -66,6 +119,8 @@ func (s boundedStorage) PackfileWriter() (io.WriteCloser, error) {
 // at the same time; handed to go-git's writer only once checked whole.
 type checkedPack struct {
 	store   *filesystem.Storage
+	g       *packGuard
+	failed  error // the check's refusal: the rest is read into nothing
 	tmp     *os.File
 	pw      *io.PipeWriter
 	checked chan error
@@ -73,14 +128,19 @@ type checkedPack struct {
 }
 
 func (w *checkedPack) Write(p []byte) (int, error) {
+	if w.failed != nil {
+		return len(p), nil // refused: the fetch is being cancelled (packGuard)
+	}
 	if _, err := w.tmp.Write(p); err != nil {
 		return 0, err
 	}
 	// The pipe hands p to checkPack and waits until it has taken it; an
 	// object over the limit closes the pipe with the error, which ends
-	// the download here.
+	// the download: the fetch is cancelled, and nothing more is kept.
 	if _, err := w.pw.Write(p); err != nil {
-		return 0, err
+		w.failed = err
+		w.g.refuse(err)
+		return len(p), nil
 	}
 	w.n += int64(len(p))
 	return len(p), nil

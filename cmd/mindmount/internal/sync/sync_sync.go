@@ -162,7 +162,12 @@ func remoteRef(branch string) plumbing.ReferenceName {
 func (s *Syncer) fetchMerge(ctx context.Context, repo *git.Repository, auth transport.AuthMethod, branch string) (Result, error) {
 	var res Result
 	spec := config.RefSpec("+refs/heads/" + branch + ":" + string(remoteRef(branch)))
-	err := repo.FetchContext(ctx, &git.FetchOptions{RemoteName: Name, RefSpecs: []config.RefSpec{spec}, Auth: auth})
+	fctx, cancel, refused := fetchContext(ctx, repo)
+	err := repo.FetchContext(fctx, &git.FetchOptions{RemoteName: Name, RefSpecs: []config.RefSpec{spec}, Auth: auth})
+	cancel()
+	if rerr := refused(); rerr != nil {
+		err = rerr // the refusal, not the cancellation it caused
+	}
 	switch {
 	case errors.Is(err, transport.ErrEmptyRemoteRepository):
 		return res, nil // a new remote: the push fills it

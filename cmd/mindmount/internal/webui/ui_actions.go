@@ -491,7 +491,8 @@ func (s *Server) review(v *view, approve bool) {
 	defer cancel()
 	var hash, what string
 	if approve {
-		hash, err = c.Approve(ctx, n)
+		// The tip the page showed: a dream that moved since is refused.
+		hash, err = c.Approve(ctx, n, v.r.PostFormValue("tip"))
 		what = "merged"
 	} else {
 		hash, err = c.Reject(ctx, n, v.r.PostFormValue("reason"))
@@ -500,7 +501,9 @@ func (s *Server) review(v *view, approve bool) {
 	switch {
 	case errors.Is(err, consolidate.ErrNoDream):
 		s.failed(v, http.StatusNotFound, err)
-	case errors.Is(err, consolidate.ErrDreamConflict):
+	case errors.Is(err, consolidate.ErrNoTip):
+		s.failed(v, http.StatusBadRequest, err)
+	case errors.Is(err, consolidate.ErrDreamConflict), errors.Is(err, consolidate.ErrDreamMoved):
 		s.failed(v, http.StatusConflict, err)
 	case err != nil:
 		s.log.Warn("review action failed", "err", err)

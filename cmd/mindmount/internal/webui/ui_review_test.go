@@ -43,8 +43,17 @@ func TestReviewOnTheStatusPage(t *testing.T) {
 	if code != http.StatusOK {
 		t.Fatalf("status: %d", code)
 	}
-	mustContain(t, body, "Waiting for review", "mindmount/dream/1", "user_memory/speaks-italian.md", "You speak Italian.")
-	code, body = s.post("/review/approve", url.Values{"n": {"1"}, "next": {"/status"}})
+	tip := strings.TrimSpace(s.git("rev-parse", "mindmount/dream/1"))
+	mustContain(t, body, "Waiting for review", "mindmount/dream/1", "user_memory/speaks-italian.md", "You speak Italian.",
+		`<input type="hidden" name="tip" value="`+tip+`">`)
+	// The form approves the tip it showed: another is refused, nothing merged.
+	if code, _ := s.post("/review/approve", url.Values{"n": {"1"}, "tip": {"0123456789abcdef"}, "next": {"/status"}}); code != http.StatusConflict {
+		t.Fatalf("approve of another tip: %d", code)
+	}
+	if s.head() != head {
+		t.Fatal("a refused approval merged")
+	}
+	code, body = s.post("/review/approve", url.Values{"n": {"1"}, "tip": {tip}, "next": {"/status"}})
 	if code != http.StatusOK {
 		t.Fatalf("approve: %d\n%s", code, body)
 	}
@@ -66,7 +75,7 @@ func TestReviewOnTheStatusPage(t *testing.T) {
 	}
 	mustContain(t, s.git("log", "-1", "--format=%B"), "Mindmount-Reason: a joke")
 	// A number that waits for nothing, and a request without the CSRF token.
-	if code, _ := s.post("/review/approve", url.Values{"n": {"9"}}); code != http.StatusNotFound {
+	if code, _ := s.post("/review/approve", url.Values{"n": {"9"}, "tip": {tip}}); code != http.StatusNotFound {
 		t.Fatalf("an unknown dream: %d", code)
 	}
 	if code, _ := s.post("/review/approve", url.Values{"n": {"2"}, "csrf": {"forged"}}); code != http.StatusForbidden {
