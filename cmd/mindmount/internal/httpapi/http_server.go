@@ -62,6 +62,10 @@ type Config struct {
 	// the start, whatever the listener (Serve requires them anyway on a
 	// listener that is not loopback).
 	RequireAuth bool
+	// Auth, when set, is the authentication decision to share with the
+	// daemon's other fronts (the web page's login): AdminKey, Tokens and
+	// RequireAuth are then not used. Nil: New makes one of them.
+	Auth *Auth
 	// MCP, when set, is served at /mcp behind the same auth; it finds the
 	// user with RequestUser.
 	MCP http.Handler
@@ -97,7 +101,7 @@ type Server struct {
 	started  time.Time
 	mux      *http.ServeMux
 	closing  atomic.Bool
-	required atomic.Bool // credentials required; never turned off (http_auth.go)
+	authn    *Auth // the one authentication decision (http_auth.go)
 	sessions sessions
 	gitLocks userLocks
 }
@@ -121,7 +125,10 @@ func New(cfg Config) *Server {
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, started: cfg.Now(), mux: http.NewServeMux()}
 	s.sessions.m = map[string]*session{}
-	s.required.Store(cfg.RequireAuth || cfg.AdminKey != "")
+	s.authn = cfg.Auth
+	if s.authn == nil {
+		s.authn = NewAuth(cfg.AdminKey, cfg.Tokens, cfg.RequireAuth)
+	}
 	s.mux.HandleFunc("GET /health", s.health)
 	if cfg.UI != nil {
 		s.mux.Handle("/ui/", cfg.UI)
@@ -175,7 +182,7 @@ const (
 // Serve serves on ln until ctx ends, then shuts down gracefully: health
 // says 503 at once, open streams get shutdownGrace to finish.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	s.requireFor(ln)
+	s.authn.RequireFor(ln.Addr())
 	hs := &http.Server{
 		Handler:           s,
 		ReadHeaderTimeout: readHeaderTimeout,

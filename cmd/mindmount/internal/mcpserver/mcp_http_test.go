@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
+	"github.com/mindmount/mindmount/cmd/mindmount/internal/httpapi"
 )
 
 // TestHTTPHandler serves two users' repositories over streamable HTTP
@@ -92,4 +93,57 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+b.token)
 	return b.rt.RoundTrip(r)
+}
+
+// scoped sets the scope header serve's front sets from a token.
+type scoped struct {
+	scope string
+	rt    http.RoundTripper
+}
+
+func (s scoped) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set(httpapi.ScopeHeader, s.scope)
+	return s.rt.RoundTrip(r)
+}
+
+// TestReadOnlyScope: a caller whose token may only read (the front's
+// scope header) reads but every writing tool is refused with a message
+// saying why, and nothing is committed; read and write may write.
+func TestReadOnlyScope(t *testing.T) {
+	rt := startRuntime(t, newRepo(t))
+	ts := httptest.NewServer(NewHandler(func(*http.Request) (*host.Runtime, func(), error) { return rt, func() {}, nil }, Options{Logger: testLogger()}))
+	t.Cleanup(ts.Close) // after the sessions' own cleanups
+	connect := func(scope string) *mcp.ClientSession {
+		cl := mcp.NewClient(&mcp.Implementation{Name: "scoped", Version: "1"}, nil)
+		cs, err := cl.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: &http.Client{Transport: scoped{scope, http.DefaultTransport}}, MaxRetries: -1}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	head := git(t, rt.Dir, "rev-parse", "HEAD")
+	ro := connect("read")
+	if res, err := ro.CallTool(context.Background(), &mcp.CallToolParams{Name: "view", Arguments: map[string]any{"path": "user_memory/likes-tea.md"}}); err != nil || res.IsError {
+		t.Fatalf("view with read: %v %v", err, res)
+	}
+	for _, call := range []*mcp.CallToolParams{
+		{Name: "create", Arguments: map[string]any{"path": "user_memory/likes-coffee.md", "file_text": coffee}},
+		{Name: "str_replace", Arguments: map[string]any{"path": "user_memory/likes-tea.md", "old_str": "green", "new_str": "black"}},
+		{Name: "delete", Arguments: map[string]any{"path": "user_memory/likes-tea.md"}},
+		{Name: "use", Arguments: map[string]any{"path": "user_memory/likes-tea.md"}},
+	} {
+		res, err := ro.CallTool(context.Background(), call)
+		if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "may only read") {
+			t.Errorf("%s with read: %v %+v", call.Name, err, res)
+		}
+	}
+	if h := git(t, rt.Dir, "rev-parse", "HEAD"); h != head {
+		t.Fatal("a read-only caller committed")
+	}
+	rw := connect("read,write")
+	if res, err := rw.CallTool(context.Background(), &mcp.CallToolParams{Name: "create", Arguments: map[string]any{"path": "user_memory/likes-coffee.md", "file_text": coffee}}); err != nil || res.IsError {
+		t.Fatalf("create with read,write: %v %v", err, res)
+	}
 }
