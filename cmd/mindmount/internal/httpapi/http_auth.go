@@ -198,6 +198,11 @@ func (s *Server) authMCP(next http.Handler) http.Handler {
 		if !allowed(w, c, id) {
 			return
 		}
+		done, ok := s.open.take(w, id)
+		if !ok {
+			return
+		}
+		defer done()
 		r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), userKey{}, id)))
 	})

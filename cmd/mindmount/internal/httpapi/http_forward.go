@@ -54,6 +54,11 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, c caller) {
 	if !allowed(w, c, id) {
 		return
 	}
+	done, ok := s.open.take(w, id)
+	if !ok {
+		return
+	}
+	defer done()
 	h, release, err := s.cfg.Forward.Forward(r.Context(), id)
 	if errors.Is(err, host.ErrUnknownUser) && s.cfg.Provision != nil {
 		if perr := s.cfg.Provision(r.Context(), id); perr != nil {

@@ -28,6 +28,9 @@ type fakeWorkers struct {
 	users []string
 	mu    sync.Mutex
 	got   []*http.Request // the requests the workers received
+	// block holds a user's GET requests open (an MCP stream) until the
+	// channel is closed.
+	block map[string]chan struct{}
 }
 
 func (f *fakeWorkers) Forward(_ context.Context, id string) (http.Handler, func(), error) {
@@ -36,8 +39,18 @@ func (f *fakeWorkers) Forward(_ context.Context, id string) (http.Handler, func(
 			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				f.mu.Lock()
 				f.got = append(f.got, r.Clone(context.Background()))
+				block := f.block[id]
 				f.mu.Unlock()
 				w.Header().Set("Content-Type", "application/json")
+				if block != nil && r.Method == http.MethodGet {
+					w.WriteHeader(http.StatusOK)
+					w.(http.Flusher).Flush()
+					select {
+					case <-block:
+					case <-r.Context().Done():
+					}
+					return
+				}
 				fmt.Fprintf(w, `{"worker":%q}`, id)
 			}), func() {}, nil
 		}
@@ -82,9 +95,9 @@ type front struct {
 	workers *fakeWorkers
 }
 
-func newFront(t *testing.T, root, key, addr string) *front {
+func newFront(t *testing.T, root, key, addr string, mod ...func(*Config)) *front {
 	t.Helper()
-	fw := &fakeWorkers{users: []string{"alice", "bob"}}
+	fw := &fakeWorkers{users: []string{"alice", "bob"}, block: map[string]chan struct{}{}}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +108,11 @@ func newFront(t *testing.T, root, key, addr string) *front {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := New(Config{Forward: fw, List: fw, UI: ui, Auth: auth, Logger: quietLog()})
+	cfg := Config{Forward: fw, List: fw, UI: ui, Auth: auth, Logger: quietLog()}
+	for _, m := range mod {
+		m(&cfg)
+	}
+	srv := New(cfg)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ctx, ln) }()
@@ -341,5 +358,113 @@ func TestFrontScopes(t *testing.T) {
 	c, _ = f.login(reviewer)
 	if code := f.call(c, "POST", "/ui/u/alice/review/approve", "", "n=1&csrf=x", "Content-Type", "application/x-www-form-urlencoded"); code != 200 {
 		t.Errorf("page approve with a review token: %d", code)
+	}
+}
+
+// TestFrontCaps: one user's open streams are capped — one more is 429
+// with a message, while another user is still served, and the user is
+// served again once a stream ends — and the front holds at most MaxConns
+// connections: one more is answered 503 and closed, and a new one is
+// served once a connection closes.
+func TestFrontCaps(t *testing.T) {
+	root := t.TempDir()
+	for _, id := range []string{"alice", "bob"} {
+		newUser(t, root, id, 0)
+	}
+	alice, _, _ := NewToken(root, "alice", time.Now())
+	bob, _, _ := NewToken(root, "bob", time.Now())
+	f := newFront(t, root, "", "127.0.0.1:0", func(c *Config) { c.MaxPerUser, c.MaxConns = 3, 8 })
+	release := make(chan struct{})
+	f.workers.mu.Lock()
+	f.workers.block["alice"] = release
+	f.workers.mu.Unlock()
+	// A deadline stops a stream the cap failed to refuse.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	stream := func(tok string) *http.Response {
+		req, _ := http.NewRequestWithContext(ctx, "GET", f.base+"/mcp", nil)
+		req.Header.Set("Authorization", "Bearer "+tok)
+		req.Header.Set("Accept", "text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	var streams []*http.Response
+	for range 3 {
+		resp := stream(alice)
+		if resp.StatusCode != 200 {
+			t.Fatalf("stream: %d", resp.StatusCode)
+		}
+		streams = append(streams, resp)
+	}
+	resp := stream(alice)
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusTooManyRequests || !strings.Contains(string(b), "streams open") {
+		t.Fatalf("a fourth stream of alice: %d %s", resp.StatusCode, b)
+	}
+	if code := f.call(http.DefaultClient, "GET", "/v1/recall?q=x", bob, ""); code != 200 {
+		t.Fatalf("bob while alice is at her cap: %d", code)
+	}
+	close(release)
+	for _, s := range streams {
+		io.Copy(io.Discard, s.Body)
+		s.Body.Close()
+	}
+	if code := f.call(http.DefaultClient, "GET", "/v1/recall?q=x", alice, ""); code != 200 {
+		t.Fatalf("alice after her streams ended: %d", code)
+	}
+
+	// Connections: hold 8 open (keep-alive clients and the ones above
+	// may hold some; close them first), then one more is refused.
+	http.DefaultClient.CloseIdleConnections()
+	var conns []net.Conn
+	t.Cleanup(func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	addr := strings.TrimPrefix(f.base, "http://")
+	get := func(c net.Conn) string {
+		fmt.Fprintf(c, "GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+		c.SetReadDeadline(time.Now().Add(20 * time.Second))
+		buf := make([]byte, 4096)
+		n, _ := c.Read(buf)
+		return string(buf[:n])
+	}
+	refused := 0
+	for range 12 {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+		if strings.HasPrefix(get(c), "HTTP/1.1 503") {
+			refused++
+		}
+	}
+	if refused < 4 {
+		t.Fatalf("%d of 12 connections refused with a cap of 8", refused)
+	}
+	for _, c := range conns {
+		c.Close()
+	}
+	conns = nil
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+		if strings.HasPrefix(get(c), "HTTP/1.1 200") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no connection served after the others closed")
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

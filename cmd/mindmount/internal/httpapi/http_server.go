@@ -88,6 +88,12 @@ type Config struct {
 	// History is how many earlier messages of a session go to the model
 	// with a new one (default 20).
 	History int
+	// MaxPerUser bounds the requests one user has in flight, streams
+	// included (default DefaultMaxPerUser; past it 429); MaxOpen all of
+	// them (default DefaultMaxOpen; past it 503); MaxConns the
+	// connections Serve holds open (default a quarter of the descriptor
+	// limit, at most 1024; past it a new one is answered 503 and closed).
+	MaxPerUser, MaxOpen, MaxConns int
 	// Version is the daemon's version, reported by /health.
 	Version string
 	Logger  *slog.Logger
@@ -104,6 +110,7 @@ type Server struct {
 	authn    *Auth // the one authentication decision (http_auth.go)
 	sessions sessions
 	gitLocks userLocks
+	open     openRequests // http_limits.go
 }
 
 // MaxBody bounds a request body; larger bodies are answered 413.
@@ -125,13 +132,24 @@ func New(cfg Config) *Server {
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, started: cfg.Now(), mux: http.NewServeMux()}
 	s.sessions.m = map[string]*session{}
+	if cfg.MaxPerUser <= 0 {
+		cfg.MaxPerUser = DefaultMaxPerUser
+	}
+	if cfg.MaxOpen <= 0 {
+		cfg.MaxOpen = DefaultMaxOpen
+	}
+	if cfg.MaxConns <= 0 {
+		cfg.MaxConns = defaultMaxConns()
+	}
+	s.cfg = cfg
+	s.open.perUser, s.open.total = cfg.MaxPerUser, cfg.MaxOpen
 	s.authn = cfg.Auth
 	if s.authn == nil {
 		s.authn = NewAuth(cfg.AdminKey, cfg.Tokens, cfg.RequireAuth)
 	}
 	s.mux.HandleFunc("GET /health", s.health)
 	if cfg.UI != nil {
-		s.mux.Handle("/ui/", cfg.UI)
+		s.mux.Handle("/ui/", s.counted(cfg.UI))
 	}
 	if cfg.Forward != nil {
 		s.mux.Handle("/", s.auth(s.forward))
@@ -183,6 +201,7 @@ const (
 // says 503 at once, open streams get shutdownGrace to finish.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	s.authn.RequireFor(ln.Addr())
+	ln = &connLimit{Listener: ln, max: int64(s.cfg.MaxConns)}
 	hs := &http.Server{
 		Handler:           s,
 		ReadHeaderTimeout: readHeaderTimeout,

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -145,5 +147,81 @@ func TestReadOnlyScope(t *testing.T) {
 	rw := connect("read,write")
 	if res, err := rw.CallTool(context.Background(), &mcp.CallToolParams{Name: "create", Arguments: map[string]any{"path": "user_memory/likes-coffee.md", "file_text": coffee}}); err != nil || res.IsError {
 		t.Fatalf("create with read,write: %v %v", err, res)
+	}
+}
+
+// TestSessionCap: one repository keeps at most MaxSessions MCP sessions;
+// one more is refused with 429 and a message saying how to get room,
+// another repository is still served, and once a session ends a new
+// one starts. A session's start is bounded in size (a 20 KB clientInfo
+// name is refused), so what each session keeps of its client is small.
+func TestSessionCap(t *testing.T) {
+	rts := map[string]*host.Runtime{"ada": startRuntime(t, newRepo(t)), "bob": startRuntime(t, newRepo(t))}
+	resolve := func(r *http.Request) (*host.Runtime, func(), error) {
+		return rts[strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")], func() {}, nil
+	}
+	ts := httptest.NewServer(NewHandler(resolve, Options{Logger: testLogger(), MaxSessions: 3}))
+	t.Cleanup(ts.Close)
+	connect := func(user, name string) (*mcp.ClientSession, error) {
+		cl := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1"}, nil)
+		hc := &http.Client{Transport: bearer{user, http.DefaultTransport}}
+		cs, err := cl.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: hc, MaxRetries: -1}, nil)
+		if err == nil {
+			t.Cleanup(func() { cs.Close() })
+		}
+		return cs, err
+	}
+	var open []*mcp.ClientSession
+	for i := range 3 {
+		cs, err := connect("ada", fmt.Sprint("c", i))
+		if err != nil {
+			t.Fatalf("session %d: %v", i, err)
+		}
+		open = append(open, cs)
+	}
+	if _, err := connect("ada", "one-too-many"); err == nil {
+		t.Fatal("a fourth session started")
+	}
+	// The refusal as a client sees it.
+	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	req, _ := http.NewRequest("POST", ts.URL, strings.NewReader(init))
+	req.Header.Set("Authorization", "Bearer ada")
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusTooManyRequests || !strings.Contains(string(b), "MCP sessions open") {
+		t.Fatalf("fourth session: %d %s", resp.StatusCode, b)
+	}
+	if _, err := connect("bob", "bob"); err != nil {
+		t.Fatalf("another user is refused: %v", err)
+	}
+	open[0].Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := connect("ada", "after-close"); err == nil {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("no room after a session ended: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	big := strings.Replace(init, `"name":"x"`, `"name":"`+strings.Repeat("n", 20<<10)+`"`, 1)
+	req, _ = http.NewRequest("POST", ts.URL, strings.NewReader(big))
+	req.Header.Set("Authorization", "Bearer bob")
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Fatalf("a session with a 20 KB client name: %d %.200s", resp.StatusCode, b)
 	}
 }

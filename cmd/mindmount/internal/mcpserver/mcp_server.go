@@ -38,6 +38,10 @@ type Options struct {
 	Logger *slog.Logger
 	// Version is reported to clients in the handshake ("" = "dev").
 	Version string
+	// MaxSessions bounds the MCP sessions over HTTP one repository has
+	// open (default DefaultMaxSessions); a new one past it is answered
+	// 429 until one ends (a DELETE, or sessionTimeout idle).
+	MaxSessions int
 }
 
 // Repo is what a server needs of one repository: its graph, its tracker
