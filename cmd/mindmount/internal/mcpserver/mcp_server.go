@@ -82,7 +82,7 @@ func newServer(repo Repo, opts Options) *server {
 	if version == "" {
 		version = "dev"
 	}
-	s := &server{g: repo.Graph, tr: repo.Tracker, r: repo.Git, tree: tree{repo.Git.Tree()}, log: log}
+	s := &server{g: repo.Graph, tr: repo.Tracker, r: repo.Git, tree: tree{t: repo.Git.Tree(), fileMode: repo.Git.NewFilePerm(), dirMode: repo.Git.NewDirPerm()}, log: log}
 	s.res = newResources(s)
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "mindmount", Title: "mindmount memory", Version: version}, &mcp.ServerOptions{
 		Instructions:       Instructions,
