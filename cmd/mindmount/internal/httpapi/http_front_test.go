@@ -468,3 +468,49 @@ func TestFrontCaps(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestFrontRoutes: the front answers an unknown path 404 and a wrong
+// method 405 with Allow, as the API it forwards to does, before it asks
+// for credentials or a user; known endpoints are forwarded.
+func TestFrontRoutes(t *testing.T) {
+	root := t.TempDir()
+	for _, id := range []string{"alice", "bob"} {
+		newUser(t, root, id, 0)
+	}
+	tok, _, _ := NewToken(root, "alice", time.Now())
+	f := newFront(t, root, "", "127.0.0.1:0")
+	cases := []struct {
+		method, path, cred string
+		want               int
+		allow              string
+	}{
+		{"GET", "/v2/whatever", tok, 404, ""},
+		{"GET", "/v2/whatever", "", 404, ""},
+		{"POST", "/nothing", tok, 404, ""},
+		{"GET", "/v1/chat", tok, 405, "POST"},
+		{"OPTIONS", "/v1/chat", "", 405, "POST"},
+		{"POST", "/v1/recall", tok, 405, "GET"},
+		{"DELETE", "/v1/git/update", tok, 405, "POST"},
+		{"POST", "/health", "", 405, "GET"},
+		{"GET", "/v1/recall?q=x", tok, 200, ""},
+		{"GET", "/v1/recall?q=x", "", 401, ""},
+		{"POST", "/v1/bye", tok, 200, ""},
+		{"GET", "/v1/git/status", tok, 200, ""},
+		{"GET", "/v1/review/3", tok, 200, ""},
+	}
+	for _, tc := range cases {
+		req, _ := http.NewRequest(tc.method, f.base+tc.path, strings.NewReader(`{}`))
+		if tc.cred != "" {
+			req.Header.Set("Authorization", "Bearer "+tc.cred)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.want || resp.Header.Get("Allow") != tc.allow {
+			t.Errorf("%s %s: %d Allow %q, want %d Allow %q (%s)", tc.method, tc.path, resp.StatusCode, resp.Header.Get("Allow"), tc.want, tc.allow, b)
+		}
+	}
+}

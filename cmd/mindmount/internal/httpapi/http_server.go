@@ -111,6 +111,9 @@ type Server struct {
 	sessions sessions
 	gitLocks userLocks
 	open     openRequests // http_limits.go
+	// routesOf holds the API's endpoints (a front's: its workers'), for
+	// telling an unknown path (404) from a wrong method (405).
+	routesOf *http.ServeMux
 }
 
 // MaxBody bounds a request body; larger bodies are answered 413.
@@ -152,21 +155,43 @@ func New(cfg Config) *Server {
 		s.mux.Handle("/ui/", s.counted(cfg.UI))
 	}
 	if cfg.Forward != nil {
-		s.mux.Handle("/", s.auth(s.forward))
+		// The front answers what its workers answer: the same routes,
+		// each forwarded; an unknown path is 404 and a wrong method 405
+		// here, before anyone is asked for credentials or a user.
+		shape := &Server{cfg: cfg, log: s.log, mux: http.NewServeMux()}
+		shape.cfg.MCP = http.NotFoundHandler() // the workers serve /mcp and git
+		shape.cfg.Git = &memsync.API{}
+		shape.mux.HandleFunc("GET /health", s.health)
+		shape.routes()
+		s.routesOf = shape.mux
+		fwd := s.auth(s.forward)
+		s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+			if _, pattern := s.routesOf.Handler(r); pattern == "" {
+				s.notFound(w, r)
+				return
+			}
+			fwd.ServeHTTP(w, r)
+		})
 		return s
 	}
+	s.routes()
+	s.routesOf = s.mux
+	s.mux.HandleFunc("/", s.notFound)
+	return s
+}
+
+// routes registers the API's endpoints on s.mux.
+func (s *Server) routes() {
 	s.mux.Handle("POST /v1/chat", s.auth(s.chat))
 	s.mux.Handle("POST /v1/bye", s.auth(s.bye))
 	s.mux.Handle("POST /v1/consolidate", s.auth(s.consolidate))
 	s.mux.Handle("GET /v1/recall", s.auth(s.recall))
 	s.routeGit()    // http_git.go
 	s.routeReview() // http_review.go
-	if cfg.MCP != nil {
-		s.mux.Handle("/mcp", s.authMCP(cfg.MCP))
-		s.mux.Handle("/mcp/", s.authMCP(cfg.MCP))
+	if s.cfg.MCP != nil {
+		s.mux.Handle("/mcp", s.authMCP(s.cfg.MCP))
+		s.mux.Handle("/mcp/", s.authMCP(s.cfg.MCP))
 	}
-	s.mux.HandleFunc("/", s.notFound)
-	return s
 }
 
 // ServeHTTP answers one request; a panic in a handler is logged and
@@ -246,7 +271,7 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 		}
 		r2 := r.Clone(r.Context())
 		r2.Method = m
-		if _, pattern := s.mux.Handler(r2); pattern != "" && pattern != "/" {
+		if _, pattern := s.routesOf.Handler(r2); pattern != "" && pattern != "/" {
 			allow = append(allow, m)
 		}
 	}
