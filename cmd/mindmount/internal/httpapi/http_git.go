@@ -63,7 +63,7 @@ func (s *Server) gitSetup(w http.ResponseWriter, r *http.Request, c caller) {
 		s.gitFailed(w, "git setup failed", id, err)
 		return
 	}
-	s.log.Info("git setup done", "user", id, "repo", st.RepoURL)
+	s.logUser(id).Info("git setup done", "repo", st.RepoURL)
 	writeJSON(w, http.StatusOK, st)
 }
 
@@ -139,7 +139,7 @@ func (s *Server) gitFailed(w http.ResponseWriter, what, user string, err error) 
 	if code == http.StatusConflict {
 		level = slog.LevelInfo // not connected yet: the client's to fix
 	}
-	s.log.Log(context.Background(), level, what, "user", user, "status", code, "err", err.Error())
+	s.logUser(user).Log(context.Background(), level, what, "status", code, "err", err.Error())
 	writeJSON(w, code, map[string]any{"ok": false, "error": msg}) // the reference's failure shape
 }
 

@@ -94,6 +94,10 @@ type Config struct {
 	// connections Serve holds open (default a quarter of the descriptor
 	// limit, at most 1024; past it a new one is answered 503 and closed).
 	MaxPerUser, MaxOpen, MaxConns int
+	// User, when set, is the one user this server serves (serve's
+	// worker), whose Logger names them already: log lines do not repeat
+	// the user.
+	User string
 	// Version is the daemon's version, reported by /health.
 	Version string
 	Logger  *slog.Logger
@@ -178,6 +182,14 @@ func New(cfg Config) *Server {
 	s.routesOf = s.mux
 	s.mux.HandleFunc("/", s.notFound)
 	return s
+}
+
+// logUser is the logger for a line about user: it names the user once.
+func (s *Server) logUser(user string) *slog.Logger {
+	if s.cfg.User != "" {
+		return s.log
+	}
+	return s.log.With("user", user)
 }
 
 // routes registers the API's endpoints on s.mux.
