@@ -35,7 +35,7 @@ func openDoors(rt *host.Runtime, log *slog.Logger) {
 	rt.HandleStream(control.MCP, func(context.Context, control.Request) (control.Answer, func(context.Context, net.Conn), error) {
 		return control.Answer{}, func(ctx context.Context, c net.Conn) {
 			srv := mcpserver.New(rt, mcpserver.Options{Logger: log, Version: versionString()})
-			if err := srv.Run(ctx, lineTransport(c, c)); !isClosed(err) && !errors.Is(err, context.Canceled) {
+			if err := srv.Run(ctx, lineTransport(c, c, defaultMaxLine)); !isClosed(err) && !errors.Is(err, context.Canceled) {
 				log.Warn("an attached MCP session ended", "err", err)
 			}
 		}, nil

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"io"
 	"log/slog"
 	"os"
@@ -18,7 +19,7 @@ import (
 // mcpCommand is "mindmount mcp".
 var mcpCommand = newCommand(command{
 	name:    "mcp",
-	usage:   "mcp REPO [--debounce 1s] [--consolidate=false]",
+	usage:   "mcp REPO [--debounce 1s] [--consolidate=false] [--max-line BYTES]",
 	summary: "serve a memory repository to an MCP client over stdio",
 	help: `Serves the mindmount repository REPO over the Model Context Protocol on
 standard input and output, for agents without a shell or a mount (desktop
@@ -39,6 +40,10 @@ one commit, authored "mcp (<client name>)". Changes made beside it (an
 editor, git pull) are picked up as in "mindmount watch", and transcripts are
 consolidated as there.
 
+One message per line: a line that is not a JSON-RPC 2.0 message is
+answered with JSON-RPC's error (-32700, -32600) and the session goes on;
+a line over --max-line bytes (default 8 MiB) is refused and skipped.
+
 It runs until the client closes the connection, or SIGINT/SIGTERM, then
 commits what is pending. Logs go to standard error. Started while
 another daemon serves REPO (a mount, a watch, the web page), it is served
@@ -47,10 +52,24 @@ writer; only its own user may attach), and ends when the client or that
 daemon does.`,
 }, runMCPCommand)
 
+// mcpOptions are the flags of "mindmount mcp".
+type mcpOptions struct {
+	daemon  daemonFlags
+	maxLine int
+}
+
+func (o *mcpOptions) AddFlags(fl *flag.FlagSet) {
+	o.daemon.AddFlags(fl)
+	fl.IntVar(&o.maxLine, "max-line", defaultMaxLine, "refuse and skip an input line longer than `BYTES` (one JSON-RPC message)")
+}
+
 // runMCPCommand serves a repository over MCP on stdio.
-func runMCPCommand(_ context.Context, o *daemonFlags, args []string) error {
+func runMCPCommand(_ context.Context, o *mcpOptions, args []string) error {
 	if len(args) != 1 {
 		return errUsage
+	}
+	if o.maxLine <= 0 {
+		return usageError{"--max-line must be a positive number of bytes"}
 	}
 	if err := requireMindmountRepo(args[0]); err != nil {
 		return err
@@ -60,7 +79,7 @@ func runMCPCommand(_ context.Context, o *daemonFlags, args []string) error {
 	if attached, err := attachMCP(ctx, args[0]); attached {
 		return err
 	}
-	return runMCP(args[0], o.runtimeConfig(false, slog.Default()), stdioTransport())
+	return runMCP(args[0], o.daemon.runtimeConfig(false, slog.Default()), stdioTransport(o.maxLine))
 }
 
 // runMCP serves the repository dir over transport until the client leaves

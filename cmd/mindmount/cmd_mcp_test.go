@@ -202,9 +202,30 @@ func startMCPStdio(t *testing.T) (io.WriteCloser, *bufio.Scanner) {
 }
 
 // TestMCPStdioParseError: a line that is not JSON gets JSON-RPC's parse
-// error (-32700) and the server keeps serving the same session.
+// error (-32700), one that is not a valid JSON-RPC 2.0 request gets
+// -32600, and the server keeps serving the same session.
 func TestMCPStdioParseError(t *testing.T) {
 	in, sc := startMCPStdio(t)
+	bad := []string{
+		`{"jsonrpc":"2.0","id":true,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":{},"method":"tools/list"}`,
+		`{"jsonrpc":"1.0","id":2,"method":"tools/list"}`,
+		`{"id":3,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}`,
+	}
+	io.WriteString(in, strings.Join(bad, "\n")+"\n")
+	for i := range bad {
+		if !sc.Scan() {
+			t.Fatalf("the server ended after %q", bad[i])
+		}
+		var v map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {
+			t.Fatalf("not JSON on stdout: %q", sc.Text())
+		}
+		if e, _ := v["error"].(map[string]any); e == nil || e["code"] != -32600.0 {
+			t.Fatalf("answer to %s: %v", bad[i], v)
+		}
+	}
 	io.WriteString(in, "this is not json\n"+`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n")
 	var replies []map[string]any
 	for len(replies) < 2 && sc.Scan() {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/subtle"
 	"errors"
 	"flag"
 	"fmt"
@@ -98,8 +97,12 @@ func (f *httpFront) start(ctx context.Context, ws *host.Workers) (func() error, 
 		ln.Close()
 		return nil, fmt.Errorf("--cors '*' lets any web page call the API: allowed on a loopback address only; name the origins (--cors https://app.example.com) for %s", f.addr)
 	}
+	// One authentication decision for the API, MCP and the web page,
+	// latched for this listener before anything is served.
+	auth := httpapi.NewAuth(key, tokens, false)
+	auth.RequireFor(ln.Addr())
 	log := slog.Default()
-	ui, err := serveUI(ws, key, tokens, log)
+	ui, err := serveUI(ws, auth, log)
 	if err != nil {
 		ln.Close()
 		return nil, err
@@ -113,8 +116,7 @@ func (f *httpFront) start(ctx context.Context, ws *host.Workers) (func() error, 
 		List:      ws,
 		UI:        ui,
 		Pool:      ws.Pool(),
-		AdminKey:  key,
-		Tokens:    tokens,
+		Auth:      auth,
 		CORS:      f.cors,
 		Provision: provision,
 		Version:   versionString(),
@@ -150,23 +152,13 @@ func (f *httpFront) start(ctx context.Context, ws *host.Workers) (func() error, 
 var serveGitHubAPI = sync.DefaultGitHubAPI
 
 // serveUI is the web page at /ui/: a person logs in with their user
-// token (mindmount users token) or the admin key, which sees every user.
-// A server without either is open to its loopback clients, as the API is.
-// The front keeps the sessions; each user's pages are answered by the
-// user's worker (cmd_worker.go, webui Trusted), as the user.
-func serveUI(ws *host.Workers, key string, tokens *httpapi.TokenStore, log *slog.Logger) (http.Handler, error) {
+// token (mindmount users token) or the admin key, which sees every user;
+// whether a login is good is auth's answer, the API's own. The front
+// keeps the sessions; each user's pages are answered by the user's
+// worker (cmd_worker.go, webui Trusted), as the user.
+func serveUI(ws *host.Workers, auth *httpapi.Auth, log *slog.Logger) (http.Handler, error) {
 	return webui.New(webui.Config{Users: uiUsers{ws}, Prefix: "/ui", Logger: log,
-		Forward: ws.Forward,
-		Verify: func(tok string) (string, bool, bool) {
-			if key != "" && subtle.ConstantTimeCompare([]byte(tok), []byte(key)) == 1 {
-				return "", true, true
-			}
-			if u, ok := tokens.User(tok); ok {
-				return u, false, true
-			}
-			open := key == "" && !tokens.Any()
-			return "", open, open
-		}})
+		Forward: ws.Forward, Verify: auth.Login})
 }
 
 // uiUsers lists serve's users for the web page's admin; their pages come

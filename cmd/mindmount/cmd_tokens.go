@@ -16,20 +16,38 @@ import (
 // tokenCommand is "mindmount users token" and its subcommands.
 var tokenCommand = newCommand(command{
 	name:    "token",
-	usage:   "users token ROOT ID [--revoke [TOKEN-ID]]",
+	usage:   "users token ROOT ID [--scope read,write,review] [--revoke [TOKEN-ID]]",
 	summary: "print a new HTTP API token for ID (shown once; only its hash is kept)",
 	help: `Prints a new HTTP API token for ID. It is shown this once: only its SHA-256
 is kept, in ROOT/tokens.json (mode 0600, outside every repository), with
 the registry entry it was made for. The user's other tokens stay valid.
+
+--scope says what the token may do, a comma-separated list of:
+
+    read    see memories, recall, the review queue, the web page
+    write   change memories, chat, consolidate, sync
+    review  approve or reject consolidation dreams (brings read along)
+
+The default, read,write, is what an agent needs (its MCP client, the chat
+API); it cannot approve the agent's own dreams. Give the person who
+reviews a token with review (--scope review), or let them use the admin
+key. A request beyond a token's scope is answered 403 with the scope it
+needs. Tokens made before scopes existed are read,write.
+
 --revoke revokes one of ID's tokens (TOKEN-ID) or all of them, as
 "users token revoke" does. A running daemon sees every change at its next
-request.`,
+request.
+
+Examples:
+
+    mindmount users token /srv/mindmount alice                 # for alice's agent
+    mindmount users token /srv/mindmount alice --scope review  # for alice, reviewing`,
 	subs: []*command{
 		newCommand(command{
 			name:    "list",
 			usage:   "users token list ROOT [ID]",
 			summary: "print every token's ID, user and creation date, never its value",
-			help:    "Prints every token's ID, user, creation date and state (void once its user was removed), never its value.",
+			help:    "Prints every token's ID, user, scope, creation date and state (void once its user was removed), never its value.",
 		}, func(_ context.Context, _ *noOptions, args []string) error { return tokenList(args) }),
 		newCommand(command{
 			name:    "revoke",
@@ -41,10 +59,14 @@ request.`,
 }, runUsersToken)
 
 // tokenOptions are the flags of "mindmount users token".
-type tokenOptions struct{ revoke bool }
+type tokenOptions struct {
+	revoke bool
+	scope  string
+}
 
 func (o *tokenOptions) AddFlags(fl *flag.FlagSet) {
 	fl.BoolVar(&o.revoke, "revoke", false, "revoke the user's tokens (all of them, or the one TOKEN-ID names)")
+	fl.StringVar(&o.scope, "scope", httpapi.DefaultScope.String(), "what the new token may do: `SCOPES`, comma-separated, of read, write and review")
 }
 
 // runUsersToken makes a token for ID (or revokes, with --revoke).
@@ -59,7 +81,11 @@ func runUsersToken(_ context.Context, o *tokenOptions, pos []string) error {
 	if err := host.ValidID(id); err != nil {
 		return err
 	}
-	tok, tid, err := httpapi.NewToken(root, id, time.Now())
+	scope, err := httpapi.ParseScope(o.scope)
+	if err != nil {
+		return usageError{"--scope: " + err.Error()}
+	}
+	tok, tid, err := httpapi.NewScopedToken(root, id, scope, time.Now())
 	if errors.Is(err, host.ErrUnknownUser) {
 		return fmt.Errorf("%w: add it first with mindmount users add %s %s", err, root, id)
 	}
@@ -67,7 +93,7 @@ func runUsersToken(_ context.Context, o *tokenOptions, pos []string) error {
 		return err
 	}
 	fmt.Fprintln(stdout, tok)
-	fmt.Fprintf(stderr, "mindmount: token %s made for %s; it is shown this once (revoke it with: mindmount users token revoke %s %s %s)\n", tid, id, root, id, tid)
+	fmt.Fprintf(stderr, "mindmount: token %s made for %s, scope %s; it is shown this once (revoke it with: mindmount users token revoke %s %s %s)\n", tid, id, scope, root, id, tid)
 	return nil
 }
 
@@ -103,13 +129,13 @@ func tokenList(pos []string) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TOKEN-ID\tUSER\tCREATED\tSTATE")
+	fmt.Fprintln(tw, "TOKEN-ID\tUSER\tSCOPE\tCREATED\tSTATE")
 	for _, t := range list {
 		state := "valid"
 		if t.Void {
 			state = "void (the user was removed)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.ID, t.User, t.Created.UTC().Format(time.RFC3339), state)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.ID, t.User, t.Scope, t.Created.UTC().Format(time.RFC3339), state)
 	}
 	return tw.Flush()
 }

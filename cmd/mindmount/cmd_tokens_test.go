@@ -30,7 +30,21 @@ func TestUsersToken(t *testing.T) {
 	if strings.Contains(string(b), tok1) || strings.Contains(string(b), tok2) {
 		t.Fatal("tokens.json holds a token")
 	}
+	if !strings.Contains(list, "read,write") {
+		t.Fatalf("a new token's scope is not read,write:\n%s", list)
+	}
 	id := strings.Fields(strings.Split(list, "\n")[1])[0]
+	// A reviewer's token: its scope is listed; an unknown scope is a
+	// usage error.
+	if tok := strings.TrimSpace(runCmd(t, "users", "token", root, "alice", "--scope", "review")); !strings.HasPrefix(tok, "mindmount_") {
+		t.Fatalf("review token %q", tok)
+	}
+	if list := runCmd(t, "users", "token", "list", root, "alice"); !strings.Contains(list, "read,review") {
+		t.Fatalf("the review token's scope is not listed:\n%s", list)
+	}
+	if _, errOut, code := runMindmount(t, "users", "token", root, "alice", "--scope", "admin"); code == 0 || !strings.Contains(errOut, "unknown scope") {
+		t.Fatalf("--scope admin: %d %s", code, errOut)
+	}
 	if out := runCmd(t, "users", "token", "revoke", root, "alice", id); !strings.Contains(out, "1 token of alice revoked") {
 		t.Fatalf("revoke one: %s", out)
 	}
@@ -38,7 +52,7 @@ func TestUsersToken(t *testing.T) {
 		t.Fatal("revoking a revoked token succeeded")
 	}
 	runCmd(t, "users", "token", root, "alice")
-	if out := runCmd(t, "users", "token", root, "alice", "--revoke"); !strings.Contains(out, "2 tokens of alice revoked") {
+	if out := runCmd(t, "users", "token", root, "alice", "--revoke"); !strings.Contains(out, "3 tokens of alice revoked") {
 		t.Fatalf("revoke all: %s", out)
 	}
 	runCmd(t, "users", "token", root, "alice")

@@ -101,4 +101,32 @@ func TestServeUIUsersApart(t *testing.T) {
 	if code, _ := uiGet(t, c, base+"/ui/u/alice/log"); code != http.StatusOK {
 		t.Fatalf("alice's timeline: %d", code)
 	}
+	// Her token is an agent's (read,write): the page lets her read and
+	// edit, not approve a dream (refused before the form is looked at).
+	resp, err = c.PostForm(base+"/ui/u/alice/review/approve", url.Values{"csrf": {"any"}, "n": {"1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden || !strings.Contains(string(b), "review scope") {
+		t.Fatalf("approve with alice's agent token: %s %s", resp.Status, b)
+	}
+	// Every token revoked: the page stays closed to whatever is typed,
+	// as the API does (one decision, latched when serve started).
+	runCmd(t, "users", "token", "revoke", root, "alice")
+	runCmd(t, "users", "token", "revoke", root, "bob")
+	c = uiClient()
+	_, body = uiGet(t, c, base+"/ui/login")
+	if m = regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindStringSubmatch(body); m == nil {
+		t.Fatalf("no login form:\n%s", body)
+	}
+	resp, err = c.PostForm(base+"/ui/login", url.Values{"csrf": {m[1]}, "token": {"anything"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("login with any string after the last token was revoked: %s at %s", resp.Status, resp.Request.URL)
+	}
 }

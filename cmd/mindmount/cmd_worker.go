@@ -244,6 +244,7 @@ func workerHTTP(rt *host.Runtime, pool *llm.Pool, githubAPI string, log *slog.Lo
 			Credentials: func(id string) sync.Credentials { return sync.CredentialsFor(rt.Root, id) },
 			Logger:      log,
 		},
+		User:    rt.ID, // log names the user already
 		Logger:  log,
 		Version: versionString(),
 	}), nil

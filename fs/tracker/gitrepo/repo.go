@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/mindmount/mindmount/memgraph/subtree"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -146,6 +147,13 @@ func (r *Repo) Tree() *subtree.Tree { return r.tree }
 // Private reports whether the repository is private (core.sharedRepository
 // is 0600): mindmount's own files are then 0600 and its directories 0700.
 func (r *Repo) Private() bool { return r.private }
+
+// NewFilePerm and NewDirPerm are the modes of a file and a directory a
+// front creates in the work tree (MCP): 0600 and 0700 in a private
+// repository, as mindmount's own writes.
+func (r *Repo) NewFilePerm() fs.FileMode { return r.filePerm(false) }
+
+func (r *Repo) NewDirPerm() fs.FileMode { return r.dirPerm() }
 
 // SetPrivate records in .git/config (core.sharedRepository) whether the
 // repository is private, so git and mindmount both create files accordingly

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net"
 	"net/http"
@@ -265,5 +266,82 @@ func TestBadRequests(t *testing.T) {
 	}
 	if code, _ := e.status("GET", "/v1/nothing", adminKey, ""); code != 404 {
 		t.Errorf("unknown endpoint: %d", code)
+	}
+}
+
+// TestTokenScopes: a token does what its scope says. The default (read,
+// write: an agent's) cannot approve or reject a dream — 403 saying a
+// review token or the admin key can — however the path is spelled; a
+// review token can; a read token cannot write; a token file written
+// before scopes existed is read and write.
+func TestTokenScopes(t *testing.T) {
+	e := newEnv(t, "ollama", nil)
+	agent, _, _ := NewToken(e.root, "alice", time.Now())
+	reviewer, _, err := NewScopedToken(e.root, "alice", ScopeReview, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	reader, _, _ := NewScopedToken(e.root, "alice", ScopeRead, time.Now())
+	approve := `{"userId":"alice"}`
+	for _, p := range []string{"/v1/review/1/approve", "/v1/review/1/reject", "/v1/review/%31/approve", "/v1/review/1/%61pprove"} {
+		code, body := e.status("POST", p, agent, approve)
+		if msg, _ := body["error"].(string); code != 403 || !strings.Contains(msg, "review scope") {
+			t.Errorf("%s with the agent's token: %d %v", p, code, body)
+		}
+	}
+	if code, _ := e.status("GET", "/v1/review?userId=alice", agent, ""); code != 200 {
+		t.Errorf("the agent reads the review queue: %d", code)
+	}
+	for _, cred := range []string{reviewer, adminKey} {
+		// No dream 1 waits: 404 shows the request got past the scope.
+		if code, body := e.status("POST", "/v1/review/1/approve", cred, approve); code != 404 {
+			t.Errorf("approve with review scope: %d %v", code, body)
+		}
+	}
+	if code, _ := e.status("GET", "/v1/review?userId=alice", reviewer, ""); code != 200 {
+		t.Errorf("review brings read: %d", code)
+	}
+	if code, _ := e.status("POST", "/v1/bye", reviewer, `{"userId":"alice"}`); code != 403 {
+		t.Errorf("a review token writes: %d", code)
+	}
+	if code, _ := e.status("GET", "/v1/recall?userId=alice&q=tea", reader, ""); code != 200 {
+		t.Errorf("read token reads: %d", code)
+	}
+	for _, p := range []string{"/v1/bye", "/v1/chat", "/v1/consolidate", "/v1/review/1/approve"} {
+		if code, _ := e.status("POST", p, reader, `{"userId":"alice","message":"hi"}`); code != 403 {
+			t.Errorf("%s with a read token: %d", p, code)
+		}
+	}
+	// A token file from before scopes: entries without "scopes".
+	path := filepath.Join(e.root, TokensFile)
+	b, _ := os.ReadFile(path)
+	var f map[string][]map[string]any
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range f["tokens"] {
+		delete(e, "scopes")
+	}
+	b, _ = json.Marshal(f)
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _ := e.status("POST", "/v1/bye", reader, `{"userId":"alice"}`); code != 200 {
+		t.Errorf("an old token writes: %d", code)
+	}
+	if code, _ := e.status("POST", "/v1/review/1/approve", reviewer, approve); code != 403 {
+		t.Errorf("an old token approves: %d", code)
+	}
+	list, _ := ListTokens(e.root, "alice")
+	for _, tk := range list {
+		if tk.Scope != DefaultScope {
+			t.Errorf("old token listed with scope %s", tk.Scope)
+		}
+	}
+	if _, err := ParseScope("read,admin"); err == nil {
+		t.Error("an unknown scope parsed")
+	}
+	if s, _ := ParseScope("review"); s != ScopeRead|ScopeReview {
+		t.Errorf("review = %s", s)
 	}
 }

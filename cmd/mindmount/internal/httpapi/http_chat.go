@@ -69,7 +69,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, c caller) {
 	// before the model is asked: a chat that cannot be recorded is
 	// refused, and one the model never answered leaves no trace.
 	if err := prepareTranscript(rt.Dir, sess.rel); err != nil {
-		s.log.Error("chat transcript", "user", user, "transcript", sess.rel, "err", err)
+		s.logUser(user).Error("chat transcript", "transcript", sess.rel, "err", err)
 		transcriptError(w, err)
 		return
 	}
@@ -98,7 +98,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, c caller) {
 		// retry may help); a model that failed is told in the stream the
 		// reference's clients read (200, an error event), unless the
 		// client asked for JSON.
-		s.log.Warn("chat: model call failed", "user", user, "why", modelMessage(err)) // the error itself may echo the prompt
+		s.logUser(user).Warn("chat: model call failed", "why", modelMessage(err)) // the error itself may echo the prompt
 		if code := modelStatus(err); code != http.StatusBadGateway || wantsJSON(r) {
 			writeError(w, code, modelMessage(err))
 		} else {
@@ -106,7 +106,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, c caller) {
 		}
 	case r.Context().Err() == nil && !errors.Is(err, errClientGone):
 		// Mid-stream: the client is still there, tell it in the stream.
-		s.log.Warn("chat: model stream broke", "user", user, "why", modelMessage(err))
+		s.logUser(user).Warn("chat: model stream broke", "why", modelMessage(err))
 		st.fail(modelMessage(err))
 	}
 	text := answer.String()
@@ -115,7 +115,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, c caller) {
 		// failed call or a client gone before the first word. Only a
 		// conversation that reached the model is recorded, so nothing
 		// of this request is kept to be consolidated.
-		s.log.Info("chat not recorded: no answer", "user", user, "transcript", sess.rel)
+		s.logUser(user).Info("chat not recorded: no answer", "transcript", sess.rel)
 		return
 	}
 	if cut {
@@ -126,13 +126,13 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, c caller) {
 	if err := consolidate.AppendTranscriptNoSync(rt.Dir, sess.rel,
 		consolidate.Line{Role: consolidate.RoleUser, Content: req.Message, Time: now.UTC().Format(time.RFC3339)},
 		consolidate.Line{Role: consolidate.RoleAssistant, Content: text, Time: s.cfg.Now().UTC().Format(time.RFC3339), Cut: cut}); err != nil {
-		s.log.Error("chat transcript", "user", user, "transcript", sess.rel, "err", err)
+		s.logUser(user).Error("chat transcript", "transcript", sess.rel, "err", err)
 	}
 	sess.msgs = append(sess.msgs, llm.Message{Role: "user", Content: req.Message}, llm.Message{Role: "assistant", Content: text})
 	// The tracker hears of the transcript (fsnotify's report of the same
 	// write joins it) and tells the consolidator once.
 	rt.Tracker.Touch(sess.rel, chatWriter)
-	s.log.Info("chat", "user", user, "transcript", sess.rel, "answer_bytes", answer.Len(), "cut", cut)
+	s.logUser(user).Info("chat", "transcript", sess.rel, "answer_bytes", answer.Len(), "cut", cut)
 }
 
 // chatWriter is the writer /v1/chat's transcript lines are touched as.

@@ -155,11 +155,11 @@ func (s *Server) consolidate(w http.ResponseWriter, r *http.Request, c caller) {
 	now := s.cfg.Now()
 	rel := path.Join(TranscriptDir, postedName(now))
 	if err := consolidate.AppendTranscript(rt.Dir, rel, lines...); err != nil {
-		s.log.Error("posted transcript", "user", id, "transcript", rel, "err", err)
+		s.logUser(id).Error("posted transcript", "transcript", rel, "err", err)
 		transcriptError(w, err)
 		return
 	}
-	s.log.Info("transcript posted", "user", id, "transcript", rel, "messages", len(lines))
+	s.logUser(id).Info("transcript posted", "transcript", rel, "messages", len(lines))
 	if req.Wait || waitQuery(r) {
 		s.runConsolidation(w, r, rt, id)
 		return
@@ -185,12 +185,12 @@ func (s *Server) runConsolidation(w http.ResponseWriter, r *http.Request, rt *ho
 		// The error can quote the model's answer: the reply says what
 		// kind of failure it was; the details are in the daemon's log and
 		// the user's .mindmount/status (both redacted).
-		s.log.Warn("consolidation failed", "user", user, "why", consolidationMessage(err))
+		s.logUser(user).Warn("consolidation failed", "why", consolidationMessage(err))
 		res.Status, res.Error = "failed", "consolidation failed: "+consolidationMessage(err)
 		writeJSON(w, consolidationStatus(err), res)
 		return
 	}
-	s.log.Info("consolidated", "user", user, "summary", rep.String())
+	s.logUser(user).Info("consolidated", "summary", rep.String())
 	writeJSON(w, http.StatusOK, res)
 }
 

@@ -2,8 +2,10 @@ package httpapi
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -127,5 +129,39 @@ func TestHealth(t *testing.T) {
 	e.api.SetClosing()
 	if code, body := e.status("GET", "/health", "", ""); code != 503 || body["status"] != "shutting down" {
 		t.Fatalf("closing: %d %v", code, body)
+	}
+}
+
+// TestLogNamesUserOnce: a line about a user names them once — on a
+// server of many users, and on a worker's, whose logger names its user
+// already (Config.User).
+func TestLogNamesUserOnce(t *testing.T) {
+	for _, worker := range []bool{false, true} {
+		var logs strings.Builder
+		var mu sync.Mutex
+		log := slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, nil))
+		e := newEnv(t, "ollama", func(c *Config) {
+			c.Logger = log
+			if worker {
+				c.User, c.Logger = "alice", log.With("user", "alice")
+			}
+		})
+		if code, body := e.status("POST", "/v1/consolidate", adminKey, `{"userId":"alice","transcript":[{"role":"user","content":"hello"}]}`); code != 200 && code != 202 {
+			t.Fatalf("consolidate: %d %v", code, body)
+		}
+		mu.Lock()
+		text := logs.String()
+		mu.Unlock()
+		named := 0
+		for _, l := range strings.Split(text, "\n") {
+			if n := strings.Count(l, "user=alice"); n > 1 {
+				t.Errorf("worker %v: %q", worker, l)
+			} else {
+				named += n
+			}
+		}
+		if named == 0 {
+			t.Errorf("worker %v: no line names the user:\n%s", worker, text)
+		}
 	}
 }

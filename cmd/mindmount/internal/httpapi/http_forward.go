@@ -54,13 +54,18 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, c caller) {
 	if !allowed(w, c, id) {
 		return
 	}
+	done, ok := s.open.take(w, id)
+	if !ok {
+		return
+	}
+	defer done()
 	h, release, err := s.cfg.Forward.Forward(r.Context(), id)
 	if errors.Is(err, host.ErrUnknownUser) && s.cfg.Provision != nil {
 		if perr := s.cfg.Provision(r.Context(), id); perr != nil {
-			s.log.Warn("auto-users: cannot provision", "user", id, "err", perr)
+			s.logUser(id).Warn("auto-users: cannot provision", "err", perr)
 			err = fmt.Errorf("%w: %w", errProvision, perr)
 		} else {
-			s.log.Info("auto-users: provisioned", "user", id)
+			s.logUser(id).Info("auto-users: provisioned")
 			h, release, err = s.cfg.Forward.Forward(r.Context(), id)
 		}
 	}

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -62,7 +63,7 @@ func (s *Server) gitSetup(w http.ResponseWriter, r *http.Request, c caller) {
 		s.gitFailed(w, "git setup failed", id, err)
 		return
 	}
-	s.log.Info("git setup done", "user", id, "repo", st.RepoURL)
+	s.logUser(id).Info("git setup done", "repo", st.RepoURL)
 	writeJSON(w, http.StatusOK, st)
 }
 
@@ -78,6 +79,12 @@ func (s *Server) gitUpdate(w http.ResponseWriter, r *http.Request, c caller) {
 		return
 	}
 	defer done()
+	if _, err := memsync.URL(rt.Dir); errors.Is(err, memsync.ErrNoRemote) {
+		// Nothing to sync with is the client's state, not a failure of
+		// the sync: no attempt, no retry, no warning.
+		s.gitFailed(w, "git update without a remote", id, err)
+		return
+	}
 	st, err := s.cfg.Git.Update(ctx, rt.Repo, rt.Tracker, id)
 	if err != nil {
 		s.gitFailed(w, "git update failed", id, err)
@@ -128,7 +135,11 @@ func (s *Server) gitFailed(w http.ResponseWriter, what, user string, err error) 
 	if code == http.StatusInternalServerError {
 		msg = "the stored git credentials cannot be used; see the server log"
 	}
-	s.log.Warn(what, "user", user, "status", code, "err", err.Error())
+	level := slog.LevelWarn
+	if code == http.StatusConflict {
+		level = slog.LevelInfo // not connected yet: the client's to fix
+	}
+	s.logUser(user).Log(context.Background(), level, what, "status", code, "err", err.Error())
 	writeJSON(w, code, map[string]any{"ok": false, "error": msg}) // the reference's failure shape
 }
 

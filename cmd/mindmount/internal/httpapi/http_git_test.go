@@ -413,3 +413,45 @@ func TestGitUserSerializes(t *testing.T) {
 	}
 	done()
 }
+
+// TestGitUpdateWithoutRemote: an update before any remote is 409 saying
+// so, every time, and no sync is attempted: no warning in the log, no
+// failure recorded for the background sync to retry.
+func TestGitUpdateWithoutRemote(t *testing.T) {
+	var logs strings.Builder
+	var mu sync.Mutex
+	log := slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	e := newEnv(t, "ollama", func(c *Config) {
+		c.Git = &memsync.API{Logger: log}
+		c.Logger = log
+	})
+	for range 3 {
+		if code, v := e.status("POST", "/v1/git/update", adminKey, `{"userId":"alice"}`); code != http.StatusConflict || !strings.Contains(v["error"].(string), "setup") {
+			t.Fatalf("update without a remote: %d %v", code, v)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if logs.Len() != 0 {
+		t.Fatalf("warnings for an update without a remote:\n%s", logs.String())
+	}
+	rt, release, err := e.h.Acquire(context.Background(), "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	if st := memsync.ReadState(rt.Repo); st.Failures != 0 || st.Failure != "" {
+		t.Fatalf("a failure was recorded: %+v", st)
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}

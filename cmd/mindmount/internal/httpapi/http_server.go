@@ -62,6 +62,10 @@ type Config struct {
 	// the start, whatever the listener (Serve requires them anyway on a
 	// listener that is not loopback).
 	RequireAuth bool
+	// Auth, when set, is the authentication decision to share with the
+	// daemon's other fronts (the web page's login): AdminKey, Tokens and
+	// RequireAuth are then not used. Nil: New makes one of them.
+	Auth *Auth
 	// MCP, when set, is served at /mcp behind the same auth; it finds the
 	// user with RequestUser.
 	MCP http.Handler
@@ -84,6 +88,16 @@ type Config struct {
 	// History is how many earlier messages of a session go to the model
 	// with a new one (default 20).
 	History int
+	// MaxPerUser bounds the requests one user has in flight, streams
+	// included (default DefaultMaxPerUser; past it 429); MaxOpen all of
+	// them (default DefaultMaxOpen; past it 503); MaxConns the
+	// connections Serve holds open (default a quarter of the descriptor
+	// limit, at most 1024; past it a new one is answered 503 and closed).
+	MaxPerUser, MaxOpen, MaxConns int
+	// User, when set, is the one user this server serves (serve's
+	// worker), whose Logger names them already: log lines do not repeat
+	// the user.
+	User string
 	// Version is the daemon's version, reported by /health.
 	Version string
 	Logger  *slog.Logger
@@ -97,9 +111,13 @@ type Server struct {
 	started  time.Time
 	mux      *http.ServeMux
 	closing  atomic.Bool
-	required atomic.Bool // credentials required; never turned off (http_auth.go)
+	authn    *Auth // the one authentication decision (http_auth.go)
 	sessions sessions
 	gitLocks userLocks
+	open     openRequests // http_limits.go
+	// routesOf holds the API's endpoints (a front's: its workers'), for
+	// telling an unknown path (404) from a wrong method (405).
+	routesOf *http.ServeMux
 }
 
 // MaxBody bounds a request body; larger bodies are answered 413.
@@ -121,27 +139,71 @@ func New(cfg Config) *Server {
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, started: cfg.Now(), mux: http.NewServeMux()}
 	s.sessions.m = map[string]*session{}
-	s.required.Store(cfg.RequireAuth || cfg.AdminKey != "")
+	if cfg.MaxPerUser <= 0 {
+		cfg.MaxPerUser = DefaultMaxPerUser
+	}
+	if cfg.MaxOpen <= 0 {
+		cfg.MaxOpen = DefaultMaxOpen
+	}
+	if cfg.MaxConns <= 0 {
+		cfg.MaxConns = defaultMaxConns()
+	}
+	s.cfg = cfg
+	s.open.perUser, s.open.total = cfg.MaxPerUser, cfg.MaxOpen
+	s.authn = cfg.Auth
+	if s.authn == nil {
+		s.authn = NewAuth(cfg.AdminKey, cfg.Tokens, cfg.RequireAuth)
+	}
 	s.mux.HandleFunc("GET /health", s.health)
 	if cfg.UI != nil {
-		s.mux.Handle("/ui/", cfg.UI)
+		s.mux.Handle("/ui/", s.counted(cfg.UI))
 	}
 	if cfg.Forward != nil {
-		s.mux.Handle("/", s.auth(s.forward))
+		// The front answers what its workers answer: the same routes,
+		// each forwarded; an unknown path is 404 and a wrong method 405
+		// here, before anyone is asked for credentials or a user.
+		shape := &Server{cfg: cfg, log: s.log, mux: http.NewServeMux()}
+		shape.cfg.MCP = http.NotFoundHandler() // the workers serve /mcp and git
+		shape.cfg.Git = &memsync.API{}
+		shape.mux.HandleFunc("GET /health", s.health)
+		shape.routes()
+		s.routesOf = shape.mux
+		fwd := s.auth(s.forward)
+		s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+			if _, pattern := s.routesOf.Handler(r); pattern == "" {
+				s.notFound(w, r)
+				return
+			}
+			fwd.ServeHTTP(w, r)
+		})
 		return s
 	}
+	s.routes()
+	s.routesOf = s.mux
+	s.mux.HandleFunc("/", s.notFound)
+	return s
+}
+
+// logUser is the logger for a line about user: it names the user once.
+func (s *Server) logUser(user string) *slog.Logger {
+	if s.cfg.User != "" {
+		return s.log
+	}
+	return s.log.With("user", user)
+}
+
+// routes registers the API's endpoints on s.mux.
+func (s *Server) routes() {
 	s.mux.Handle("POST /v1/chat", s.auth(s.chat))
 	s.mux.Handle("POST /v1/bye", s.auth(s.bye))
 	s.mux.Handle("POST /v1/consolidate", s.auth(s.consolidate))
 	s.mux.Handle("GET /v1/recall", s.auth(s.recall))
 	s.routeGit()    // http_git.go
 	s.routeReview() // http_review.go
-	if cfg.MCP != nil {
-		s.mux.Handle("/mcp", s.authMCP(cfg.MCP))
-		s.mux.Handle("/mcp/", s.authMCP(cfg.MCP))
+	if s.cfg.MCP != nil {
+		s.mux.Handle("/mcp", s.authMCP(s.cfg.MCP))
+		s.mux.Handle("/mcp/", s.authMCP(s.cfg.MCP))
 	}
-	s.mux.HandleFunc("/", s.notFound)
-	return s
 }
 
 // ServeHTTP answers one request; a panic in a handler is logged and
@@ -175,7 +237,8 @@ const (
 // Serve serves on ln until ctx ends, then shuts down gracefully: health
 // says 503 at once, open streams get shutdownGrace to finish.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	s.requireFor(ln)
+	s.authn.RequireFor(ln.Addr())
+	ln = &connLimit{Listener: ln, max: int64(s.cfg.MaxConns)}
 	hs := &http.Server{
 		Handler:           s,
 		ReadHeaderTimeout: readHeaderTimeout,
@@ -220,7 +283,7 @@ func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
 		}
 		r2 := r.Clone(r.Context())
 		r2.Method = m
-		if _, pattern := s.mux.Handler(r2); pattern != "" && pattern != "/" {
+		if _, pattern := s.routesOf.Handler(r2); pattern != "" && pattern != "/" {
 			allow = append(allow, m)
 		}
 	}

@@ -46,6 +46,9 @@ type tokenEntry struct {
 	// no longer match it.
 	UserUUID string `json:"user_uuid,omitempty"`
 	Created  string `json:"created"`
+	// Scopes are what the token may do (Scope's names); an entry made
+	// before tokens had scopes has none and is read and write.
+	Scopes []string `json:"scopes,omitempty"`
 }
 
 type tokenFile struct {
@@ -58,6 +61,7 @@ type TokenInfo struct {
 	ID      string
 	User    string
 	Created time.Time
+	Scope   Scope
 	// Void is set when the token's user was removed (and maybe added
 	// again): the token is refused.
 	Void bool
@@ -90,11 +94,11 @@ func hashToken(tok string) string {
 	return hex.EncodeToString(h[:])
 }
 
-// User returns the user of tok: a token in the file whose user is still
-// the registry entry it was issued for.
-func (t *TokenStore) User(tok string) (string, bool) {
+// User returns the user of tok and what it may do: a token in the file
+// whose user is still the registry entry it was issued for.
+func (t *TokenStore) User(tok string) (string, Scope, bool) {
 	if t == nil || !strings.HasPrefix(tok, tokenPrefix) {
-		return "", false
+		return "", 0, false
 	}
 	h := hashToken(tok)
 	t.refresh()
@@ -105,13 +109,13 @@ func (t *TokenStore) User(tok string) (string, bool) {
 	// nothing about the token; the comparison below keeps the rule
 	// "credentials are compared in constant time" true on its own.
 	if !ok || subtle.ConstantTimeCompare([]byte(e.SHA256), []byte(h)) != 1 {
-		return "", false
+		return "", 0, false
 	}
 	uuid, registered := t.uuids[e.User]
 	if !registered || subtle.ConstantTimeCompare([]byte(uuid), []byte(e.UserUUID)) != 1 {
-		return "", false
+		return "", 0, false
 	}
-	return e.User, true
+	return e.User, scopeOf(e.Scopes), true
 }
 
 // Count is the number of tokens in the file (void ones included).
@@ -242,10 +246,20 @@ func registered(root, user string) (host.Entry, error) {
 	return host.Entry{}, fmt.Errorf("%w %q under %s", host.ErrUnknownUser, user, root)
 }
 
-// NewToken makes a new token for user under root, bound to the user's
-// registry entry, and returns it with its ID; the user's other tokens stay
-// valid until revoked. Only its hash is stored.
+// NewToken makes a new token for user under root with DefaultScope (read
+// and write: what an agent needs), bound to the user's registry entry,
+// and returns it with its ID; the user's other tokens stay valid until
+// revoked. Only its hash is stored.
 func NewToken(root, user string, now time.Time) (tok, id string, err error) {
+	return NewScopedToken(root, user, DefaultScope, now)
+}
+
+// NewScopedToken is NewToken for a token that may do what scope says.
+func NewScopedToken(root, user string, scope Scope, now time.Time) (tok, id string, err error) {
+	if scope == 0 {
+		return "", "", errors.New("a token needs at least one scope")
+	}
+	scope = scope.withImplied()
 	e, err := registered(root, user)
 	if err != nil {
 		return "", "", err
@@ -261,7 +275,7 @@ func NewToken(root, user string, now time.Time) (tok, id string, err error) {
 	tok = tokenPrefix + base64.RawURLEncoding.EncodeToString(b[:])
 	id = hex.EncodeToString(ib[:])
 	err = editTokens(root, func(f *tokenFile) error {
-		f.Tokens = append(f.Tokens, tokenEntry{ID: id, User: user, SHA256: hashToken(tok), UserUUID: e.UUID, Created: now.UTC().Format(time.RFC3339)})
+		f.Tokens = append(f.Tokens, tokenEntry{ID: id, User: user, SHA256: hashToken(tok), UserUUID: e.UUID, Created: now.UTC().Format(time.RFC3339), Scopes: scope.Names()})
 		return nil
 	})
 	if err != nil {
@@ -315,7 +329,7 @@ func ListTokens(root, user string) ([]TokenInfo, error) {
 		}
 		created, _ := time.Parse(time.RFC3339, e.Created)
 		uuid, ok := uuids[e.User]
-		out = append(out, TokenInfo{ID: e.ID, User: e.User, Created: created, Void: !ok || uuid != e.UserUUID})
+		out = append(out, TokenInfo{ID: e.ID, User: e.User, Created: created, Scope: scopeOf(e.Scopes), Void: !ok || uuid != e.UserUUID})
 	}
 	return out, nil
 }

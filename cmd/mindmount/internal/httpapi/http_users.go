@@ -72,10 +72,10 @@ func (s *Server) acquire(ctx context.Context, id string) (*host.Runtime, func(),
 		return rt, release, err
 	}
 	if err := s.cfg.Provision(ctx, id); err != nil {
-		s.log.Warn("auto-users: cannot provision", "user", id, "err", err)
+		s.logUser(id).Warn("auto-users: cannot provision", "err", err)
 		return nil, nil, fmt.Errorf("%w: %w", errProvision, err)
 	}
-	s.log.Info("auto-users: provisioned", "user", id)
+	s.logUser(id).Info("auto-users: provisioned")
 	return s.cfg.Users.Acquire(ctx, id)
 }
 

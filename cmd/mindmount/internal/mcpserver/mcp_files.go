@@ -16,7 +16,12 @@ import (
 // tree reads and writes the working tree of one repository, confined to it
 // by subtree: neither `..` nor a symbolic link anywhere on the way can lead
 // outside, whatever a path check above missed.
-type tree struct{ t *subtree.Tree }
+type tree struct {
+	t *subtree.Tree
+	// fileMode and dirMode are what a new file and directory get: the
+	// repository's (0600 and 0700 in a private one, as init makes it).
+	fileMode, dirMode fs.FileMode
+}
 
 // errSymlink is returned for a path that runs through a symbolic link or
 // out of the repository.
@@ -67,7 +72,7 @@ func (t tree) list(rel string) ([]os.DirEntry, error) {
 // tracker never commits. An existing file keeps its permission bits; a
 // symlink at rel is refused.
 func (t tree) write(rel string, data []byte) error {
-	mode := fs.FileMode(0o644)
+	mode := t.fileMode
 	if tracker.IsInbox(rel) {
 		mode = 0o600 // a transcript is private talk, as every front writes it
 	}
@@ -94,7 +99,7 @@ func (t tree) remove(rel string) error {
 
 // rename moves the file from to to, refusing to replace anything at to.
 func (t tree) rename(from, to string) error {
-	if err := t.t.MkdirAll(path.Dir(to), 0o755); err != nil {
+	if err := t.t.MkdirAll(path.Dir(to), t.dirMode); err != nil {
 		return err
 	}
 	return t.t.Rename(from, to, unix.RENAME_NOREPLACE)

@@ -19,12 +19,14 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mindmount/mindmount/cmd/mindmount/internal/httpapi"
 	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
 	"github.com/mindmount/mindmount/memgraph"
@@ -36,6 +38,10 @@ type Options struct {
 	Logger *slog.Logger
 	// Version is reported to clients in the handshake ("" = "dev").
 	Version string
+	// MaxSessions bounds the MCP sessions over HTTP one repository has
+	// open (default DefaultMaxSessions); a new one past it is answered
+	// 429 until one ends (a DELETE, or sessionTimeout idle).
+	MaxSessions int
 }
 
 // Repo is what a server needs of one repository: its graph, its tracker
@@ -76,7 +82,7 @@ func newServer(repo Repo, opts Options) *server {
 	if version == "" {
 		version = "dev"
 	}
-	s := &server{g: repo.Graph, tr: repo.Tracker, r: repo.Git, tree: tree{repo.Git.Tree()}, log: log}
+	s := &server{g: repo.Graph, tr: repo.Tracker, r: repo.Git, tree: tree{t: repo.Git.Tree(), fileMode: repo.Git.NewFilePerm(), dirMode: repo.Git.NewDirPerm()}, log: log}
 	s.res = newResources(s)
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: "mindmount", Title: "mindmount memory", Version: version}, &mcp.ServerOptions{
 		Instructions:       Instructions,
@@ -151,13 +157,32 @@ func cleanClientName(s string) string {
 // commit runs one write through the tracker: fn validates and writes (it
 // runs under the tracker's lock, so HEAD cannot move meanwhile), and the
 // paths it reports become one commit by the calling client.
+// A caller whose scope (httpapi.ScopeHeader, set by the HTTP front from
+// its token) lacks write is refused before anything is read or written.
 func (s *server) commit(ctx context.Context, req *mcp.CallToolRequest, fn func() (tracker.Edit, error)) (string, error) {
+	if !mayWrite(req) {
+		return "", errReadOnly
+	}
 	who, label := author(req)
 	hash, err := s.tr.Write(ctx, who, label, fn)
 	if err != nil {
 		return "", err
 	}
 	return hash, nil
+}
+
+// errReadOnly refuses a writing tool to a read-only token.
+var errReadOnly = errors.New("refused, nothing was written: this connection's token may only read (its scope has no write); use view, recall and context, or ask for a token with the write scope")
+
+// mayWrite reports whether the call's caller may write: over HTTP the
+// front says so in its scope header; over stdio there is no header and
+// the caller owns the repository.
+func mayWrite(req *mcp.CallToolRequest) bool {
+	if req == nil || req.Extra == nil || req.Extra.Header == nil {
+		return true
+	}
+	scope, named := httpapi.ScopeFromHeader(req.Extra.Header)
+	return !named || scope.Has(httpapi.ScopeWrite)
 }
 
 // check validates data as the new content of rel against its committed

@@ -403,3 +403,41 @@ func FuzzResolve(f *testing.F) {
 		}
 	})
 }
+
+// TestPrivateModes: in a private repository (core.sharedRepository=0600,
+// as mindmount init makes it) the files and folders MCP creates are 0600
+// and 0700 whatever the umask — a new memory, a file in new folders, a
+// renamed one's new folder, and a file held back for a secret.
+func TestPrivateModes(t *testing.T) {
+	dir := newRepo(t)
+	git(t, dir, "config", "core.sharedRepository", "0600")
+	c := connect(t, startRuntime(t, dir), nil)
+	c.ok("create", map[string]any{"path": "user_memory/likes-coffee.md", "file_text": coffee})
+	c.ok("create", map[string]any{"path": "projects/alpha/notes.md", "file_text": "---\ndescription: Alpha notes\n---\n# Alpha\n"})
+	c.ok("rename", map[string]any{"old_path": "projects/alpha/notes.md", "new_path": "archive/old/notes.md"})
+	secret := "---\ndescription: Keys\n---\n# Keys\n\nThe deploy key is AKIAZ7QWERTYUIOPASDF and its secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEYZ.\n"
+	if text, _ := c.call("create", map[string]any{"path": "notes/keys.md", "file_text": secret}); !strings.Contains(text, "not committed") {
+		t.Fatalf("the file with a secret: %s", text)
+	}
+	for rel, want := range map[string]os.FileMode{
+		"user_memory/likes-coffee.md": 0o600,
+		"archive/old/notes.md":        0o600,
+		"projects":                    0o700,
+		"projects/alpha":              0o700,
+		"archive":                     0o700,
+		"archive/old":                 0o700,
+		"notes":                       0o700,
+		"notes/keys.md":               0o600, // held back for its secret
+	} {
+		fi, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(rel)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != want {
+			t.Errorf("%s: mode %o, want %o", rel, fi.Mode().Perm(), want)
+		}
+	}
+	if c.committed("notes/keys.md") != "" {
+		t.Error("the file with a secret was committed")
+	}
+}

@@ -69,7 +69,7 @@ func BenchmarkPages(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	sess, err := srv.sess.create("", false)
+	sess, err := srv.sess.create(Grant{Write: true, Review: true})
 	if err != nil {
 		b.Fatal(err)
 	}

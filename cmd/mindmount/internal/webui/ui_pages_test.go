@@ -126,6 +126,33 @@ func TestMemoryPathRefused(t *testing.T) {
 	}
 }
 
+// TestMemorySwappedForSymlink: a memory the graph knows, swapped on disk
+// for a symbolic link to a file outside the repository, is not read
+// through the link: the page refuses instead of showing the outside file.
+func TestMemorySwappedForSymlink(t *testing.T) {
+	s := newSite(t)
+	rel := "user_memory/likes-tea.md"
+	if code, _ := s.get("/m/" + rel); code != http.StatusOK {
+		t.Fatalf("GET /m/%s: %d", rel, code)
+	}
+	outside := filepath.Join(t.TempDir(), "outside.md")
+	if err := os.WriteFile(outside, []byte("---\ndescription: outside-marker\n---\n# Outside\n\nOUTSIDE-THE-TREE\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(s.dir, filepath.FromSlash(rel))
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, p); err != nil {
+		t.Fatal(err)
+	}
+	s.settle()
+	code, body := s.get("/m/" + rel)
+	if strings.Contains(body, "OUTSIDE-THE-TREE") || strings.Contains(body, "outside-marker") {
+		t.Fatalf("the page read a memory through a symbolic link out of the repository: %d\n%s", code, body)
+	}
+}
+
 // TestTimeline: commits newest first with author, subject, counts and
 // trailers; the author filter; paging.
 func TestTimeline(t *testing.T) {

@@ -265,16 +265,18 @@ func serveSite(t *testing.T) (*httptest.Server, fakeUsers) {
 		dir := newRepo(t)
 		users[id] = startRuntime(t, dir, host.RuntimeConfig{})
 	}
-	srv, err := New(Config{Users: users, Prefix: "/ui", Logger: testLogger(), Verify: func(tok string) (string, bool, bool) {
+	srv, err := New(Config{Users: users, Prefix: "/ui", Logger: testLogger(), Verify: func(tok string) (Grant, bool) {
 		switch tok {
 		case "tok-alice":
-			return "alice", false, true
+			return Grant{User: "alice", Write: true}, true
 		case "tok-bob":
-			return "bob", false, true
+			return Grant{User: "bob", Write: true}, true
+		case "tok-alice-reviewer":
+			return Grant{User: "alice", Review: true}, true
 		case "admin-key":
-			return "", true, true
+			return Grant{Admin: true, Write: true, Review: true}, true
 		}
-		return "", false, false
+		return Grant{}, false
 	}})
 	if err != nil {
 		t.Fatal(err)

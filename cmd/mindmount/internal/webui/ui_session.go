@@ -25,6 +25,7 @@ type session struct {
 	id      string
 	user    string // serve: the user; single mode: ""
 	admin   bool   // serve's admin key: every user
+	grant   Grant  // what it may do (Config.Verify's answer; single mode: all)
 	csrf    string // the token every form of the session carries
 	expires time.Time
 }
@@ -50,7 +51,7 @@ func randomToken() (string, error) {
 }
 
 // create starts a session and returns it.
-func (ss *sessions) create(user string, admin bool) (*session, error) {
+func (ss *sessions) create(g Grant) (*session, error) {
 	id, err := randomToken()
 	if err != nil {
 		return nil, err
@@ -60,7 +61,7 @@ func (ss *sessions) create(user string, admin bool) (*session, error) {
 		return nil, err
 	}
 	now := ss.now()
-	s := &session{id: id, user: user, admin: admin, csrf: csrf, expires: now.Add(ss.ttl)}
+	s := &session{id: id, user: g.User, admin: g.Admin, grant: g, csrf: csrf, expires: now.Add(ss.ttl)}
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	for k, old := range ss.m {
@@ -165,7 +166,7 @@ func (s *Server) loginWithURL(w http.ResponseWriter, r *http.Request, tok string
 		http.Error(w, "this login link was already used or is wrong; restart mindmount ui for a new one", http.StatusForbidden)
 		return
 	}
-	sess, err := s.sess.create("", false)
+	sess, err := s.sess.create(Grant{Write: true, Review: true})
 	if err != nil {
 		http.Error(w, "cannot start a session", http.StatusInternalServerError)
 		return
@@ -230,12 +231,12 @@ func (s *Server) loginForm(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "refused: the login form's CSRF token is missing or wrong; reload the login page", http.StatusForbidden)
 			return
 		}
-		user, admin, ok := s.cfg.Verify(r.PostFormValue("token"))
+		g, ok := s.cfg.Verify(r.PostFormValue("token"))
 		if !ok {
 			s.render(w, "login", http.StatusUnauthorized, map[string]any{"Prefix": s.cfg.Prefix, "CSRF": c.Value, "Error": "That token is not valid."})
 			return
 		}
-		sess, err := s.sess.create(user, admin)
+		sess, err := s.sess.create(g)
 		if err != nil {
 			http.Error(w, "cannot start a session", http.StatusInternalServerError)
 			return

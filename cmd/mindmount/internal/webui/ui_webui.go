@@ -52,10 +52,11 @@ var _ Users = (*host.Host)(nil)
 type Config struct {
 	// Single is the one repository of mindmount ui.
 	Single *host.Runtime
-	// Users are serve's users; Verify says whose a login token is (a user
-	// token, or the admin key with admin true). Both are needed together.
+	// Users are serve's users; Verify says whose a login token is and
+	// what it may do (serve: httpapi.Auth.Login, the daemon's one
+	// authentication decision). Both are needed together.
 	Users  Users
-	Verify func(token string) (user string, admin bool, ok bool)
+	Verify func(token string) (Grant, bool)
 	// Prefix is the path the handler is mounted at, without a trailing
 	// slash: "" for mindmount ui, "/ui" under serve.
 	Prefix string
@@ -75,6 +76,27 @@ type Config struct {
 	// front's headers (uiUserHeader, uiCSRFHeader) instead of a login: the
 	// worker is reached only from serve, which checked the session.
 	Trusted bool
+}
+
+// Grant is what a login may do: see one user's pages (User) or every
+// user's (Admin), and beyond reading, change memories (Write) and
+// approve or reject dreams (Review).
+type Grant struct {
+	User                 string
+	Admin, Write, Review bool
+}
+
+// allows reports whether g may send the request method to the
+// repository page p: a read needs nothing more, approving or rejecting
+// a dream needs Review, any other action Write.
+func (g Grant) allows(method, p string) (bool, string) {
+	if method != http.MethodPost {
+		return true, ""
+	}
+	if p == "/review/approve" || p == "/review/reject" {
+		return g.Admin || g.Review, "this login may not approve or reject dreams: log in with a token that has the review scope (mindmount users token ROOT ID --scope review) or the admin key"
+	}
+	return g.Admin || g.Write, "this login may only read: log in with a token that has the write scope to change memories"
 }
 
 // The headers serve's front sets on a page it forwards to a worker: the
@@ -275,6 +297,10 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, p string) {
 	if !sess.admin && id != sess.user {
 		// Another user's pages: the same answer whether or not they exist.
 		http.Error(w, "this session may not open that user's memory", http.StatusForbidden)
+		return
+	}
+	if ok, why := sess.grant.allows(r.Method, sub); !ok {
+		http.Error(w, why, http.StatusForbidden)
 		return
 	}
 	if s.cfg.Forward != nil {
