@@ -67,7 +67,18 @@ func runConsolidateCommand(ctx context.Context, o *consolidateOptions, args []st
 	if len(args) != 1 {
 		return errUsage
 	}
-	return runConsolidate(ctx, args[0], o.providerOptions)
+	// Root consolidating another user's repository runs as that user
+	// (asOwner): the dream's branch, the model call and the repository's
+	// git config are the user's, never root's.
+	dir, err := filepath.Abs(args[0])
+	if err != nil {
+		return err
+	}
+	argv := []string{"consolidate", "--model", o.Model, "--llm", o.LLM, "--timeout", o.Timeout.String(), dir}
+	if handed, err := asOwner(ctx, argv, dir); handed {
+		return err
+	}
+	return runConsolidate(ctx, dir, o.providerOptions)
 }
 
 // mergeCursorCommand is "mindmount merge-cursor", git's merge driver.

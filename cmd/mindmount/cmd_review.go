@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -105,9 +106,12 @@ func (o *rejectOptions) AddFlags(fl *flag.FlagSet) {
 }
 
 // runReviewList lists the waiting dreams.
-func runReviewList(_ context.Context, _ *noOptions, args []string) error {
+func runReviewList(ctx context.Context, _ *noOptions, args []string) error {
 	dir, err := reviewDir(args)
 	if err != nil {
+		return err
+	}
+	if handed, err := reviewAsOwner(ctx, dir, "review"); handed {
 		return err
 	}
 	return reading(dir, printDreams)
@@ -140,9 +144,12 @@ func printDreams(c *consolidate.Consolidator) error {
 }
 
 // runReviewShow prints the diff of a waiting dream.
-func runReviewShow(_ context.Context, _ *noOptions, args []string) error {
+func runReviewShow(ctx context.Context, _ *noOptions, args []string) error {
 	n, dir, err := dreamArgs(args)
 	if err != nil {
+		return err
+	}
+	if handed, err := reviewAsOwner(ctx, dir, "review", "show", strconv.Itoa(n)); handed {
 		return err
 	}
 	return reading(dir, func(c *consolidate.Consolidator) error {
@@ -177,6 +184,13 @@ func reviewVerdict(ctx context.Context, req control.Request, args []string) erro
 		return err
 	}
 	req.N = n
+	argv := []string{"review", "reject", "--reason", req.Reason, strconv.Itoa(n)}
+	if req.Verb == control.Approve {
+		argv = []string{"review", "approve", "--tip", req.Tip, strconv.Itoa(n)}
+	}
+	if handed, err := reviewAsOwner(ctx, dir, argv...); handed {
+		return err
+	}
 	if done, err := askDaemonReview(ctx, dir, req); done || err != nil {
 		return err
 	}
@@ -192,6 +206,17 @@ func reviewVerdict(ctx context.Context, req control.Request, args []string) erro
 		hash, err = c.Reject(ctx, n, req.Reason)
 	}
 	return printVerdict(req.Verb, n, hash, err)
+}
+
+// reviewAsOwner runs "mindmount ARGV… DIR" as the owner of dir when root
+// reviews another user's repository (asOwner): the dream's branch, its
+// merge and the repository's git config are that user's, never root's.
+func reviewAsOwner(ctx context.Context, dir string, argv ...string) (bool, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return true, err
+	}
+	return asOwner(ctx, append(argv, abs), abs)
 }
 
 // reviewDir is the repository of "review [REPO]": the current folder by
