@@ -1,0 +1,258 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// startServeMountHTTP runs mindmount serve with a mount and the HTTP API
+// on a free loopback port, and returns the mountpoint and the API's base
+// URL, read from the readiness line.
+func startServeMountHTTP(t *testing.T, root string, env []string, extra ...string) (*served, string) {
+	t.Helper()
+	mnt := mountDir(t)
+	t.Cleanup(func() { detachUnder(mnt) })
+	cmd := exec.Command(mindmountBinary(t), append([]string{"serve", "--root", root, "--mount", mnt, "--http", "127.0.0.1:0"}, extra...)...)
+	logs := new(logBuffer)
+	cmd.Stderr = logs
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	lines := make(chan string, 1)
+	go func() {
+		l, _ := bufio.NewReader(out).ReadString('\n')
+		lines <- strings.TrimSuffix(l, "\n")
+		io.Copy(io.Discard, out)
+	}()
+	var line string
+	select {
+	case line = <-lines:
+	case <-time.After(60 * time.Second):
+		t.Fatalf("no readiness line\n%s", logs)
+	}
+	prefix := "mindmount: serving " + root + " at " + mnt + ", http on "
+	addr, ok := strings.CutPrefix(line, prefix)
+	if !ok {
+		t.Fatalf("readiness line %q, want %q + the address\n%s", line, prefix, logs)
+	}
+	return &served{cmd: cmd, logs: logs, mnt: mnt, root: root}, "http://" + addr
+}
+
+// within runs argv as uid and gives up (SIGKILL) after d: a look at a
+// mount whose server is gone must end, one way or the other.
+func within(d time.Duration, uid int, argv ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	args := append([]string{"--reuid", itoa(uid), "--regid", itoa(uid), "--clear-groups", "--"}, argv...)
+	out, err := exec.CommandContext(ctx, "setpriv", args...).CombinedOutput()
+	if ctx.Err() != nil {
+		return string(out), fmt.Errorf("still waiting after %s: %w", d, ctx.Err())
+	}
+	return string(out), err
+}
+
+// TestServeWorkerKilledUnderLoad: alice's worker is killed (SIGKILL)
+// while her requests come in over HTTP and through her mount. Nothing
+// waits for ever: every look at her mount ends, /health and bob (mount
+// and HTTP) keep answering, and alice is served again by a new worker.
+// Then, with bob's worker stopped dead (SIGSTOP: it will never commit
+// or exit by itself), SIGTERM still ends the daemon. Each wait has a
+// deadline that stops a hang; none is a timing goal.
+func TestServeWorkerKilledUnderLoad(t *testing.T) {
+	requireRootFUSE(t)
+	root := serveRoot(t)
+	aliceTok := strings.TrimSpace(runCmd(t, "users", "token", root, "alice"))
+	bobTok := strings.TrimSpace(runCmd(t, "users", "token", root, "bob"))
+	s, base := startServeMountHTTP(t, root, append(noModel, "MINDMOUNT_API_KEY="), "--debounce", "50ms", "--max-wait", "50ms")
+	client := &http.Client{Timeout: 10 * time.Second}
+	get := func(path, tok string) (int, error) {
+		req, _ := http.NewRequest("GET", base+path, nil)
+		if tok != "" {
+			req.Header.Set("Authorization", "Bearer "+tok)
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return 0, err
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode, nil
+	}
+	alice := filepath.Join(s.mnt, "alice")
+	old := workerOf(t, "alice", root)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var wg sync.WaitGroup
+	var answered atomic.Int64
+	var hung atomic.Value
+	for i := 0; i < 3; i++ {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				if code, err := get("/v1/recall?userId=alice&q=tea", aliceTok); err == nil && code == http.StatusOK {
+					answered.Add(1)
+				} else if err != nil && ctx.Err() == nil {
+					hung.Store("alice's recall: " + err.Error())
+				}
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				if _, err := within(15*time.Second, aliceUID, "cat", alice+"/user.md"); err != nil && strings.Contains(err.Error(), "still waiting") {
+					hung.Store("a read of alice's mount: " + err.Error())
+				}
+			}
+		}()
+	}
+	waitFor(t, func() bool { return answered.Load() >= 5 }, "alice's requests answered before the kill")
+	if err := syscall.Kill(old, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	// While alice has no worker, and once she has a new one, the daemon,
+	// /health and bob answer.
+	served := func() bool {
+		if code, err := get("/health", ""); err != nil || code != http.StatusOK {
+			t.Fatalf("/health after alice's worker was killed: %d %v\n%s", code, err, s.logs)
+		}
+		if out, err := within(15*time.Second, bobUID, "cat", s.mnt+"/bob/user.md"); err != nil {
+			t.Fatalf("bob's mount after alice's worker was killed: %v\n%s\n%s", err, out, s.logs)
+		}
+		if code, err := get("/v1/recall?userId=bob&q=tea", bobTok); err != nil || code != http.StatusOK {
+			t.Fatalf("bob's recall after alice's worker was killed: %d %v\n%s", code, err, s.logs)
+		}
+		for _, pid := range workerPids() {
+			if pid != old && holds(pid, filepath.Join(root, "users", "alice")) {
+				_, err := within(15*time.Second, aliceUID, "cat", alice+"/user.md")
+				return err == nil
+			}
+		}
+		return false
+	}
+	waitFor(t, served, "alice served by a new worker")
+	n := answered.Load()
+	waitFor(t, func() bool { return answered.Load() > n }, "alice's requests answered again")
+	cancel()
+	loadDone := make(chan struct{})
+	go func() { wg.Wait(); close(loadDone) }()
+	select {
+	case <-loadDone:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("alice's requests still waiting after the load stopped\n%s", s.logs)
+	}
+	if h := hung.Load(); h != nil {
+		t.Fatalf("%s\n%s", h, s.logs)
+	}
+	if !strings.Contains(s.logs.String(), `user's worker exited by itself; starting it again" user=alice exit="signal: killed"`) {
+		t.Errorf("the log does not say alice's worker died and how:\n%s", s.logs)
+	}
+
+	// A worker that will never end by itself does not keep the daemon.
+	bob := workerOf(t, "bob", root)
+	syscall.Kill(bob, syscall.SIGSTOP)
+	defer syscall.Kill(bob, syscall.SIGCONT)
+	s.cmd.Process.Signal(syscall.SIGTERM)
+	exited := make(chan error, 1)
+	go func() { exited <- s.cmd.Wait() }()
+	select {
+	case <-exited:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("serve still running 30s after SIGTERM, with bob's worker stopped\n%s", s.logs)
+	}
+	if mounted(s.mnt + "/alice") {
+		t.Error("alice's mount stayed after serve ended")
+	}
+}
+
+// TestServeCrashLoopHeldBack: a worker that ends the same way three
+// times in a row is not started again for a while; /health says how it
+// ended (never whom), the daemon's log says whom and why, and the other
+// users are served.
+func TestServeCrashLoopHeldBack(t *testing.T) {
+	requireRootFUSE(t)
+	root := serveRoot(t)
+	s, base := startServeMountHTTP(t, root, append(noModel, "MINDMOUNT_API_KEY="))
+	// Each time, the worker the daemon says serves alice (once it is
+	// ready: one killed while starting fails another way).
+	started := regexp.MustCompile(`msg="user's worker started" user=alice uid=\d+ pid=(\d+)`)
+	seen := map[int]bool{}
+	for i := 0; i < 3; i++ {
+		var pid int
+		waitFor(t, func() bool {
+			for _, m := range started.FindAllStringSubmatch(s.logs.String(), -1) {
+				if p, _ := strconv.Atoi(m[1]); !seen[p] {
+					pid = p
+					return true
+				}
+			}
+			return false
+		}, fmt.Sprintf("alice's worker number %d", i+1))
+		seen[pid] = true
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+	var health struct {
+		Status string `json:"status"`
+		Held   []struct {
+			Exit  string    `json:"exit"`
+			Times int       `json:"times"`
+			Until time.Time `json:"until"`
+		} `json:"workersHeldBack"`
+	}
+	client := &http.Client{Timeout: 10 * time.Second}
+	waitFor(t, func() bool {
+		resp, err := client.Get(base + "/health")
+		if err != nil {
+			t.Fatalf("/health: %v", err)
+		}
+		defer resp.Body.Close()
+		health.Held = nil
+		json.NewDecoder(resp.Body).Decode(&health)
+		return len(health.Held) == 1
+	}, "/health reporting alice's worker held back")
+	if h := health.Held[0]; h.Exit != "signal: killed" || h.Times != 3 || !h.Until.After(time.Now()) {
+		t.Fatalf("/health: %+v", health)
+	}
+	if !strings.Contains(s.logs.String(), `keeps ending the same way; not started again for a while" user=alice exit="signal: killed" times=3`) {
+		t.Fatalf("the log does not say why alice is held back:\n%s", s.logs)
+	}
+	for _, p := range workerPids() {
+		if !seen[p] && holds(p, filepath.Join(root, "users", "alice")) {
+			t.Fatalf("alice's worker was started a fourth time (pid %d)\n%s", p, s.logs)
+		}
+	}
+	if out, err := within(15*time.Second, bobUID, "cat", s.mnt+"/bob/user.md"); err != nil {
+		t.Fatalf("bob while alice is held back: %v\n%s", err, out)
+	}
+	if out, err := within(15*time.Second, aliceUID, "cat", s.mnt+"/alice/user.md"); err == nil {
+		t.Fatalf("alice's mount answers while her worker is held back: %s", out)
+	}
+	stopMindmount(t, s.cmd, s.logs)
+}
