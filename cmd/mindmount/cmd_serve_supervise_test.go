@@ -134,8 +134,27 @@ func TestServeWorkerKilledUnderLoad(t *testing.T) {
 		}()
 	}
 	waitFor(t, func() bool { return answered.Load() >= 5 }, "alice's requests answered before the kill")
+	// One look at alice's mount is surely in flight when her worker
+	// dies: the worker is stopped first, and the look waits in the
+	// kernel for its answer.
+	if err := syscall.Kill(old, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	pctx, pcancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer pcancel()
+	probe := exec.CommandContext(pctx, "setpriv", "--reuid", itoa(aliceUID), "--regid", itoa(aliceUID), "--clear-groups", "--", "stat", alice+"/in-flight")
+	if err := probe.Start(); err != nil {
+		t.Fatal(err)
+	}
+	probed := make(chan struct{})
+	go func() { probe.Wait(); close(probed) }()
+	waitFor(t, func() bool { return strings.TrimSpace(readProc(probe.Process.Pid, "wchan")) == "request_wait_answer" }, "a look at alice's mount waiting for her worker")
 	if err := syscall.Kill(old, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
+	}
+	<-probed
+	if pctx.Err() != nil {
+		t.Fatalf("a look at alice's mount still waited for her dead worker 30s after its death\n%s", s.logs)
 	}
 	// While alice has no worker, and once she has a new one, the daemon,
 	// /health and bob answer.
