@@ -275,3 +275,89 @@ func TestServeCrashLoopHeldBack(t *testing.T) {
 	}
 	stopMindmount(t, s.cmd, s.logs)
 }
+
+// limitsOf reads the soft and hard columns of one limit of process pid
+// (/proc/PID/limits), e.g. "Max data size".
+func limitsOf(t *testing.T, pid int, name string) (soft, hard string) {
+	t.Helper()
+	for _, line := range strings.Split(readProc(pid, "limits"), "\n") {
+		if rest, ok := strings.CutPrefix(line, name); ok {
+			f := strings.Fields(rest)
+			if len(f) >= 2 {
+				return f[0], f[1]
+			}
+		}
+	}
+	t.Fatalf("no %q in /proc/%d/limits", name, pid)
+	return "", ""
+}
+
+// TestServeWorkerDropsEverything: serve started with supplementary groups
+// (root on a test machine has none, so the test gives it some) hands its
+// users to workers that keep none of them, nor any capability; each
+// worker's memory, open files and processes are bounded with the hard
+// limit equal to the soft one, so the user cannot raise them.
+func TestServeWorkerDropsEverything(t *testing.T) {
+	requireRootFUSE(t)
+	root := serveRoot(t)
+	mnt := mountDir(t)
+	t.Cleanup(func() { detachUnder(mnt) })
+	cmd := exec.Command(mindmountBinary(t), "serve", "--root", root, "--mount", mnt, "--user-memory", "400000000")
+	cmd.Env = append(os.Environ(), noModel...)
+	logs := new(logBuffer)
+	cmd.Stderr = logs
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 0, Gid: 0, Groups: []uint32{4, 27, 100}}}
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	ready := make(chan string, 1)
+	go func() {
+		l, _ := bufio.NewReader(out).ReadString('\n')
+		ready <- l
+		io.Copy(io.Discard, out)
+	}()
+	select {
+	case l := <-ready:
+		if !strings.HasPrefix(l, "mindmount: serving") {
+			t.Fatalf("readiness line %q\n%s", l, logs)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatalf("no readiness line\n%s", logs)
+	}
+	if st := readProc(cmd.Process.Pid, "status"); !strings.Contains(st, "Groups:\t4 27 100") {
+		t.Fatalf("serve does not run with the groups the test gave it:\n%s", st)
+	}
+	for _, id := range []string{"alice", "bob"} {
+		pid := workerOf(t, id, root)
+		st := readProc(pid, "status")
+		if _, g, _ := strings.Cut(st, "\nGroups:"); strings.TrimSpace(strings.SplitN(g, "\n", 2)[0]) != "" {
+			t.Errorf("%s's worker kept supplementary groups:\n%s", id, st)
+		}
+		if !strings.Contains(st, "CapEff:\t0000000000000000") || !strings.Contains(st, "CapPrm:\t0000000000000000") {
+			t.Errorf("%s's worker kept capabilities:\n%s", id, st)
+		}
+		for _, l := range []struct{ name, want string }{
+			{"Max open files", itoa(workerMaxFiles)},
+			{"Max processes", itoa(workerMaxProcs)},
+			{"Max data size", "400000000"},
+		} {
+			if l.name == "Max data size" && raceEnabled {
+				continue // not applied under -race
+			}
+			if soft, hard := limitsOf(t, pid, l.name); soft != l.want || hard != l.want {
+				t.Errorf("%s's worker: %s soft %s hard %s, want %s for both", id, l.name, soft, hard, l.want)
+			}
+		}
+	}
+	if out, err := within(15*time.Second, aliceUID, "cat", mnt+"/alice/user.md"); err != nil {
+		t.Fatalf("alice's mount: %v\n%s", err, out)
+	}
+	stopMindmount(t, cmd, logs)
+}
