@@ -64,6 +64,16 @@ func startServeMountHTTP(t *testing.T, root string, env []string, extra ...strin
 	return &served{cmd: cmd, logs: logs, mnt: mnt, root: root}, "http://" + addr
 }
 
+// ownUID gives a test user a uid of its own when the tests run as root
+// (serve refuses a user registered with uid 0); otherwise none: the user
+// is the tests' own uid.
+func ownUID(uid int) []string {
+	if os.Geteuid() != 0 {
+		return nil
+	}
+	return []string{"--uid", itoa(uid)}
+}
+
 // within runs argv as uid and gives up (SIGKILL) after d: a look at a
 // mount whose server is gone must end, one way or the other.
 func within(d time.Duration, uid int, argv ...string) (string, error) {
