@@ -269,6 +269,10 @@ func TestServeCrashLoopHeldBack(t *testing.T) {
 	if h := health.Held[0]; h.Exit != "signal: killed" || h.Times != 3 || !h.Until.After(time.Now()) {
 		t.Fatalf("/health: %+v", health)
 	}
+	// The operator's status names whom and why.
+	if st := runCmd(t, "status", "--root", root); !regexp.MustCompile(`(?m)^alice .*held back until \d\d:\d\d:\d\d: signal: killed 3 times in a row`).MatchString(st) {
+		t.Errorf("mindmount status --root does not say alice is held back and why:\n%s", st)
+	}
 	if !strings.Contains(s.logs.String(), `keeps ending the same way; not started again for a while" user=alice exit="signal: killed" times=3`) {
 		t.Fatalf("the log does not say why alice is held back:\n%s", s.logs)
 	}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -75,6 +76,7 @@ type Workers struct {
 	life   context.Context // ends with quit
 	end    context.CancelFunc
 	wg     sync.WaitGroup // the watchers, restarts and background re-reads
+	heldMu sync.Mutex     // serialises writes of HeldFile
 
 	spares spares
 }
@@ -623,12 +625,17 @@ func (ws *Workers) start(ctx context.Context, w *worker) error {
 		return fail(err)
 	}
 	w.mu.Lock()
+	var wasHeld *HeldBackError
+	errors.As(w.err, &wasHeld)
 	w.cmd, w.done, w.tail = cmd, done, sp.tail
 	w.fuse, w.conn, w.mnt, w.ctl = fuseFile, conn, mnt, ctl
 	w.proxy = workerProxy(httpName, ws.log.With("user", e.ID))
 	w.startedAt, w.stopping, w.err = time.Now(), false, nil
 	w.mu.Unlock()
 	ws.spawn(func() { ws.watch(w, done) })
+	if wasHeld != nil {
+		ws.saveHeld()
+	}
 	ws.log.Info("user's worker started", "user", e.ID, "uid", e.UID, "pid", cmd.Process.Pid, "ready_ms", time.Since(began).Milliseconds(), "cpu_ms", float64(cpu.Microseconds())/1000)
 	return nil
 }
@@ -697,6 +704,7 @@ func (ws *Workers) died(w *worker, how, last string, ran time.Duration) {
 	w.mu.Unlock()
 	switch {
 	case hb != nil:
+		ws.saveHeld()
 		ws.log.Error("user's worker keeps ending the same way; not started again for a while", "user", id, "exit", how, "times", hb.Times, "until", hb.Until.Format(time.TimeOnly), "last", last)
 	case ran > 0:
 		ws.log.Warn("user's worker exited by itself; starting it again", "user", id, "exit", how, "in", wait)
@@ -721,6 +729,56 @@ func (ws *Workers) died(w *worker, how, last string, ran time.Duration) {
 			w.mu.Unlock()
 		}
 	})
+}
+
+// HeldFile, in ROOT, tells who the running daemon holds back and why
+// (root's, 0600): mindmount status --root reads it.
+const HeldFile = ".serve.held.json"
+
+// saveHeld writes HeldFile: every user whose worker is held back now.
+func (ws *Workers) saveHeld() {
+	ws.mu.Lock()
+	ls := make([]*worker, 0, len(ws.users))
+	for _, w := range ws.users {
+		ls = append(ls, w)
+	}
+	ws.mu.Unlock()
+	held := map[string]*HeldBackError{}
+	for _, w := range ls {
+		w.mu.Lock()
+		var hb *HeldBackError
+		if errors.As(w.err, &hb) && time.Now().Before(hb.Until) {
+			held[w.entry.ID] = hb
+		}
+		w.mu.Unlock()
+	}
+	b, err := json.Marshal(held)
+	if err != nil {
+		return
+	}
+	ws.heldMu.Lock()
+	defer ws.heldMu.Unlock()
+	p := filepath.Join(ws.cfg.Root, HeldFile)
+	if err := os.WriteFile(p+".tmp", b, 0o600); err == nil {
+		os.Rename(p+".tmp", p)
+	}
+}
+
+// readHeld reads HeldFile: who the daemon serving root holds back, while
+// one runs.
+func readHeld(root string) map[string]*HeldBackError {
+	if running, _, _ := Running(root); !running {
+		return nil
+	}
+	b, err := os.ReadFile(filepath.Join(root, HeldFile))
+	if err != nil {
+		return nil
+	}
+	var held map[string]*HeldBackError
+	if json.Unmarshal(b, &held) != nil {
+		return nil
+	}
+	return held
 }
 
 // lastWords keeps the line a process printed last on standard error (or
@@ -999,6 +1057,7 @@ func (ws *Workers) Close(ctx context.Context) error {
 	}
 	wg.Wait()
 	ws.wg.Wait()
+	os.Remove(filepath.Join(ws.cfg.Root, HeldFile))
 	ws.spares.close()
 	ws.lock.Close()
 	return nil
