@@ -105,7 +105,10 @@ memory (see the README, "Many users and containers").
 With --mount each user's worker starts with the daemon and serves the
 mount for its life; without, a worker starts at the user's first HTTP or
 MCP request and stops after --unload-after without use, committing what
-is pending first. A worker that dies is started again. SIGHUP re-reads
+is pending first. A worker that dies takes its mount with it at once
+(what waited on it gets an error, never a hang) and is started again after
+a backoff; one that ends the same way three times in a row is held back
+for 5 minutes, and mindmount status --root says why. SIGHUP re-reads
 the user list: added users are mounted, removed ones stopped and moved
 aside, and a user whose uid or gid changed gets a new worker and a new
 mount at once, the old uid refused from then on. All users share
@@ -113,7 +116,8 @@ mount at once, the old uid refused from then on. All users share
 
 The line "mindmount: serving ROOT" on standard output (and READY=1 to
 systemd's NOTIFY_SOCKET) says the daemon is ready. SIGINT or SIGTERM
-stops every worker (each commits what is pending), unmounts and exits 0.
+stops every worker (each commits what is pending, within 3 seconds, or is
+killed), unmounts and exits 0, within 5 seconds.
 Only one daemon serves a ROOT, and while it runs, mount, watch and mcp
 refuse its users' repositories.
 
