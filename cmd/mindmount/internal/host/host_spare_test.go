@@ -1,10 +1,14 @@
 package host
 
 import (
+	"context"
 	"errors"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
+	"github.com/mindmount/mindmount/template"
 )
 
 // checkStatus judges a worker's ids as the kernel shows them: a worker
@@ -47,5 +51,35 @@ func TestDropPrivilegesRefusesRoot(t *testing.T) {
 	}
 	if err := DropPrivileges(0, 0); !errors.Is(err, ErrRootWorker) {
 		t.Fatalf("DropPrivileges(0, 0) as root: %v, want ErrRootWorker", err)
+	}
+}
+
+// A user registered with uid 0 is refused at its worker's start, with a
+// clear error, before any process or mount: a worker never holds root's
+// rights.
+func TestWorkersRefuseRootUser(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: only a root daemon could start a worker as uid 0")
+	}
+	root := t.TempDir()
+	dir := UserDir(root, "dave")
+	os.MkdirAll(dir, 0o755)
+	if _, err := gitrepo.Init(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := template.Write(dir, "dave", false); err != nil {
+		t.Fatal(err)
+	}
+	if err := AddUser(root, Entry{ID: "dave", UID: 0, GID: 0}); err != nil {
+		t.Skipf("the registry refuses uid 0 already: %v", err)
+	}
+	ws, err := NewWorkers(WorkersConfig{Root: root, Exe: "/nonexistent/mindmount"})
+	if err != nil {
+		t.Skipf("the registry refuses uid 0 already: %v", err)
+	}
+	defer ws.Close(context.Background())
+	_, _, err = ws.Forward(context.Background(), "dave")
+	if !errors.Is(err, ErrRootWorker) || !strings.Contains(err.Error(), "dave") {
+		t.Fatalf("a worker for uid 0: %v, want ErrRootWorker naming the user", err)
 	}
 }
