@@ -373,5 +373,28 @@ func TestServeWorkerDropsEverything(t *testing.T) {
 	if out, err := within(15*time.Second, aliceUID, "cat", mnt+"/alice/user.md"); err != nil {
 		t.Fatalf("alice's mount: %v\n%s", err, out)
 	}
+	// Served through the whole path, the users' mounts are at MNT/<id>
+	// and nowhere else: none on /dev/fuse, which a worker mounting its
+	// /dev/fd/N again would make.
+	mounts := 0
+	for _, line := range strings.Split(readProc(cmd.Process.Pid, "mountinfo"), "\n") {
+		pre, post, ok := strings.Cut(line, " - ")
+		f, g := strings.Fields(pre), strings.Fields(post)
+		if !ok || len(f) < 5 || len(g) < 1 {
+			continue
+		}
+		// Other tests' mounts may be listed too: ours are this serve's
+		// (source mindmount-serve) or of its users' repositories.
+		ours := len(g) > 1 && (g[1] == "mindmount-serve" || strings.HasPrefix(g[1], root))
+		if f[4] == "/dev/fuse" || (ours && filepath.Dir(f[4]) != mnt) {
+			t.Errorf("a mount outside MNT: %s", line)
+		}
+		if ours && filepath.Dir(f[4]) == mnt {
+			mounts++
+		}
+	}
+	if mounts != 2 {
+		t.Errorf("%d mindmount mounts, want alice's and bob's", mounts)
+	}
 	stopMindmount(t, cmd, logs)
 }
