@@ -383,13 +383,12 @@ func TestServeWorkerDropsEverything(t *testing.T) {
 		if !ok || len(f) < 5 || len(g) < 1 {
 			continue
 		}
-		// Other tests' mounts may be listed too: ours are this serve's
-		// (source mindmount-serve) or of its users' repositories.
-		ours := len(g) > 1 && (g[1] == "mindmount-serve" || strings.HasPrefix(g[1], root))
-		if f[4] == "/dev/fuse" || (ours && filepath.Dir(f[4]) != mnt) {
+		// Other tests' mounts may be listed too: a mount of this ROOT's
+		// repositories (their path its source) is ours.
+		if f[4] == "/dev/fuse" || (len(g) > 1 && strings.HasPrefix(g[1], root) && filepath.Dir(f[4]) != mnt) {
 			t.Errorf("a mount outside MNT: %s", line)
 		}
-		if ours && filepath.Dir(f[4]) == mnt {
+		if g[0] == "fuse.mindmount" && filepath.Dir(f[4]) == mnt {
 			mounts++
 		}
 	}
