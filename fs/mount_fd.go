@@ -39,6 +39,52 @@ func Detach(mnt string) error {
 	return syscall.Unmount(mnt, syscall.MNT_DETACH)
 }
 
+// ConnOf is the FUSE connection number of the mindmount mount at mnt (the
+// minor of its device, the name of its folder under
+// /sys/fs/fuse/connections), read from /proc/self/mountinfo without
+// touching mnt, which may hang when its server is gone. ok is false when
+// no mindmount mount is at mnt.
+func ConnOf(mnt string) (conn int, ok bool) {
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		// ID PARENT MAJOR:MINOR ROOT MOUNTPOINT OPTIONS... - FSTYPE SOURCE ...
+		pre, post, found := strings.Cut(line, " - ")
+		f, g := strings.Fields(pre), strings.Fields(post)
+		if !found || len(f) < 5 || len(g) < 1 || g[0] != "fuse.mindmount" || unescapeMount(f[4]) != mnt {
+			continue
+		}
+		_, minor, _ := strings.Cut(f[2], ":")
+		if n, err := strconv.Atoi(minor); err == nil {
+			conn, ok = n, true // the last one listed is the one on top
+		}
+	}
+	return conn, ok
+}
+
+// Abort ends FUSE connection conn at once (ConnOf): every request waiting
+// for its server fails with ENOTCONN. It needs fusectl mounted at
+// /sys/fs/fuse/connections; without it the caller relies on closing the
+// last /dev/fuse descriptor, which aborts the connection as well.
+func Abort(conn int) error {
+	return os.WriteFile(fmt.Sprintf("/sys/fs/fuse/connections/%d/abort", conn), []byte("1"), 0)
+}
+
+// ClearStale aborts and detaches a mindmount mount left at mnt (its
+// server gone), without touching mnt first: a stat of a mount whose
+// server died but whose connection lives would wait for ever. Nothing
+// when no mindmount mount is there.
+func ClearStale(mnt string) error {
+	conn, ok := ConnOf(mnt)
+	if !ok {
+		return nil
+	}
+	Abort(conn) // best effort: without fusectl, the detach below still frees the path
+	return Detach(mnt)
+}
+
 // isPassedFd reports whether mountpoint is /dev/fd/N: a descriptor of a
 // mount made by the caller's parent.
 func isPassedFd(mountpoint string) bool {

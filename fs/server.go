@@ -75,6 +75,15 @@ func mount(mountpoint string, d deps, opt Options) (*fuse.Server, *mountState, e
 		cacheTimeout: opt.CacheTimeout,
 		log:          log,
 	})
+	if isPassedFd(mountpoint) {
+		// The parent mounted already: go-fuse must take the descriptor
+		// as it is. A direct mount would be tried first, of the path
+		// "/dev/fd/N" — which resolves to /dev/fuse, and a process
+		// holding CAP_SYS_ADMIN would mount over /dev/fuse itself,
+		// breaking FUSE for the whole host.
+		fopts.MountOptions.DirectMount = false
+		fopts.MountOptions.DirectMountStrict = false
+	}
 	var raw fuse.RawFileSystem = &rawFS{RawFileSystem: fusefs.NewNodeFS(m.root, fopts), appends: &m.appends}
 	if opt.Owner != nil {
 		raw = &ownerGuard{RawFileSystem: raw, uid: opt.Owner.UID}

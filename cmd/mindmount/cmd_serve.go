@@ -105,7 +105,10 @@ memory (see the README, "Many users and containers").
 With --mount each user's worker starts with the daemon and serves the
 mount for its life; without, a worker starts at the user's first HTTP or
 MCP request and stops after --unload-after without use, committing what
-is pending first. A worker that dies is started again. SIGHUP re-reads
+is pending first. A worker that dies takes its mount with it at once
+(what waited on it gets an error, never a hang) and is started again after
+a backoff; one that ends the same way three times in a row is held back
+for 5 minutes, and mindmount status --root says why. SIGHUP re-reads
 the user list: added users are mounted, removed ones stopped and moved
 aside, and a user whose uid or gid changed gets a new worker and a new
 mount at once, the old uid refused from then on. All users share
@@ -113,7 +116,8 @@ mount at once, the old uid refused from then on. All users share
 
 The line "mindmount: serving ROOT" on standard output (and READY=1 to
 systemd's NOTIFY_SOCKET) says the daemon is ready. SIGINT or SIGTERM
-stops every worker (each commits what is pending), unmounts and exits 0.
+stops every worker (each commits what is pending, within 3 seconds, or is
+killed), unmounts and exits 0, within 5 seconds.
 Only one daemon serves a ROOT, and while it runs, mount, watch and mcp
 refuse its users' repositories.
 
@@ -260,18 +264,29 @@ func (o *serveOptions) where() string {
 }
 
 // serveUntilDone waits for a signal to stop (nil) or a front's failure,
-// re-reading the users on SIGHUP.
+// re-reading the users on SIGHUP. The re-read (which mounts and starts
+// added users) runs beside the wait, one at a time, so SIGTERM is heard
+// whatever a start does.
 func serveUntilDone(ctx context.Context, hup <-chan os.Signal, ws *host.Workers, frontErr <-chan error, log *slog.Logger) error {
+	reloading := make(chan struct{}, 1)
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-hup:
-			if err := ws.Reload(); err != nil {
-				log.Warn("re-read users", "err", err)
-			} else {
-				log.Info("users re-read", "users", len(ws.Users()))
+			select {
+			case reloading <- struct{}{}:
+			default:
+				continue // a re-read is under way; it reads the latest file
 			}
+			go func() {
+				defer func() { <-reloading }()
+				if err := ws.Reload(); err != nil {
+					log.Warn("re-read users", "err", err)
+				} else {
+					log.Info("users re-read", "users", len(ws.Users()))
+				}
+			}()
 		case err := <-frontErr:
 			return err
 		}
@@ -297,19 +312,41 @@ func checkServeMountpoint(mnt string) error {
 	return os.Chmod(mnt, 0o711)
 }
 
-// shutdownServe stops the fronts (nothing new arrives) and the reaper, then
-// every worker, each committing what is pending, and unmounts.
+// shutdownGrace bounds serve's whole shutdown: SIGTERM ends the daemon
+// within 5 s, whatever a worker or a client does.
+const shutdownGrace = 4 * time.Second
+
+// shutdownServe stops the fronts (nothing new arrives) and the reaper, and
+// every worker, each committing what is pending, and unmounts; within
+// shutdownGrace, after which what is left is killed (the workers) or left
+// to the process's exit (a front's open streams).
 func shutdownServe(ws *host.Workers, fr *runningFronts, reaped <-chan struct{}, log *slog.Logger) error {
-	fr.stop()
-	for _, w := range fr.waits {
-		if werr := w(); werr != nil && !errors.Is(werr, context.Canceled) {
-			log.Warn("front stopped", "err", werr)
-		}
-	}
-	<-reaped
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
-	return ws.Close(ctx)
+	fr.stop()
+	fronts := make(chan struct{})
+	go func() {
+		defer close(fronts)
+		for _, w := range fr.waits {
+			if werr := w(); werr != nil && !errors.Is(werr, context.Canceled) {
+				log.Warn("front stopped", "err", werr)
+			}
+		}
+	}()
+	closed := make(chan error, 1)
+	go func() {
+		select {
+		case <-reaped:
+		case <-ctx.Done():
+		}
+		closed <- ws.Close(ctx)
+	}()
+	select {
+	case <-fronts:
+	case <-ctx.Done():
+		log.Warn("fronts still busy at shutdown; their connections end with the daemon")
+	}
+	return <-closed
 }
 
 // sdNotify tells systemd (Type=notify) about the daemon's state; nothing

@@ -62,9 +62,9 @@ func startServeHTTP(t *testing.T, root string, env []string, extra ...string) (*
 // what mindmount recall finds.
 func TestServeHTTPEndToEnd(t *testing.T) {
 	root := t.TempDir()
-	reachable(root) // the users' workers run as their own uids
-	runCmd(t, "users", "add", root, "alice", "--name", "Alice")
-	runCmd(t, "users", "add", root, "bob")
+	reachable(root)
+	runCmd(t, append([]string{"users", "add", root, "alice", "--name", "Alice"}, ownUID(aliceUID)...)...)
+	runCmd(t, append([]string{"users", "add", root, "bob"}, ownUID(bobUID)...)...)
 	tok := strings.TrimSpace(runCmd(t, "users", "token", root, "alice"))
 	if !strings.HasPrefix(tok, "mindmount_") {
 		t.Fatalf("token %q", tok)
@@ -182,9 +182,9 @@ func TestServeHTTPRefusesOpenListen(t *testing.T) {
 // one: /health counts them loaded before any request named them.
 func TestServeHTTPWarmsUsers(t *testing.T) {
 	root := t.TempDir()
-	reachable(root) // the users' workers run as their own uids
-	runCmd(t, "users", "add", root, "alice")
-	runCmd(t, "users", "add", root, "bob")
+	reachable(root)
+	runCmd(t, append([]string{"users", "add", root, "alice"}, ownUID(aliceUID)...)...)
+	runCmd(t, append([]string{"users", "add", root, "bob"}, ownUID(bobUID)...)...)
 	env := []string{"MINDMOUNT_LLM=ollama", "OLLAMA_HOST=127.0.0.1:9", "MINDMOUNT_MODEL=fake", "MINDMOUNT_API_KEY="}
 	cmd, logs, base := startServeHTTP(t, root, env)
 	deadline := time.Now().Add(30 * time.Second)

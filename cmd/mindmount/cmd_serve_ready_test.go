@@ -14,10 +14,10 @@ import (
 // polling, so a line printed before the warm-up fails here.
 func TestServeReadyAfterWarmUp(t *testing.T) {
 	root := t.TempDir()
-	reachable(root) // the users' workers run as their own uids
+	reachable(root)
 	users := []string{"alice", "bob", "carol"}
-	for _, u := range users {
-		runCmd(t, "users", "add", root, u)
+	for i, u := range users {
+		runCmd(t, append([]string{"users", "add", root, u}, ownUID(aliceUID+i)...)...)
 	}
 	env := []string{"MINDMOUNT_LLM=ollama", "OLLAMA_HOST=127.0.0.1:9", "MINDMOUNT_MODEL=fake", "MINDMOUNT_API_KEY="}
 	cmd, logs, base := startServeHTTP(t, root, env)

@@ -75,9 +75,9 @@ func TestUIRefusesNonLoopback(t *testing.T) {
 // logs in with her token and reaches her memory, never bob's.
 func TestServeUIUsersApart(t *testing.T) {
 	root := t.TempDir()
-	reachable(root) // the users' workers run as their own uids
-	runCmd(t, "users", "add", root, "alice")
-	runCmd(t, "users", "add", root, "bob")
+	reachable(root)
+	runCmd(t, append([]string{"users", "add", root, "alice"}, ownUID(aliceUID)...)...)
+	runCmd(t, append([]string{"users", "add", root, "bob"}, ownUID(bobUID)...)...)
 	tok := strings.TrimSpace(runCmd(t, "users", "token", root, "alice"))
 	runCmd(t, "users", "token", root, "bob")
 	_, logs, base := startServeHTTP(t, root, []string{"MINDMOUNT_API_KEY=", "MINDMOUNT_LLM=none"}, "--consolidate=false")

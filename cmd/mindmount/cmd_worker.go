@@ -120,21 +120,8 @@ func runWorker(o *workerOptions, log *slog.Logger) error {
 	if uint(os.Getuid()) != o.uid || uint(os.Getgid()) != o.gid {
 		return fmt.Errorf("worker for %s runs as uid %d gid %d, not %d %d", o.id, os.Getuid(), os.Getgid(), o.uid, o.gid)
 	}
-	if o.memory > 0 && raceBuild {
-		log.Info("memory bound not applied: this binary was built with -race")
-	}
-	if o.memory > 0 && !raceBuild {
-		// One user's runaway work (a huge blob, a model answer) stops this
-		// worker, never the daemon or another user. The Go heap is kept
-		// well below the hard limit so the collector works before it.
-		// RLIMIT_DATA, not RLIMIT_AS: Go reserves address space it never
-		// uses (a worker's VSZ is ~1.8 GiB), but only what it writes to
-		// counts as data.
-		lim := &unix.Rlimit{Cur: o.memory, Max: o.memory}
-		if err := unix.Setrlimit(unix.RLIMIT_DATA, lim); err != nil {
-			log.Warn("cannot limit the worker's memory", "err", err)
-		}
-		debug.SetMemoryLimit(int64(o.memory / 2))
+	if err := limitWorker(o.memory, log); err != nil {
+		return fmt.Errorf("worker for %s: %w", o.id, err)
 	}
 	cfg := o.daemon.baseConfig(false, log)
 	// The tracker's switch (commit_secrets) is ROOT/config's (root's,
@@ -219,6 +206,50 @@ func runWorker(o *workerOptions, log *slog.Logger) error {
 			return nil
 		}, nil
 	})
+}
+
+// A worker's bounds besides its memory (--user-memory): open files and
+// processes. Soft and hard limits are the same, so the user cannot raise
+// them. RLIMIT_NPROC counts every process of the user's uid, the user's
+// own included, when the worker forks (git): it is kept generous.
+const (
+	workerMaxFiles = 4096
+	workerMaxProcs = 1024
+)
+
+// limitWorker sets the worker's resource limits, soft and hard alike: a
+// process of the user's may lower but never raise a hard limit, so the
+// user cannot lift their own worker's bounds. memory is RLIMIT_DATA in
+// bytes (0: none).
+func limitWorker(memory uint64, log *slog.Logger) error {
+	for _, l := range []struct {
+		res  int
+		n    uint64
+		what string
+	}{
+		{unix.RLIMIT_NOFILE, workerMaxFiles, "open files"},
+		{unix.RLIMIT_NPROC, workerMaxProcs, "processes"},
+	} {
+		if err := unix.Setrlimit(l.res, &unix.Rlimit{Cur: l.n, Max: l.n}); err != nil {
+			return fmt.Errorf("limit the worker's %s: %w", l.what, err)
+		}
+	}
+	if memory > 0 && raceBuild {
+		log.Info("memory bound not applied: this binary was built with -race")
+	}
+	if memory > 0 && !raceBuild {
+		// One user's runaway work (a huge blob, a model answer) stops this
+		// worker, never the daemon or another user. The Go heap is kept
+		// well below the hard limit so the collector works before it.
+		// RLIMIT_DATA, not RLIMIT_AS: Go reserves address space it never
+		// uses (a worker's VSZ is ~1.8 GiB), but only what it writes to
+		// counts as data.
+		if err := unix.Setrlimit(unix.RLIMIT_DATA, &unix.Rlimit{Cur: memory, Max: memory}); err != nil {
+			log.Warn("cannot limit the worker's memory", "err", err)
+		}
+		debug.SetMemoryLimit(int64(memory / 2))
+	}
+	return nil
 }
 
 // workerHTTP is the user's HTTP API and MCP as the worker serves them to

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -29,6 +30,7 @@ type spare struct {
 	cmd  *exec.Cmd
 	sock *os.File      // the daemon's end of the socketpair
 	out  io.ReadCloser // the spare's standard output (WorkerReady)
+	tail *lastWords    // its standard error, passed on to the daemon's
 	done chan struct{} // closed when the process exited
 }
 
@@ -127,7 +129,11 @@ func startSpare(exe string) (*spare, error) {
 	cmd.Dir = "/"
 	cmd.Env = workerEnv()
 	cmd.ExtraFiles = []*os.File{theirs}
-	cmd.Stderr = os.Stderr
+	tail := &lastWords{}
+	cmd.Stderr = tail
+	// A git the worker started may hold its standard error open after
+	// the worker died: its end is noticed at once all the same.
+	cmd.WaitDelay = time.Second
 	// SIGKILL when the daemon dies; the worker arms it again once it runs
 	// as the user, the kernel having cleared it with the uid change.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
@@ -140,7 +146,7 @@ func startSpare(exe string) (*spare, error) {
 		ours.Close()
 		return nil, fmt.Errorf("start a worker: %w", err)
 	}
-	s := &spare{cmd: cmd, sock: ours, out: out, done: make(chan struct{})}
+	s := &spare{cmd: cmd, sock: ours, out: out, tail: tail, done: make(chan struct{})}
 	go func() {
 		cmd.Wait()
 		close(s.done)
@@ -259,6 +265,9 @@ func AwaitAssignment(fd int) (args []string, fuseFd, httpFd int, err error) {
 // is not root may only "drop" to its own ids.
 func DropPrivileges(uid, gid uint32) error {
 	root := os.Geteuid() == 0
+	if root && uid == 0 {
+		return fmt.Errorf("become uid 0: %w", ErrRootWorker)
+	}
 	if root {
 		if err := unix.Setgroups(nil); err != nil {
 			return fmt.Errorf("drop groups: %w", err)
@@ -288,6 +297,11 @@ func checkDropped(uid, gid uint32, wasRoot bool) error {
 	if err != nil {
 		return err
 	}
+	return checkStatus(b, uid, gid, wasRoot)
+}
+
+// checkStatus is checkDropped's judgement of a /proc/PID/status.
+func checkStatus(b []byte, uid, gid uint32, wasRoot bool) error {
 	want := map[string]string{
 		"Uid:":    fmt.Sprintf("%d %d %d %d", uid, uid, uid, uid),
 		"Gid:":    fmt.Sprintf("%d %d %d %d", gid, gid, gid, gid),

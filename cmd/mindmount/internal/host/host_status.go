@@ -2,6 +2,7 @@ package host
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"text/tabwriter"
 	"time"
@@ -46,8 +47,13 @@ func StatusOf(root string) ([]byte, error) {
 		return nil, err
 	}
 	h := &Host{cfg: Config{Root: root}, users: map[string]*slot{}}
+	held := readHeld(root)
 	for _, e := range entries {
-		h.users[e.ID] = &slot{entry: e}
+		s := &slot{entry: e}
+		if hb := held[e.ID]; hb != nil && time.Now().Before(hb.Until) {
+			s.err = hb
+		}
+		h.users[e.ID] = s
 	}
 	// What was just read is all there is: no daemon, nothing to re-read.
 	h.reg.root = root
@@ -68,6 +74,8 @@ func (h *Host) userLine(u User) string {
 			last = lastCommit(rt.Repo)
 			release()
 		}
+	} else if hb := (*HeldBackError)(nil); errors.As(u.Err, &hb) {
+		state = statusField(fmt.Sprintf("held back until %s: %s %d times in a row", hb.Until.Format(time.TimeOnly), hb.Exit, hb.Times))
 	} else if u.Err != nil {
 		state = "broken: " + statusField(u.Err.Error())
 	}

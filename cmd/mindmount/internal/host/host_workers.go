@@ -2,9 +2,11 @@ package host
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -70,28 +72,90 @@ type Workers struct {
 	users  map[string]*worker
 	reg    registryView
 	closed bool
+	quit   chan struct{}   // closed by Close: every wait for a worker ends
+	life   context.Context // ends with quit
+	end    context.CancelFunc
+	wg     sync.WaitGroup // the watchers, restarts and background re-reads
+	heldMu sync.Mutex     // serialises writes of HeldFile
 
 	spares spares
 }
 
 // worker is one user's process and what the daemon holds for it.
+//
+// Two locks: op serialises the slow work of starting and stopping this
+// user's worker (a mount, a wait for the process) and is taken only by
+// that work; mu guards the fields and is never held across anything that
+// can block, so /health, the status and every other user never wait for
+// one user's worker or mount.
 type worker struct {
 	entry  Entry
 	oldIDs []uint32 // the user's earlier uids (a uid change): their files become the new uid's
 
-	mu       sync.Mutex
-	cmd      *exec.Cmd
-	done     chan struct{} // closed when the process exited
-	fuse     *os.File      // the mount's /dev/fuse descriptor (nil: no mount)
-	mnt      string
-	ctl      *http.Server
-	proxy    http.Handler
-	refs     int
-	lastUsed time.Time
-	stopping bool
-	err      error // why the user cannot be served (nil: fine or not tried)
-	failedAt time.Time
-	starts   []time.Time // recent starts, to stop restarting a crashing worker
+	op chan struct{} // a one-slot semaphore: held while starting or stopping
+
+	mu        sync.Mutex
+	cmd       *exec.Cmd
+	done      chan struct{} // closed when the process exited
+	fuse      *os.File      // the mount's /dev/fuse descriptor (nil: no mount)
+	conn      int           // the mount's FUSE connection (0: unknown)
+	mnt       string
+	ctl       *http.Server
+	proxy     http.Handler
+	tail      *lastWords // what the process printed last on standard error
+	refs      int
+	lastUsed  time.Time
+	startedAt time.Time
+	stopping  bool
+	err       error     // why the user cannot be served (nil: fine or not tried)
+	retryAt   time.Time // no new start before (a failed start, a restart's backoff)
+	deaths    deaths    // how the last processes ended, to stop a crash loop
+}
+
+func newWorker(e Entry, oldIDs []uint32) *worker {
+	return &worker{entry: e, oldIDs: oldIDs, op: make(chan struct{}, 1)}
+}
+
+// Restarts: a worker that ends by itself is started again after a
+// backoff that doubles with each death in a row (restartBackoff, up to
+// maxBackoff); one that ends the same way holdBackAfter times in a row is
+// held back for holdBackFor, saying why (HeldBackError), instead of a
+// crash loop. A worker that served for stableAfter starts a new row.
+var (
+	restartBackoff = 100 * time.Millisecond
+	maxBackoff     = 30 * time.Second
+	holdBackAfter  = 3
+	holdBackFor    = 5 * time.Minute
+	stableAfter    = time.Minute
+)
+
+// stopGrace is how long a worker has to commit what is pending after
+// SIGTERM before it is killed: serve stops within 5 s whatever a worker
+// does.
+const stopGrace = 3 * time.Second
+
+// deaths counts a worker's deaths in a row.
+type deaths struct {
+	row  int    // deaths in a row, whatever their kind (the backoff)
+	same int    // of those, the last ones that ended the same way
+	exit string // how the last one ended ("signal: killed", "exit status 2")
+}
+
+// HeldBackError says why a user's worker is not started again for a
+// while: it ended the same way Times times in a row.
+type HeldBackError struct {
+	Times int
+	Exit  string    // how it ended ("signal: killed", "could not start")
+	Last  string    // the last thing it printed (its log) or the start's error; "" when nothing
+	Until time.Time // when it is tried again
+}
+
+func (e *HeldBackError) Error() string {
+	msg := fmt.Sprintf("held back until %s: the worker ended the same way %d times in a row (%s)", e.Until.Format(time.TimeOnly), e.Times, e.Exit)
+	if e.Last != "" {
+		msg += "; it said: " + e.Last
+	}
+	return msg
 }
 
 // ErrNeedsRoot means a worker must run as another uid and we are not root.
@@ -119,9 +183,12 @@ func NewWorkers(cfg WorkersConfig) (*Workers, error) {
 		return nil, err
 	}
 	cfg.Root = root
-	ws := &Workers{cfg: cfg, log: log, lock: lf, users: map[string]*worker{}}
-	ws.reg.root, ws.reg.reload, ws.reg.log = cfg.Root, ws.Reload, log
-	if err := ws.Reload(); err != nil {
+	ws := &Workers{cfg: cfg, log: log, lock: lf, users: map[string]*worker{}, quit: make(chan struct{})}
+	ws.life, ws.end = context.WithCancel(context.Background())
+	// A lookup or /health that notices a changed registry never waits
+	// for the stops and starts it leads to.
+	ws.reg.root, ws.reg.reload, ws.reg.log = cfg.Root, func() error { return ws.reload(false) }, log
+	if err := ws.reload(true); err != nil {
 		lf.Close()
 		return nil, err
 	}
@@ -156,8 +223,28 @@ func (ws *Workers) Root() string { return ws.cfg.Root }
 // pending changes committed) and its repository is moved aside; an added
 // user is mounted; a user whose uid or gid changed gets a new worker and a
 // new mount, so the old uid is refused at once and the kernel's caches of
-// the old mount go with it.
-func (ws *Workers) Reload() error {
+// the old mount go with it. The stops and starts are done when it returns.
+func (ws *Workers) Reload() error { return ws.reload(true) }
+
+// spawn runs f in a goroutine Close waits for; false (f not run) once
+// Close began.
+func (ws *Workers) spawn(f func()) bool {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	if ws.closed {
+		return false
+	}
+	ws.wg.Add(1)
+	go func() {
+		defer ws.wg.Done()
+		f()
+	}()
+	return true
+}
+
+// reload is Reload; unless wait, the stops and starts run in the
+// background.
+func (ws *Workers) reload(wait bool) error {
 	entries, err := ReadRegistry(ws.cfg.Root)
 	if err != nil {
 		return err
@@ -176,7 +263,7 @@ func (ws *Workers) Reload() error {
 			delete(ws.users, id)
 			removed = append(removed, w)
 		case e.UID != w.entry.UID || e.GID != w.entry.GID:
-			nw := &worker{entry: e, oldIDs: append(w.oldIDs, w.entry.UID)}
+			nw := newWorker(e, append(w.oldIDs, w.entry.UID))
 			ws.users[id] = nw
 			changed = append(changed, w)
 			added = append(added, nw)
@@ -188,13 +275,24 @@ func (ws *Workers) Reload() error {
 	}
 	for id, e := range want {
 		if _, ok := ws.users[id]; !ok {
-			w := &worker{entry: e}
+			w := newWorker(e, nil)
 			ws.users[id] = w
 			added = append(added, w)
 		}
 	}
 	ws.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	if wait {
+		ws.apply(changed, removed, added)
+	} else {
+		ws.spawn(func() { ws.apply(changed, removed, added) })
+	}
+	return nil
+}
+
+// apply stops the changed and removed users' workers and starts the
+// added ones (Reload).
+func (ws *Workers) apply(changed, removed, added []*worker) {
+	ctx, cancel := context.WithTimeout(ws.life, time.Minute)
 	defer cancel()
 	for _, w := range changed {
 		ws.log.Info("uid or gid changed: the user's worker and mount start again", "user", w.entry.ID)
@@ -212,7 +310,7 @@ func (ws *Workers) Reload() error {
 		for _, w := range added {
 			// Each start gets its own time: the registry may name
 			// hundreds of users, started one after the other.
-			sctx, scancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			sctx, scancel := context.WithTimeout(ws.life, 2*time.Minute)
 			if _, err := ws.ensure(sctx, w); err != nil {
 				ws.log.Warn("user cannot be served", "user", w.entry.ID, "err", err)
 			} else {
@@ -223,7 +321,6 @@ func (ws *Workers) Reload() error {
 			scancel()
 		}
 	}
-	return nil
 }
 
 // Users lists every registered user, sorted; Loaded is a running worker.
@@ -306,7 +403,7 @@ func (ws *Workers) lookup(id string) (*worker, error) {
 		w, closed := ws.users[id], ws.closed
 		ws.mu.Unlock()
 		if closed {
-			return nil, errors.New("mindmount serve is shutting down")
+			return nil, errShuttingDown
 		}
 		if w != nil {
 			return w, nil
@@ -319,29 +416,76 @@ func (ws *Workers) lookup(id string) (*worker, error) {
 }
 
 // ensure starts w's worker (and mount) unless it runs, and counts one use
-// of it; the caller of Forward releases it.
+// of it; the caller of Forward releases it. Waiting for another start of
+// the same user ends with ctx.
 func (ws *Workers) ensure(ctx context.Context, w *worker) (http.Handler, error) {
+	if h, ok := w.use(); ok {
+		return h, nil
+	}
+	select {
+	case w.op <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-ws.quit:
+		return nil, errShuttingDown
+	}
+	defer func() { <-w.op }()
+	if h, ok := w.use(); ok {
+		return h, nil
+	}
+	w.mu.Lock()
+	err, retryAt := w.err, w.retryAt
+	w.mu.Unlock()
+	if err != nil && time.Now().Before(retryAt) {
+		return nil, err
+	}
+	if ws.isClosed() {
+		return nil, errShuttingDown
+	}
+	if err := ws.start(ctx, w); err != nil {
+		w.mu.Lock()
+		w.err, w.retryAt = err, time.Now().Add(failRetry)
+		w.mu.Unlock()
+		if ws.cfg.Mount != "" && !errors.Is(err, errShuttingDown) {
+			// A mounted user is always served: try again later, as
+			// after a death (and hold it back if it fails the same
+			// way again and again).
+			ws.died(w, "could not start", err.Error(), 0)
+		}
+		return nil, err
+	}
+	h, _ := w.use()
+	return h, nil
+}
+
+var errShuttingDown = errors.New("mindmount serve is shutting down")
+
+func (ws *Workers) isClosed() bool {
+	ws.mu.Lock()
+	defer ws.mu.Unlock()
+	return ws.closed
+}
+
+// use counts one use of w's running worker; ok is false when none runs.
+func (w *worker) use() (http.Handler, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if !w.running() {
-		if w.err != nil && time.Since(w.failedAt) < failRetry {
-			return nil, w.err
-		}
-		if err := ws.start(ctx, w); err != nil {
-			w.err, w.failedAt = err, time.Now()
-			return nil, err
-		}
-		w.err = nil
+		return nil, false
 	}
 	w.refs++
 	w.lastUsed = time.Now()
-	return w.proxy, nil
+	return w.proxy, true
 }
 
 // start prepares the user's files, mounts, opens the sockets and starts
-// the worker process; w.mu held.
+// the worker process; w.op held, w.mu not: nothing here holds a lock
+// another user or /health needs.
 func (ws *Workers) start(ctx context.Context, w *worker) error {
+	w.mu.Lock()
 	e := w.entry
+	w.mu.Unlock()
+	ws.release(w) // what a dead process left, if its watcher has not yet
 	dir := UserDir(ws.cfg.Root, e.ID)
 	if !IsMindmountRepo(dir) {
 		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
@@ -353,12 +497,13 @@ func (ws *Workers) start(ctx context.Context, w *worker) error {
 	if !asRoot && (e.UID != uint32(os.Getuid()) || e.GID != uint32(os.Getgid())) {
 		return fmt.Errorf("user %s (uid %d): %w", e.ID, e.UID, ErrNeedsRoot)
 	}
-	if asRoot && e.UID != 0 {
+	if asRoot && e.UID == 0 {
+		return fmt.Errorf("user %s: %w", e.ID, ErrRootWorker)
+	}
+	if asRoot {
 		if err := checkReachable(ws.cfg.Root); err != nil {
 			return err
 		}
-	}
-	if asRoot {
 		// The repository is the user's, private: the top of its mount is
 		// 0700, so the kernel itself refuses other users.
 		if err := os.Chmod(dir, 0o700); err != nil {
@@ -376,10 +521,26 @@ func (ws *Workers) start(ctx context.Context, w *worker) error {
 	if ws.cfg.Memory > 0 {
 		args = append(args, "--memory", strconv.FormatUint(ws.cfg.Memory, 10))
 	}
-	cleanup := func() {}
-	fail := func(err error) error { cleanup(); return err }
+	var fuseFile *os.File
+	var conn int
+	var mnt string
+	var ctl *http.Server
+	fail := func(err error) error {
+		if ctl != nil {
+			ctl.Close()
+		}
+		if fuseFile != nil {
+			abortMount(fuseFile, conn, mnt)
+		}
+		return err
+	}
 	if ws.cfg.Mount != "" {
-		mnt := filepath.Join(ws.cfg.Mount, e.ID)
+		mnt = filepath.Join(ws.cfg.Mount, e.ID)
+		// A mount a dead worker left would hang the first look at the
+		// path: abort and detach it before anything touches mnt.
+		if err := enfs.ClearStale(mnt); err != nil {
+			ws.log.Warn("a stale mount stays", "mountpoint", mnt, "err", err)
+		}
 		if err := os.MkdirAll(mnt, 0o755); err != nil {
 			return err
 		}
@@ -387,9 +548,8 @@ func (ws *Workers) start(ctx context.Context, w *worker) error {
 		if err != nil {
 			return err
 		}
-		w.fuse, w.mnt = f, mnt
-		prev := cleanup
-		cleanup = func() { prev(); f.Close(); enfs.Detach(mnt); w.fuse = nil }
+		fuseFile = f
+		conn, _ = enfs.ConnOf(mnt)
 		files = append(files, f)
 	}
 	httpName := "mindmount-" + randomName()
@@ -410,11 +570,8 @@ func (ws *Workers) start(ctx context.Context, w *worker) error {
 		if err != nil {
 			return fail(err)
 		}
-		srv := &http.Server{Handler: llm.ServeRemote(ws.cfg.Pool.For(e.ID)), ReadHeaderTimeout: 10 * time.Second}
-		go srv.Serve(&peerListener{Listener: ln, uid: e.UID})
-		w.ctl = srv
-		prev := cleanup
-		cleanup = func() { prev(); srv.Close(); w.ctl = nil }
+		ctl = &http.Server{Handler: llm.ServeRemote(ws.cfg.Pool.For(e.ID)), ReadHeaderTimeout: 10 * time.Second}
+		go ctl.Serve(&peerListener{Listener: ln, uid: e.UID})
 		args = append(args, "--ctl", name)
 	}
 	args = append(args, ws.cfg.Args...)
@@ -428,7 +585,7 @@ func (ws *Workers) start(ctx context.Context, w *worker) error {
 	if err != nil {
 		return fail(err)
 	}
-	if err := sp.assign(Assignment{Args: args, Fuse: w.fuse != nil}, files); err != nil {
+	if err := sp.assign(Assignment{Args: args, Fuse: fuseFile != nil}, files); err != nil {
 		sp.kill()
 		return fail(err)
 	}
@@ -456,17 +613,225 @@ func (ws *Workers) start(ctx context.Context, w *worker) error {
 		err = errors.New("the worker was not ready after 2 minutes")
 	case <-ctx.Done():
 		err = ctx.Err()
+	case <-ws.quit:
+		err = errShuttingDown
 	}
 	if err != nil {
 		cmd.Process.Kill()
 		<-done
+		if last := sp.tail.String(); last != "" {
+			err = fmt.Errorf("%w; it said: %s", err, last)
+		}
 		return fail(err)
 	}
-	w.cmd, w.done = cmd, done
-	w.starts = append(w.starts, time.Now())
+	w.mu.Lock()
+	var wasHeld *HeldBackError
+	errors.As(w.err, &wasHeld)
+	w.cmd, w.done, w.tail = cmd, done, sp.tail
+	w.fuse, w.conn, w.mnt, w.ctl = fuseFile, conn, mnt, ctl
 	w.proxy = workerProxy(httpName, ws.log.With("user", e.ID))
+	w.startedAt, w.stopping, w.err = time.Now(), false, nil
+	w.mu.Unlock()
+	ws.spawn(func() { ws.watch(w, done) })
+	if wasHeld != nil {
+		ws.saveHeld()
+	}
 	ws.log.Info("user's worker started", "user", e.ID, "uid", e.UID, "pid", cmd.Process.Pid, "ready_ms", time.Since(began).Milliseconds(), "cpu_ms", float64(cpu.Microseconds())/1000)
 	return nil
+}
+
+// ErrRootWorker refuses to serve a user registered with uid 0: a worker
+// never holds root's rights.
+var ErrRootWorker = errors.New("registered with uid 0: a user's worker never runs as root; give the user a uid of its own (mindmount users remove, then users add --uid N)")
+
+// watch waits for the worker process done to end. Unless it was stopped,
+// it aborts the user's FUSE connection at once (every process waiting on
+// the mount gets an error instead of hanging), frees the mount and the
+// sockets, and has the worker started again (died).
+func (ws *Workers) watch(w *worker, done chan struct{}) {
+	select {
+	case <-done:
+	case <-ws.quit:
+		return // Close stops it
+	}
+	w.mu.Lock()
+	if w.done != done || w.stopping {
+		w.mu.Unlock()
+		return
+	}
+	exit := "exited"
+	if w.cmd != nil && w.cmd.ProcessState != nil {
+		exit = w.cmd.ProcessState.String()
+	}
+	last, ran := w.tail.String(), time.Since(w.startedAt)
+	w.mu.Unlock()
+	ws.release(w)
+	ws.died(w, exit, last, ran)
+}
+
+// died records that w's worker ended (or failed to start) the way how
+// after running for ran, and sets when it may start again: after a
+// backoff, or after holdBackFor when it ended the same way holdBackAfter
+// times in a row. A mounted user's worker is then started again by
+// itself; another user's at its next request.
+func (ws *Workers) died(w *worker, how, last string, ran time.Duration) {
+	w.mu.Lock()
+	if ran >= stableAfter {
+		w.deaths = deaths{}
+	}
+	d := &w.deaths
+	d.row++
+	if how == d.exit {
+		d.same++
+	} else {
+		d.exit, d.same = how, 1
+	}
+	var wait time.Duration
+	var hb *HeldBackError
+	if d.same >= holdBackAfter {
+		wait = holdBackFor
+		hb = &HeldBackError{Times: d.same, Exit: how, Last: last, Until: time.Now().Add(wait)}
+		w.err = hb
+		*d = deaths{}
+	} else {
+		wait = min(restartBackoff<<min(d.row-1, 16), maxBackoff)
+		if ran > 0 {
+			w.err = fmt.Errorf("the worker ended (%s); starting again", how)
+		}
+	}
+	w.retryAt = time.Now().Add(wait)
+	id := w.entry.ID
+	w.mu.Unlock()
+	switch {
+	case hb != nil:
+		ws.saveHeld()
+		ws.log.Error("user's worker keeps ending the same way; not started again for a while", "user", id, "exit", how, "times", hb.Times, "until", hb.Until.Format(time.TimeOnly), "last", last)
+	case ran > 0:
+		ws.log.Warn("user's worker exited by itself; starting it again", "user", id, "exit", how, "in", wait)
+	}
+	if ws.cfg.Mount == "" {
+		return // started again by the user's next request
+	}
+	ws.spawn(func() {
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ws.quit:
+			return
+		}
+		ctx, cancel := context.WithTimeout(ws.life, 2*time.Minute)
+		defer cancel()
+		// A failed start schedules the next try itself (ensure).
+		if _, err := ws.ensure(ctx, w); err == nil {
+			w.mu.Lock()
+			w.refs-- // ensure counted a use; nobody is using it yet
+			w.mu.Unlock()
+		}
+	})
+}
+
+// HeldFile, in ROOT, tells who the running daemon holds back and why
+// (root's, 0600): mindmount status --root reads it.
+const HeldFile = ".serve.held.json"
+
+// saveHeld writes HeldFile: every user whose worker is held back now.
+func (ws *Workers) saveHeld() {
+	ws.mu.Lock()
+	ls := make([]*worker, 0, len(ws.users))
+	for _, w := range ws.users {
+		ls = append(ls, w)
+	}
+	ws.mu.Unlock()
+	held := map[string]*HeldBackError{}
+	for _, w := range ls {
+		w.mu.Lock()
+		var hb *HeldBackError
+		if errors.As(w.err, &hb) && time.Now().Before(hb.Until) {
+			held[w.entry.ID] = hb
+		}
+		w.mu.Unlock()
+	}
+	b, err := json.Marshal(held)
+	if err != nil {
+		return
+	}
+	ws.heldMu.Lock()
+	defer ws.heldMu.Unlock()
+	p := filepath.Join(ws.cfg.Root, HeldFile)
+	if err := os.WriteFile(p+".tmp", b, 0o600); err == nil {
+		os.Rename(p+".tmp", p)
+	}
+}
+
+// readHeld reads HeldFile: who the daemon serving root holds back, while
+// one runs.
+func readHeld(root string) map[string]*HeldBackError {
+	if running, _, _ := Running(root); !running {
+		return nil
+	}
+	b, err := os.ReadFile(filepath.Join(root, HeldFile))
+	if err != nil {
+		return nil
+	}
+	var held map[string]*HeldBackError
+	if json.Unmarshal(b, &held) != nil {
+		return nil
+	}
+	return held
+}
+
+// lastWords keeps the line a process printed last on standard error (or
+// the first fatal one: a Go runtime's "fatal error: ..." comes before
+// its stack) while passing everything on to the daemon's standard error.
+type lastWords struct {
+	mu    sync.Mutex
+	fatal string
+	last  string
+	part  []byte
+}
+
+const maxLastWords = 200
+
+func (l *lastWords) Write(p []byte) (int, error) {
+	os.Stderr.Write(p)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.part = append(l.part, p...)
+	for {
+		i := bytes.IndexByte(l.part, '\n')
+		if i < 0 {
+			break
+		}
+		if line := strings.TrimSpace(string(l.part[:i])); line != "" {
+			line = statusField(line)
+			if len(line) > maxLastWords {
+				line = line[:maxLastWords]
+			}
+			l.last = line
+			if l.fatal == "" && (strings.HasPrefix(line, "fatal error:") || strings.HasPrefix(line, "panic:") || strings.HasPrefix(line, "runtime: out of memory")) {
+				l.fatal = line
+			}
+		}
+		l.part = l.part[i+1:]
+	}
+	if len(l.part) > 4096 {
+		l.part = l.part[len(l.part)-4096:]
+	}
+	return len(p), nil
+}
+
+// String is the fatal line, else the last one; "" when nothing was said.
+func (l *lastWords) String() string {
+	if l == nil {
+		return ""
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.fatal != "" {
+		return l.fatal
+	}
+	return l.last
 }
 
 // WorkerReady starts the line a worker prints on standard output once it
@@ -560,52 +925,91 @@ func workerProxy(name string, log *slog.Logger) http.Handler {
 }
 
 // stop ends w's worker: SIGTERM (it commits what is pending), SIGKILL
-// after a minute; then the mount is detached and the sockets closed.
+// after stopGrace or when ctx ends; then the mount is aborted and
+// detached and the sockets closed. A start of the same user still under
+// way when ctx ends does not delay the kill.
 func (ws *Workers) stop(ctx context.Context, w *worker) {
+	select {
+	case w.op <- struct{}{}:
+		defer func() { <-w.op }()
+	case <-ctx.Done():
+	}
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	w.stopping = true
-	if w.cmd != nil && w.running() {
-		w.cmd.Process.Signal(syscall.SIGTERM)
+	cmd, done, id := w.cmd, w.done, w.entry.ID
+	alive := cmd != nil && w.running()
+	w.mu.Unlock()
+	if alive {
+		cmd.Process.Signal(syscall.SIGTERM)
+		t := time.NewTimer(stopGrace)
 		select {
-		case <-w.done:
+		case <-done:
+			ws.log.Info("user's worker stopped; pending changes committed", "user", id)
 		case <-ctx.Done():
-			w.cmd.Process.Kill()
-			<-w.done
-		case <-time.After(time.Minute):
-			w.cmd.Process.Kill()
-			<-w.done
+		case <-t.C:
 		}
-		ws.log.Info("user's worker stopped; pending changes committed", "user", w.entry.ID)
+		t.Stop()
+		select {
+		case <-done:
+		default:
+			ws.log.Warn("user's worker did not stop in time; killed", "user", id)
+			ws.abort(w) // a worker stuck on its own mount gets its answer
+			cmd.Process.Kill()
+			<-done
+		}
 	}
 	ws.release(w)
 }
 
-// release frees what the daemon held for a worker that is gone; w.mu held.
-func (ws *Workers) release(w *worker) {
-	if w.ctl != nil {
-		w.ctl.Close()
-		w.ctl = nil
+// abort ends w's FUSE connection without detaching it yet.
+func (ws *Workers) abort(w *worker) {
+	w.mu.Lock()
+	conn := w.conn
+	w.mu.Unlock()
+	if conn != 0 {
+		enfs.Abort(conn)
 	}
-	if w.fuse != nil {
-		w.fuse.Close()
-		w.fuse = nil
-		if err := enfs.Detach(w.mnt); err != nil {
-			ws.log.Warn("unmount", "mountpoint", w.mnt, "err", err)
-		}
-		os.Remove(w.mnt) // an empty mountpoint of a user no longer served
-	}
-	w.cmd = nil
 }
 
-// Run stops idle unmounted workers and restarts mounted ones that died
-// (a worker that crashes five times in a minute is left down, with its
-// error in Users) until ctx ends.
+// release frees what the daemon held for a worker that is gone: the
+// mount's connection is aborted (closing the daemon's /dev/fuse
+// descriptor, the last one once the worker is gone, aborts it too) and
+// detached, the model socket closed. It takes w.mu only to take the
+// fields: the rest runs without a lock.
+func (ws *Workers) release(w *worker) {
+	w.mu.Lock()
+	ctl, f, conn, mnt := w.ctl, w.fuse, w.conn, w.mnt
+	w.ctl, w.fuse, w.conn, w.cmd = nil, nil, 0, nil
+	w.mu.Unlock()
+	if ctl != nil {
+		ctl.Close()
+	}
+	if f != nil {
+		if err := abortMount(f, conn, mnt); err != nil {
+			ws.log.Warn("unmount", "mountpoint", mnt, "err", err)
+		}
+		os.Remove(mnt) // an empty mountpoint of a user no longer served
+	}
+}
+
+// abortMount ends a mount made by MountFd whose server is gone or going:
+// the connection aborted (every waiting request fails instead of hanging),
+// the daemon's descriptor closed, the mount detached.
+func abortMount(f *os.File, conn int, mnt string) error {
+	if conn != 0 {
+		enfs.Abort(conn) // best effort: closing the descriptor aborts it as well
+	}
+	f.Close()
+	return enfs.Detach(mnt)
+}
+
+// Run stops idle unmounted workers until ctx ends; a worker that ends by
+// itself is seen to at once by its watcher (watch).
 func (ws *Workers) Run(ctx context.Context) {
 	idleSweeps(ctx, ws.cfg.UnloadAfter, &ws.reg, ws.tick)
 }
 
-// tick stops idle workers and starts again the mounted ones that died.
+// tick stops the idle workers.
 func (ws *Workers) tick(ctx context.Context) {
 	ws.mu.Lock()
 	ls := make([]*worker, 0, len(ws.users))
@@ -615,45 +1019,20 @@ func (ws *Workers) tick(ctx context.Context) {
 	ws.mu.Unlock()
 	for _, w := range ls {
 		w.mu.Lock()
-		alive := w.running()
-		idle := alive && w.fuse == nil && w.refs == 0 && time.Since(w.lastUsed) >= ws.cfg.UnloadAfter
-		died := !alive && w.cmd != nil && !w.stopping
+		idle := w.running() && w.fuse == nil && w.refs == 0 && time.Since(w.lastUsed) >= ws.cfg.UnloadAfter
 		w.mu.Unlock()
-		switch {
-		case idle:
+		if idle {
 			ws.stop(ctx, w)
 			w.mu.Lock()
 			w.stopping = false
 			w.mu.Unlock()
-		case died:
-			w.mu.Lock()
-			ws.log.Warn("user's worker exited by itself; starting it again", "user", w.entry.ID, "exit", w.cmd.ProcessState.String())
-			ws.release(w)
-			recent := 0
-			for _, at := range w.starts {
-				if time.Since(at) < time.Minute {
-					recent++
-				}
-			}
-			if recent >= 5 {
-				w.err, w.failedAt = errors.New("the worker keeps exiting; see the log"), time.Now()
-				w.mu.Unlock()
-				continue
-			}
-			w.mu.Unlock()
-			if ws.cfg.Mount != "" {
-				if _, err := ws.ensure(ctx, w); err == nil {
-					w.mu.Lock()
-					w.refs--
-					w.mu.Unlock()
-				}
-			}
 		}
 	}
 }
 
-// Close stops every worker (each commits what is pending), detaches the
-// mounts and releases the ROOT lock.
+// Close stops every worker (each commits what is pending, within
+// stopGrace; ctx ending kills them at once), detaches the mounts and
+// releases the ROOT lock.
 func (ws *Workers) Close(ctx context.Context) error {
 	ws.mu.Lock()
 	if ws.closed {
@@ -661,6 +1040,8 @@ func (ws *Workers) Close(ctx context.Context) error {
 		return nil
 	}
 	ws.closed = true
+	close(ws.quit)
+	ws.end()
 	ls := make([]*worker, 0, len(ws.users))
 	for _, w := range ws.users {
 		ls = append(ls, w)
@@ -675,6 +1056,8 @@ func (ws *Workers) Close(ctx context.Context) error {
 		}()
 	}
 	wg.Wait()
+	ws.wg.Wait()
+	os.Remove(filepath.Join(ws.cfg.Root, HeldFile))
 	ws.spares.close()
 	ws.lock.Close()
 	return nil
