@@ -294,7 +294,8 @@ func TestTokenScopes(t *testing.T) {
 	}
 	for _, cred := range []string{reviewer, adminKey} {
 		// No dream 1 waits: 404 shows the request got past the scope.
-		if code, body := e.status("POST", "/v1/review/1/approve", cred, approve); code != 404 {
+		withTip := `{"userId":"alice","tip":"0123456789abcdef0123456789abcdef01234567"}`
+		if code, body := e.status("POST", "/v1/review/1/approve", cred, withTip); code != 404 {
 			t.Errorf("approve with review scope: %d %v", code, body)
 		}
 	}
