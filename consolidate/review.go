@@ -274,7 +274,9 @@ func (c *Consolidator) DreamDiff(n int) (string, error) {
 			return "", err
 		}
 	}
-	return patch.String(), nil
+	// What the reviewer reads is what the files hold: no bidi override or
+	// invisible character may show them text in another order.
+	return memgraph.SafeText(patch.String()), nil
 }
 
 // Approve merges pending dream n into the live branch (as merge: auto

@@ -123,6 +123,7 @@ func runCheck(_ context.Context, _ *noOptions, args []string) error {
 				prev = p
 			}
 		}
+		warnHidden(rel, data)
 		probs := memgraph.Validate(rel, data, prev)
 		if len(probs) == 0 && !commitSecrets {
 			// The daemon's and the pre-commit hook's secret
@@ -142,6 +143,16 @@ func runCheck(_ context.Context, _ *noOptions, args []string) error {
 	}
 	fmt.Fprintf(stdout, "%d %s checked, all valid\n", len(rels), memgraph.Plural(len(rels), "file", "files"))
 	return nil
+}
+
+// warnHidden warns about an invisible format character in a memory file
+// (memgraph.HiddenIn): a bidi override or a zero-width character lets a
+// reader's editor show a line otherwise than it reads. A warning, not a
+// problem: the file stays valid and is committed.
+func warnHidden(rel string, data []byte) {
+	if line, r := memgraph.HiddenIn(string(data)); line > 0 {
+		fmt.Fprintf(stdout, "%s:%d: warning: invisible format character %U; an editor may show this line otherwise than it reads (mindmount shows it as an escape)\n", secret.SafeName(rel), line, r)
+	}
 }
 
 // checkTargets resolves check's PATH to its repository root and the memory
