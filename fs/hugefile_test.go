@@ -5,13 +5,11 @@ import (
 	"io"
 	"math/rand"
 	"os"
-	"runtime"
-	"runtime/debug"
-	"runtime/metrics"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/mindmount/mindmount/memgraph/secret/secrettest"
 )
 
 // TestHugeFileThroughMount: a 60 MB file of random bytes written through
@@ -26,7 +24,7 @@ func TestHugeFileThroughMount(t *testing.T) {
 	}
 	tm := mountRepo(t, newRepo(t, nil), Options{})
 	const size = 60_000_000
-	peak := processHeapPeak(func() {
+	peak := secrettest.HeapPeak(func() {
 		f, err := os.Create(tm.p("files/huge.bin"))
 		if os.IsNotExist(err) {
 			os.MkdirAll(tm.p("files"), 0o755)
@@ -67,37 +65,4 @@ func TestHugeFileThroughMount(t *testing.T) {
 func runGit(dir string, args ...string) (string, error) {
 	out, err := inDir(dir, "git", args...).CombinedOutput()
 	return string(out), err
-}
-
-// processHeapPeak runs f and returns the most heap in use seen above what
-// was in use before, sampled every millisecond with an eager collector.
-func processHeapPeak(f func()) uint64 {
-	defer debug.SetGCPercent(debug.SetGCPercent(10))
-	runtime.GC()
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	read := func() uint64 { metrics.Read(sample); return sample[0].Value.Uint64() }
-	base := read()
-	var peak uint64
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		tick := time.NewTicker(time.Millisecond)
-		defer tick.Stop()
-		for {
-			if v := read(); v > peak {
-				peak = v
-			}
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
-			}
-		}
-	}()
-	f()
-	close(stop)
-	wg.Wait()
-	return max(peak, base) - base
 }

@@ -2,52 +2,11 @@ package secret
 
 import (
 	"math/rand"
-	"runtime"
-	"runtime/debug"
-	"runtime/metrics"
 	"strings"
-	"sync"
 	"testing"
-	"time"
-)
 
-// heapPeak runs f and returns the most heap memory in use (live and not
-// yet collected objects) seen above what was in use before, sampled every
-// millisecond, with the collector made eager so garbage does not hide what
-// f keeps.
-func heapPeak(f func()) uint64 {
-	defer debug.SetGCPercent(debug.SetGCPercent(10))
-	runtime.GC()
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	read := func() uint64 { metrics.Read(sample); return sample[0].Value.Uint64() }
-	base := read()
-	var peak uint64
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(time.Millisecond)
-		defer t.Stop()
-		for {
-			if v := read(); v > peak {
-				peak = v
-			}
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	f()
-	close(stop)
-	wg.Wait()
-	if peak < base {
-		return 0
-	}
-	return peak - base
-}
+	"github.com/mindmount/mindmount/memgraph/secret/secrettest"
+)
 
 // scanBound is the most heap a scan may hold beyond the file itself,
 // whatever the file weighs: a few chunks per stream, the rules' own work
@@ -80,7 +39,7 @@ func TestScanBoundedMemory(t *testing.T) {
 	}{{"random", random, -1}, {"text", text, 1}} {
 		var found []Finding
 		var err error
-		peak := heapPeak(func() { found, err = Scan(c.data) })
+		peak := secrettest.HeapPeak(func() { found, err = Scan(c.data) })
 		t.Logf("%s: %d MB scanned, heap peak %.1f MiB beyond the file, findings %v", c.name, len(c.data)/1e6, float64(peak)/(1<<20), found)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/mindmount/mindmount/memgraph/secret/secrettest"
 )
 
 func utf16LE(s string, bom bool) []byte {
@@ -127,7 +129,7 @@ func TestScanGzipBomb(t *testing.T) {
 	bomb := b.Bytes()
 	var err error
 	var sc *scanner
-	peak := heapPeak(func() { sc, err = scanBytes(bomb) })
+	peak := secrettest.HeapPeak(func() { sc, err = scanBytes(bomb) })
 	var lim *LimitError
 	if !errors.As(err, &lim) || !errors.Is(err, ErrUnscannable) {
 		t.Fatalf("a %d KB gzip of %d MiB: %v, want a LimitError", len(bomb)>>10, 4*maxDecoded>>20, err)

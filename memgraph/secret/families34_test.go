@@ -1,9 +1,6 @@
 package secret
 
-import (
-	"strings"
-	"testing"
-)
+import "testing"
 
 // families34 extends the phrasings to Dutch, Russian, Polish, Swedish and
 // Turkish, "pw for X = …" and a Google key ID echoed by a model.
@@ -73,22 +70,6 @@ var families34 = []family{
 }
 
 var gcpKeyID = "4f2a9c1e0b7d" + "3a5e6f8091b2c4d7e8f90a1b2c3d"
-
-func TestFamilies34(t *testing.T) {
-	for _, f := range families34 {
-		for _, c := range f.found {
-			out, found := Redact(c.text)
-			if len(found) == 0 || strings.Contains(out, c.value) {
-				t.Errorf("%s: %q -> %q (%v)", f.name, c.text, out, found)
-			}
-		}
-		for _, k := range f.kept {
-			if out, found := Redact(k); out != k {
-				t.Errorf("%s: ordinary %q -> %q (%v)", f.name, k, out, found)
-			}
-		}
-	}
-}
 
 func FuzzPasswordPhrasings34(f *testing.F) {
 	fuzzFamily(f, []string{"mijn wachtwoord is VALUE", "пароль от почты: VALUE", "hasło do banku to VALUE", "lösenordet till banken är VALUE", "şifrem: VALUE", "banka şifrem VALUE", "pw for my bank = VALUE", "мой пароль VALUE"})
