@@ -44,6 +44,9 @@ active, superseded, retracted or contradicted; access log lines read
 "used, DD.MM.YY". When DIR is a git repository, a file whose read_only flag
 was set, changed or removed since the last commit (or a read_only file that
 was edited at all) is reported too, because mindmount will not commit it.
+A memory holding an invisible format character (a bidi override such as
+U+202E, a zero-width space) gets a warning with its line: an editor may show
+that line in another order than it reads. Warnings do not fail the check.
 
 Secrets: every file mindmount would commit (memories, the settings file,
 and in a git repository any other file git does not ignore, outside
