@@ -244,3 +244,21 @@ func FuzzRuns(f *testing.F) {
 }
 
 func bufioReader(b []byte) *bufio.Reader { return bufio.NewReader(bytes.NewReader(b)) }
+
+// TestScanReversed: a token written backwards is found; prose read
+// backwards is not (the golden sets' false-positive test covers more).
+func TestScanReversed(t *testing.T) {
+	rev := []byte(ghToken)
+	for i, j := 0, len(rev)-1; i < j; i, j = i+1, j-1 {
+		rev[i], rev[j] = rev[j], rev[i]
+	}
+	found, err := Scan([]byte("# Notes\n\nbackwards: " + string(rev) + "\n"))
+	if err != nil || len(found) == 0 || found[0].Line != 3 || found[0].Via != "reversed" {
+		t.Errorf("a reversed token: %v %v", found, err)
+	}
+	for _, text := range []string{"4 :nip eht dna 2retnuh si drowssap ym\n", "# Tea\n\nYou like green tea, 1234 5678 9012 3456.\n"} {
+		if found, _ := Scan([]byte(text)); len(found) != 0 {
+			t.Errorf("%q: %v", text, found)
+		}
+	}
+}

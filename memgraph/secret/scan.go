@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -162,7 +163,7 @@ func (sc *scanner) window(st *streamState, w []byte, owned int, last bool, scrat
 		return scratch, ErrUnscannable
 	}
 	at, line := 0, st.line
-	for _, s := range spansOf(str) {
+	for _, s := range withReversed(str, spansOf(str)) {
 		abs := st.off + int64(s.start)
 		if abs < st.lastEnd || !(last || s.start < owned || s.end < len(w)-chunkOverlap/4) {
 			continue
@@ -174,7 +175,11 @@ func (sc *scanner) window(st *streamState, w []byte, owned int, last bool, scrat
 		if st.lineOf != nil {
 			l = st.lineOf(abs)
 		}
-		if err := sc.add(Finding{Rule: s.rule, Line: l, Via: st.via, start: int(abs), end: int(st.off) + s.end}); err != nil {
+		via := st.via
+		if s.reversed {
+			via = strings.TrimPrefix(via+", reversed", ", ")
+		}
+		if err := sc.add(Finding{Rule: s.rule, Line: l, Via: via, start: int(abs), end: int(st.off) + s.end}); err != nil {
 			return scratch, err
 		}
 	}
@@ -185,6 +190,33 @@ func (sc *scanner) window(st *streamState, w []byte, owned int, last bool, scrat
 	}
 	return scratch, nil
 }
+
+// withReversed adds to spans the tokens text holds written backwards
+// ("…hQpLm2_phg"): the rules run over text reversed byte by byte, and
+// only the rules that match a token's own shape are kept — a phrasing, a
+// labelled word or a number read backwards is noise, not a secret.
+func withReversed(text string, spans []span) []span {
+	rev := []byte(text)
+	slices.Reverse(rev)
+	var out []span
+	for _, s := range spansOf(string(rev)) {
+		if proseRules[s.rule] {
+			continue
+		}
+		out = append(out, span{start: len(text) - s.end, end: len(text) - s.start, rule: s.rule, reversed: true})
+	}
+	if len(out) == 0 {
+		return spans
+	}
+	all := append(slices.Clone(spans), out...)
+	sort.SliceStable(all, func(i, j int) bool { return all[i].start < all[j].start })
+	return all
+}
+
+// proseRules find a secret by the words around it or by its digits, not
+// by its own shape: read backwards they find nothing real.
+var proseRules = map[string]bool{"mindmount-password": true, "mindmount-named-key": true, "mindmount-card-number": true,
+	"mindmount-bearer-token": true, "mindmount-url-credentials": true, "mindmount-gcp-private-key-id": true, "generic-api-key": true}
 
 func (sc *scanner) add(f Finding) error {
 	if len(sc.found) >= maxFindings {

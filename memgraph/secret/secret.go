@@ -90,6 +90,7 @@ func Count(fs []Finding) string {
 type span struct {
 	start, end int
 	rule       string
+	reversed   bool // found in the text read backwards (Scan)
 }
 
 func (s span) finding(text string) Finding {
