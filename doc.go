@@ -95,7 +95,8 @@
 //	                     gitrepo.Subject is a message's first line
 //	hash abbreviation    gitrepo.ShortHash, 7 characters
 //	one-line text        memgraph.SafeLine (white space collapsed, control
-//	                     characters escaped) for names, descriptions,
+//	                     and invisible format characters escaped;
+//	                     memgraph.SafeText keeps the lines) for names, descriptions,
 //	                     queries and memory fields; memgraph.ClipLine and
 //	                     ErrorLine (the same, cut) for errors and table
 //	                     cells; memgraph.Plural for counted nouns

@@ -294,7 +294,9 @@ func (c *Consolidator) diff(d Dream) (string, error) {
 			return "", err
 		}
 	}
-	return patch.String(), nil
+	// What the reviewer reads is what the files hold: no bidi override or
+	// invisible character may show them text in another order.
+	return memgraph.SafeText(patch.String()), nil
 }
 
 // ErrDreamMoved means the dream's branch is not at the tip the reviewer

@@ -87,3 +87,63 @@ func TestCleanRel(t *testing.T) {
 		}
 	}
 }
+
+// TestSafeLineHidden: invisible format characters are shown as escapes,
+// so a reviewer reads the line in the order it holds; a zero-width joiner
+// inside an emoji is kept.
+func TestSafeLineHidden(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"right-to-left override", "approve \u202egnp.exe\u202c", `approve \u202egnp.exe\u202c`},
+		{"embeddings", "a\u202ab\u202bc\u202dd", `a\u202ab\u202bc\u202dd`},
+		{"isolates", "x\u2066y\u2067z\u2068w\u2069", `x\u2066y\u2067z\u2068w\u2069`},
+		{"zero-width space and joiner between letters", "pass\u200bword\u200d", `pass\u200bword\u200d`},
+		{"byte order mark", "\ufeffTitle", `\ufeffTitle`},
+		{"soft hyphen", "co\u00adop", `co\u00adop`},
+		{"tag character", "a\U000E0041", `a\U000e0041`},
+		{"emoji joined", "👩\u200d💻 coder", "👩\u200d💻 coder"},
+		{"plain accents stay", "café Zürich", "café Zürich"},
+		{"with spaces and controls", " a\u202e \x1b b ", `a\u202e \x1b b`},
+	}
+	for _, tt := range tests {
+		if got := SafeLine(tt.in); got != tt.want {
+			t.Errorf("%s: SafeLine(%q) = %q, want %q", tt.name, tt.in, got, tt.want)
+		}
+	}
+	for in, want := range map[string]int{"# T\n\nplain\n": 0, "# T\n\nbad \u202e here\n": 3, "\u200bx": 1, "👩\u200d💻\n": 0} {
+		if line, _ := HiddenIn(in); line != want {
+			t.Errorf("HiddenIn(%q) = line %d, want %d", in, line, want)
+		}
+	}
+}
+
+// FuzzSafeLineHidden: no invisible format character survives SafeLine
+// (but the joiner of an emoji), and SafeLine is idempotent.
+func FuzzSafeLineHidden(f *testing.F) {
+	for _, s := range []string{"", "\u202eabc\u202c", "👩\u200d💻", "\u200d\u200d", "a \u2066 b", "\ufeff\xff"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out := SafeLine(s)
+		if line, r := HiddenIn(out); line != 0 {
+			t.Fatalf("SafeLine(%q) = %q keeps %U", s, out, r)
+		}
+		if SafeLine(out) != out {
+			t.Fatalf("SafeLine not idempotent on %q: %q -> %q", s, out, SafeLine(out))
+		}
+	})
+}
+
+func TestSafeText(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain\n\tindented\n":       "plain\n\tindented\n",
+		"+ fact \u202eevil\u202c\n": "+ fact \\u202eevil\\u202c\n",
+		"a\r\nb\x1b[31m\n":          "a\\r\nb\\x1b[31m\n",
+		"👩\u200d💻 and \u200b":       "👩\u200d💻 and \\u200b",
+	} {
+		if got := SafeText(in); got != want {
+			t.Errorf("SafeText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -44,6 +44,9 @@ active, superseded, retracted or contradicted; access log lines read
 "used, DD.MM.YY". When DIR is a git repository, a file whose read_only flag
 was set, changed or removed since the last commit (or a read_only file that
 was edited at all) is reported too, because mindmount will not commit it.
+A memory holding an invisible format character (a bidi override such as
+U+202E, a zero-width space) gets a warning with its line: an editor may show
+that line in another order than it reads. Warnings do not fail the check.
 
 Secrets: every file mindmount would commit (memories, the settings file,
 and in a git repository any other file git does not ignore, outside
@@ -123,6 +126,7 @@ func runCheck(_ context.Context, _ *noOptions, args []string) error {
 				prev = p
 			}
 		}
+		warnHidden(rel, data)
 		probs := memgraph.Validate(rel, data, prev)
 		if len(probs) == 0 && !commitSecrets {
 			// The daemon's and the pre-commit hook's secret
@@ -140,6 +144,16 @@ func runCheck(_ context.Context, _ *noOptions, args []string) error {
 	}
 	fmt.Fprintf(stdout, "%d %s checked, all valid\n", len(rels), memgraph.Plural(len(rels), "file", "files"))
 	return nil
+}
+
+// warnHidden warns about an invisible format character in a memory file
+// (memgraph.HiddenIn): a bidi override or a zero-width character lets a
+// reader's editor show a line otherwise than it reads. A warning, not a
+// problem: the file stays valid and is committed.
+func warnHidden(rel string, data []byte) {
+	if line, r := memgraph.HiddenIn(string(data)); line > 0 {
+		fmt.Fprintf(stdout, "%s:%d: warning: invisible format character %U; an editor may show this line otherwise than it reads (mindmount shows it as an escape)\n", secret.SafeName(rel), line, r)
+	}
 }
 
 // checkTargets resolves check's PATH to its repository root and the memory

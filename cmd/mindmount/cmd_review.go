@@ -276,13 +276,13 @@ func printVerdict(verb control.Verb, n int, hash string, err error) error {
 func ReviewSummary(d consolidate.Dream) string {
 	var b strings.Builder
 	a, u, x := d.Counts()
-	fmt.Fprintf(&b, "%d  %s  %s: %d added, %d updated, %d contradicted\n", d.N, d.Branch, strings.Join(d.Sources, ", "), a, u, x)
+	fmt.Fprintf(&b, "%d  %s  %s: %d added, %d updated, %d contradicted\n", d.N, d.Branch, memgraph.SafeLine(strings.Join(d.Sources, ", ")), a, u, x)
 	fmt.Fprintf(&b, "   tip %s\n", d.Tip)
 	for _, ch := range d.Changes {
 		if ch.Kind == "used" {
 			continue
 		}
-		fmt.Fprintf(&b, "   %-12s %s — %s\n", ch.Kind, ch.Path, memgraph.ClipLine(ch.Fact, 120))
+		fmt.Fprintf(&b, "   %-12s %s — %s\n", ch.Kind, memgraph.SafeLine(ch.Path), memgraph.ClipLine(ch.Fact, 120))
 	}
 	return b.String()
 }

@@ -11,21 +11,31 @@ import (
 // SecretProblems reports the secrets data would add to git over prev (the
 // committed version, nil when new), one problem per finding: file, line and
 // rule, never the value. Every byte is read, whatever the file holds or
-// weighs (secret.Scan: binary files through their printable runs, large
-// ones in overlapping chunks); a file that cannot be scanned is refused
-// like one that holds a secret. A file with such problems is kept out of
+// weighs (secret.Scan: binary files through their printable runs, every
+// file in overlapping chunks in bounded memory, what it encodes — UTF-16,
+// gzip, base64 — decoded and scanned too); a file that cannot be scanned,
+// or not within the scan's bounds (a gzip bomb), is held back like one
+// that holds a secret, with a status line that says so. A file with such problems is kept out of
 // git like an invalid one, unless the operator sets commit_secrets. The
 // tracker, the pre-commit hook and mindmount check all judge with it.
 func SecretProblems(rel string, data, prev []byte) []memgraph.Problem {
 	path := secret.SafeName(rel)
 	found, err := secret.ScanAdded(prev, data)
-	if err != nil {
-		return []memgraph.Problem{{Path: path, Msg: "the file cannot be scanned for secrets, so it is not committed"}}
+	var lim *secret.LimitError
+	switch {
+	case errors.As(err, &lim):
+		return []memgraph.Problem{{Path: path, Msg: fmt.Sprintf("the file cannot be scanned for secrets within mindmount's bounds (%s), so it is not committed", lim.Limit), Err: ErrUnscanned}}
+	case err != nil:
+		return []memgraph.Problem{{Path: path, Msg: "the file cannot be scanned for secrets, so it is not committed", Err: ErrUnscanned}}
 	}
 	var out []memgraph.Problem
 	for _, f := range found {
+		rule := f.Rule
+		if f.Via != "" {
+			rule += ", inside " + f.Via
+		}
 		out = append(out, memgraph.Problem{Path: path, Line: f.Line,
-			Msg: fmt.Sprintf("%s (rule %s); the file is not committed until it is removed (or the operator sets commit_secrets)", secretPrefix, f.Rule), Err: ErrSecret})
+			Msg: fmt.Sprintf("%s (rule %s); the file is not committed until it is removed (or the operator sets commit_secrets)", secretPrefix, rule), Err: ErrSecret})
 	}
 	return out
 }
@@ -51,6 +61,10 @@ const secretPrefix = "secret found"
 // ErrSecret marks a problem that is a secret found in a file or its name
 // (memgraph.Problem.Err): the file is held out of git until it is gone.
 var ErrSecret = errors.New(secretPrefix)
+
+// ErrUnscanned marks a problem that is a file the secret scan could not
+// read in full (memgraph.Problem.Err): held out of git like a secret.
+var ErrUnscanned = errors.New("cannot be scanned for secrets")
 
 // commitSecrets says whether files with secrets are committed anyway:
 // Config.CommitSecrets, or "commit_secrets: true" in the operator's

@@ -9,7 +9,10 @@
 // card numbers (Luhn-checked), credentials in a URL, a private key pasted
 // without its END line, and the broad API-key shapes (sk-…, AKIA…, documented
 // example keys included) that gitleaks deliberately narrows to cut noise in
-// source code. A finding names its rule and line, never the value; a
+// source code. Scan reads a file's bytes in bounded memory, whatever it
+// weighs, and what they encode too: UTF-16 text, gzip streams and base64
+// runs are decoded and scanned, within a bound a gzip bomb cannot pass
+// (LimitError). A finding names its rule and line, never the value; a
 // redaction replaces the value with a marker naming the rule:
 // "[REDACTED:stripe-access-token]".
 package secret

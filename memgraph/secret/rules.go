@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 )
 
 // lazyRE is a regular expression compiled on first use: compiling all of
@@ -76,6 +78,14 @@ var mindmountRules = []mindmountRule{
 	// and Italian: "mein Passwort ist …", "mi contraseña es …", "mon mot
 	// de passe est …", "minha senha é …", "il mio PIN è …".
 	{id: "mindmount-password", keywords: intlKeywords, re: intlRE, group: 3, keep: intlSecret},
+	// The same in Dutch, Swedish, Polish and Russian: "mijn wachtwoord is
+	// …", "lösenordet till banken är …", "hasło do banku to …", "пароль
+	// от почты — …"; and Turkish: "şifrem: …", "banka şifrem 4711".
+	{id: "mindmount-password", keywords: intl2Keywords, re: intl2RE, group: 3, keep: intl2Secret},
+	{id: "mindmount-password", keywords: turkishKeywords, re: turkishRE, group: 3, keep: intl2Secret},
+	// A Google service account's key ID ("private_key_id": "4f…"), as a
+	// model echoes it from a pasted JSON key file.
+	{id: "mindmount-gcp-private-key-id", keywords: []string{"private"}, re: lazy(`(?i)\bprivate[ _\-]?key[ _\-]?id\b["']?\s*(?:is|was|=|:|->)\s*["']?([0-9a-f]{40})\b`), group: 1},
 	// 13-19 digits, plain or in the groups cards are printed in (4-4-4-4,
 	// 4-6-5 and the like); Luhn decides. Groups keep a leading "1 " (a PIN,
 	// a count) from hiding the card number after it.
@@ -84,7 +94,7 @@ var mindmountRules = []mindmountRule{
 	}},
 }
 
-var labelledRE = lazy(`(?i)\b(password|passwd|passphrase|passcode|pwd|pin|secret|api[ _\-]?key|access[ _\-]?token|auth[ _\-]?token|token|private[ _\-]?key|cvv|cvc|security code)((?:\s+for\s+[^\s:=]{1,40})?\s*(?:is|was|=|:|->)\s*)("[^"\n]{1,200}"|'[^'\n]{1,200}'|[^\s"',;]{1,200})`)
+var labelledRE = lazy(`(?i)\b(password|passwd|passphrase|passcode|pwd|pw|pin|secret|api[ _\-]?key|access[ _\-]?token|auth[ _\-]?token|token|private[ _\-]?key|cvv|cvc|security code)((?:\s+for(?:\s+[^\s:=]{1,40}){1,3}?)?\s*(?:is|was|=|:|->)\s*)("[^"\n]{1,200}"|'[^'\n]{1,200}'|[^\s"',;]{1,200})`)
 
 var namedKeyRE = lazy(`(?i)\b(?:secret|access|api|private|signing|encryption|license|licence|master|client|app|aws|stripe|openai|github|ssh|gpg|pgp|recovery)(?:[ _\-](?:access|secret|api|private))?[ _\-]?key((?:\s+for\s+[^\s:=]{1,40})?\s*(?:is|was|=|:|->)\s*)("[^"\n]{1,200}"|'[^'\n]{1,200}'|[^\s"',;]{1,200})`)
 
@@ -141,6 +151,62 @@ func intlSecret(v string, sub []string) bool {
 	return true
 }
 
+// intl2RE: a label, an optional "for …" (voor, van, till, för, do, od,
+// от, для), a copula, colon or dash (is, är, to, jest, это, —), the
+// value; or the label and the value alone ("пароль qwerty123"), which
+// intl2Secret keeps only when the value looks like one. Go's \b knows only
+// ASCII letters, so the label starts after anything but a letter or digit.
+var intl2RE = lazy(`(?i)(?:^|[^\p{L}\p{N}_])(wachtwoord|paswoord|wachtzin|pincode|lösenordet|lösenord|losenordet|losenord|pinkoden|pinkod|pin-koden|pin-kod|hasło|haslo|kod pin|пароль|пин-код|пин код|код доступа)((?:(?:\s+(?:voor|van|till|för|for|do|od|от|для)(?:\s+[^\s:=]{1,40}){1,3}?)?(?:\s+(?:is|was|är|var|to|jest|brzmi|это|был|была|было)\s+|\s*[=:]\s*|\s+[—–-]\s*))|(?:\s+[^\s:=]{1,40}){1,2}?\s*[=:]\s*|\s+)("[^"\n]{1,200}"|'[^'\n]{1,200}'|«\s*[^»\n]{1,200}»|„[^“”\n]{1,200}[“”]|[^\s"',;«»„“”]{1,200})`)
+
+var intl2Keywords = []string{"wachtwoord", "paswoord", "wachtzin", "pincode", "lösenord", "losenord", "pinkod", "pin-kod", "hasło", "haslo", "kod pin", "пароль", "пин", "код доступа"}
+
+// turkishRE: "şifrem: …", "parolam şu: …", "pin kodum 4711" (Turkish puts
+// no copula between the two).
+var turkishRE = lazy(`(?i)(?:^|[^\p{L}\p{N}_])(şifrem|şifremiz|şifresi|şifre|sifrem|sifresi|sifre|parolam|parolası|parolasi|parola|pin kodum|pin kodu|pinim)(\s*[=:]\s*|\s+(?:şu|şöyle|su)\s*:?\s*|\s+)("[^"\n]{1,200}"|'[^'\n]{1,200}'|[^\s"',;]{1,200})`)
+
+var turkishKeywords = []string{"şifre", "sifre", "parola", "pin kod", "pinim"}
+
+// intl2Secret keeps a value unless it is a marker; a PIN must hold a
+// digit; a value after the label alone, with no copula or colon, must
+// look like a password (four characters or more, one a digit), so "мой
+// пароль забыт" and "şifremi unuttum" stay prose; and after a copula a
+// lower-case word is taken for prose ("hasło jest tajne", "lösenordet är
+// hemligt": the password is secret) — a colon or a dash still marks it.
+func intl2Secret(v string, sub []string) bool {
+	quoted := strings.ContainsAny(v[:1], `"'«„`)
+	v = strings.TrimSpace(strings.Trim(v, `"'«»„“”`))
+	if v == "" || strings.HasPrefix(v, markerPrefix) {
+		return false
+	}
+	digit := strings.ContainsAny(v, "0123456789")
+	conn := strings.TrimSpace(sub[2])
+	if conn == "" && (!digit || utf8.RuneCountInString(v) < 4) {
+		return false
+	}
+	if !quoted && conn != "" && !strings.ContainsAny(conn, "=:—–-") && lowerWord(strings.TrimRight(v, ".!?")) {
+		return false
+	}
+	label := strings.ToLower(sub[1])
+	if strings.Contains(label, "pin") || strings.Contains(label, "пин") {
+		return digit
+	}
+	return true
+}
+
+// lowerWord reports whether v is one word of lower-case letters, in any
+// script.
+func lowerWord(v string) bool {
+	if v == "" {
+		return false
+	}
+	for _, r := range v {
+		if !unicode.IsLower(r) {
+			return false
+		}
+	}
+	return true
+}
+
 // labelledSecret tells "the secret is patience" (prose) from "secret: x9".
 func labelledSecret(v string, sub []string) bool {
 	v = strings.Trim(v, `"'`)
@@ -148,7 +214,7 @@ func labelledSecret(v string, sub []string) bool {
 		return false
 	}
 	switch strings.ToLower(sub[1]) {
-	case "password", "passwd", "passphrase", "passcode", "pwd":
+	case "password", "passwd", "passphrase", "passcode", "pwd", "pw":
 		// A password may well be an ordinary word.
 		return true
 	}
@@ -156,7 +222,7 @@ func labelledSecret(v string, sub []string) bool {
 }
 
 // labelKeywords are the labels of labelledRE, as keywords.
-var labelKeywords = []string{"pass", "pwd", "pin", "secret", "key", "token", "cvv", "cvc", "security code"}
+var labelKeywords = []string{"pass", "pw", "pin", "secret", "key", "token", "cvv", "cvc", "security code"}
 
 // digits makes the card rule run only on text with a digit.
 var digits = []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}

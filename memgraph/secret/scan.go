@@ -3,58 +3,301 @@ package secret
 import (
 	"bytes"
 	"errors"
+	"io"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
 )
 
 // ErrUnscannable is returned by Scan when the rules could not run (gitleaks'
-// configuration failed to load). A caller must then treat the bytes as
-// holding a secret: what was not scanned is not committed.
+// configuration failed to load) or the file could not be read in full
+// within the scan's bounds (a LimitError). A caller must then treat the
+// bytes as holding a secret: what was not scanned is not committed.
 var ErrUnscannable = errors.New("cannot be scanned for secrets")
 
-// Chunking of large texts: every rule runs on chunkSize bytes at a time,
-// and consecutive chunks overlap by chunkOverlap, more than the longest
-// value a rule matches (a 4096-bit PEM key is about 3.3 KB), so a secret
-// that straddles a boundary lies whole in one chunk.
+// LimitError is returned by Scan when what a file holds goes past one of
+// the scan's bounds: its decoded content (a gzip bomb) or the number of
+// findings. It matches ErrUnscannable; Limit says which bound, in words
+// safe to show (it never quotes the file).
+type LimitError struct{ Limit string }
+
+func (e *LimitError) Error() string {
+	return "cannot be scanned for secrets within its bounds: " + e.Limit
+}
+
+// Is makes a LimitError match ErrUnscannable.
+func (e *LimitError) Is(target error) bool { return target == ErrUnscannable }
+
+// The scan's bounds. Every stream (the file, and each one decoded from it)
+// is read chunkSize bytes at a time, and consecutive chunks overlap by
+// chunkOverlap, more than the longest value a rule matches (a 4096-bit PEM
+// key is about 3.3 KB, base64-encoded 4.4 KB), so a secret that straddles a
+// boundary lies whole in one chunk: memory is a few chunks per stream,
+// whatever the file weighs. Decoded streams nest at most maxDepth deep and
+// yield at most maxDecoded bytes in all, so a gzip bomb costs a bounded
+// read and is then refused, not scanned for ever.
 const (
 	chunkSize    = 256 << 10
 	chunkOverlap = 16 << 10
+	maxDepth     = 3
+	maxDecoded   = 64 << 20
+	maxFindings  = 10000
 )
 
 // minRun is the shortest printable run kept from a binary file, as
 // strings(1) keeps runs of 4 or more; no rule matches fewer than 8 bytes.
 const minRun = 8
 
-// Scan finds the secrets in the bytes of a file, whatever they hold: text
-// is scanned as it is, in overlapping chunks when it is large; anything
-// else (a NUL byte, invalid UTF-8: an attachment, a text with a NUL
-// appended) through its printable runs, as strings(1) reads it. Lines are
-// the file's own. It fails only when the rules cannot run.
+// Scan finds the secrets in the bytes of a file, whatever they hold or
+// weigh, in bounded memory: text is scanned as it is; anything else (a NUL
+// byte, invalid UTF-8: an attachment) through its printable runs, as
+// strings(1) reads it. What the file encodes is scanned too (decode.go):
+// UTF-16 text, a gzip stream, runs of base64. Lines are the file's own (a
+// secret in encoded content is on the line where the encoding starts). It
+// fails when the rules cannot run or the file goes past the scan's bounds
+// (LimitError); either error matches ErrUnscannable.
 func Scan(data []byte) ([]Finding, error) {
 	if len(data) == 0 {
 		return nil, nil
 	}
-	text, offsets := scannable(data)
-	if needsGitleaks(text) && detectorFor(text) == nil {
-		return nil, ErrUnscannable
+	sc, err := scanBytes(data)
+	if err != nil {
+		return nil, err
 	}
-	spans := chunkedSpans(text)
-	out := make([]Finding, 0, len(spans))
-	line, at := 1, 0 // line of data[at]
-	for _, s := range spans {
-		orig := s.start
-		if offsets != nil {
-			orig = offsets.orig(s.start)
-		}
-		if orig < at { // not expected: spans are sorted
-			line, at = 1, 0
-		}
-		line += bytes.Count(data[at:orig], []byte{'\n'})
-		at = orig
-		out = append(out, Finding{Rule: s.rule, Line: line, start: s.start, end: s.end})
+	sort.SliceStable(sc.found, func(i, j int) bool { return sc.found[i].Line < sc.found[j].Line })
+	return sc.found, nil
+}
+
+// scanBytes is Scan with what the scan spent.
+func scanBytes(data []byte) (*scanner, error) {
+	sc := &scanner{}
+	return sc, sc.stream(bytesOpener(data), 0, nil, "")
+}
+
+// bytesOpener opens data from byte at on.
+func bytesOpener(data []byte) opener {
+	return func(at int64) (io.Reader, error) { return bytes.NewReader(data[min(at, int64(len(data))):]), nil }
+}
+
+// scanner is one Scan: what it found and what its decoders have spent.
+type scanner struct {
+	found   []Finding
+	decoded int64 // bytes produced by decoders, against maxDecoded
+}
+
+// opener opens a stream from byte at on (decoders start again from the
+// beginning and skip, charged to the scan's bounds).
+type opener func(at int64) (io.Reader, error)
+
+// stream scans one stream window by window. lineOf maps an offset of the
+// stream to the file's line (nil: the stream's own lines are the file's);
+// via names the encoding the stream was decoded from ("" for the file).
+func (sc *scanner) stream(open opener, depth int, lineOf func(int64) int, via string) error {
+	r, err := open(0)
+	if err != nil {
+		return nil // a decoder that cannot start: nothing of it to scan
 	}
-	return out, nil
+	size := chunkSize
+	if br, ok := r.(*bytes.Reader); ok && br.Len() < chunkSize {
+		size = br.Len() + 1 // a small text: one window, and EOF seen at once
+	}
+	buf := make([]byte, size)
+	var scratch []byte
+	st := streamState{open: open, depth: depth, lineOf: lineOf, via: via, line: 1, lastEnd: -1}
+	n := 0
+	for {
+		m, err := io.ReadFull(r, buf[n:])
+		n += m
+		var lim *LimitError
+		if errors.As(err, &lim) {
+			return err
+		}
+		last := err != nil // EOF, or a decoder's error: what was read is scanned
+		w := buf[:n]
+		if st.off == 0 && depth < maxDepth {
+			if err := sc.nestedAtStart(&st, w); err != nil {
+				return err
+			}
+		}
+		owned := n
+		if !last {
+			owned = n - chunkOverlap
+		}
+		if scratch, err = sc.window(&st, w, owned, last, scratch); err != nil {
+			return err
+		}
+		if last {
+			return nil
+		}
+		st.line += bytes.Count(w[:owned], []byte{'\n'})
+		n = copy(buf, w[owned:])
+		st.off += int64(owned)
+	}
+}
+
+// streamState is where stream is in one stream.
+type streamState struct {
+	open    opener
+	depth   int
+	lineOf  func(int64) int
+	via     string
+	off     int64 // offset of the window's first byte in the stream
+	line    int   // the stream's own line at off
+	lastEnd int64 // end of the last span kept, to drop a later window's copy
+	b64End  int64 // end of the last base64 run handed on (decode.go)
+}
+
+// window runs the rules over one window w of a stream: spans starting
+// before owned (the rest is the next window's start) and any other that
+// ends well before the window does, so a value whose label lies in this
+// window is not lost to the next; a span already kept is not kept twice.
+func (sc *scanner) window(st *streamState, w []byte, owned int, last bool, scratch []byte) ([]byte, error) {
+	text := w
+	if !isText(w) {
+		scratch = runs(w, scratch)
+		text = scratch
+	}
+	str := string(text)
+	if needsGitleaks(str) && gitleaksConfig() == nil {
+		return scratch, ErrUnscannable
+	}
+	at, line := 0, st.line
+	for _, s := range withReversed(str, spansOf(str)) {
+		abs := st.off + int64(s.start)
+		if abs < st.lastEnd || !(last || s.start < owned || s.end < len(w)-chunkOverlap/4) {
+			continue
+		}
+		st.lastEnd = st.off + int64(s.end)
+		line += bytes.Count(w[at:s.start], []byte{'\n'})
+		at = s.start
+		l := line
+		if st.lineOf != nil {
+			l = st.lineOf(abs)
+		}
+		via := st.via
+		if s.reversed {
+			via = strings.TrimPrefix(via+", reversed", ", ")
+		}
+		if err := sc.add(Finding{Rule: s.rule, Line: l, Via: via, start: int(abs), end: int(st.off) + s.end}); err != nil {
+			return scratch, err
+		}
+	}
+	if st.depth < maxDepth {
+		if err := sc.base64Runs(st, w, owned, last); err != nil {
+			return scratch, err
+		}
+	}
+	return scratch, nil
+}
+
+// withReversed adds to spans the tokens text holds written backwards
+// ("…hQpLm2_phg"): the rules run over text reversed byte by byte, and
+// only the rules that match a token's own shape are kept — a phrasing, a
+// labelled word or a number read backwards is noise, not a secret.
+func withReversed(text string, spans []span) []span {
+	rev := []byte(text)
+	slices.Reverse(rev)
+	var out []span
+	for _, s := range spansOf(string(rev)) {
+		if proseRules[s.rule] {
+			continue
+		}
+		out = append(out, span{start: len(text) - s.end, end: len(text) - s.start, rule: s.rule, reversed: true})
+	}
+	if len(out) == 0 {
+		return spans
+	}
+	all := append(slices.Clone(spans), out...)
+	sort.SliceStable(all, func(i, j int) bool { return all[i].start < all[j].start })
+	return all
+}
+
+// proseRules find a secret by the words around it or by its digits, not
+// by its own shape: read backwards they find nothing real.
+var proseRules = map[string]bool{"mindmount-password": true, "mindmount-named-key": true, "mindmount-card-number": true,
+	"mindmount-bearer-token": true, "mindmount-url-credentials": true, "mindmount-gcp-private-key-id": true, "generic-api-key": true}
+
+func (sc *scanner) add(f Finding) error {
+	if len(sc.found) >= maxFindings {
+		return &LimitError{Limit: "more than 10000 secrets"}
+	}
+	sc.found = append(sc.found, f)
+	return nil
+}
+
+// lineAt is the file's line of offset abs of the stream st reads, in
+// window w (whose first byte is at st.off).
+func (st *streamState) lineAt(w []byte, abs int64) int {
+	if st.lineOf != nil {
+		return st.lineOf(abs)
+	}
+	return st.line + bytes.Count(w[:abs-st.off], []byte{'\n'})
+}
+
+// isText reports whether a window reads as text: no NUL and valid UTF-8,
+// but for a character the window's edges cut.
+func isText(w []byte) bool {
+	if bytes.IndexByte(w, 0) >= 0 {
+		return false
+	}
+	a := 0
+	for a < len(w) && a < 3 && !utf8.RuneStart(w[a]) {
+		a++
+	}
+	b := len(w)
+	for i := 1; i <= 3 && i <= len(w)-a; i++ {
+		if c := w[len(w)-i]; utf8.RuneStart(c) {
+			if !utf8.FullRune(w[len(w)-i:]) {
+				b = len(w) - i
+			}
+			break
+		}
+	}
+	return utf8.Valid(w[a:b])
+}
+
+// runs is w with every byte outside a printable run of minRun bytes or
+// more replaced by a newline: the runs as strings(1) lists them, one per
+// line, at the offsets they hold in w (so a span maps back to the file as
+// it is). Printable is printable ASCII, tab, newline, carriage return and
+// whole UTF-8 characters: a byte of no valid character is noise, and
+// random bytes (a photo, an archive) then hold few runs, and few that a
+// rule could mistake for a phrase ("pW=*…"). A run cut by the window's
+// start is judged by what the window holds of it: a value shorter than
+// minRun matches no rule anyway.
+func runs(w, out []byte) []byte {
+	out = append(out[:0], w...)
+	start := -1
+	flush := func(end int) {
+		if start >= 0 && end-start < minRun {
+			for i := start; i < end; i++ {
+				out[i] = '\n'
+			}
+		}
+		start = -1
+	}
+	for i := 0; i < len(w); {
+		size := 1
+		ok := printable(w[i])
+		if w[i] >= utf8.RuneSelf {
+			var r rune
+			r, size = utf8.DecodeRune(w[i:])
+			ok = r != utf8.RuneError || size > 1
+		}
+		if !ok {
+			flush(i)
+			out[i] = '\n'
+			i++
+			continue
+		}
+		if start < 0 {
+			start = i
+		}
+		i += size
+	}
+	flush(len(w))
+	return out
 }
 
 // ScanAdded returns the findings of data beyond those of prev (rule by
@@ -152,85 +395,8 @@ func SafeName(name string) string {
 	return strings.Join(parts, "/")
 }
 
-// runMap maps offsets of the text made of a binary file's printable runs
-// back to the file.
-type runMap struct {
-	text []int // start of each run in the text
-	file []int // start of the same run in the file
-}
-
-func (m *runMap) orig(off int) int {
-	i := sort.SearchInts(m.text, off+1) - 1
-	if i < 0 {
-		return 0
-	}
-	return m.file[i] + off - m.text[i]
-}
-
-// scannable returns the text the rules read: data itself when it is UTF-8
-// text, else its printable runs of minRun bytes or more, one per line,
-// with the map back to data.
-func scannable(data []byte) (string, *runMap) {
-	if bytes.IndexByte(data, 0) < 0 && utf8.Valid(data) {
-		return string(data), nil
-	}
-	var b strings.Builder
-	m := &runMap{}
-	start := -1
-	flush := func(end int) {
-		if start >= 0 && end-start >= minRun {
-			m.text = append(m.text, b.Len())
-			m.file = append(m.file, start)
-			b.Write(data[start:end])
-			b.WriteByte('\n')
-		}
-		start = -1
-	}
-	for i, c := range data {
-		if printable(c) {
-			if start < 0 {
-				start = i
-			}
-			continue
-		}
-		flush(i)
-	}
-	flush(len(data))
-	return b.String(), m
-}
-
-// printable is strings(1)'s rule widened to text: tab, newline, carriage
-// return, the printable ASCII range and every byte of a multi-byte UTF-8
-// sequence (valid or not: the rules read what is there).
+// printable is strings(1)'s rule for one byte: tab, newline, carriage
+// return and the printable ASCII range.
 func printable(c byte) bool {
-	return c == '\t' || c == '\n' || c == '\r' || (c >= 0x20 && c != 0x7f)
-}
-
-// chunkedSpans is spansOf over text of any size: whole when it is small,
-// else in overlapping chunks, each span kept by the one chunk that owns
-// its start.
-func chunkedSpans(text string) []span {
-	if len(text) <= chunkSize {
-		return spansOf(text)
-	}
-	var out []span
-	for off := 0; off < len(text); off += chunkSize - chunkOverlap {
-		end := min(off+chunkSize, len(text))
-		last := end == len(text)
-		owned := off + chunkSize - chunkOverlap
-		for _, s := range spansOf(text[off:end]) {
-			s.start += off
-			s.end += off
-			if s.start >= off && (last || s.start < owned) {
-				if n := len(out); n > 0 && s.start < out[n-1].end {
-					continue // already covered by the previous chunk's span
-				}
-				out = append(out, s)
-			}
-		}
-		if last {
-			break
-		}
-	}
-	return out
+	return c == '\t' || c == '\n' || c == '\r' || (c >= 0x20 && c < 0x7f)
 }

@@ -12,12 +12,18 @@ import (
 type Finding struct {
 	Rule string // gitleaks rule ID ("stripe-access-token") or mindmount's ("mindmount-password")
 	Line int    // 1-based line of the value's first byte
+	Via  string // the encoding it was found inside ("gzip", "base64", "utf-16"), "" when in plain sight
 
 	start, end int // byte span of the value in the scanned text
 }
 
-// String is "rule (line N)".
-func (f Finding) String() string { return f.Rule + " (line " + strconv.Itoa(f.Line) + ")" }
+// String is "rule (line N)", or "rule (line N, inside base64)".
+func (f Finding) String() string {
+	if f.Via != "" {
+		return f.Rule + " (line " + strconv.Itoa(f.Line) + ", inside " + f.Via + ")"
+	}
+	return f.Rule + " (line " + strconv.Itoa(f.Line) + ")"
+}
 
 // markerPrefix opens every redaction marker. Text already inside a marker is
 // never matched again, so redaction is idempotent.
@@ -84,6 +90,7 @@ func Count(fs []Finding) string {
 type span struct {
 	start, end int
 	rule       string
+	reversed   bool // found in the text read backwards (Scan)
 }
 
 func (s span) finding(text string) Finding {
