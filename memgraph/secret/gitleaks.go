@@ -87,6 +87,16 @@ func buildDetector(keep map[string]bool) *detect.Detector {
 			}
 		}
 	}
+	// Translate writes into what it is given (it lower-cases each rule's
+	// keywords in place and appends to allowlist slices), while
+	// detectorFor reads the shared configuration's keywords without
+	// buildMu: hand it copies.
+	sub.Rules = slices.Clone(sub.Rules)
+	for i := range sub.Rules {
+		sub.Rules[i].Keywords = slices.Clone(sub.Rules[i].Keywords)
+		sub.Rules[i].Allowlists = slices.Clip(sub.Rules[i].Allowlists)
+	}
+	sub.Allowlists = slices.Clip(sub.Allowlists)
 	cfg, err := sub.Translate()
 	if err != nil {
 		return nil
