@@ -73,7 +73,8 @@ func TestLongRepositoryPathReachesTheDaemon(t *testing.T) {
 			if out := runCmd(t, "consolidate", repo); !strings.Contains(out, "Consolidated by the daemon serving") || !strings.Contains(out, "waits for review") {
 				t.Fatalf("consolidate:\n%s\nlogs:\n%s", out, logs.String())
 			}
-			if out := runCmd(t, "review", "approve", "1", repo); !strings.Contains(out, "merged mindmount/dream/1 as ") {
+			tip := gitOut(t, repo, "rev-parse", "mindmount/dream/1")
+			if out := runCmd(t, "review", "approve", "1", "--tip", tip, repo); !strings.Contains(out, "merged mindmount/dream/1 as ") {
 				t.Fatalf("review approve:\n%s\nlogs:\n%s", out, logs.String())
 			}
 			waitFor(t, func() bool { return strings.Contains(logs.String(), "dream merged") }, "the daemon's log of its merge")

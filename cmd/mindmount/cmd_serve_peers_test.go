@@ -29,7 +29,15 @@ func TestPeerHelper(t *testing.T) {
 	if addr == "" {
 		t.Skip("run by TestServeHostilePeers")
 	}
-	c, err := net.DialTimeout("unix", addr, 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var c net.Conn
+	var err error
+	if strings.HasPrefix(addr, "@") {
+		c, err = net.DialTimeout("unix", addr, 5*time.Second)
+	} else {
+		c, err = control.Dial(ctx, addr) // a path of any length, as mindmount reaches it
+	}
 	if err != nil {
 		fmt.Println("PEER: connect refused")
 		return

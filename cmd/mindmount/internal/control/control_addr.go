@@ -14,8 +14,8 @@ func socketPath(gitDir string) string {
 	return filepath.Join(gitDir, filepath.FromSlash(SocketFile))
 }
 
-// dial connects to the unix socket at path, however long path is.
-func dial(ctx context.Context, path string) (net.Conn, error) {
+// Dial connects to the unix socket at path, however long path is.
+func Dial(ctx context.Context, path string) (net.Conn, error) {
 	var c net.Conn
 	err := shortPath(path, func(name string) error {
 		var d net.Dialer

@@ -13,7 +13,7 @@ import (
 // consolidation takes as long as the model). It returns ErrNoDaemon when
 // none listens; a daemon's error is an *Error whose kind errors.Is knows.
 func Ask(ctx context.Context, gitDir string, req Request) (Answer, error) {
-	c, err := dial(ctx, socketPath(gitDir))
+	c, err := Dial(ctx, socketPath(gitDir))
 	if err != nil {
 		return Answer{}, ErrNoDaemon
 	}
@@ -48,7 +48,7 @@ func Ask(ctx context.Context, gitDir string, req Request) (Answer, error) {
 // carries the verb's own protocol; its Answer came first. ErrNoDaemon
 // when none listens.
 func Attach(ctx context.Context, gitDir string, req Request) (net.Conn, Answer, error) {
-	c, err := dial(ctx, socketPath(gitDir))
+	c, err := Dial(ctx, socketPath(gitDir))
 	if err != nil {
 		return nil, Answer{}, ErrNoDaemon
 	}

@@ -67,7 +67,7 @@ func Listen(gitDir string, log *slog.Logger) (*Server, error) {
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return nil, err
 	}
-	if c, err := dial(context.Background(), p); err == nil {
+	if c, err := Dial(context.Background(), p); err == nil {
 		c.Close()
 		return nil, fmt.Errorf("another daemon answers on %s", p)
 	}
