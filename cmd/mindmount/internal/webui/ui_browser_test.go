@@ -52,6 +52,17 @@ type browser struct {
 func newBrowser(t *testing.T) *browser {
 	path := chromiumPath(t)
 	home := t.TempDir()
+	// Chromium binds a unix socket under $TMPDIR/org.chromium.Chromium.*/
+	// and refuses to start when that path passes the 107 bytes a socket
+	// address holds: under a long TMPDIR, its scratch folder goes to /tmp.
+	if len(home) > 56 {
+		short, err := os.MkdirTemp("/tmp", "mm-chromium-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(short) })
+		home = short
+	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(path),
 		chromedp.UserDataDir(filepath.Join(home, "profile")),
