@@ -6,7 +6,7 @@
 #
 #   planted    git programs planted in alice's repositories (core.fsmonitor;
 #              gpg.program with log.showSignature on a signed HEAD), then
-#              root runs status, sync, consolidate and review on them: the
+#              root runs status, sync, consolidate, review and check: the
 #              program (it appends `id -u` to a marker) never runs as uid 0
 #   bigfile    a 60 MB file written through MNT/alice while bob's requests
 #              come in: alice's worker keeps its pid, bob is answered
@@ -600,7 +600,7 @@ for k in "${kinds[@]}"; do
   total=$((total + ${vio[$k]}))
 done
 [[ -s $work/term.times ]] && echo "SIGTERM to gone (s):  $(awk '{ t = $NF; $NF = ""; printf "%s%s", sep, $0 t; sep = "; " }' "$work/term.times")"
-[[ -s $work/served.times ]] && echo "alice served again after her worker's kill (s): $(tr '\n' ' ' <"$work/served.times")"
+[[ -s $work/served.times ]] && echo "alice served again after her worker's kill (s, the script's polling included): $(tr '\n' ' ' <"$work/served.times")"
 [[ -s $work/mcp.codes ]] && sort "$work/mcp.codes" | uniq -c | sed 's/^/MCP /' | head -6
 [[ -s $work/worker.hwm ]] && echo "alice's worker peak RSS after MCP (KiB): $(tr '\n' ' ' <"$work/worker.hwm")"
 [[ -s $work/uncovered ]] && { echo "not covered:"; sort "$work/uncovered" | uniq -c | sed 's/^/  /'; }
