@@ -59,9 +59,17 @@ the daemon.`,
 }, runCheck)
 
 // runCheck validates a repository.
-func runCheck(_ context.Context, _ *noOptions, args []string) error {
+func runCheck(ctx context.Context, _ *noOptions, args []string) error {
 	if len(args) != 1 {
 		return errUsage
+	}
+	// Root checking another user's repository checks as that user
+	// (asOwner): git refuses a repository root does not own, and an
+	// untracked file it could not list would be missed silently.
+	if abs, err := filepath.Abs(args[0]); err == nil {
+		if handed, err := asOwner(ctx, []string{"check", abs}, abs); handed {
+			return err
+		}
 	}
 	dir, rels, err := checkTargets(args[0])
 	if err != nil {

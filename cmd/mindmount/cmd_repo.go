@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"os/user"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -131,7 +134,10 @@ func asOwner(ctx context.Context, argv []string, paths ...string) (handed bool, 
 	}
 	cmd := exec.CommandContext(ctx, exe, argv...)
 	cmd.Dir = "/"
-	cmd.Env = append(os.Environ(), ownerEnv+"="+o.String())
+	// The owner's own HOME, not root's: a command that reads a default
+	// under HOME (sync's credentials file) must find the owner's, and root's
+	// 0700 home would only answer "permission denied".
+	cmd.Env = append(withoutEnv(os.Environ(), "HOME"), "HOME="+ownerHome(o.UID), ownerEnv+"="+o.String())
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
@@ -145,6 +151,27 @@ func asOwner(ctx context.Context, argv []string, paths ...string) (handed bool, 
 		return true, fmt.Errorf("run as the owner (uid %d) of %s: %w", o.UID, strings.Join(paths, " and "), err)
 	}
 	return true, nil
+}
+
+// ownerHome is uid's home folder from the passwd database, or
+// /nonexistent (as for a system account) when it has none.
+func ownerHome(uid uint32) string {
+	if u, err := user.LookupId(strconv.FormatUint(uint64(uid), 10)); err == nil && u.HomeDir != "" {
+		return u.HomeDir
+	}
+	return "/nonexistent"
+}
+
+// withoutEnv is env without the variables named.
+func withoutEnv(env []string, names ...string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		if !slices.Contains(names, name) {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // absAll makes paths absolute, for asOwner's argv.
