@@ -153,8 +153,8 @@ type streamState struct {
 // ends well before the window does, so a value whose label lies in this
 // window is not lost to the next; a span already kept is not kept twice.
 func (sc *scanner) window(st *streamState, w []byte, owned int, last bool, scratch []byte) ([]byte, error) {
-	text := w
-	if !isText(w) {
+	text, binary := w, !isText(w)
+	if binary {
 		scratch = runs(w, scratch)
 		text = scratch
 	}
@@ -164,6 +164,9 @@ func (sc *scanner) window(st *streamState, w []byte, owned int, last bool, scrat
 	}
 	at, line := 0, st.line
 	for _, s := range withReversed(str, spansOf(str)) {
+		if binary && s.rule == phrasingRule {
+			continue
+		}
 		abs := st.off + int64(s.start)
 		if abs < st.lastEnd || !(last || s.start < owned || s.end < len(w)-chunkOverlap/4) {
 			continue
@@ -212,6 +215,14 @@ func withReversed(text string, spans []span) []span {
 	sort.SliceStable(all, func(i, j int) bool { return all[i].start < all[j].start })
 	return all
 }
+
+// phrasingRule reads a secret from the words of a sentence ("my password
+// is …", "pw for the bank = …"). In binary content the printable runs are
+// chance, and its short labels turn up by chance too (one random 2 MiB
+// file in fifteen held a "pw"-like run): there only the rules that match a
+// secret's own shape apply. Text inside a binary (UTF-16, gzip, base64) is
+// decoded and read as text.
+const phrasingRule = "mindmount-password"
 
 // proseRules find a secret by the words around it or by its digits, not
 // by its own shape: read backwards they find nothing real.
