@@ -71,7 +71,7 @@ func TestDoorsBesideAMount(t *testing.T) {
 	}
 
 	// The web page beside the mount.
-	ui, uiLogs, login := startUI(t, noModel, "ui", repo, "--http", "127.0.0.1:0", "--consolidate=false")
+	ui, uiLogs, login := startFirstLine(t, noModel, "ui", repo, "--http", "127.0.0.1:0", "--consolidate=false")
 	if !regexp.MustCompile(`^http://127\.0\.0\.1:[1-9][0-9]*/\?token=`).MatchString(login) {
 		t.Fatalf("first line %q, want the login URL\n%s", login, uiLogs)
 	}
@@ -136,10 +136,11 @@ func TestHooksInstallWarnsWhatWouldNotRun(t *testing.T) {
 	}
 }
 
-// startUI runs the built binary with args (a "mindmount ui") and returns
-// it with its first line, the login URL. A process still running at the
+// startFirstLine runs the built binary with args and returns it with the
+// first line it prints (a readiness line, the page's login URL). A
+// process still running at the
 // end of the test is killed.
-func startUI(t *testing.T, env []string, args ...string) (*exec.Cmd, *logBuffer, string) {
+func startFirstLine(t *testing.T, env []string, args ...string) (*exec.Cmd, *logBuffer, string) {
 	t.Helper()
 	cmd := exec.Command(mindmountBinary(t), args...)
 	logs := new(logBuffer)
@@ -168,7 +169,7 @@ func startUI(t *testing.T, env []string, args ...string) (*exec.Cmd, *logBuffer,
 	case line := <-lines:
 		return cmd, logs, line
 	case <-time.After(time.Minute):
-		t.Fatalf("no URL line\n%s", logs)
+		t.Fatalf("mindmount %s printed no first line\n%s", strings.Join(args, " "), logs)
 	}
 	return nil, nil, ""
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -20,35 +19,7 @@ import (
 // read from the readiness line.
 func startServeHTTP(t *testing.T, root string, env []string, extra ...string) (*exec.Cmd, *logBuffer, string) {
 	t.Helper()
-	cmd := exec.Command(mindmountBinary(t), append([]string{"serve", "--root", root, "--http", "127.0.0.1:0"}, extra...)...)
-	logs := new(logBuffer)
-	cmd.Stderr = logs
-	cmd.Env = append(os.Environ(), env...)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			cmd.Wait()
-		}
-	})
-	lines := make(chan string, 1)
-	go func() {
-		l, _ := bufio.NewReader(out).ReadString('\n')
-		lines <- strings.TrimSuffix(l, "\n")
-		io.Copy(io.Discard, out)
-	}()
-	var line string
-	select {
-	case line = <-lines:
-	case <-time.After(60 * time.Second):
-		t.Fatalf("no readiness line\n%s", logs)
-	}
+	cmd, logs, line := startFirstLine(t, env, append([]string{"serve", "--root", root, "--http", "127.0.0.1:0"}, extra...)...)
 	prefix := "mindmount: serving " + root + ", http on "
 	addr, ok := strings.CutPrefix(line, prefix)
 	if !ok || !strings.HasPrefix(addr, "127.0.0.1:") || strings.HasSuffix(addr, ":0") {

@@ -27,35 +27,7 @@ func startServeMountHTTP(t *testing.T, root string, env []string, extra ...strin
 	t.Helper()
 	mnt := mountDir(t)
 	t.Cleanup(func() { detachUnder(mnt) })
-	cmd := exec.Command(mindmountBinary(t), append([]string{"serve", "--root", root, "--mount", mnt, "--http", "127.0.0.1:0"}, extra...)...)
-	logs := new(logBuffer)
-	cmd.Stderr = logs
-	cmd.Env = append(os.Environ(), env...)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			cmd.Wait()
-		}
-	})
-	lines := make(chan string, 1)
-	go func() {
-		l, _ := bufio.NewReader(out).ReadString('\n')
-		lines <- strings.TrimSuffix(l, "\n")
-		io.Copy(io.Discard, out)
-	}()
-	var line string
-	select {
-	case line = <-lines:
-	case <-time.After(60 * time.Second):
-		t.Fatalf("no readiness line\n%s", logs)
-	}
+	cmd, logs, line := startFirstLine(t, env, append([]string{"serve", "--root", root, "--mount", mnt, "--http", "127.0.0.1:0"}, extra...)...)
 	prefix := "mindmount: serving " + root + " at " + mnt + ", http on "
 	addr, ok := strings.CutPrefix(line, prefix)
 	if !ok {

@@ -36,7 +36,7 @@ func uiClient() *http.Client {
 func TestUICommand(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "memory")
 	runCmd(t, "init", dir, "--user", "Ada")
-	cmd, logs, line := startUI(t, nil, "ui", dir, "--http", "127.0.0.1:0", "--consolidate=false")
+	cmd, logs, line := startFirstLine(t, nil, "ui", dir, "--http", "127.0.0.1:0", "--consolidate=false")
 	if !regexp.MustCompile(`^http://127\.0\.0\.1:[1-9][0-9]*/\?token=[A-Za-z0-9_-]{43}$`).MatchString(line) {
 		t.Fatalf("first line %q, want the login URL", line)
 	}
