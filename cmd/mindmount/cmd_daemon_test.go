@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -60,39 +57,14 @@ var noModel = []string{"MINDMOUNT_LLM=openai", "OPENAI_BASE_URL=http://127.0.0.1
 // end of the test is killed; a mountpoint still mounted is detached.
 func startMindmount(t *testing.T, env []string, ready string, args ...string) (*exec.Cmd, *logBuffer) {
 	t.Helper()
-	cmd := exec.Command(mindmountBinary(t), args...)
-	logs := new(logBuffer)
-	cmd.Stderr = logs
-	cmd.Env = append(os.Environ(), env...)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, logs, line := startFirstLine(t, env, args...)
 	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			cmd.Wait()
-		}
 		if len(args) > 2 && args[0] == "mount" && mounted(args[2]) {
 			syscall.Unmount(args[2], syscall.MNT_DETACH)
 		}
 	})
-	lines := make(chan string, 1)
-	go func() {
-		line, _ := bufio.NewReader(out).ReadString('\n')
-		lines <- strings.TrimSuffix(line, "\n")
-		io.Copy(io.Discard, out)
-	}()
-	select {
-	case line := <-lines:
-		if line != ready {
-			t.Fatalf("readiness line %q, want %q\nlogs:\n%s", line, ready, logs.String())
-		}
-	case <-time.After(60 * time.Second):
-		t.Fatalf("no readiness line after 60s\nlogs:\n%s", logs.String())
+	if line != ready {
+		t.Fatalf("readiness line %q, want %q\nlogs:\n%s", line, ready, logs.String())
 	}
 	return cmd, logs
 }
