@@ -5,9 +5,9 @@
 //
 // Imports read downward, by two rules that layout_test.go enforces:
 //
-//  1. The card's top-level folders are layers, lowest first: template,
-//     memgraph, fs, consolidate, hooks, cmd, scripts. A package imports
-//     from its own folder or a lower one, never a higher one.
+//  1. The top-level folders are layers, lowest first: template, memgraph,
+//     fs, consolidate, hooks, serve, cmd, scripts. A package imports from
+//     its own folder or a lower one, never a higher one.
 //  2. Inside a folder a package imports what lies beside it or below it,
 //     never a folder it sits in: a parent composes its children, so a
 //     package that needs the parent is not its child. Test fixtures
@@ -19,46 +19,53 @@
 //	cmd/mindmount              the CLI: flags, environment, signals, wiring;
 //	                           "mindmount worker", one user's runtime run
 //	                           by serve with the user's uid and gid
-//	cmd/mindmount/internal/    what only the CLI's commands use:
-//	  httpapi                  the HTTP API of "mindmount serve --http"
-//	  mcpserver                MCP tools and resources over stdio and HTTP
-//	  webui                    the web page of "mindmount ui" and serve's /ui/
+//	serve                      the runtime and its doors:
 //	  host                     running repositories: one Runtime per repository
 //	                           (graph, tracker, consolidator, sync); Workers,
 //	                           serve's users each in a worker process of
-//	                           their own (privilege separation); a Host of
-//	                           Runtimes in one process, for tests
-//	  sync                     sync with a git remote, GitHub setup
-//	  migrate                  other memory systems' layouts (the reference
-//	                           server's, Claude Code's, Letta's) as plans
-//	                           of changes for "mindmount import"
+//	                           their own (privilege separation)
+//	  httpapi                  the HTTP API of "mindmount serve --http"
+//	  mcpserver                MCP tools and resources over stdio and HTTP
+//	  webui                    the web page of "mindmount ui" and serve's /ui/
+//	  control                  a daemon's control socket: the protocol, the
+//	                           server, the client (peer credentials)
+//	  remote                   sync with a git remote, GitHub setup
 //	hooks                      git-side safety: pre-commit, merge drivers
 //	hooks/harness              agent-harness hooks (Claude Code, Codex, ...)
 //	consolidate                the dreamer: transcripts to memories
 //	consolidate/llm            model providers (Ollama, OpenAI, Anthropic),
 //	                           streaming chat, the fair pool of model calls
-//	fs                         the mount of one repository, and serve's
+//	fs                         storage and its projection:
+//	  mount                    the FUSE mount of one repository, and serve's
 //	                           per-user mounts (MountFd, ownerGuard) (the
 //	                           only importer of go-fuse)
-//	fs/tracker                 the one writer of a repository: debounce,
-//	                           judge, commit; the graph it keeps current
-//	fs/tracker/gitrepo         the git mechanism: objects, trees, index, refs,
+//	  tracker                  the one writer of a repository: debounce,
+//	                           the gate, commit; the graph it keeps current
+//	  gitrepo                  the git mechanism: objects, trees, index, refs,
 //	                           locks, packing, crash repair
-//	fs/tracker/gitrepo/failpoint  named crash points of the commit sequence
+//	  gitrepo/failpoint        named crash points of the commit sequence
+//	  migrate                  other memory systems' layouts (the reference
+//	                           server's, Claude Code's, Letta's) as plans
+//	                           of changes for "mindmount import"
 //	memgraph                   the memory model: format, validation, names,
 //	                           ranking, indexes, context, settings, the graph
 //	memgraph/recall            keyword and vector recall
 //	memgraph/recall/wordnet    WordNet's database files, read in place, for
 //	                           expanding a question by meaning
+//	fs/migrate           other memory systems' layouts (the reference
+//	                           server's, Claude Code's, Letta's) as plans
+//	                           of changes for "mindmount import"
 //	memgraph/subtree           opening a path beneath a repository, never
-//	                           through a symbolic link (openat2)
+//	                           through a symbolic link (openat2); it stays
+//	                           below memgraph while the graph reads its files
+//	                           through it
 //	memgraph/secret            secret detection and redaction (gitleaks' rules)
 //	memgraph/atomicfile        replacing a file whole (temp file, fsync,
 //	                           rename) and the names of temp files
 //	template                   the skeleton of a new repository
 //
 // Test helpers that no implementation owns sit beside what they test:
-// consolidate/llmtest (a fake model server), cmd/mindmount/internal/sync/githubtest
+// consolidate/llmtest (a fake model server), serve/remote/githubtest
 // (a fake of the GitHub API calls setup makes), fs/tracker/conformance
 // (the behaviours every way of serving a repository must have, run over
 // the mount and watch mode), memgraph/secret/secrettest (scans a repository
@@ -90,7 +97,7 @@
 //	                     message.go, authorship.go), a consolidation run
 //	                     and its recovery (consolidate commit.go,
 //	                     consolidator.go), a dream's merge and a review's
-//	                     rejection (consolidate dream.go, review.go), a sync merge (cmd/mindmount/internal/sync
+//	                     rejection (consolidate dream.go, review.go), a sync merge (serve/remote
 //	                     merge.go), the template (cmd/mindmount init.go);
 //	                     gitrepo.Subject is a message's first line
 //	hash abbreviation    gitrepo.ShortHash, 7 characters
@@ -121,10 +128,10 @@
 //	replacing a file     atomicfile.WriteFile / Create outside a work tree
 //	                     (hooks, credentials, tokens, registry, caches);
 //	                     inside it gitrepo.WriteFile, confined to the tree
-//	mindmount repository    cmd/mindmount/internal/host.IsMindmountRepo
-//	FUSE errors          fs's toErrno
-//	FUSE mount options   fs's fuseOptions (an hour of caching); serve's
-//	                     per-user mounts are made by fs.MountFd
+//	mindmount repository    serve/host.IsMindmountRepo
+//	FUSE errors          fs/mount's toErrno
+//	FUSE mount options   fs/mount's fuseOptions (an hour of caching); serve's
+//	                     per-user mounts are made by mount.MountFd
 //	a daemon's life      cmd/mindmount runDaemon: open, start, ready line,
 //	                     wait for a signal, close (mount, watch, mcp)
 //	model errors         consolidate/llm: scrubbed of keys and secrets,
@@ -140,7 +147,7 @@
 //	                     consolidate.Config by the daemon: hooks sits above)
 //	harness noise        consolidate noise.go (DropNoise): what never
 //	                     reaches the model of a transcript
-//	HTTP credentials     cmd/mindmount/internal/httpapi: auth.go (fail closed),
+//	HTTP credentials     serve/httpapi: auth.go (fail closed),
 //	                     tokens.go (IDs, revocation, bound to the registry
 //	                     entry's UUID)
 package mindmount

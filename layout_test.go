@@ -13,7 +13,7 @@ import (
 )
 
 // layers are the card's top-level folders, lowest first (doc.go, rule 1).
-var layers = []string{"template", "memgraph", "fs", "consolidate", "hooks", "cmd", "scripts"}
+var layers = []string{"template", "memgraph", "fs", "consolidate", "hooks", "serve", "cmd", "scripts"}
 
 // fixtures may import the package they sit in (doc.go, rule 2).
 var fixtures = map[string]bool{"llmtest": true, "secrettest": true, "githubtest": true, "conformance": true, "golden": true}
@@ -52,20 +52,24 @@ func TestImportProblem(t *testing.T) {
 		from, to string
 		ok       bool
 	}{
-		{"fs", "fs/tracker", true},
-		{"fs/tracker", "fs/tracker/gitrepo", true},
+		{"fs/mount", "fs/tracker", true},
+		{"fs/tracker", "fs/gitrepo", true},
 		{"fs/tracker", "memgraph", true},
-		{"fs/tracker/gitrepo", "memgraph/atomicfile", true},
+		{"fs/gitrepo", "memgraph/atomicfile", true},
 		{"memgraph/recall", "memgraph/atomicfile", true},
 		{"consolidate/golden", "consolidate", true},
-		{"cmd/mindmount/internal/httpapi", "cmd/mindmount/internal/host", true},
+		{"serve/httpapi", "serve/host", true},
+		{"serve/host", "fs/mount", true},
+		{"serve/remote", "hooks", true},
+		{"hooks", "serve/remote", false},
 		{"fs/tracker", "fs", false},
+		{"fs/gitrepo/failpoint", "fs/gitrepo", false},
 		{"memgraph/tracker", "memgraph", false},
 		{"memgraph", "fs/tracker", false},
 		{"fs", "consolidate", false},
-		{"consolidate", "cmd/mindmount/internal/sync", false},
+		{"consolidate", "serve/remote", false},
 		{"hooks/remote", "hooks", false},
-		{"cmd/mindmount/internal/host", "cmd/mindmount", false},
+		{"serve/host", "cmd/mindmount", false},
 		{"util", "memgraph", false},
 	} {
 		if got := importProblem(c.from, c.to); (got == "") != c.ok {

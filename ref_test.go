@@ -25,7 +25,7 @@ var refMovers = []string{"Record", "Commit", "Apply"}
 
 // refWriters may call them: the tracker, the one writer of a repository,
 // and gitrepo itself (the mechanism).
-var refWriters = []string{module + "/fs/tracker", module + "/fs/tracker/gitrepo"}
+var refWriters = []string{module + "/fs/tracker", module + "/fs/gitrepo"}
 
 // TestOnlyTheTrackerMovesRefs type-checks every package of the module
 // (tests left out: a test may build a repository however it likes) and
@@ -92,7 +92,7 @@ func movesRef(fn *types.Func) bool {
 		rt = p.Elem()
 	}
 	n, ok := rt.(*types.Named)
-	return ok && n.Obj().Name() == "Repo" && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == module+"/fs/tracker/gitrepo"
+	return ok && n.Obj().Name() == "Repo" && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == module+"/fs/gitrepo"
 }
 
 type listedPkg struct {

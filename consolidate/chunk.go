@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/mindmount/mindmount/consolidate/llm"
-	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
+	"github.com/mindmount/mindmount/fs/gitrepo"
 	"github.com/mindmount/mindmount/memgraph"
 	"github.com/mindmount/mindmount/memgraph/recall"
 	"github.com/mindmount/mindmount/memgraph/secret"

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
+	"github.com/mindmount/mindmount/fs/gitrepo"
 )
 
 // commit records the planned files and the cursor as one commit on the

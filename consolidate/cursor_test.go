@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
+	"github.com/mindmount/mindmount/fs/gitrepo"
 )
 
 func revertGit(t *testing.T, dir string, args ...string) {

@@ -8,7 +8,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 benchtime=${1:-30x}
-out=$(go test -run '^$' -bench 'CommitOneFile' -benchtime "$benchtime" ./fs/tracker/gitrepo/)
+out=$(go test -run '^$' -bench 'CommitOneFile' -benchtime "$benchtime" ./fs/gitrepo/)
 printf '%s\n' "$out"
 printf '%s\n' "$out" | awk '
 	/CommitOneFile\/mindmount-Commit/ { c = $3 }

@@ -6,4 +6,4 @@
 set -eu
 cd "$(dirname "$0")/.."
 N=${N:-200}
-go test -run '^$' -bench 'Chat10k' -benchtime "${N}x" ./cmd/mindmount/internal/httpapi
+go test -run '^$' -bench 'Chat10k' -benchtime "${N}x" ./serve/httpapi

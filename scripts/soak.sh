@@ -4,7 +4,7 @@
 # transcripts are consolidated against the fake model server
 # (scripts/fakellm), and the daemon is killed with SIGKILL at random moments
 # — half the time from outside, half the time by an armed failpoint
-# (MINDMOUNT_FAILPOINT, fs/tracker/gitrepo/failpoint) in the middle of a commit — and
+# (MINDMOUNT_FAILPOINT, fs/gitrepo/failpoint) in the middle of a commit — and
 # restarted. At the end the daemon is stopped cleanly and every write whose
 # close succeeded must be on disk with its content and in HEAD.
 #

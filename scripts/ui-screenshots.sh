@@ -13,5 +13,5 @@ if ! command -v chromium >/dev/null; then
     exit 1
   fi
 fi
-MINDMOUNT_UI_SHOTS="$PWD/docs/ui" go test ./cmd/mindmount/internal/webui/ -run '^TestBrowserClickThrough$' -count=1
+MINDMOUNT_UI_SHOTS="$PWD/docs/ui" go test ./serve/webui/ -run '^TestBrowserClickThrough$' -count=1
 ls -l docs/ui/*.png

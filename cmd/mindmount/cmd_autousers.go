@@ -10,7 +10,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
+	"github.com/mindmount/mindmount/serve/host"
 )
 
 // uidRange is the --auto-users UIDRANGE: the uids new users get, in order.

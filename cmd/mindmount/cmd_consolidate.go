@@ -13,12 +13,12 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/control"
 	"github.com/mindmount/mindmount/consolidate"
 	"github.com/mindmount/mindmount/consolidate/llm"
+	"github.com/mindmount/mindmount/fs/gitrepo"
 	"github.com/mindmount/mindmount/fs/tracker"
-	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
 	"github.com/mindmount/mindmount/hooks"
+	"github.com/mindmount/mindmount/serve/control"
 )
 
 // consolidateCommand is "mindmount consolidate".

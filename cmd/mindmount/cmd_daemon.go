@@ -11,8 +11,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
 	"github.com/mindmount/mindmount/consolidate/llm"
+	"github.com/mindmount/mindmount/serve/host"
 )
 
 // daemonFlags are the flags every daemon shares (mount, watch, mcp, ui,

@@ -14,12 +14,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/control"
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/httpapi"
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/mcpserver"
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/webui"
-	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
+	"github.com/mindmount/mindmount/fs/gitrepo"
+	"github.com/mindmount/mindmount/serve/control"
+	"github.com/mindmount/mindmount/serve/host"
+	"github.com/mindmount/mindmount/serve/httpapi"
+	"github.com/mindmount/mindmount/serve/mcpserver"
+	"github.com/mindmount/mindmount/serve/webui"
 )
 
 // One daemon per repository serves every door. A running daemon (mount,

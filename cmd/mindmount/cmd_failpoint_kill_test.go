@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/mindmount/mindmount/consolidate/llmtest"
-	"github.com/mindmount/mindmount/fs/tracker/gitrepo/failpoint"
+	"github.com/mindmount/mindmount/fs/gitrepo/failpoint"
 )
 
 // The failpoint suite (issue 14, "fault injection as a suite"): for each

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/control"
+	"github.com/mindmount/mindmount/serve/control"
 )
 
 // TestInitInstallsPreCommit: "mindmount init" installs the hook; the real git

@@ -12,12 +12,12 @@ import (
 	"strings"
 
 	"github.com/go-git/go-git/v5"
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/migrate"
+	"github.com/mindmount/mindmount/fs/gitrepo"
+	"github.com/mindmount/mindmount/fs/migrate"
 	"github.com/mindmount/mindmount/fs/tracker"
-	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
 	"github.com/mindmount/mindmount/hooks"
 	"github.com/mindmount/mindmount/memgraph"
+	"github.com/mindmount/mindmount/serve/host"
 	"github.com/mindmount/mindmount/template"
 )
 

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/httpapi"
+	"github.com/mindmount/mindmount/serve/host"
+	"github.com/mindmount/mindmount/serve/httpapi"
 )
 
 // viralRepo makes a git repository in the reference's layout, from the
@@ -19,7 +19,7 @@ import (
 func viralRepo(t *testing.T) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "alice")
-	if err := os.CopyFS(dir, os.DirFS("../../cmd/mindmount/internal/migrate/testdata/viral")); err != nil {
+	if err := os.CopyFS(dir, os.DirFS("../../fs/migrate/testdata/viral")); err != nil {
 		t.Fatal(err)
 	}
 	late := filepath.Join(dir, "user_memory", "moved-to-lisbon.md")
@@ -121,9 +121,9 @@ func TestImportViralRefusesDirty(t *testing.T) {
 // always-in-context parts, and the rest is recalled or listed.
 func TestImportClaudeAndLetta(t *testing.T) {
 	repo := filepath.Join(t.TempDir(), "memory")
-	runCmd(t, "import", "claude", "../../cmd/mindmount/internal/migrate/testdata/claude", repo)
-	runCmd(t, "import", "letta", "../../cmd/mindmount/internal/migrate/testdata/letta", repo)
-	runCmd(t, "import", "claude", "../../cmd/mindmount/internal/migrate/testdata/claude/CLAUDE.md", repo)
+	runCmd(t, "import", "claude", "../../fs/migrate/testdata/claude", repo)
+	runCmd(t, "import", "letta", "../../fs/migrate/testdata/letta", repo)
+	runCmd(t, "import", "claude", "../../fs/migrate/testdata/claude/CLAUDE.md", repo)
 	runCmd(t, "check", repo)
 	subjects := strings.Split(gitOut(t, repo, "log", "--format=%s"), "\n")
 	if len(subjects) != 4 || !strings.HasPrefix(subjects[0], "mindmount import claude: 1 files") || !strings.HasPrefix(subjects[1], "mindmount import letta: 5 files") || !strings.HasPrefix(subjects[2], "mindmount import claude: 6 files") {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
+	"github.com/mindmount/mindmount/fs/gitrepo"
 )
 
 // TestInitPrivate is issue 14 defect 10: memories are private, so a new

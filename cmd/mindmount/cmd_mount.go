@@ -8,8 +8,8 @@ import (
 	"os"
 	"runtime/pprof"
 
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
-	enfs "github.com/mindmount/mindmount/fs"
+	"github.com/mindmount/mindmount/fs/mount"
+	"github.com/mindmount/mindmount/serve/host"
 )
 
 // mountCommand is "mindmount mount".
@@ -83,7 +83,7 @@ func runMount(_ context.Context, o *mountOptions, args []string) error {
 		}
 	}
 	log := slog.Default()
-	return serveMount(dir, mnt, o.daemon.runtimeConfig(false, log), enfs.Options{
+	return serveMount(dir, mnt, o.daemon.runtimeConfig(false, log), mount.Options{
 		AllowOther: o.allowOther,
 		Debug:      o.debug,
 		Logger:     log,
@@ -96,7 +96,7 @@ func runMount(_ context.Context, o *mountOptions, args []string) error {
 // serveMount serves the repository dir at mnt until SIGINT or SIGTERM (exit
 // 0, pending changes committed) or until the mount disappears from outside
 // (fusermount3 -u: an error, so a supervisor notices).
-func serveMount(dir, mnt string, cfg host.RuntimeConfig, opt enfs.Options) error {
+func serveMount(dir, mnt string, cfg host.RuntimeConfig, opt mount.Options) error {
 	log := opt.Logger
 	if err := requireMindmountRepo(dir); err != nil {
 		return err
@@ -107,12 +107,12 @@ func serveMount(dir, mnt string, cfg host.RuntimeConfig, opt enfs.Options) error
 	if opt.AllowOther {
 		allowOther = "--allow-other"
 	}
-	if err := enfs.CheckMount(dir, mnt, allowOther); err != nil {
+	if err := mount.CheckMount(dir, mnt, allowOther); err != nil {
 		return err
 	}
 	err := runDaemon(dir, cfg, func(_ context.Context, rt *host.Runtime) (<-chan error, func(bool) error, error) {
 		opt.OnConsolidate = rt.RequestConsolidation
-		srv, err := enfs.Mount(mnt, rt.Tracker, rt.Listeners, opt)
+		srv, err := mount.Mount(mnt, rt.Tracker, rt.Listeners, opt)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -126,7 +126,7 @@ func serveMount(dir, mnt string, cfg host.RuntimeConfig, opt enfs.Options) error
 			if outside {
 				return nil
 			}
-			err := enfs.Unmount(srv, mnt)
+			err := mount.Unmount(srv, mnt)
 			if err != nil {
 				log.Warn("unmount", "err", err)
 			}

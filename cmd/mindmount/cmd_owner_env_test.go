@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
+	"github.com/mindmount/mindmount/serve/host"
 )
 
 // TestSyncAsRootUsesTheOwnersHome: root syncing another user's repository

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/httpapi"
 	"github.com/mindmount/mindmount/memgraph"
 	"github.com/mindmount/mindmount/memgraph/recall"
+	"github.com/mindmount/mindmount/serve/httpapi"
 )
 
 // recallCommand is "mindmount recall".

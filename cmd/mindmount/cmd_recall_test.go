@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/httpapi"
 	"github.com/mindmount/mindmount/consolidate/llmtest"
+	"github.com/mindmount/mindmount/serve/httpapi"
 )
 
 func recallTestMemory(title, desc, fact, status string) string {

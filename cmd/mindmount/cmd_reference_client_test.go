@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
 	"github.com/mindmount/mindmount/consolidate/llmtest"
+	"github.com/mindmount/mindmount/serve/host"
 )
 
 // refClient is a client written against the reference server's documented

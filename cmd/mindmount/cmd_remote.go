@@ -7,8 +7,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/sync"
-	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
+	"github.com/mindmount/mindmount/fs/gitrepo"
+	"github.com/mindmount/mindmount/serve/remote"
 )
 
 // remoteCommand is "mindmount remote".
@@ -40,8 +40,8 @@ type remoteOptions struct {
 
 func (o *remoteOptions) AddFlags(fl *flag.FlagSet) {
 	fl.StringVar(&o.tokenEnv, "token-env", "", "environment `VAR` holding the GitHub token (github)")
-	fl.StringVar(&o.name, "name", sync.DefaultRepoName, "GitHub repository `NAME` (github)")
-	fl.StringVar(&o.api, "api", sync.DefaultGitHubAPI, "GitHub API base `URL` (github)")
+	fl.StringVar(&o.name, "name", remote.DefaultRepoName, "GitHub repository `NAME` (github)")
+	fl.StringVar(&o.api, "api", remote.DefaultGitHubAPI, "GitHub API base `URL` (github)")
 }
 
 // runRemote sets, shows or creates a repository's remote.
@@ -58,13 +58,13 @@ func runRemote(_ context.Context, o *remoteOptions, args []string) error {
 	}
 	switch {
 	case args[0] == "set" && len(args) == 3:
-		if err := sync.SetURL(r.Dir(), args[2]); err != nil {
+		if err := remote.SetURL(r.Dir(), args[2]); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "Remote of %s: %s\nRun \"mindmount sync %s\" to push now; a running daemon syncs by itself.\n", args[1], args[2], args[1])
 		return nil
 	case args[0] == "show" && len(args) == 2:
-		text := sync.StatusText(r)
+		text := remote.StatusText(r)
 		if text == "" {
 			text = "No remote; set one with \"mindmount remote set REPO URL\" or \"mindmount remote github REPO --token-env VAR\".\n"
 		}
@@ -86,9 +86,9 @@ func runRemoteGitHub(r *gitrepo.Repo, tokenEnv, name, api string) error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	creds := sync.FromEnv()
+	creds := remote.FromEnv()
 	creds.Token = ""
-	res, err := sync.SetupGitHub(ctx, r, sync.GitHub{API: api, Token: token}, name, sync.Options{Credentials: creds})
+	res, err := remote.SetupGitHub(ctx, r, remote.GitHub{API: api, Token: token}, name, remote.Options{Credentials: creds})
 	if res.Username != "" && res.Repo.CloneURL != "" {
 		verb := "Using the existing"
 		if res.Repo.Created {

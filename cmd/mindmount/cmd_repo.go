@@ -14,7 +14,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
+	"github.com/mindmount/mindmount/serve/host"
 )
 
 // requireDir turns a missing or non-directory DIR into a clear error.

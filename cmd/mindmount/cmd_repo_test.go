@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
 	"github.com/mindmount/mindmount/consolidate"
+	"github.com/mindmount/mindmount/serve/host"
 )
 
 // Every command that takes a repository refuses a plain folder and a plain

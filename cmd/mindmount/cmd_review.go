@@ -10,12 +10,12 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/control"
 	"github.com/mindmount/mindmount/consolidate"
+	"github.com/mindmount/mindmount/fs/gitrepo"
 	"github.com/mindmount/mindmount/fs/tracker"
-	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
 	"github.com/mindmount/mindmount/hooks"
 	"github.com/mindmount/mindmount/memgraph"
+	"github.com/mindmount/mindmount/serve/control"
 )
 
 // reviewCommand is "mindmount review": the list, and its subcommands.

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
+	"github.com/mindmount/mindmount/serve/host"
 )
 
 // TestConsolidateAndReviewAsRootRunAsOwner: root consolidating or

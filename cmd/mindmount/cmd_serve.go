@@ -12,9 +12,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
 	"github.com/mindmount/mindmount/consolidate/llm"
-	enfs "github.com/mindmount/mindmount/fs"
+	"github.com/mindmount/mindmount/fs/mount"
+	"github.com/mindmount/mindmount/serve/host"
 )
 
 // serveFront is one way mindmount serve exposes its users besides the mount
@@ -307,7 +307,7 @@ func checkServeMountpoint(mnt string) error {
 		return fmt.Errorf("mountpoint %s is not a directory", mnt)
 	}
 	if _, err := os.Stat("/dev/fuse"); err != nil {
-		return fmt.Errorf("%w: mounting needs FUSE (modprobe fuse; in a container --device /dev/fuse)", enfs.ErrNoFUSE)
+		return fmt.Errorf("%w: mounting needs FUSE (modprobe fuse; in a container --device /dev/fuse)", mount.ErrNoFUSE)
 	}
 	return os.Chmod(mnt, 0o711)
 }

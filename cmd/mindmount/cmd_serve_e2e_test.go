@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
+	"github.com/mindmount/mindmount/serve/host"
 )
 
 // startServeBinary runs the built binary's mindmount serve on root, mounted

@@ -13,10 +13,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/httpapi"
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/sync"
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/webui"
+	"github.com/mindmount/mindmount/serve/host"
+	"github.com/mindmount/mindmount/serve/httpapi"
+	"github.com/mindmount/mindmount/serve/remote"
+	"github.com/mindmount/mindmount/serve/webui"
 )
 
 // httpFront is mindmount serve --http: the reference server's API and MCP.
@@ -48,7 +48,7 @@ func init() {
 		flags: func(fl *flag.FlagSet) {
 			fl.StringVar(&f.addr, "http", "", "serve the HTTP API (chat, bye, consolidate, recall, health, MCP at /mcp, the web page at /ui/) on `ADDR`, e.g. 127.0.0.1:8080")
 			fl.StringVar(&f.keyFile, "api-key-file", "", "read the admin API key from `FILE` (default $MINDMOUNT_API_KEY)")
-			fl.StringVar(&serveGitHubAPI, "github-api", sync.DefaultGitHubAPI, "GitHub REST API base `URL` for /v1/git/setup (GitHub Enterprise: https://HOST/api/v3)")
+			fl.StringVar(&serveGitHubAPI, "github-api", remote.DefaultGitHubAPI, "GitHub REST API base `URL` for /v1/git/setup (GitHub Enterprise: https://HOST/api/v3)")
 			fl.BoolVar(&f.insecure, "insecure-listen", false, "start --http on a non-loopback address before any API key or user token exists (every request but /health is refused until one does)")
 			fl.Var(&f.cors, "cors", "let web pages from `ORIGIN` (https://app.example.com) call the HTTP API; repeat for more; * (any origin) only on a loopback address")
 			fl.StringVar(&f.autoUsers, "auto-users", "", "add a user the HTTP API does not know on its first request, with the next free uid of `UIDRANGE` (e.g. 20000-29999); off by default")
@@ -149,7 +149,7 @@ func (f *httpFront) start(ctx context.Context, ws *host.Workers) (func() error, 
 
 // serveGitHubAPI is --github-api, handed to every worker (which answers
 // /v1/git/setup as its user).
-var serveGitHubAPI = sync.DefaultGitHubAPI
+var serveGitHubAPI = remote.DefaultGitHubAPI
 
 // serveUI is the web page at /ui/: a person logs in with their user
 // token (mindmount users token) or the admin key, which sees every user;

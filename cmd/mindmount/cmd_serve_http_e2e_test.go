@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/httpapi"
 	"github.com/mindmount/mindmount/consolidate/llmtest"
+	"github.com/mindmount/mindmount/serve/httpapi"
 )
 
 // startServeHTTP runs the built binary's mindmount serve --root ROOT --http

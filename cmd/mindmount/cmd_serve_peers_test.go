@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/control"
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
+	"github.com/mindmount/mindmount/serve/control"
+	"github.com/mindmount/mindmount/serve/host"
 )
 
 // peerDial names the socket the re-executed test connects to, as the uid

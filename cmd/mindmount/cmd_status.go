@@ -9,11 +9,11 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/sync"
 	"github.com/mindmount/mindmount/consolidate"
 	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/memgraph"
+	"github.com/mindmount/mindmount/serve/host"
+	"github.com/mindmount/mindmount/serve/remote"
 )
 
 // statusCommand is "mindmount status".
@@ -76,7 +76,7 @@ func runStatus(ctx context.Context, o *statusOptions, args []string) error {
 	tr := tracker.New(g, r, tracker.Config{Logger: slog.New(slog.DiscardHandler), Listener: tracker.Listener{
 		// The last consolidation, then sync's remote,
 		// ahead/behind, last push/fetch/failure.
-		Status: func() string { return lastConsolidation(r.Dir()) + sync.StatusText(r) },
+		Status: func() string { return lastConsolidation(r.Dir()) + remote.StatusText(r) },
 	}})
 	if err := tr.Inspect(context.Background()); err != nil {
 		return err

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
 	"github.com/mindmount/mindmount/consolidate"
+	"github.com/mindmount/mindmount/serve/host"
 )
 
 // mindmount status says when the memory was last consolidated, as the README's

@@ -13,11 +13,11 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/control"
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/sync"
+	"github.com/mindmount/mindmount/fs/gitrepo"
 	"github.com/mindmount/mindmount/fs/tracker"
-	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
+	"github.com/mindmount/mindmount/serve/control"
+	"github.com/mindmount/mindmount/serve/host"
+	"github.com/mindmount/mindmount/serve/remote"
 )
 
 // syncCommand is "mindmount sync".
@@ -80,11 +80,11 @@ func syncNow(ctx context.Context, dir string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := sync.URL(r.Dir()); err != nil {
+	if _, err := remote.URL(r.Dir()); err != nil {
 		return err
 	}
-	st, err := sync.AskDaemon(ctx, r.GitDir())
-	if errors.Is(err, sync.ErrNoDaemon) {
+	st, err := remote.AskDaemon(ctx, r.GitDir())
+	if errors.Is(err, remote.ErrNoDaemon) {
 		if pid, served := host.ServedBy(dir); served {
 			return fmt.Errorf("%w: mindmount serve (pid %s) serves %s, and its sync runs there: the user's worker is not running or its control socket is gone; it syncs by itself once it runs (any access to MNT/<id> starts it), or stop serve first", errNotAnswering, pid, dir)
 		}
@@ -96,12 +96,12 @@ func syncNow(ctx context.Context, dir string) error {
 			return lerr
 		}
 		defer unlock()
-		var res sync.Result
-		res, err = sync.New(r, sync.Options{Credentials: sync.FromEnv(), Logger: slog.New(slog.DiscardHandler)}).Sync(ctx)
+		var res remote.Result
+		res, err = remote.New(r, remote.Options{Credentials: remote.FromEnv(), Logger: slog.New(slog.DiscardHandler)}).Sync(ctx)
 		if err == nil {
 			fmt.Fprintf(stdout, "Synced: %s\n", res)
 		}
-		st = sync.ReadState(r)
+		st = remote.ReadState(r)
 		st.Alone = true
 		if n := uncommitted(r.Dir()); n > 0 {
 			// Without a daemon nothing commits them, so they are not synced.
@@ -119,25 +119,25 @@ func syncNow(ctx context.Context, dir string) error {
 // A served user's token is ROOT/credentials/<id>; a single repository's
 // comes from the environment or the default credentials file.
 func syncService(ctx context.Context, rt *host.Runtime) {
-	creds := sync.FromEnv()
+	creds := remote.FromEnv()
 	if rt.Root != "" {
-		creds = sync.CredentialsFor(rt.Root, rt.ID)
+		creds = remote.CredentialsFor(rt.Root, rt.ID)
 	}
-	s := sync.New(rt.Repo, sync.Options{
+	s := remote.New(rt.Repo, remote.Options{
 		Credentials: creds,
 		Writer:      rt.Tracker,
 		Logger:      slog.Default().With("user", rt.ID),
 	})
 	rt.Listeners.Add(tracker.Listener{
 		Changed: func([]string) { s.Kick() }, // a commit: push soon
-		Status:  func() string { return sync.StatusText(rt.Repo) },
+		Status:  func() string { return remote.StatusText(rt.Repo) },
 	})
 	rt.Handle(control.Sync, s.Answer) // "mindmount sync" while the daemon runs
 	s.Serve(ctx, syncTiming)
 }
 
 // syncTiming is the daemons' sync timing; tests shorten it.
-var syncTiming sync.Timing
+var syncTiming remote.Timing
 
 // errNotAnswering means a daemon serves the repository but cannot be
 // asked: the command refuses rather than write beside it.

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/control"
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
+	"github.com/mindmount/mindmount/serve/control"
+	"github.com/mindmount/mindmount/serve/host"
 )
 
 // syncToken is the token the sync tests hunt for.

@@ -13,9 +13,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/httpapi"
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/webui"
+	"github.com/mindmount/mindmount/serve/host"
+	"github.com/mindmount/mindmount/serve/httpapi"
+	"github.com/mindmount/mindmount/serve/webui"
 )
 
 // uiCommand is "mindmount ui".

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
+	"github.com/mindmount/mindmount/serve/host"
 )
 
 // readFixture reads a txtar archive ("-- name --" lines, each followed by

@@ -11,8 +11,8 @@ import (
 	"syscall"
 	"text/tabwriter"
 
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/httpapi"
+	"github.com/mindmount/mindmount/serve/host"
+	"github.com/mindmount/mindmount/serve/httpapi"
 )
 
 // usersCommand is "mindmount users" and its subcommands (the token ones in

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
+	"github.com/mindmount/mindmount/serve/host"
 )
 
 // TestUsersAddRefusesSharedAndRootIDs: users add refuses uid 0, gid 0 and a

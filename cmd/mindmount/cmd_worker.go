@@ -19,13 +19,13 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/host"
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/httpapi"
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/mcpserver"
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/sync"
-	"github.com/mindmount/mindmount/cmd/mindmount/internal/webui"
 	"github.com/mindmount/mindmount/consolidate/llm"
-	enfs "github.com/mindmount/mindmount/fs"
+	"github.com/mindmount/mindmount/fs/mount"
+	"github.com/mindmount/mindmount/serve/host"
+	"github.com/mindmount/mindmount/serve/httpapi"
+	"github.com/mindmount/mindmount/serve/mcpserver"
+	"github.com/mindmount/mindmount/serve/remote"
+	"github.com/mindmount/mindmount/serve/webui"
 )
 
 // workerOptions are the flags mindmount serve starts a worker with. A worker
@@ -56,7 +56,7 @@ func (o *workerOptions) AddFlags(fl *flag.FlagSet) {
 	fl.StringVar(&o.ctl, "ctl", "", "serve's socket for model calls")
 	fl.Uint64Var(&o.memory, "memory", 0, "memory limit (RLIMIT_DATA) in bytes")
 	fl.UintVar(&o.fromUID, "from-uid", 0, "the uid of serve, the only peer of the HTTP socket")
-	fl.StringVar(&o.github, "github-api", sync.DefaultGitHubAPI, "GitHub REST API base URL")
+	fl.StringVar(&o.github, "github-api", remote.DefaultGitHubAPI, "GitHub REST API base URL")
 	fl.BoolVar(&o.debug, "debug", false, "log every FUSE request")
 	fl.IntVar(&o.spareFd, "spare-fd", 0, "the socket on which serve hands this worker its user")
 }
@@ -152,12 +152,12 @@ func runWorker(o *workerOptions, log *slog.Logger) error {
 		ended := make(chan error, 2)
 		var stops []func(bool) error
 		if o.fuseFd >= 0 {
-			srv, err := enfs.Mount(fmt.Sprintf("/dev/fd/%d", o.fuseFd), rt.Tracker, rt.Listeners, enfs.Options{
+			srv, err := mount.Mount(fmt.Sprintf("/dev/fd/%d", o.fuseFd), rt.Tracker, rt.Listeners, mount.Options{
 				AllowOther:    true,
 				Debug:         o.debug,
 				Logger:        log,
 				OnConsolidate: rt.RequestConsolidation,
-				Owner:         &enfs.Owner{UID: uint32(o.uid), GID: uint32(o.gid)},
+				Owner:         &mount.Owner{UID: uint32(o.uid), GID: uint32(o.gid)},
 			})
 			if err != nil {
 				return nil, nil, err
@@ -270,9 +270,9 @@ func workerHTTP(rt *host.Runtime, pool *llm.Pool, githubAPI string, log *slog.Lo
 		MCP: mcpserver.NewHandler(func(r *http.Request) (*host.Runtime, func(), error) {
 			return users.Acquire(r.Context(), httpapi.RequestUser(r))
 		}, mcpserver.Options{Logger: log, Version: versionString()}),
-		Git: &sync.API{
+		Git: &remote.API{
 			GitHubAPI:   githubAPI,
-			Credentials: func(id string) sync.Credentials { return sync.CredentialsFor(rt.Root, id) },
+			Credentials: func(id string) remote.Credentials { return remote.CredentialsFor(rt.Root, id) },
 			Logger:      log,
 		},
 		User:    rt.ID, // log names the user already

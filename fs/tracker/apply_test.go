@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mindmount/mindmount/fs/gitrepo"
 	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/fs/tracker/conformance"
-	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
 )
 
 // TestApplyIsOneWriteWithoutEcho: a prepared change (what consolidation

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mindmount/mindmount/fs/gitrepo"
 	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/fs/tracker/conformance"
-	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
 )
 
 // TestAuthorshipTrailers is the authorship rule of a multi-user daemon's

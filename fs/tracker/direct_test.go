@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mindmount/mindmount/fs/gitrepo"
 	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/fs/tracker/conformance"
-	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
 )
 
 // TestWriteCommitsOnlyItsPaths: Write commits what its function wrote as

@@ -16,7 +16,7 @@ import (
 
 	"github.com/mindmount/mindmount/memgraph/subtree"
 
-	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
+	"github.com/mindmount/mindmount/fs/gitrepo"
 	"github.com/mindmount/mindmount/memgraph"
 )
 

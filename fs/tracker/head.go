@@ -6,7 +6,7 @@ import (
 	"io/fs"
 	"path"
 
-	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
+	"github.com/mindmount/mindmount/fs/gitrepo"
 )
 
 // SyncHead reloads the graph when HEAD moved without us: a git pull, a git

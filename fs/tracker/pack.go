@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
+	"github.com/mindmount/mindmount/fs/gitrepo"
 )
 
 // defaultPackThreshold is how many loose objects (git's estimate) start a

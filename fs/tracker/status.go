@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
+	"github.com/mindmount/mindmount/fs/gitrepo"
 	"github.com/mindmount/mindmount/memgraph"
 )
 

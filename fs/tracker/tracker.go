@@ -60,7 +60,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
+	"github.com/mindmount/mindmount/fs/gitrepo"
 	"github.com/mindmount/mindmount/memgraph"
 )
 

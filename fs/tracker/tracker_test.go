@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mindmount/mindmount/fs/gitrepo"
+	"github.com/mindmount/mindmount/fs/gitrepo/failpoint"
 	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/fs/tracker/conformance"
-	"github.com/mindmount/mindmount/fs/tracker/gitrepo"
-	"github.com/mindmount/mindmount/fs/tracker/gitrepo/failpoint"
 	"github.com/mindmount/mindmount/memgraph"
 )
 

@@ -7,7 +7,7 @@
 // ends in ".tmp", which mindmount never commits (fs/tracker.IsTemp asks
 // IsTemp), so one left by a crash inside a repository's work tree is
 // never taken for a change. Files of the work tree itself are written
-// through fs/tracker/gitrepo, confined to the tree; gitrepo names its temp
+// through fs/gitrepo, confined to the tree; gitrepo names its temp
 // files here too.
 package atomicfile
 

@@ -59,7 +59,7 @@ func TestFalsePositivesOnGoldenSets(t *testing.T) {
 	}
 	// The repository's test data: imported memories, harness payloads and
 	// transcripts, an upgraded repository (fuzz corpora left out).
-	for _, dir := range []string{"../testdata", "../../hooks/testdata", "../../hooks/harness/testdata", "../../cmd/mindmount/testdata", "../../cmd/mindmount/internal/migrate/testdata"} {
+	for _, dir := range []string{"../testdata", "../../hooks/testdata", "../../hooks/harness/testdata", "../../cmd/mindmount/testdata", "../../fs/migrate/testdata"} {
 		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err

@@ -1,0 +1,262 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/mindmount/mindmount/fs/gitrepo"
+	"github.com/mindmount/mindmount/fs/tracker"
+	"github.com/mindmount/mindmount/hooks"
+	"github.com/mindmount/mindmount/template"
+)
+
+// Provisioning: the one way a memory repository is made or completed,
+// whoever asks — "mindmount init", "users add", a user serve provisions
+// on first use (--auto-users), an import into a new folder. The commit
+// goes through the tracker's lone writer (tracker.Alone).
+
+// InitOptions says how to make a repository.
+type InitOptions struct {
+	User    string // the user's name, written into a new user.md
+	Private bool   // a new repository is its owner's only (0700/0600)
+}
+
+// Initialized is what InitRepo did, for the caller to report.
+type Initialized struct {
+	Fresh   bool     // a new git repository was made
+	Created []string // template files added (".gitignore" also when rules were appended to it)
+	Ignores []string // rules appended to an existing .gitignore
+	// Upgraded lists what the upgrade of a repository made before the
+	// rename moved or rewrote; nil when there was none.
+	Upgraded []string
+	Commit   string // the commit made; "" when there was nothing to add
+	Message  string // its message
+}
+
+// InitRepo creates the memory repository dir, or completes an existing one
+// (mindmount or plain git): it adds the template files that are missing,
+// never overwriting one, appends the template's .gitignore rules an
+// existing one lacks, upgrades a repository made before the rename,
+// installs the git hooks, and commits what it added as one commit.
+func InitRepo(dir string, o InitOptions) (Initialized, error) {
+	var res Initialized
+	fi, statErr := os.Stat(dir)
+	if statErr == nil && !fi.IsDir() {
+		return res, fmt.Errorf("%s exists and is not a directory", dir)
+	}
+	existed := statErr == nil
+	r, err := gitrepo.Open(dir)
+	if errors.Is(err, gitrepo.ErrNotRepo) {
+		r, err = gitrepo.Init(dir)
+		res.Fresh = true
+	}
+	if err != nil {
+		return res, err
+	}
+	if res.Fresh && o.Private {
+		if err := r.SetPrivate(true); err != nil {
+			return res, err
+		}
+	}
+	var up *upgrade // a repository made before the rename
+	if !res.Fresh {
+		if up, err = upgradeRepo(r); err != nil {
+			return res, fmt.Errorf("upgrade %s: %w", dir, err)
+		}
+	}
+	if res.Created, err = template.Write(r.Dir(), o.User, false); err != nil {
+		return res, err
+	}
+	if !res.Fresh && !slices.Contains(res.Created, ".gitignore") {
+		if res.Ignores, err = template.CompleteIgnores(r.Dir()); err != nil {
+			return res, err
+		}
+		if len(res.Ignores) > 0 {
+			res.Created = append(res.Created, ".gitignore")
+		}
+	}
+	if err := hooks.Install(r.Dir()); err != nil {
+		// The repository works without them; only a revert of a
+		// consolidation then replays the reverted messages.
+		slog.Warn("could not install mindmount's git hooks", "err", err)
+	}
+	if len(res.Created) == 0 && up == nil {
+		return res, nil
+	}
+	var changes []gitrepo.Change
+	if up != nil {
+		changes = append(changes, up.changes...)
+		res.Upgraded = up.lines
+	}
+	for _, p := range res.Created {
+		data, err := os.ReadFile(filepath.Join(r.Dir(), filepath.FromSlash(p)))
+		if err != nil {
+			return res, err
+		}
+		changes = append(changes, gitrepo.Change{Path: p, Data: data})
+	}
+	res.Message = initMessage(res.Created)
+	if len(res.Ignores) > 0 && len(res.Created) == 1 {
+		res.Message = "mindmount init: add " + strings.Join(res.Ignores, ", ") + " to .gitignore"
+	}
+	if up != nil {
+		res.Message = up.message(res.Created)
+	}
+	res.Commit, err = tracker.Alone{Repo: r}.Apply(context.Background(), tracker.Change{Changes: changes, Message: res.Message, Author: gitrepo.Mindmount})
+	if err != nil {
+		return res, fmt.Errorf("commit the template: %w", err)
+	}
+	if res.Fresh && o.Private {
+		// Last, so that what git and the hooks created is narrowed too. A
+		// folder that existed keeps its mode, and so does whatever it held:
+		// only what init made is narrowed.
+		if err := narrowNew(r.Dir(), existed, res.Created); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// CheckInitTarget refuses to make a repository of a folder init has no
+// business in: one holding other files that is not a git repository, or a
+// git repository owned by another user. A missing or empty folder, and a
+// repository of the caller's (mindmount or plain git), are fine.
+func CheckInitTarget(dir string) error {
+	st, err := os.Stat(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%s exists and is not a directory", dir)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
+		if uid, _ := FileOwner(st); int(uid) != os.Getuid() {
+			return fmt.Errorf("%s is a git repository owned by uid %d, not you: make your own with mindmount init NEWDIR (or pass --force to add mindmount's files to it)", dir, uid)
+		}
+		return nil
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	if len(ents) > 0 {
+		return fmt.Errorf("%s holds %d other entries (%s, ...) and is not a git repository: init makes a new memory repository in a new or empty folder, e.g. mindmount init %s (or pass --force to make this one)",
+			dir, len(ents), ents[0].Name(), filepath.Join(dir, "memory"))
+	}
+	return nil
+}
+
+// FileOwner is the uid and gid of a file.
+func FileOwner(fi os.FileInfo) (uint32, uint32) {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return st.Uid, st.Gid
+	}
+	return uint32(os.Getuid()), uint32(os.Getgid())
+}
+
+// initMessage names the added files: the ones that matter in the subject
+// (placeholders like .gitkeep only when nothing else was added), and every
+// file in the body when the subject could not hold them all.
+func initMessage(created []string) string {
+	var main []string
+	for _, p := range created {
+		if filepath.Base(p) != ".gitkeep" {
+			main = append(main, p)
+		}
+	}
+	if len(main) == 0 {
+		main = created
+	}
+	// The persona and the user page first: they are what a reader of
+	// "git log" looks for.
+	rank := map[string]int{"character.md": 0, "user.md": 1, "README.md": 2}
+	sort.SliceStable(main, func(i, j int) bool {
+		ri, ok := rank[main[i]]
+		if !ok {
+			ri = 3
+		}
+		rj, ok := rank[main[j]]
+		if !ok {
+			rj = 3
+		}
+		return ri < rj
+	})
+	subject := "mindmount init: add "
+	if len(main) > 4 {
+		subject += strings.Join(main[:4], ", ") + fmt.Sprintf(" and %d more", len(created)-4)
+	} else if len(main) < len(created) {
+		subject += strings.Join(main, ", ") + fmt.Sprintf(" and %d more", len(created)-len(main))
+	} else {
+		return subject + strings.Join(main, ", ")
+	}
+	return subject + "\n\nAdded:\n  " + strings.Join(created, "\n  ") + "\n"
+}
+
+// narrowNew makes private what init created in dir: everything when dir
+// is new; else .git and the created paths (and the folders init made for
+// them), never dir itself.
+func narrowNew(dir string, existed bool, created []string) error {
+	if !existed {
+		return MakePrivate(dir)
+	}
+	if err := MakePrivate(filepath.Join(dir, ".git")); err != nil {
+		return err
+	}
+	for _, p := range created {
+		for rel := p; rel != "." && rel != "/"; rel = path.Dir(rel) {
+			if err := makePrivateOne(filepath.Join(dir, filepath.FromSlash(rel))); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// makePrivateOne narrows one file or folder as MakePrivate does.
+func makePrivateOne(p string) error {
+	fi, err := os.Lstat(p)
+	if err != nil || fi.Mode()&fs.ModeSymlink != 0 {
+		return nil
+	}
+	mode := fi.Mode().Perm() &^ 0o077
+	if fi.IsDir() {
+		mode |= 0o700
+	}
+	return os.Chmod(p, mode)
+}
+
+// MakePrivate narrows a new repository to its owner: directories 0700,
+// files 0600 (0700 when executable), .git included. Memories are private;
+// the root's 0700 alone already keeps other users out.
+func MakePrivate(dir string) error {
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			return nil
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		mode := fi.Mode().Perm() &^ 0o077
+		if d.IsDir() {
+			mode |= 0o700
+		}
+		return os.Chmod(p, mode)
+	})
+}
