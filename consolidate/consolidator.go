@@ -417,6 +417,7 @@ func (c *Consolidator) Recover() error {
 		c.log.Warn("the work tree cursor differs from the committed one and cannot be recovered; the committed one is used", "file", CursorFile)
 		return nil
 	}
+	rules := c.gateRules()
 	changes := []gitrepo.Change{}
 	for _, rel := range cur.Last.Files {
 		if !allowedMemoryPath(rel) {
@@ -429,16 +430,13 @@ func (c *Consolidator) Recover() error {
 		if err != nil {
 			return err
 		}
-		prev, _, err := c.r.ReadHead(rel)
+		prev, inHead, err := c.r.ReadHead(rel)
 		if err != nil {
 			return err
 		}
-		if probs := memgraph.Validate(rel, data, prev); len(probs) > 0 {
-			c.log.Warn("not recovering an invalid file", "file", rel, "problem", redacted(probs[0].String()))
-			continue
-		}
-		if rule := newSecret(prev, data); rule != "" {
-			c.log.Warn("not recovering a file that holds a secret", "file", rel, "rule", rule)
+		before := tracker.Version{Data: prev, Exists: inHead}
+		if probs := tracker.Check(rel, tracker.Version{Data: data, Exists: true}, before, rules); len(probs) > 0 {
+			c.log.Warn("not recovering a file the gate refuses", "file", rel, "problem", redacted(probs[0].String()))
 			continue
 		}
 		changes = append(changes, gitrepo.Change{Path: rel, Data: data})

@@ -9,8 +9,8 @@ import (
 	"path"
 	"strings"
 
+	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/memgraph"
-	"github.com/mindmount/mindmount/memgraph/secret"
 )
 
 // outcome is a planned set of file contents plus counts.
@@ -341,29 +341,22 @@ func titleOf(slug string) string {
 	return strings.Join(words, " ")
 }
 
-// validate checks every planned file with memgraph.Validate against its
-// last committed version (which enforces the read_only rule) and returns
-// the first problem, or "".
+// validate asks the gate (tracker.Check, as a prepared change) about every
+// planned file against its version at the dream's tip, and returns the
+// first problem, or "". Consolidation writes the memory folders only.
 func (s *chunkRun) validate(files map[string]*memgraph.Memory) string {
+	rules := s.c.gateRules()
 	for rel, m := range files {
 		if !allowedMemoryPath(rel) {
 			return fmt.Sprintf("%s is outside the memory folders", rel)
-		}
-		if m.Front.ReadOnly {
-			return fmt.Sprintf("%s would be read_only", rel)
 		}
 		prev, err := s.headVersion(rel)
 		if err != nil {
 			return err.Error()
 		}
-		data := m.Render()
-		if probs := memgraph.Validate(rel, data, prev); len(probs) > 0 {
-			return "the result would be invalid: " + redacted(probs[0].String())
-		}
-		if rule := newSecret(prev, data); rule != "" {
-			// Everything the model returned was redacted; this is the
-			// last gate, for whatever path a secret might still take.
-			return fmt.Sprintf("the result would hold a secret (rule %s)", rule)
+		after := tracker.Version{Data: m.Render(), Exists: true}
+		if probs := tracker.Check(rel, after, tracker.Version{Data: prev, Exists: prev != nil}, rules); len(probs) > 0 {
+			return "the result would not be committed: " + redacted(probs[0].String())
 		}
 	}
 	return ""
@@ -385,14 +378,4 @@ func (s *chunkRun) headVersion(rel string) ([]byte, error) {
 	}
 	s.head[rel] = b
 	return b, nil
-}
-
-// newSecret returns the rule of a secret that data adds to prev (the
-// committed version), or "". A secret a person committed on purpose does
-// not block consolidation from touching the file; a new one does.
-func newSecret(prev, data []byte) string {
-	if added := secret.Added(string(prev), string(data)); len(added) > 0 {
-		return added[0].Rule
-	}
-	return ""
 }

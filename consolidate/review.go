@@ -74,6 +74,20 @@ func (c *Consolidator) mergeMode() memgraph.MergeMode {
 	return memgraph.MergeAuto
 }
 
+// gateRules are the gate's rules for consolidation's changes (a prepared
+// change), with commit_secrets from the repository's operator file, else
+// the default one (serve's).
+func (c *Consolidator) gateRules() tracker.Rules {
+	c.mergeMode() // fills in c.cfg.Operator
+	rules := tracker.Rules{Door: tracker.DoorPrepared}
+	for _, src := range []*memgraph.OperatorSource{c.cfg.Operator, c.cfg.Default} {
+		if o, _ := src.Get(); o.CommitSecrets {
+			rules.CommitSecrets = true
+		}
+	}
+	return rules
+}
+
 // MergeMode reports how this repository's dreams are integrated.
 func (c *Consolidator) MergeMode() memgraph.MergeMode { return c.mergeMode() }
 

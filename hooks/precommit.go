@@ -31,15 +31,11 @@ type staged struct {
 }
 
 // PreCommit judges the staged files of the repository git runs the hook
-// in (the working directory and git's GIT_DIR / GIT_INDEX_FILE) with
-// exactly the daemon's rules and writes one "path:line: message" line per
-// problem to out. It returns ErrRefused when there is any. The rules:
-// memory files and the settings file are judged as the tracker judges
-// them (tracker.Judge: frontmatter, size, UTF-8, slugs, read_only against
-// HEAD); every staged file, whatever it is, is scanned for the secrets it
-// would add (tracker.SecretProblems, every byte) and its name for a secret
-// (tracker.NameProblems) — unless the operator's .git/mindmount/config
-// sets commit_secrets, as for the daemon.
+// in (the working directory and git's GIT_DIR / GIT_INDEX_FILE) with the
+// daemon's gate, tracker.Check, one call per staged path against its HEAD
+// version, and writes one "path:line: message" line per problem to out.
+// It returns ErrRefused when there is any. The operator's commit_secrets
+// in .git/mindmount/config applies as for the daemon.
 //
 // It reads only what is staged, through two git processes (the staged
 // list and the blobs), so its cost follows the files in the commit, not
@@ -65,34 +61,18 @@ func PreCommit(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var probs, secrets []memgraph.Problem
+	rules := tracker.Rules{Door: tracker.DoorTree, CommitSecrets: operatorCommitsSecrets(ctx)}
+	var probs []memgraph.Problem
 	for _, c := range changes {
-		inHead := c.status != 'A' && c.oldMode != "120000"
-		exists := c.status != 'D'
-		if exists {
-			secrets = append(secrets, tracker.NameProblems(c.path)...)
+		after := tracker.Version{Exists: c.status != 'D', Link: c.newMode == "120000", Data: blobs[c.newID]}
+		before := tracker.Version{Exists: c.status != 'A', Link: c.oldMode == "120000", Data: blobs[c.oldID]}
+		if !after.Exists {
+			after.Data = nil
 		}
-		if c.newMode == "120000" {
-			if tracker.Judged(c.path) {
-				probs = append(probs, tracker.SymlinkProblem(c.path))
-			}
-			continue
+		if !before.Exists {
+			before.Data = nil
 		}
-		var judged []memgraph.Problem
-		if tracker.Judged(c.path) {
-			judged = tracker.Judge(c.path, blobs[c.newID], exists, blobs[c.oldID], inHead)
-			probs = append(probs, judged...)
-		}
-		if exists && len(judged) == 0 {
-			var prev []byte
-			if inHead {
-				prev = blobs[c.oldID]
-			}
-			secrets = append(secrets, tracker.SecretProblems(c.path, blobs[c.newID], prev)...)
-		}
-	}
-	if len(secrets) > 0 && !operatorCommitsSecrets(ctx) {
-		probs = append(probs, secrets...)
+		probs = append(probs, tracker.Check(c.path, after, before, rules)...)
 	}
 	if len(probs) == 0 {
 		return nil

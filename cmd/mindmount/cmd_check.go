@@ -97,53 +97,29 @@ func runCheck(ctx context.Context, _ *noOptions, args []string) error {
 			bad++
 		}
 	}
+	rules := tracker.Rules{Door: tracker.DoorAudit, CommitSecrets: commitSecrets}
 	for _, rel := range rels {
-		if !memgraph.IsMemoryPath(rel) && rel != memgraph.SettingsFile {
-			// Any other file the daemon would commit: its name
-			// and its bytes are scanned for secrets.
-			probs := tracker.NameProblems(rel)
-			if probs == nil {
-				data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
-				if err != nil {
-					continue // gone since it was listed
-				}
-				// Every secret the file holds, committed or not.
-				probs = tracker.SecretProblems(rel, data, nil)
-			}
-			report(probs)
-			continue
-		}
-		if probs := tracker.NameProblems(rel); probs != nil && !commitSecrets {
-			fmt.Fprintln(stdout, probs[0].String())
-			total++
-			bad++
-			continue
-		}
 		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
 		if err != nil {
-			fmt.Fprintf(stdout, "%s: cannot read: %v\n", secret.SafeName(rel), err)
-			bad++
-			continue
+			if tracker.Judged(rel) {
+				fmt.Fprintf(stdout, "%s: cannot read: %v\n", secret.SafeName(rel), err)
+				bad++
+			}
+			continue // gone since it was listed
 		}
-		// Without git there is no last commit to judge read_only
-		// changes against, so the file counts as unchanged.
-		prev := data
+		// Without git there is no last commit: the file counts as
+		// unchanged, so no read_only change is reported.
+		before := tracker.Version{Data: data, Exists: true}
 		if repo != nil {
-			prev = nil
+			before = tracker.Version{}
 			if p, ok, err := repo.ReadHead(rel); err == nil && ok {
-				prev = p
+				before = tracker.Version{Data: p, Exists: true}
 			}
 		}
-		warnHidden(rel, data)
-		probs := memgraph.Validate(rel, data, prev)
-		if len(probs) == 0 && !commitSecrets {
-			// The daemon's and the pre-commit hook's secret
-			// rule, over the whole file: a secret already
-			// committed (by an import, a git commit without the
-			// hook) is reported too.
-			probs = tracker.SecretProblems(rel, data, nil)
+		if memgraph.IsMemoryPath(rel) {
+			warnHidden(rel, data)
 		}
-		report(probs)
+		report(tracker.Check(rel, tracker.Version{Data: data, Exists: true}, before, rules))
 	}
 	warnTopicConflicts(dir)
 	if bad > 0 {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -207,7 +206,7 @@ func importViral(src, dest string) error {
 		lines[i] = memgraph.SafeLine(l) // one line each, whatever a name held
 	}
 	msg := "mindmount import viral: convert a viral-git-agent-memory repository\n\n" + strings.Join(lines, "\n")
-	hash, err := tracker.Alone{Repo: r}.Apply(context.Background(), tracker.Change{Changes: changes, Message: msg, Author: gitrepo.Mindmount})
+	hash, err := tracker.Alone{Repo: r, Import: true}.Apply(context.Background(), tracker.Change{Changes: changes, Message: msg, Author: gitrepo.Mindmount})
 	if err != nil {
 		return fmt.Errorf("commit the import: %w (the converted files are in the work tree; git checkout -f HEAD && git clean -fd in %s undoes them)", err, dir)
 	}
@@ -335,59 +334,26 @@ func openSource(dir string) (*os.Root, error) {
 // commit; the problems are printed, file and rule, never a secret.
 var errImportRefused = errors.New("the import is refused: nothing was written or committed")
 
-// importGate judges every file an import would write as the tracker judges
-// a burst from the mount, by the same functions: a secret in a name
-// (tracker.NameProblems), the inbox (tracker.IsInbox, never committed), a
-// path git cannot hold (gitrepo.CheckPath), the commit rules of memory
-// and settings files (tracker.Judge) and a secret anywhere in the content
-// (tracker.SecretProblems, the whole file, not only what HEAD lacks) —
-// the secret rules unless the operator's configuration of r sets
-// commit_secrets. A file HEAD holds exactly as the template made it (the
-// read_only character.md of a new repository) is the import's to
-// replace: it is judged as new. It prints each problem and refuses the
-// whole import.
+// importGate asks the gate (tracker.Check, as an import: every secret in a
+// file counts, and a file HEAD holds exactly as the template made it is
+// the import's to replace) about every file an import would write, before
+// anything is written. It prints each problem and refuses the whole
+// import; the commit asks the gate again.
 func importGate(r *gitrepo.Repo, plan migrate.Plan) error {
-	o, _ := (&memgraph.OperatorSource{Path: filepath.Join(r.GitDir(), memgraph.OperatorFile)}).Get()
-	var probs []memgraph.Problem
-	for _, c := range plan.Changes {
-		if c.Delete {
-			continue
-		}
-		if err := gitrepo.CheckPath(c.Path); err != nil {
-			probs = append(probs, memgraph.Problem{Path: memgraph.SafeLine(c.Path), Msg: "git cannot hold this name"})
-			continue
-		}
-		if tracker.IsInbox(c.Path) {
-			probs = append(probs, memgraph.Problem{Path: c.Path, Msg: "the transcripts inbox is never committed"})
-			continue
-		}
-		if !o.CommitSecrets {
-			if p := tracker.NameProblems(c.Path); p != nil {
-				probs = append(probs, p...)
-				continue
-			}
-		}
-		prev, inHead, err := r.ReadHead(c.Path)
-		if err != nil {
-			return err
-		}
-		if t, err := template.Render(c.Path, ""); inHead && err == nil && bytes.Equal(t, prev) {
-			prev, inHead = nil, false
-		}
-		if tracker.Judged(c.Path) {
-			probs = append(probs, tracker.Judge(c.Path, c.Data, true, prev, inHead)...)
-		}
-		if !o.CommitSecrets {
-			probs = append(probs, tracker.SecretProblems(c.Path, c.Data, nil)...)
-		}
+	changes := make([]gitrepo.Change, len(plan.Changes))
+	for i, c := range plan.Changes {
+		changes[i] = gitrepo.Change{Path: c.Path, Data: c.Data, Delete: c.Delete}
 	}
-	if len(probs) == 0 {
-		return nil
+	err := tracker.Alone{Repo: r, Import: true}.Check(tracker.Change{Changes: changes})
+	var refused *tracker.RefusedError
+	if !errors.As(err, &refused) {
+		return err
 	}
-	for _, p := range probs {
+	for _, p := range refused.Problems {
 		fmt.Fprintln(stderr, p.String())
 	}
-	return fmt.Errorf("%w (%d %s)", errImportRefused, len(probs), memgraph.Plural(len(probs), "problem", "problems"))
+	n := len(refused.Problems)
+	return fmt.Errorf("%w (%d %s)", errImportRefused, n, memgraph.Plural(n, "problem", "problems"))
 }
 
 // viralHint is the error for a repository in the reference's layout
@@ -492,7 +458,7 @@ func importInto(format, src, dest string) error {
 		lines[i] = memgraph.SafeLine(l) // one line each, whatever a name held
 	}
 	msg := fmt.Sprintf("mindmount import %s: %d files from %s\n\n%s", format, len(changes), memgraph.SafeLine(filepath.Base(filepath.Clean(src))), strings.Join(lines, "\n"))
-	hash, err := tracker.Alone{Repo: r}.Apply(context.Background(), tracker.Change{Changes: changes, Message: msg, Author: gitrepo.Mindmount})
+	hash, err := tracker.Alone{Repo: r, Import: true}.Apply(context.Background(), tracker.Change{Changes: changes, Message: msg, Author: gitrepo.Mindmount})
 	if err != nil {
 		return fmt.Errorf("commit the import: %w", err)
 	}

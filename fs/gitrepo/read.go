@@ -310,3 +310,37 @@ func (r *Repo) headFiles(root plumbing.Hash) (map[string]treeEntry, map[string]b
 	}
 	return files, dirs, walk(root, "")
 }
+
+// ReadBase returns rel as c's changes find it: in the tree of c.Parents[0]
+// when c names one, else of the tip of c.Branch (HEAD's branch when
+// empty). ok is false when that tree has no file there; link reports a
+// symbolic link (data is then its target).
+func (r *Repo) ReadBase(c Commit, rel string) (data []byte, ok, link bool, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var tree plumbing.Hash
+	switch {
+	case len(c.Parents) > 0:
+		tree, err = r.treeOf(c.Parents[0], false)
+	case c.Branch != "":
+		var h head
+		h, err = r.readRef(plumbing.NewBranchReferenceName(c.Branch))
+		tree = h.tree
+	default:
+		var h head
+		h, err = r.readHeadRef()
+		tree = h.tree
+	}
+	if err != nil {
+		return nil, false, false, err
+	}
+	e, ok, err := r.lookup(tree, rel)
+	if err != nil || !ok || e.isTree() || e.mode == modeGitlink {
+		return nil, false, false, err
+	}
+	b, err := r.readObject(plumbing.BlobObject, e.hash)
+	if err != nil {
+		return nil, false, false, err
+	}
+	return b, true, e.mode == modeSymlink, nil
+}

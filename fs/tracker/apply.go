@@ -2,6 +2,7 @@ package tracker
 
 import (
 	"context"
+	"path/filepath"
 	"time"
 
 	"github.com/mindmount/mindmount/fs/gitrepo"
@@ -60,6 +61,9 @@ func (t *Tracker) Apply(ctx context.Context, c Change) (string, error) {
 		}
 	}
 	t.syncHeadLocked()
+	if err := gate(t.r, c, Rules{Door: DoorPrepared, CommitSecrets: t.commitSecrets()}); err != nil {
+		return "", err
+	}
 	return t.applyLocked(c)
 }
 
@@ -122,11 +126,37 @@ func (t *Tracker) putGraph(changes []gitrepo.Change) []string {
 // daemon. It records prepared changes through the same commit sequence and
 // has no graph to keep; a daemon serving the repository from another
 // process sees HEAD move and reloads, as after a git command.
-type Alone struct{ Repo *gitrepo.Repo }
+// The gate (Check) judges c as it does for a tracker, as a prepared
+// change (DoorPrepared) or an import (DoorImport), with the operator's
+// switches from Operator (the repository's own .git/mindmount/config when
+// nil).
+type Alone struct {
+	Repo     *gitrepo.Repo
+	Operator *memgraph.OperatorSource
+	Import   bool
+}
+
+// Check asks the gate about c without recording it: a *RefusedError
+// lists every problem. Apply asks again.
+func (a Alone) Check(c Change) error {
+	src := a.Operator
+	if src == nil {
+		src = &memgraph.OperatorSource{Path: filepath.Join(a.Repo.GitDir(), memgraph.OperatorFile)}
+	}
+	o, _ := src.Get()
+	rules := Rules{Door: DoorPrepared, CommitSecrets: o.CommitSecrets}
+	if a.Import {
+		rules.Door = DoorImport
+	}
+	return gate(a.Repo, c, rules)
+}
 
 // Apply records c (see Tracker.Apply for what c means).
 func (a Alone) Apply(ctx context.Context, c Change) (string, error) {
 	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	if err := a.Check(c); err != nil {
 		return "", err
 	}
 	if c.When.IsZero() {

@@ -104,7 +104,7 @@ func (t *Tracker) Write(ctx context.Context, who gitrepo.Author, label string, f
 	}
 	t.mu.Unlock()
 	if len(held) > 0 {
-		return hash, fmt.Errorf("not committed: %s", held[0])
+		return hash, &RefusedError{Problems: held}
 	}
 	return hash, nil
 }

@@ -176,7 +176,9 @@ type fileState struct {
 	exec   bool
 	prev   []byte // content in HEAD
 	inHead bool
-	same   bool // content equals HEAD: refresh the graph, commit nothing
+	same   bool  // content equals HEAD: refresh the graph, commit nothing
+	link   bool  // a symbolic link: refused
+	size   int64 // the size of a file too large to read: refused
 }
 
 // examine reads and validates every path of a burst. It records invalid
@@ -236,11 +238,9 @@ func (t *Tracker) judge(rel, writer string, res *result) *fileState {
 		t.clearInvalid(rel, res)
 		return nil
 	}
-	heldForSecret := false
-	if len(probs) == 0 && st.exists && !st.same && !t.commitSecrets() {
-		probs = SecretProblems(rel, st.data, st.prev)
-		heldForSecret = len(probs) > 0
-	}
+	heldForSecret := slices.ContainsFunc(probs, func(p memgraph.Problem) bool {
+		return errors.Is(p.Err, ErrSecret) || errors.Is(p.Err, ErrUnscanned)
+	})
 	if len(probs) > 0 {
 		t.setInvalid(rel, id, st.data, probs, res)
 		switch {
@@ -413,11 +413,11 @@ func (t *Tracker) read(rel, id string) (*fileState, []memgraph.Problem, error) {
 		return nil, nil, err
 	case fi.IsDir():
 	case fi.Mode()&fs.ModeSymlink != 0:
-		return st, []memgraph.Problem{SymlinkProblem(rel)}, nil
+		st.link = true
 	case !fi.Mode().IsRegular():
 		return nil, nil, nil
-	case fi.Size() > maxPlainFile:
-		return st, []memgraph.Problem{{Path: rel, Msg: fmt.Sprintf("file is larger than %d MiB and is not committed", maxPlainFile>>20)}}, nil
+	case fi.Size() > MaxFile:
+		st.size = fi.Size()
 	default:
 		data, err := tree.ReadFile(rel, maxPlainFile)
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, subtree.ErrUnsafePath) {
@@ -436,6 +436,10 @@ func (t *Tracker) read(rel, id string) (*fileState, []memgraph.Problem, error) {
 		return nil, nil, err
 	}
 	st.prev, st.inHead = prev, inHead
+	if st.link || st.size > 0 {
+		// Judged as what is on disk; never committed, never in the graph.
+		return st, t.check(rel, Version{Exists: true, Link: st.link, Size: st.size}, st), nil
+	}
 	if st.exists && inHead && bytes.Equal(st.data, prev) {
 		// Same bytes (our own commit seen late by fsnotify, a rewrite,
 		// a revert): only a chmod can make it a change. Otherwise the
@@ -458,10 +462,14 @@ func (t *Tracker) read(rel, id string) (*fileState, []memgraph.Problem, error) {
 	if !st.exists && !inHead {
 		return st, nil, nil
 	}
-	if !Judged(rel) {
-		return st, nil, nil
-	}
-	return st, Judge(rel, st.data, st.exists, prev, inHead), nil
+	return st, t.check(rel, Version{Data: st.data, Exists: st.exists}, st), nil
+}
+
+// check asks the gate about a path of a burst: after against what HEAD
+// holds (st.prev), with the operator's switches.
+func (t *Tracker) check(rel string, after Version, st *fileState) []memgraph.Problem {
+	before := Version{Data: st.prev, Exists: st.inHead}
+	return Check(rel, after, before, Rules{Door: DoorTree, CommitSecrets: t.commitSecrets()})
 }
 
 // tracked reports whether HEAD has a file at rel.

@@ -37,5 +37,5 @@ func Judged(rel string) bool {
 // SymlinkProblem is the refusal of a symbolic link: mindmount commits regular
 // files only.
 func SymlinkProblem(rel string) memgraph.Problem {
-	return memgraph.Problem{Path: rel, Msg: "symbolic links are not committed; replace it with a regular file"}
+	return memgraph.Problem{Path: rel, Msg: "symbolic links are not committed; replace it with a regular file", Err: ErrSymlink}
 }

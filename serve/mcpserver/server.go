@@ -185,23 +185,19 @@ func mayWrite(req *mcp.CallToolRequest) bool {
 	return !named || scope.Has(httpapi.ScopeWrite)
 }
 
-// check validates data as the new content of rel against its committed
-// version, as the tracker will: refusals carry the validator's
+// check asks the gate about data as the new content of rel, as the
+// tracker will when it commits: refusals carry the gate's
 // "path:line: message" lines.
 func (s *server) check(rel string, data []byte) error {
-	prev, ok, err := s.r.ReadHead(rel)
+	probs, err := s.tr.Ask(rel, data)
 	if err != nil {
 		return fmt.Errorf("read %s from HEAD: %w", rel, err)
 	}
-	if !ok {
-		prev = nil
-	}
-	probs := memgraph.Validate(rel, data, prev)
 	if len(probs) == 0 {
 		return nil
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "refused, nothing was written: the result would be invalid:\n")
+	fmt.Fprintf(&b, "refused, nothing was written: the result would not be committed:\n")
 	for _, p := range probs {
 		b.WriteString("  " + p.String() + "\n")
 	}

@@ -100,7 +100,11 @@ func (s *Server) commitAction(v *view, what string, clean bool, prepare prepareF
 		}
 		hash, err := v.rt.Tracker.Apply(ctx, tracker.Change{Changes: changes, Message: actionMessage(label, what, plan),
 			Author: who, Parents: []string{head}, Worktree: true, Clean: clean})
+		var refused *tracker.RefusedError
 		switch {
+		case errors.As(err, &refused):
+			// The gate's answer, shown on the edit page line by line.
+			return "", &invalidError{refused.Problems}
 		case errors.Is(err, gitrepo.ErrRefMoved) && attempt < maxActionAttempts:
 			continue
 		case errors.Is(err, gitrepo.ErrDirty):
@@ -283,19 +287,16 @@ func (s *Server) revertPaths(ctx context.Context, v *view, c commit, parent, hea
 		case !hasCur:
 			pl.op = opAdd
 		}
-		if probs := checkContent(pl, cur, hasCur); len(probs) > 0 {
-			return nil, &invalidError{probs}
-		}
 		plan = append(plan, pl)
 	}
 	return plan, nil
 }
 
-// planFile plans writing data to rel on head, judged against head's
-// version. Data equal to head's is still planned: it commits nothing but
+// planFile plans writing data to rel on head (the gate judges it against
+// head's version when it is applied). Data equal to head's is still planned: it commits nothing but
 // replaces what the work tree holds (a version held back as invalid).
 func planFile(ctx context.Context, v *view, head, rel string, data []byte) ([]planned, error) {
-	cur, hasCur, err := blobAt(ctx, v.rt.Dir, head, rel)
+	_, hasCur, err := blobAt(ctx, v.rt.Dir, head, rel)
 	if err != nil {
 		return nil, err
 	}
@@ -303,33 +304,7 @@ func planFile(ctx context.Context, v *view, head, rel string, data []byte) ([]pl
 	if !hasCur {
 		pl.op = opAdd
 	}
-	if probs := checkContent(pl, cur, hasCur); len(probs) > 0 {
-		return nil, &invalidError{probs}
-	}
 	return []planned{pl}, nil
-}
-
-// checkContent is the mount's judgement of a planned change against the
-// committed version (prev, inHead false when new): the commit rules
-// (tracker.Judge: validation, read_only) for the files they apply to,
-// then the secret scan. Problems name the line and the rule, never a
-// secret's value.
-func checkContent(p planned, prev []byte, inHead bool) []memgraph.Problem {
-	exists := p.op != opRemove
-	if inHead && prev == nil {
-		prev = []byte{} // an empty committed file is not a new one
-	}
-	var probs []memgraph.Problem
-	if tracker.Judged(p.rel) {
-		probs = tracker.Judge(p.rel, p.data, exists, prev, inHead)
-	}
-	if exists {
-		if !inHead {
-			prev = nil
-		}
-		probs = append(probs, tracker.SecretProblems(p.rel, p.data, prev)...)
-	}
-	return probs
 }
 
 // mergeFile merges three versions as git merge-file does: the changes from
