@@ -6,6 +6,7 @@ package main
 // parent's help. Each command's options, help text and runX live in its
 // own file (cmd_NAME.go).
 var commandTable = []*command{
+	addCommand,
 	checkCommand,
 	consolidateCommand,
 	contextCommand,

@@ -347,9 +347,25 @@ var errImportRefused = errors.New("the import is refused: nothing was written or
 // replace: it is judged as new. It prints each problem and refuses the
 // whole import.
 func importGate(r *gitrepo.Repo, plan migrate.Plan) error {
+	probs, err := gateProblems(r, plan.Changes)
+	if err != nil {
+		return err
+	}
+	if len(probs) == 0 {
+		return nil
+	}
+	for _, p := range probs {
+		fmt.Fprintln(stderr, p.String())
+	}
+	return fmt.Errorf("%w (%d %s)", errImportRefused, len(probs), memgraph.Plural(len(probs), "problem", "problems"))
+}
+
+// gateProblems is what the tracker would refuse of changes written into r
+// (see importGate), every problem, file and rule, never a secret.
+func gateProblems(r *gitrepo.Repo, changes []migrate.Change) ([]memgraph.Problem, error) {
 	o, _ := (&memgraph.OperatorSource{Path: filepath.Join(r.GitDir(), memgraph.OperatorFile)}).Get()
 	var probs []memgraph.Problem
-	for _, c := range plan.Changes {
+	for _, c := range changes {
 		if c.Delete {
 			continue
 		}
@@ -369,7 +385,7 @@ func importGate(r *gitrepo.Repo, plan migrate.Plan) error {
 		}
 		prev, inHead, err := r.ReadHead(c.Path)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if t, err := template.Render(c.Path, ""); inHead && err == nil && bytes.Equal(t, prev) {
 			prev, inHead = nil, false
@@ -381,13 +397,7 @@ func importGate(r *gitrepo.Repo, plan migrate.Plan) error {
 			probs = append(probs, tracker.SecretProblems(c.Path, c.Data, nil)...)
 		}
 	}
-	if len(probs) == 0 {
-		return nil
-	}
-	for _, p := range probs {
-		fmt.Fprintln(stderr, p.String())
-	}
-	return fmt.Errorf("%w (%d %s)", errImportRefused, len(probs), memgraph.Plural(len(probs), "problem", "problems"))
+	return probs, nil
 }
 
 // viralHint is the error for a repository in the reference's layout
