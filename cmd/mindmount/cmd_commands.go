@@ -9,6 +9,7 @@ var commandTable = []*command{
 	addCommand,
 	checkCommand,
 	consolidateCommand,
+	doctorCommand,
 	contextCommand,
 	evalCommand,
 	githooksCommand,
