@@ -27,6 +27,7 @@ var commandTable = []*command{
 	reviewCommand,
 	agentCommand,
 	serveCommand,
+	serviceCommand,
 	statusCommand,
 	syncCommand,
 	uiCommand,
