@@ -6,8 +6,10 @@ package main
 // parent's help. Each command's options, help text and runX live in its
 // own file (cmd_NAME.go).
 var commandTable = []*command{
+	addCommand,
 	checkCommand,
 	consolidateCommand,
+	doctorCommand,
 	contextCommand,
 	evalCommand,
 	githooksCommand,
@@ -25,6 +27,7 @@ var commandTable = []*command{
 	reviewCommand,
 	agentCommand,
 	serveCommand,
+	serviceCommand,
 	statusCommand,
 	syncCommand,
 	uiCommand,

@@ -43,6 +43,9 @@ func openDoors(rt *host.Runtime, log *slog.Logger) {
 	p := &pages{rt: rt, log: log, byID: map[string]*webui.Server{}}
 	rt.HandleStream(control.UI, p.login)
 	rt.HandleStream(control.UIHTTP, p.conn)
+	rt.Handle(control.Add, func(ctx context.Context, req control.Request) (control.Answer, error) {
+		return answerAdd(ctx, rt, req)
+	})
 }
 
 // pages are the web pages of the "mindmount ui" commands attached to a

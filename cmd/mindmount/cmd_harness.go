@@ -45,7 +45,13 @@ func hookMemory(flagRepo string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return dir, requireMindmountRepo(dir)
+	if err := requireMindmountRepo(dir); err != nil {
+		if down := harness.NotMounted(dir); down != nil {
+			return "", down
+		}
+		return "", err
+	}
+	return dir, nil
 }
 
 // installHarness wires (or unwires) an agent harness to the memory at

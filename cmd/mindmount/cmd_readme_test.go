@@ -13,13 +13,13 @@ import (
 	"time"
 )
 
-// readmeBlock is one ```sh block of README.md.
+// readmeBlock is one ```sh block of README.md or a page under docs/.
 type readmeBlock struct {
 	line int // where the block starts, for messages
 	text string
 }
 
-// shBlocks returns README's ```sh blocks in order.
+// shBlocks returns a markdown page's ```sh blocks in order.
 func shBlocks(t *testing.T, path string) []readmeBlock {
 	t.Helper()
 	f, err := os.Open(path)
@@ -51,9 +51,12 @@ func shBlocks(t *testing.T, path string) []readmeBlock {
 
 // TestReadmeBlocks pastes every ```sh block of README.md, in order, into a
 // fresh bash with a fresh HOME (no git identity, no ~/mnt), as a new user
-// would, so the README cannot drift from what mindmount does. Blocks that need
-// something this machine cannot have say so on their first line ("# needs
-// Docker"); the block that runs this very test suite is skipped.
+// would, so the README cannot drift from what mindmount does; then every
+// page under docs/, each in a HOME of its own, with the mindmount the
+// README's Quick start installed on its PATH (the pages say they assume
+// it). Blocks that need something this machine cannot have say so on their
+// first line ("# needs Docker"); blocks that run the test suite itself are
+// skipped.
 func TestReadmeBlocks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and mounts: not in -short")
@@ -70,18 +73,36 @@ func TestReadmeBlocks(t *testing.T) {
 		t.Fatalf("README.md has %d sh blocks; expected the two commands, the quick start and more", len(blocks))
 	}
 	home := t.TempDir()
-	env := freshEnv(t, home)
+	runPageBlocks(t, root, "README.md", home, freshEnv(t, home), blocks)
+	installed := filepath.Join(home, "go", "bin")
+	for _, page := range docsPages(t, root) {
+		t.Run(page, func(t *testing.T) {
+			h := t.TempDir()
+			env := freshEnv(t, h)
+			for i, e := range env {
+				if p, ok := strings.CutPrefix(e, "PATH="); ok {
+					env[i] = "PATH=" + p + ":" + installed
+				}
+			}
+			runPageBlocks(t, root, page, h, env, shBlocks(t, filepath.Join(root, page)))
+		})
+	}
+}
+
+// runPageBlocks runs a page's blocks in order in one HOME.
+func runPageBlocks(t *testing.T, root, page, home string, env []string, blocks []readmeBlock) {
+	t.Helper()
 	for _, b := range blocks {
 		first := strings.TrimSpace(strings.SplitN(b.text, "\n", 2)[0])
 		switch {
 		case strings.Contains(b.text, "scripts/test.sh"):
-			t.Logf("README.md:%d: skipped: runs the test suite itself", b.line)
+			t.Logf("%s:%d: skipped: runs the test suite itself", page, b.line)
 			continue
 		case strings.HasPrefix(first, "# needs "):
-			t.Logf("README.md:%d: skipped: %s", b.line, strings.TrimPrefix(first, "# "))
+			t.Logf("%s:%d: skipped: %s", page, b.line, strings.TrimPrefix(first, "# "))
 			continue
 		}
-		runReadmeBlock(t, root, home, env, b)
+		runReadmeBlock(t, root, page, home, env, b)
 	}
 }
 
@@ -113,7 +134,7 @@ func freshEnv(t *testing.T, home string) []string {
 	return env
 }
 
-func runReadmeBlock(t *testing.T, root, home string, env []string, b readmeBlock) {
+func runReadmeBlock(t *testing.T, root, page, home string, env []string, b readmeBlock) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
@@ -132,9 +153,9 @@ func runReadmeBlock(t *testing.T, root, home string, env []string, b readmeBlock
 	}
 	detachMountsUnder(home)
 	if err != nil {
-		t.Fatalf("README.md:%d: block failed: %v\n--- block\n%s--- output\n%s", b.line, err, b.text, out.String())
+		t.Fatalf("%s:%d: block failed: %v\n--- block\n%s--- output\n%s", page, b.line, err, b.text, out.String())
 	}
-	t.Logf("README.md:%d: ok", b.line)
+	t.Logf("%s:%d: ok", page, b.line)
 }
 
 // detachMountsUnder lazily unmounts every mount below dir.

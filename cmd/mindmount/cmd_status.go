@@ -100,7 +100,7 @@ func statusRoot(root string) error {
 		}
 	}
 	if running {
-		fmt.Fprintf(stdout, "daemon: running (pid %s); its live state is in MNT/.mindmount/status (root only)\n", pid)
+		fmt.Fprintf(stdout, "daemon: running (pid %s); each user's live state is in MNT/<id>/.mindmount/status (as that user or root); below, what the disk says\n", pid)
 	} else {
 		fmt.Fprintln(stdout, "daemon: not running")
 	}

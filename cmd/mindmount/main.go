@@ -120,6 +120,9 @@ func run(args []string, out, errOut io.Writer) int {
 	}
 	c, ok := commands[name]
 	if !ok {
+		if guess := closestCommand(name); guess != "" {
+			fmt.Fprintf(stderr, "mindmount: unknown command %q; did you mean %q?\n", name, guess)
+		}
 		fmt.Fprintf(stderr, "mindmount: unknown command %q\nRun \"mindmount help\" for the list of commands.\n", name)
 		return 2
 	}

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -36,11 +37,18 @@ type HookOptions struct {
 // prompt, and stop, session-end and pre-compact copy the session's new
 // turns into the memory. On an error from a session-start hook it still
 // prints an empty context, because Codex rejects a SessionStart hook whose
-// stdout is not its JSON shape; the caller reports the error and exits 0,
+// stdout is not its JSON shape, or, when the memory is a mountpoint whose
+// mount is down, that news (NotMountedError) as the context of a
+// session-start or prompt hook; the caller reports the error and exits 0,
 // since a hook that fails can stall or block a session.
 func Hook(o HookOptions) error {
 	err := hook(o)
-	if err != nil && o.Event == EventSessionStart && KnownHarness(o.Harness) {
+	var down *NotMountedError
+	switch {
+	case errors.As(err, &down) && (o.Event == EventSessionStart || o.Event == EventPrompt) && KnownHarness(o.Harness):
+		// The agent hears why its memory is empty, not silence.
+		o.Out.Write(ContextOutput(o.Harness, o.Event, down.Error()+"\n"))
+	case err != nil && o.Event == EventSessionStart && KnownHarness(o.Harness):
 		o.Out.Write(ContextOutput(o.Harness, o.Event, ""))
 	}
 	return err

@@ -134,8 +134,10 @@ func apply(o InstallOptions, uninstall bool) ([]Change, error) {
 	var changes []Change
 	for _, r := range results {
 		c := Change{Path: r.e.path, Note: r.e.note}
-		if r.existed && (r.e.onlyOurs == nil || !r.e.onlyOurs(r.old)) {
-			backup := r.f.rel + ".mindmount-backup-" + o.Now().UTC().Format("20060102-150405")
+		if prior := r.f.priorBackup(); r.existed && prior != "" {
+			c.Backup = filepath.Join(r.f.tree.Dir(), filepath.FromSlash(prior))
+		} else if r.existed && (r.e.onlyOurs == nil || !r.e.onlyOurs(r.old)) {
+			backup := r.f.rel + backupMark + o.Now().UTC().Format("20060102-150405")
 			c.Backup = filepath.Join(r.f.tree.Dir(), filepath.FromSlash(backup))
 			if err := r.f.write(backup, r.old, 0o600); err != nil {
 				return changes, err

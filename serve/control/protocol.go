@@ -43,6 +43,7 @@ const (
 	Consolidate Verb = "consolidate"    // run a consolidation now; answers its report
 	Approve     Verb = "review approve" // merge waiting dream N; answers the merge commit
 	Reject      Verb = "review reject"  // drop waiting dream N (Reason); answers the rejection's commit
+	Add         Verb = "add"            // write one new memory (Memory); answers its path in Data and the commit
 
 	// Streams (Server.HandleStream, Attach): after the answer the
 	// connection carries the door's own protocol.
@@ -59,6 +60,17 @@ type Request struct {
 	Reason string `json:"reason,omitempty"` // review reject: why
 	// Session names the page an HTTP connection is for (UI's id).
 	Session string `json:"session,omitempty"`
+	// Memory is add's new memory.
+	Memory *NewMemory `json:"memory,omitempty"`
+}
+
+// NewMemory is what "mindmount add" asks a daemon to write: the daemon
+// names the file and renders it.
+type NewMemory struct {
+	Fact        string `json:"fact"`
+	Description string `json:"description,omitempty"` // default: the fact's first line
+	Kind        string `json:"kind,omitempty"`        // "user" (default) or "character"
+	Topic       string `json:"topic,omitempty"`
 }
 
 // Answer is a daemon's answer. Error is empty on success.

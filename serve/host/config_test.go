@@ -10,7 +10,8 @@ import (
 	"github.com/mindmount/mindmount/memgraph"
 )
 
-// TestREADMEConfigKeys: every configuration key the README names is read
+// TestREADMEConfigKeys: every configuration key the README (README.md and
+// the pages under docs/) names is read
 // where the README says: the operator's keys by ParseOperator (the local
 // .git/mindmount/config, ROOT/config) and refused in the tracked
 // .mindmount/settings; the repository's settings by ParseSettings and
@@ -20,6 +21,14 @@ func TestREADMEConfigKeys(t *testing.T) {
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
+	}
+	pages, _ := filepath.Glob("../../docs/*.md")
+	for _, p := range pages {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		readme = append(readme, b...)
 	}
 	const operator, settings = "operator", "settings"
 	for _, c := range []struct {

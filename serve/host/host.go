@@ -69,9 +69,11 @@ const failRetry = 2 * time.Second
 
 // Host is every user under a serve ROOT. Safe for concurrent use.
 type Host struct {
-	cfg  Config
-	log  *slog.Logger
-	lock *os.File // the ROOT lock, held for the host's life
+	cfg Config
+	// fromDisk marks StatusOf's host: no daemon, users read from disk.
+	fromDisk bool
+	log      *slog.Logger
+	lock     *os.File // the ROOT lock, held for the host's life
 
 	ctx    context.Context // parent of every Runtime
 	cancel context.CancelFunc

@@ -25,7 +25,11 @@ func (h *Host) Status(queue string) []byte {
 	}
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "mindmount serve %s\n", h.cfg.Root)
-	fmt.Fprintf(&b, "users: %d registered, %d loaded (unload after %s idle)\n", len(users), loaded, h.cfg.UnloadAfter)
+	if h.fromDisk {
+		fmt.Fprintf(&b, "users: %d registered, read from disk (what a running daemon has loaded is not known here)\n", len(users))
+	} else {
+		fmt.Fprintf(&b, "users: %d registered, %d loaded (unload after %s idle)\n", len(users), loaded, h.cfg.UnloadAfter)
+	}
 	if queue != "" {
 		fmt.Fprintf(&b, "model: %s\n", queue)
 	}
@@ -46,7 +50,7 @@ func StatusOf(root string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Host{cfg: Config{Root: root}, users: map[string]*slot{}}
+	h := &Host{cfg: Config{Root: root}, users: map[string]*slot{}, fromDisk: true}
 	held := readHeld(root)
 	for _, e := range entries {
 		s := &slot{entry: e}

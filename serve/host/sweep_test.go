@@ -50,8 +50,10 @@ func TestIdleSweeps(t *testing.T) {
 	<-done
 }
 
-// TestStatusOfWithoutDaemon: the status of a ROOT no daemon serves reads
-// the registry once and never tries to re-read it (it has no Reload).
+// TestStatusOfWithoutDaemon: the status of a ROOT read from disk reads the
+// registry once and never tries to re-read it (it has no Reload), and its
+// header says it was read from disk instead of a loaded count it cannot
+// know.
 func TestStatusOfWithoutDaemon(t *testing.T) {
 	root := t.TempDir()
 	if _, err := InitRepo(UserDir(root, "alice"), InitOptions{Private: true}); err != nil {
@@ -63,5 +65,10 @@ func TestStatusOfWithoutDaemon(t *testing.T) {
 	b, err := StatusOf(root)
 	if err != nil || !strings.Contains(string(b), "alice") {
 		t.Fatalf("%s, %v", b, err)
+	}
+	// What is read from disk says so: not "0 loaded (unload after 0s
+	// idle)" while a daemon's workers may be running.
+	if !strings.Contains(string(b), "users: 1 registered, read from disk") || strings.Contains(string(b), "unload after") {
+		t.Errorf("the summary claims what the disk cannot know:\n%s", b)
 	}
 }
