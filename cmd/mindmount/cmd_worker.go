@@ -131,6 +131,7 @@ func runWorker(o *workerOptions, log *slog.Logger) error {
 	// (host.Runtime's consolidateConfig).
 	cfg.Root = host.RootOf(o.repo)
 	cfg.Operator = &memgraph.OperatorSource{Path: filepath.Join(cfg.Root, host.OperatorConfigFile), Strict: true, RootOnly: true}
+	var chat llm.Provider
 	if o.ctl != "" && o.daemon.consolidate {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		p, err := llm.NewRemote(ctx, dialAbstract(o.ctl))
@@ -138,12 +139,15 @@ func runWorker(o *workerOptions, log *slog.Logger) error {
 		if err != nil {
 			log.Warn("the daemon's model is not reachable; consolidation waits for one", "err", err)
 		} else {
-			cfg.Provider = p
+			// Chats take the daemon pool's chat share, consolidation
+			// its own (a consolidation never queues a chat).
+			cfg.Provider = p.Background()
+			chat = p
 		}
 	}
 	var pool *llm.Pool
-	if cfg.Provider != nil {
-		pool = llm.NewRelayPool(cfg.Provider)
+	if chat != nil {
+		pool = llm.NewRelayPool(chat)
 	}
 	began := time.Now()
 	return serveRuntime(o.repo, o.id, cfg, func(ctx context.Context, rt *host.Runtime) (<-chan error, func(bool) error, error) {
