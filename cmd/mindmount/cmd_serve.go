@@ -208,7 +208,7 @@ func (o *serveOptions) workers(log *slog.Logger) (*host.Workers, error) {
 	if cfg.Provider != nil {
 		pool = llm.NewPool(cfg.Provider, llm.PoolConfig{Concurrency: o.chatConcurrency(cfg.Provider), Background: o.llmBackground})
 	}
-	args := append(o.daemon.args(), "--github-api="+serveGitHubAPI)
+	args := append(o.daemon.args(), "--github-api="+serveGitHubAPI, fmt.Sprintf("--max-body=%d", serveMaxBody))
 	if o.debug {
 		args = append(args, "--debug")
 	}
