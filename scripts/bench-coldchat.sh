@@ -10,8 +10,18 @@
 # SETTLE=S waits S seconds after the readiness line before the first chat
 # (what the background warm-up covers by then).
 #
+# Also printed, with the load average: start to ready of each start
+# (median and worst), the WORST first chat / warm chat ratio over the
+# starts (each start's first chat against its own warm median), the
+# private memory (RssAnon) of the daemon and of the user's worker after the
+# last start's chats, and the throughput of CLIENTS (default 8) clients
+# chatting for DURATION seconds (default 10) with the model answering after DELAY
+# (default 250ms; fakellm -delay, spoken over the OpenAI wire, a hosted
+# provider), first with --llm-concurrency 2 (the old default) then with
+# the provider's default, in the same run.
+#
 # usage: scripts/bench-coldchat.sh
-# env:   MEMORIES=1000 ROUNDS=5 WARM=20 SETTLE=0
+# env:   MINDMOUNT=(built from this tree) MEMORIES=1000 ROUNDS=5 WARM=20 SETTLE=0 CLIENTS=8 DURATION=10 DELAY=250ms
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,6 +29,9 @@ MEMORIES=${MEMORIES:-1000}
 ROUNDS=${ROUNDS:-5}
 WARM=${WARM:-20}
 SETTLE=${SETTLE:-0}
+CLIENTS=${CLIENTS:-8}
+DURATION=${DURATION:-10}
+DELAY=${DELAY:-250ms}
 
 work=$(mktemp -d /tmp/mindmount-bench-coldchat.XXXXXX)
 chmod 755 "$work"
@@ -30,7 +43,9 @@ cleanup() {
 }
 trap cleanup EXIT
 export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@localhost GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@localhost
-go build -o "$work/mindmount" ./cmd/mindmount
+# MINDMOUNT=/path/to/binary measures that build instead (a before/after
+# pair with the same script).
+if [[ -n ${MINDMOUNT:-} ]]; then cp "$MINDMOUNT" "$work/mindmount"; else go build -o "$work/mindmount" ./cmd/mindmount; fi
 go build -o "$work/fakellm" ./scripts/fakellm
 mindmount=$work/mindmount
 
@@ -57,8 +72,8 @@ The user told us fact number $i about coffee, work and the weather.
 used, 01.12.26
 EOF
 done
-git -C "$repo" add -A >/dev/null
-git -C "$repo" commit -qm "bench: $MEMORIES memories"
+git -c safe.directory="$repo" -C "$repo" add -A >/dev/null
+git -c safe.directory="$repo" -C "$repo" commit -qm "bench: $MEMORIES memories"
 chown -R "$owner" "$repo"
 
 chat() { # prints the chat's total time in microseconds; a failed chat ends the script
@@ -69,9 +84,13 @@ chat() { # prints the chat's total time in microseconds; a failed chat ends the 
 }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-: >"$work/cold" ; : >"$work/warm"
-for r in $(seq 1 "$ROUNDS"); do
-  "$mindmount" serve --root "$root" --http 127.0.0.1:0 --every 100000 --idle 1000h >"$work/serve.out" 2>"$work/serve.log" &
+: >"$work/cold" ; : >"$work/warm" ; : >"$work/ready" ; : >"$work/ratio"
+ms() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
+# start [FLAGS…]: starts serve, waits for its readiness line, sets pid,
+# addr, and appends start to ready (ms) to $work/ready.
+start() {
+  local t0; t0=$(date +%s%N)
+  "$mindmount" serve --root "$root" --http 127.0.0.1:0 --every 100000 --idle 1000h "$@" >"$work/serve.out" 2>"$work/serve.log" &
   pid=$!
   addr=
   for _ in $(seq 1 3000); do
@@ -80,13 +99,62 @@ for r in $(seq 1 "$ROUNDS"); do
     sleep 0.01
   done
   [[ -n $addr ]] || { cat "$work/serve.log"; exit 1; }
+  ms "$t0" >>"$work/ready"
+}
+stop() { kill -TERM "$pid"; wait "$pid" || true; pid=; }
+# anon PID: RssAnon in MiB.
+anon() { awk '/RssAnon/ {printf "%.1f", $2/1024}' "/proc/$1/status"; }
+
+for r in $(seq 1 "$ROUNDS"); do
+  start
   sleep "$SETTLE"
-  chat "c$r" >>"$work/cold"
-  for w in $(seq 1 "$WARM"); do chat "w$r-$w" >>"$work/warm"; done
-  kill -TERM "$pid"; wait "$pid" || true; pid=
+  c=$(chat "c$r"); echo "$c" >>"$work/cold"
+  : >"$work/warm.r"
+  for w in $(seq 1 "$WARM"); do chat "w$r-$w" >>"$work/warm.r"; done
+  cat "$work/warm.r" >>"$work/warm"
+  echo "$c $(median <"$work/warm.r")" | awk '{printf "%.3f\n", $1/$2}' >>"$work/ratio"
+  if [[ $r == "$ROUNDS" ]]; then
+    wpid=$(pgrep -P "$pid" -f " worker " | head -1 || true)
+    mem="daemon $(anon "$pid") MiB; user's worker ${wpid:+$(anon "$wpid") MiB}"
+  fi
+  stop
   [[ -z ${KEEPLOG:-} ]] || cp "$work/serve.log" "$KEEPLOG.$r"
 done
 cold=$(median <"$work/cold") warm=$(median <"$work/warm")
-printf 'first chat after start (median of %d starts): %.1f ms; warm chat (median of %d): %.1f ms; ratio %.2fx (goal: at most 2x)\n' \
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg); $MEMORIES memories, $ROUNDS starts"
+printf 'start to ready (ms): median %s, worst %s\n' "$(median <"$work/ready")" "$(sort -n "$work/ready" | tail -1)"
+printf 'first chat after start (median of %d starts): %.1f ms; warm chat (median of %d): %.1f ms; ratio %.2fx\n' \
   "$ROUNDS" "$(echo "$cold / 1000" | bc -l)" "$((ROUNDS * WARM))" "$(echo "$warm / 1000" | bc -l)" "$(echo "$cold / $warm" | bc -l)"
+printf 'first / warm chat, WORST of %d starts: %sx (goal: at most 2x in every start)\n' "$ROUNDS" "$(sort -n "$work/ratio" | tail -1)"
 printf 'cold chats (ms):'; awk '{printf " %.1f", $1/1000}' "$work/cold"; echo
+echo "RssAnon after the last start's $((WARM + 1)) chats: $mem"
+
+# Throughput: CLIENTS clients for DURATION s against a model answering in
+# DELAY, over the OpenAI wire (a hosted provider's defaults).
+kill -TERM "$llm"; wait "$llm" 2>/dev/null || true
+"$work/fakellm" -delay "$DELAY" >"$work/llm.url" &
+llm=$!
+for _ in $(seq 1 100); do [[ -s $work/llm.url ]] && break; sleep 0.1; done
+export MINDMOUNT_LLM=openai OPENAI_BASE_URL=$(head -1 "$work/llm.url")/v1 OPENAI_API_KEY=sk-fake-bench-key
+client() { # one client chatting until the deadline; prints one line per answered chat
+  local end=$1 i=0
+  while (( $(date +%s%N) < end )); do
+    i=$((i + 1))
+    curl -sf -o /dev/null -H 'Content-Type: application/json' \
+      -d '{"userId":"alice","message":"What do I drink?","sessionId":"t'"$2-$i"'"}' "http://$addr/v1/chat" && echo ok
+  done
+}
+through() {
+  start "$@"
+  chat warmup >/dev/null
+  local end=$(( $(date +%s%N) + DURATION * 1000000000 )) n
+  n=$(for c in $(seq 1 "$CLIENTS"); do client "$end" "$c" & done; wait) 
+  n=$(grep -c ok <<<"$n" || true)
+  stop
+  echo "scale=1; $n / $DURATION" | bc
+}
+before=$(through --llm-concurrency 2)
+after=$(through)
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%d clients, model answering in %s (OpenAI wire), %d s: --llm-concurrency 2 (old default) %s req/s; provider default %s req/s\n' \
+  "$CLIENTS" "$DELAY" "$DURATION" "$before" "$after"

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -49,6 +50,7 @@ type serveOptions struct {
 	root, mount    string
 	unloadAfter    time.Duration
 	llmConcurrency int
+	llmBackground  int
 	userMemory     uint64
 	debug          bool
 }
@@ -58,7 +60,8 @@ func (o *serveOptions) AddFlags(fl *flag.FlagSet) {
 	fl.StringVar(&o.root, "root", "", "the serve `ROOT`: ROOT/users.json and one repository per user under ROOT/users/<id>")
 	fl.StringVar(&o.mount, "mount", "", "mount every user's memory at `MNT`/<id> (FUSE; needs root)")
 	fl.DurationVar(&o.unloadAfter, "unload-after", 10*time.Minute, "stop a user's worker idle this long, committing what is pending first (users without a mount)")
-	fl.IntVar(&o.llmConcurrency, "llm-concurrency", 2, "model calls running at once, shared fairly by all users")
+	fl.IntVar(&o.llmConcurrency, "llm-concurrency", 0, "chat model calls running at once, shared fairly by all users (0: the provider's own: Ollama's OLLAMA_NUM_PARALLEL or 1, a hosted API 8)")
+	fl.IntVar(&o.llmBackground, "llm-background", 0, "consolidation model calls running at once, beside the chats' (0: Ollama 1, a hosted API 2)")
 	fl.Uint64Var(&o.userMemory, "user-memory", defaultUserMemory, "bound each user's worker to this many `BYTES` of memory (RLIMIT_DATA; 0: no bound)")
 	fl.BoolVar(&o.debug, "debug", false, "log every FUSE request")
 	for _, f := range serveFronts {
@@ -76,7 +79,7 @@ const defaultUserMemory = 512 << 20
 // serveCommand is "mindmount serve".
 var serveCommand = newCommand(command{
 	name:    "serve",
-	usage:   "serve --root ROOT [--mount MNT] [--http ADDR] [--unload-after 10m] [--llm-concurrency 2]",
+	usage:   "serve --root ROOT [--mount MNT] [--http ADDR] [--unload-after 10m] [--llm-concurrency N]",
 	summary: "serve every user's memory from one daemon (per-user mounts and workers, fronts)",
 	help: `Serves every user registered under ROOT (mindmount users add): ROOT/users/<id>
 is an ordinary mindmount repository, usable alone with mindmount mount when no
@@ -112,7 +115,9 @@ for 5 minutes, and mindmount status --root says why. SIGHUP re-reads
 the user list: added users are mounted, removed ones stopped and moved
 aside, and a user whose uid or gid changed gets a new worker and a new
 mount at once, the old uid refused from then on. All users share
---llm-concurrency model calls, queued fairly, through the daemon.
+--llm-concurrency chat model calls (the provider's own concurrency by
+default) and --llm-background consolidation calls beside them, each queued
+fairly, through the daemon: a consolidation never queues a chat.
 
 The line "mindmount: serving ROOT" on standard output (and READY=1 to
 systemd's NOTIFY_SOCKET) says the daemon is ready. SIGINT or SIGTERM
@@ -201,9 +206,9 @@ func (o *serveOptions) workers(log *slog.Logger) (*host.Workers, error) {
 	}
 	var pool *llm.Pool
 	if cfg.Provider != nil {
-		pool = llm.NewPool(cfg.Provider, llm.PoolConfig{Concurrency: o.llmConcurrency})
+		pool = llm.NewPool(cfg.Provider, llm.PoolConfig{Concurrency: o.chatConcurrency(cfg.Provider), Background: o.llmBackground})
 	}
-	args := append(o.daemon.args(), "--github-api="+serveGitHubAPI)
+	args := append(o.daemon.args(), "--github-api="+serveGitHubAPI, fmt.Sprintf("--max-body=%d", serveMaxBody))
 	if o.debug {
 		args = append(args, "--debug")
 	}
@@ -365,4 +370,18 @@ func sdNotify(state string) {
 	}
 	defer c.Close()
 	c.Write([]byte(state))
+}
+
+// chatConcurrency is --llm-concurrency, or for a local Ollama what its
+// server runs at once: OLLAMA_NUM_PARALLEL when this environment sets it
+// (the same variable Ollama reads), else the pool's provider default.
+func (o *serveOptions) chatConcurrency(p llm.Provider) int {
+	if o.llmConcurrency > 0 || p.Name() != "ollama" {
+		return o.llmConcurrency
+	}
+	n, err := strconv.Atoi(os.Getenv("OLLAMA_NUM_PARALLEL"))
+	if err != nil || n <= 0 {
+		return 0
+	}
+	return n
 }

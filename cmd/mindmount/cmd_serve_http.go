@@ -41,6 +41,10 @@ func (l *originList) Set(v string) error {
 	return nil
 }
 
+// serveMaxBody is serve's --max-body, handed on to the workers, which
+// read the bodies the front forwards.
+var serveMaxBody int64 = httpapi.DefaultMaxBody
+
 func init() {
 	f := &httpFront{}
 	serveFronts = append(serveFronts, &serveFront{
@@ -49,6 +53,7 @@ func init() {
 			fl.StringVar(&f.addr, "http", "", "serve the HTTP API (chat, bye, consolidate, recall, health, MCP at /mcp, the web page at /ui/) on `ADDR`, e.g. 127.0.0.1:8080")
 			fl.StringVar(&f.keyFile, "api-key-file", "", "read the admin API key from `FILE` (default $MINDMOUNT_API_KEY)")
 			fl.StringVar(&serveGitHubAPI, "github-api", remote.DefaultGitHubAPI, "GitHub REST API base `URL` for /v1/git/setup (GitHub Enterprise: https://HOST/api/v3)")
+			fl.Int64Var(&serveMaxBody, "max-body", httpapi.DefaultMaxBody, "answer 413 to a request body larger than `BYTES` (the reference server has no limit; raise this for clients that send long transcripts)")
 			fl.BoolVar(&f.insecure, "insecure-listen", false, "start --http on a non-loopback address before any API key or user token exists (every request but /health is refused until one does)")
 			fl.Var(&f.cors, "cors", "let web pages from `ORIGIN` (https://app.example.com) call the HTTP API; repeat for more; * (any origin) only on a loopback address")
 			fl.StringVar(&f.autoUsers, "auto-users", "", "add a user the HTTP API does not know on its first request, with the next free uid of `UIDRANGE` (e.g. 20000-29999); off by default")
@@ -111,7 +116,16 @@ func (f *httpFront) start(ctx context.Context, ws *host.Workers) (func() error, 
 	// user's worker, which answers it as the user (chat, bye, consolidate,
 	// recall, git, MCP, the web page's pages): nothing here touches a
 	// user's repository.
+	warmed := make(chan struct{})
 	srv := httpapi.New(httpapi.Config{
+		Ready: func() bool {
+			select {
+			case <-warmed:
+				return true
+			default:
+				return false
+			}
+		},
 		Forward:   ws,
 		List:      ws,
 		UI:        ui,
@@ -119,6 +133,7 @@ func (f *httpFront) start(ctx context.Context, ws *host.Workers) (func() error, 
 		Auth:      auth,
 		CORS:      f.cors,
 		Provision: provision,
+		MaxBody:   serveMaxBody,
 		Version:   versionString(),
 		Logger:    log,
 	})
@@ -130,8 +145,8 @@ func (f *httpFront) start(ctx context.Context, ws *host.Workers) (func() error, 
 	}()
 	// The readiness line waits for the warm-up (at most warmWait), so a
 	// client that waits for it finds its first chat as quick as the next;
-	// users past that go on warming in the background.
-	warmed := make(chan struct{})
+	// users past that go on warming in the background, and /health says
+	// 503 "starting" until they are all warm.
 	go func() {
 		defer close(warmed)
 		warmWorkers(ctx, ws, warmMax, log)

@@ -43,6 +43,7 @@ type workerOptions struct {
 	memory      uint64        // data-segment limit in bytes (0: none)
 	fromUID     uint          // the uid serve runs as: the only peer of the HTTP socket
 	github      string        // GitHub REST API base URL
+	maxBody     int64         // serve's --max-body
 	debug       bool
 	spareFd     int // the socket on which serve hands a spare worker its user
 }
@@ -57,6 +58,7 @@ func (o *workerOptions) AddFlags(fl *flag.FlagSet) {
 	fl.Uint64Var(&o.memory, "memory", 0, "memory limit (RLIMIT_DATA) in bytes")
 	fl.UintVar(&o.fromUID, "from-uid", 0, "the uid of serve, the only peer of the HTTP socket")
 	fl.StringVar(&o.github, "github-api", remote.DefaultGitHubAPI, "GitHub REST API base URL")
+	fl.Int64Var(&o.maxBody, "max-body", httpapi.DefaultMaxBody, "the largest request body in bytes (serve's --max-body)")
 	fl.BoolVar(&o.debug, "debug", false, "log every FUSE request")
 	fl.IntVar(&o.spareFd, "spare-fd", 0, "the socket on which serve hands this worker its user")
 }
@@ -131,6 +133,7 @@ func runWorker(o *workerOptions, log *slog.Logger) error {
 	// (host.Runtime's consolidateConfig).
 	cfg.Root = host.RootOf(o.repo)
 	cfg.Operator = &memgraph.OperatorSource{Path: filepath.Join(cfg.Root, host.OperatorConfigFile), Strict: true, RootOnly: true}
+	var chat llm.Provider
 	if o.ctl != "" && o.daemon.consolidate {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		p, err := llm.NewRemote(ctx, dialAbstract(o.ctl))
@@ -138,17 +141,21 @@ func runWorker(o *workerOptions, log *slog.Logger) error {
 		if err != nil {
 			log.Warn("the daemon's model is not reachable; consolidation waits for one", "err", err)
 		} else {
-			cfg.Provider = p
+			// Chats take the daemon pool's chat share, consolidation
+			// its own (a consolidation never queues a chat).
+			cfg.Provider = p.Background()
+			chat = p
 		}
 	}
 	var pool *llm.Pool
-	if cfg.Provider != nil {
-		pool = llm.NewRelayPool(cfg.Provider)
+	if chat != nil {
+		pool = llm.NewRelayPool(chat)
 	}
 	began := time.Now()
 	return serveRuntime(o.repo, o.id, cfg, func(ctx context.Context, rt *host.Runtime) (<-chan error, func(bool) error, error) {
 		// What a cold user's first read waits for (bench-serve.sh).
 		log.Debug("worker: repository open and tracking", "ms", time.Since(began).Milliseconds())
+		trimWorkerHeap()
 		ended := make(chan error, 2)
 		var stops []func(bool) error
 		if o.fuseFd >= 0 {
@@ -175,7 +182,7 @@ func runWorker(o *workerOptions, log *slog.Logger) error {
 			// Only serve (root) forwards here: the user's other processes
 			// must go through serve's credentials like everyone else.
 			ln = host.PeerListener(ln, uint32(o.fromUID))
-			srv, err := workerHTTP(rt, pool, o.github, log)
+			srv, err := workerHTTP(rt, pool, o.github, o.maxBody, log)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -221,6 +228,24 @@ const (
 // process of the user's may lower but never raise a hard limit, so the
 // user cannot lift their own worker's bounds. memory is RLIMIT_DATA in
 // bytes (0: none).
+// workerGCPercent is the collector's target for a worker unless GOGC
+// says otherwise: a served repository's heap is mostly the long-lived
+// graph and recall index (docs/footprint.md), so the default 100 (the
+// heap may grow to twice what is live before a collection) is mostly
+// idle headroom multiplied by the number of users.
+const workerGCPercent = 50
+
+// trimWorkerHeap is called once the repository is loaded: loading reads
+// and parses every memory, whose garbage the runtime would otherwise keep
+// mapped for minutes; it is handed back now, and the collector's target
+// lowered (docs/footprint.md has the figures).
+func trimWorkerHeap() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(workerGCPercent)
+	}
+	debug.FreeOSMemory()
+}
+
 func limitWorker(memory uint64, log *slog.Logger) error {
 	for _, l := range []struct {
 		res  int
@@ -255,7 +280,7 @@ func limitWorker(memory uint64, log *slog.Logger) error {
 // workerHTTP is the user's HTTP API and MCP as the worker serves them to
 // serve, which has checked the caller's credentials and forwards only this
 // user's requests: it needs none of its own.
-func workerHTTP(rt *host.Runtime, pool *llm.Pool, githubAPI string, log *slog.Logger) (*httpapi.Server, error) {
+func workerHTTP(rt *host.Runtime, pool *llm.Pool, githubAPI string, maxBody int64, log *slog.Logger) (*httpapi.Server, error) {
 	users := oneUser{rt}
 	// The web page's pages of this user, answered as the user; the
 	// session and its CSRF token are serve's (webui Trusted).
@@ -264,9 +289,10 @@ func workerHTTP(rt *host.Runtime, pool *llm.Pool, githubAPI string, log *slog.Lo
 		return nil, err
 	}
 	return httpapi.New(httpapi.Config{
-		Users: users,
-		Pool:  pool,
-		UI:    ui,
+		Users:   users,
+		Pool:    pool,
+		UI:      ui,
+		MaxBody: maxBody,
 		MCP: mcpserver.NewHandler(func(r *http.Request) (*host.Runtime, func(), error) {
 			return users.Acquire(r.Context(), httpapi.RequestUser(r))
 		}, mcpserver.Options{Logger: log, Version: versionString()}),

@@ -13,20 +13,60 @@ var ErrBusy = errors.New("the model queue is full")
 
 // PoolConfig sizes a Pool. Zero fields take the defaults.
 type PoolConfig struct {
-	Concurrency int // model calls at once (default 2)
-	MaxQueue    int // calls waiting in all, beyond which ErrBusy (default 64)
-	MaxPerUser  int // calls one user may have waiting (default 8)
+	// Concurrency is how many chat calls (a person waits for them) run
+	// at once; 0 is DefaultConcurrency of the provider.
+	Concurrency int
+	// Background is how many consolidation calls run at once, in a share
+	// of their own beside the chats', so that a long consolidation never
+	// queues a chat; 0 is DefaultBackground of the provider.
+	Background int
+	MaxQueue   int // calls waiting in all, per share, beyond which ErrBusy (default 64)
+	MaxPerUser int // calls one user may have waiting, per share (default 8)
+}
+
+// DefaultConcurrency is the chat share a provider takes by default: what
+// the model server itself runs at once. A local Ollama runs one request
+// per model at a time unless its OLLAMA_NUM_PARALLEL says more (its FAQ,
+// "How does Ollama handle concurrent requests?": the default is 1), so
+// more calls would only queue there instead of here, where the queue is
+// fair; a hosted API (OpenAI, Anthropic) answers many at once, and 8
+// clients are not to wait behind 2.
+func DefaultConcurrency(provider string) int {
+	if provider == "ollama" {
+		return 1
+	}
+	return 8
+}
+
+// DefaultBackground is the consolidation share a provider takes by
+// default: one call for a local Ollama, two for a hosted API.
+func DefaultBackground(provider string) int {
+	if provider == "ollama" {
+		return 1
+	}
+	return 2
 }
 
 // Pool is the one bounded queue of model calls a daemon shares between its
-// users. At most Concurrency calls run at once; the others wait in one
+// users, in two shares: chats (For) and consolidation (Background), each
+// with its own slots, so a backlog in one never delays the other. In a
+// share at most its number of calls run at once; the others wait in one
 // queue per user, and a freed slot goes to the users in turn (round
-// robin), so a user with a long backlog — a big consolidation — delays
-// another user's chat by at most one call per slot, never by the whole
-// backlog. Provider-specific behaviour stays in the wrapped provider.
+// robin), so a user with a long backlog delays another user's call by at
+// most one call per slot, never by the whole backlog. Provider-specific
+// behaviour stays in the wrapped provider.
 type Pool struct {
-	p   Provider
-	cfg PoolConfig
+	p        Provider
+	cfg      PoolConfig
+	chat, bg share
+	lastMu   sync.Mutex
+	lastAt   time.Time // when the last call ended
+	lastOK   bool      // whether the model answered it
+}
+
+// share is one of a pool's fair queues with its own slots.
+type share struct {
+	slots, maxQueue, maxPerUser int
 
 	mu     sync.Mutex
 	busy   int
@@ -34,9 +74,6 @@ type Pool struct {
 	ring   []string             // users with waiters, in turn order
 	turn   int                  // index in ring of the next user served
 	queued int
-
-	lastAt time.Time // when the last call ended
-	lastOK bool      // whether the model answered it
 }
 
 type waiter struct {
@@ -48,7 +85,10 @@ type waiter struct {
 // NewPool wraps p. Stream works when p is a Streamer (all of ours are).
 func NewPool(p Provider, cfg PoolConfig) *Pool {
 	if cfg.Concurrency <= 0 {
-		cfg.Concurrency = 2
+		cfg.Concurrency = DefaultConcurrency(p.Name())
+	}
+	if cfg.Background <= 0 {
+		cfg.Background = DefaultBackground(p.Name())
 	}
 	if cfg.MaxQueue <= 0 {
 		cfg.MaxQueue = 64
@@ -56,7 +96,10 @@ func NewPool(p Provider, cfg PoolConfig) *Pool {
 	if cfg.MaxPerUser <= 0 {
 		cfg.MaxPerUser = 8
 	}
-	return &Pool{p: p, cfg: cfg, queues: map[string][]*waiter{}}
+	pl := &Pool{p: p, cfg: cfg}
+	pl.chat = share{slots: cfg.Concurrency, maxQueue: cfg.MaxQueue, maxPerUser: cfg.MaxPerUser, queues: map[string][]*waiter{}}
+	pl.bg = share{slots: cfg.Background, maxQueue: cfg.MaxQueue, maxPerUser: cfg.MaxPerUser, queues: map[string][]*waiter{}}
+	return pl
 }
 
 // NewRelayPool wraps p, the remote share of a pool elsewhere (a serve
@@ -64,113 +107,141 @@ func NewPool(p Provider, cfg PoolConfig) *Pool {
 // bounds and shares the model, so this one is wide enough never to be
 // the bound and only lets the calls through.
 func NewRelayPool(p Provider) *Pool {
-	return NewPool(p, PoolConfig{Concurrency: 64, MaxQueue: 256, MaxPerUser: 256})
+	return NewPool(p, PoolConfig{Concurrency: 64, Background: 64, MaxQueue: 256, MaxPerUser: 256})
 }
 
-// For returns the provider user's calls go through.
-func (pl *Pool) For(user string) ChatProvider { return &pooled{pl: pl, user: user} }
+// Config returns the pool's sizes, defaults filled in.
+func (pl *Pool) Config() PoolConfig { return pl.cfg }
+
+// For returns the provider user's chat calls go through.
+func (pl *Pool) For(user string) ChatProvider { return &pooled{pl: pl, sh: &pl.chat, user: user} }
+
+// Background returns the provider user's consolidation calls go through:
+// the pool's other share, which never takes a chat's slot.
+func (pl *Pool) Background(user string) ChatProvider {
+	return &pooled{pl: pl, sh: &pl.bg, user: user}
+}
 
 // Provider returns the wrapped provider.
 func (pl *Pool) Provider() Provider { return pl.p }
 
 // PoolStats is what the pool says about itself (health, status).
 type PoolStats struct {
-	Running, Queued int
+	Running, Queued int       // both shares
 	LastCall        time.Time // zero before the first call
 	LastOK          bool      // the model answered the last call
 }
 
 // Stats returns the pool's current numbers.
 func (pl *Pool) Stats() PoolStats {
-	pl.mu.Lock()
-	defer pl.mu.Unlock()
-	return PoolStats{Running: pl.busy, Queued: pl.queued, LastCall: pl.lastAt, LastOK: pl.lastOK}
+	var st PoolStats
+	for _, sh := range []*share{&pl.chat, &pl.bg} {
+		sh.mu.Lock()
+		st.Running += sh.busy
+		st.Queued += sh.queued
+		sh.mu.Unlock()
+	}
+	pl.lastMu.Lock()
+	st.LastCall, st.LastOK = pl.lastAt, pl.lastOK
+	pl.lastMu.Unlock()
+	return st
 }
 
-// acquire waits for a slot for user. The returned release must be called
-// once the call is over, with the call's error.
-func (pl *Pool) acquire(ctx context.Context, user string) (func(error), error) {
-	pl.mu.Lock()
-	if pl.busy < pl.cfg.Concurrency && pl.queued == 0 {
-		pl.busy++
-		pl.mu.Unlock()
-		return pl.release, nil
+// ended records how a call ended: a caller that went away says nothing
+// about the model.
+func (pl *Pool) ended(callErr error) {
+	if callErr != nil && errors.Is(callErr, context.Canceled) {
+		return
 	}
-	if pl.queued >= pl.cfg.MaxQueue || len(pl.queues[user]) >= pl.cfg.MaxPerUser {
-		pl.mu.Unlock()
+	pl.lastMu.Lock()
+	pl.lastAt, pl.lastOK = time.Now(), callErr == nil
+	pl.lastMu.Unlock()
+}
+
+// acquire waits for a slot of sh for user. The returned release must be
+// called once the call is over, with the call's error.
+func (pl *Pool) acquire(ctx context.Context, sh *share, user string) (func(error), error) {
+	release := func(err error) {
+		pl.ended(err)
+		sh.release()
+	}
+	sh.mu.Lock()
+	if sh.busy < sh.slots && sh.queued == 0 {
+		sh.busy++
+		sh.mu.Unlock()
+		return release, nil
+	}
+	if sh.queued >= sh.maxQueue || len(sh.queues[user]) >= sh.maxPerUser {
+		sh.mu.Unlock()
 		return nil, ErrBusy
 	}
 	w := &waiter{user: user, ready: make(chan struct{})}
-	if len(pl.queues[user]) == 0 {
-		pl.ring = append(pl.ring, user)
+	if len(sh.queues[user]) == 0 {
+		sh.ring = append(sh.ring, user)
 	}
-	pl.queues[user] = append(pl.queues[user], w)
-	pl.queued++
-	pl.mu.Unlock()
+	sh.queues[user] = append(sh.queues[user], w)
+	sh.queued++
+	sh.mu.Unlock()
 
 	select {
 	case <-w.ready:
-		return pl.release, nil
+		return release, nil
 	case <-ctx.Done():
-		pl.mu.Lock()
+		sh.mu.Lock()
 		if w.granted {
 			// The slot came as we gave up: pass it on.
-			pl.mu.Unlock()
-			pl.release(nil)
+			sh.mu.Unlock()
+			sh.release()
 			return nil, ctx.Err()
 		}
-		pl.remove(w)
-		pl.mu.Unlock()
+		sh.remove(w)
+		sh.mu.Unlock()
 		return nil, ctx.Err()
 	}
 }
 
 // release ends a call and hands its slot to the next user in turn.
-func (pl *Pool) release(callErr error) {
-	pl.mu.Lock()
-	defer pl.mu.Unlock()
-	if callErr == nil || !errors.Is(callErr, context.Canceled) {
-		// A caller that went away says nothing about the model.
-		pl.lastAt, pl.lastOK = time.Now(), callErr == nil
-	}
-	if len(pl.ring) == 0 {
-		pl.busy--
+func (sh *share) release() {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if len(sh.ring) == 0 {
+		sh.busy--
 		return
 	}
-	if pl.turn >= len(pl.ring) {
-		pl.turn = 0
+	if sh.turn >= len(sh.ring) {
+		sh.turn = 0
 	}
-	user := pl.ring[pl.turn]
-	q := pl.queues[user]
+	user := sh.ring[sh.turn]
+	q := sh.queues[user]
 	w := q[0]
-	pl.queues[user] = q[1:]
-	pl.queued--
-	if len(pl.queues[user]) == 0 {
-		delete(pl.queues, user)
-		pl.ring = append(pl.ring[:pl.turn], pl.ring[pl.turn+1:]...)
+	sh.queues[user] = q[1:]
+	sh.queued--
+	if len(sh.queues[user]) == 0 {
+		delete(sh.queues, user)
+		sh.ring = append(sh.ring[:sh.turn], sh.ring[sh.turn+1:]...)
 	} else {
-		pl.turn++
+		sh.turn++
 	}
 	w.granted = true
 	close(w.ready) // the slot passes on: busy is unchanged
 }
 
-// remove takes a waiter that gave up out of its queue; pl.mu is held.
-func (pl *Pool) remove(w *waiter) {
-	q := pl.queues[w.user]
+// remove takes a waiter that gave up out of its queue; sh.mu is held.
+func (sh *share) remove(w *waiter) {
+	q := sh.queues[w.user]
 	for i, x := range q {
 		if x != w {
 			continue
 		}
-		pl.queues[w.user] = append(q[:i:i], q[i+1:]...)
-		pl.queued--
-		if len(pl.queues[w.user]) == 0 {
-			delete(pl.queues, w.user)
-			for j, u := range pl.ring {
+		sh.queues[w.user] = append(q[:i:i], q[i+1:]...)
+		sh.queued--
+		if len(sh.queues[w.user]) == 0 {
+			delete(sh.queues, w.user)
+			for j, u := range sh.ring {
 				if u == w.user {
-					pl.ring = append(pl.ring[:j], pl.ring[j+1:]...)
-					if j < pl.turn {
-						pl.turn--
+					sh.ring = append(sh.ring[:j], sh.ring[j+1:]...)
+					if j < sh.turn {
+						sh.turn--
 					}
 					break
 				}
@@ -183,8 +254,13 @@ func (pl *Pool) remove(w *waiter) {
 // pooled is one user's view of the pool.
 type pooled struct {
 	pl   *Pool
+	sh   *share
 	user string
 }
+
+// Background is the same user's consolidation share (ServeRemote hands
+// it to a worker's consolidation calls).
+func (c *pooled) Background() ChatProvider { return c.pl.Background(c.user) }
 
 var (
 	_ ChatProvider = (*pooled)(nil)
@@ -195,7 +271,7 @@ func (c *pooled) Name() string  { return c.pl.p.Name() }
 func (c *pooled) Model() string { return c.pl.p.Model() }
 
 func (c *pooled) Chat(ctx context.Context, req ChatRequest) (string, error) {
-	release, err := c.pl.acquire(ctx, c.user)
+	release, err := c.pl.acquire(ctx, c.sh, c.user)
 	if err != nil {
 		return "", err
 	}
@@ -205,7 +281,7 @@ func (c *pooled) Chat(ctx context.Context, req ChatRequest) (string, error) {
 }
 
 func (c *pooled) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	release, err := c.pl.acquire(ctx, c.user)
+	release, err := c.pl.acquire(ctx, c.sh, c.user)
 	if err != nil {
 		return nil, err
 	}
@@ -223,7 +299,7 @@ func (c *pooled) Stream(ctx context.Context, msgs []Message, onDelta func(string
 	if !ok {
 		return ErrNoStream
 	}
-	release, err := c.pl.acquire(ctx, c.user)
+	release, err := c.pl.acquire(ctx, c.sh, c.user)
 	if err != nil {
 		return err
 	}

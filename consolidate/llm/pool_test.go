@@ -77,16 +77,21 @@ func recv[T any](t *testing.T, what string, ch <-chan T) T {
 
 // TestPoolFairness: with one slot, alice queues a backlog of six calls,
 // then bob queues one. Bob's call must run right after alice's next one,
-// not after her whole backlog.
+// not after her whole backlog: in the chats' share and in consolidation's.
 func TestPoolFairness(t *testing.T) {
+	t.Run("chat", func(t *testing.T) { testPoolFairness(t, (*Pool).For) })
+	t.Run("background", func(t *testing.T) { testPoolFairness(t, (*Pool).Background) })
+}
+
+func testPoolFairness(t *testing.T, shareOf func(*Pool, string) ChatProvider) {
 	g := newGateModel()
-	pl := NewPool(g, PoolConfig{Concurrency: 1})
+	pl := NewPool(g, PoolConfig{Concurrency: 1, Background: 1})
 	var wg sync.WaitGroup
 	call := func(user, prompt string) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if _, err := pl.For(user).Chat(context.Background(), ChatRequest{Prompt: prompt}); err != nil {
+			if _, err := shareOf(pl, user).Chat(context.Background(), ChatRequest{Prompt: prompt}); err != nil {
 				t.Error(err)
 			}
 		}()

@@ -22,6 +22,23 @@ import (
 type Remote struct {
 	hc             *http.Client
 	name, model, e string
+	share          string // shareHeader's value; "" is the chat share
+}
+
+// shareHeader says which share of the daemon's pool a Remote's call takes
+// (Pool.For or Pool.Background).
+const (
+	shareHeader     = "Mindmount-Share"
+	shareBackground = "background"
+)
+
+// Background returns a Remote whose calls take the daemon pool's
+// consolidation share, so that a worker's consolidation never holds a
+// slot its user's chats wait for. It shares r's connections.
+func (r *Remote) Background() *Remote {
+	c := *r
+	c.share = shareBackground
+	return &c
 }
 
 var (
@@ -118,6 +135,9 @@ func (r *Remote) post(ctx context.Context, path string, in any) (*http.Response,
 	if err != nil {
 		return nil, err
 	}
+	if r.share != "" {
+		req.Header.Set(shareHeader, r.share)
+	}
 	resp, err := r.hc.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -205,9 +225,17 @@ func (r *Remote) Stream(ctx context.Context, msgs []Message, onDelta func(string
 }
 
 // ServeRemote answers a Remote's calls with p (a user's share of the
-// daemon's pool). Errors cross as their text and kind; the text of a
-// provider error is already scrubbed of keys and secrets (scrubText).
+// daemon's pool; a call marked as consolidation takes p's Background
+// share when p has one). Errors cross as their text and kind; the text of
+// a provider error is already scrubbed of keys and secrets (scrubText).
 func ServeRemote(p ChatProvider) http.Handler {
+	chat := p
+	pick := func(r *http.Request) ChatProvider {
+		if bg, ok := chat.(interface{ Background() ChatProvider }); ok && r.Header.Get(shareHeader) == shareBackground {
+			return bg.Background()
+		}
+		return chat
+	}
 	mux := http.NewServeMux()
 	reply := func(w http.ResponseWriter, ev remoteEvent, err error) {
 		w.Header().Set("Content-Type", "application/json")
@@ -245,7 +273,7 @@ func ServeRemote(p ChatProvider) http.Handler {
 		if !decode(w, r, &in) {
 			return
 		}
-		out, err := p.Chat(r.Context(), ChatRequest{System: in.System, Prompt: in.Prompt, SchemaName: in.SchemaName, Schema: in.Schema})
+		out, err := pick(r).Chat(r.Context(), ChatRequest{System: in.System, Prompt: in.Prompt, SchemaName: in.SchemaName, Schema: in.Schema})
 		reply(w, remoteEvent{Content: out, Done: true}, err)
 	})
 	mux.HandleFunc("POST /embed", func(w http.ResponseWriter, r *http.Request) {
@@ -253,7 +281,7 @@ func ServeRemote(p ChatProvider) http.Handler {
 		if !decode(w, r, &texts) {
 			return
 		}
-		v, err := p.Embed(r.Context(), texts)
+		v, err := pick(r).Embed(r.Context(), texts)
 		reply(w, remoteEvent{Vectors: v, Done: true}, err)
 	})
 	mux.HandleFunc("POST /stream", func(w http.ResponseWriter, r *http.Request) {
@@ -264,7 +292,7 @@ func ServeRemote(p ChatProvider) http.Handler {
 		w.Header().Set("Content-Type", "application/x-ndjson")
 		enc := json.NewEncoder(w)
 		fl, _ := w.(http.Flusher)
-		err := p.Stream(r.Context(), msgs, func(d string) error {
+		err := pick(r).Stream(r.Context(), msgs, func(d string) error {
 			if err := enc.Encode(remoteEvent{Delta: d}); err != nil {
 				return err
 			}

@@ -3,8 +3,10 @@
 // about the user and every decision adds it. With -script FILE it gives the
 // answers written in FILE instead (scripts/demo.sh): a JSON object whose
 // "extract" and "decide" members are the model's answers to every
-// extraction and every decision, in consolidate's schema. It prints the
-// base URL on its first line and serves until it is killed.
+// extraction and every decision, in consolidate's schema. With -delay D
+// every answer waits D first (a hosted model's latency); it speaks the
+// Ollama, OpenAI (OPENAI_BASE_URL=URL/v1) and Anthropic wires. It prints
+// the base URL on its first line and serves until it is killed.
 //
 //	go run ./scripts/fakellm    # prints e.g. http://127.0.0.1:40123
 //	OLLAMA_HOST=that MINDMOUNT_LLM=ollama MINDMOUNT_MODEL=fake mindmount mount ...
@@ -35,6 +37,7 @@ type script struct {
 
 func main() {
 	scriptFile := flag.String("script", "", "answer every extraction and decision with the JSON in `FILE` ({\"extract\": …, \"decide\": …})")
+	delay := flag.Duration("delay", 0, "answer every call after `D` (a real model's latency: -delay 250ms)")
 	flag.Parse()
 	handler := soak()
 	if *scriptFile != "" {
@@ -44,6 +47,14 @@ func main() {
 			os.Exit(2)
 		}
 		handler = h
+	}
+	if *delay > 0 {
+		inner := handler
+		handler = func(call llmtest.Call) llmtest.Reply {
+			r := inner(call)
+			r.Delay = *delay
+			return r
+		}
 	}
 	var c cleanup
 	srv := llmtest.New(&c)

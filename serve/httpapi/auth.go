@@ -203,7 +203,7 @@ func (s *Server) authMCP(next http.Handler) http.Handler {
 			return
 		}
 		defer done()
-		r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
+		r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBody)
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), userKey{}, id)))
 	})
 }

@@ -34,7 +34,7 @@ const writeTimeout = 30 * time.Second
 // prompt, in OpenAI's chunk format, and keeps both in the transcript.
 func (s *Server) chat(w http.ResponseWriter, r *http.Request, c caller) {
 	var req chatRequest
-	if !decodeBody(w, r, &req) {
+	if !s.decodeBody(w, r, &req) {
 		return
 	}
 	if strings.TrimSpace(req.Message) == "" {

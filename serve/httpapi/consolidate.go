@@ -42,7 +42,7 @@ func (s *Server) bye(w http.ResponseWriter, r *http.Request, c caller) {
 		UserID UserRef `json:"userId"`
 		Wait   bool    `json:"wait"`
 	}
-	if !decodeBody(w, r, &req) {
+	if !s.decodeBody(w, r, &req) {
 		return
 	}
 	rt, release, id, ok := s.userFor(w, r, c, req.UserID)
@@ -124,7 +124,7 @@ func (s *Server) consolidate(w http.ResponseWriter, r *http.Request, c caller) {
 		Transcript []postedMessage `json:"transcript"`
 		Wait       bool            `json:"wait"`
 	}
-	if !decodeBody(w, r, &req) {
+	if !s.decodeBody(w, r, &req) {
 		return
 	}
 	lines := make([]consolidate.Line, 0, len(req.Transcript))

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 
 	"github.com/mindmount/mindmount/consolidate/llm"
@@ -53,15 +54,15 @@ func modelStatus(err error) int {
 	return http.StatusBadGateway
 }
 
-// decodeBody reads a JSON body of at most MaxBody bytes into v. It answers
-// 413 or 400 itself and returns false then.
-func decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
-	r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
+// decodeBody reads a JSON body of at most Config.MaxBody bytes into v. It
+// answers 413 or 400 itself and returns false then.
+func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any) bool {
+	r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBody)
 	dec := json.NewDecoder(r.Body)
 	if err := dec.Decode(v); err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			writeError(w, http.StatusRequestEntityTooLarge, "the request body is larger than 1 MiB")
+			s.tooLarge(w)
 			return false
 		}
 		writeError(w, http.StatusBadRequest, "the request body is not the expected JSON")
@@ -80,4 +81,9 @@ func transcriptError(w http.ResponseWriter, err error) {
 		return
 	}
 	writeError(w, http.StatusInternalServerError, "the transcript cannot be written")
+}
+
+// tooLarge answers 413 with the limit and the flag that sets it.
+func (s *Server) tooLarge(w http.ResponseWriter) {
+	writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the request body is larger than %d bytes, the most this server accepts (serve --max-body)", s.cfg.MaxBody))
 }

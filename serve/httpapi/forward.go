@@ -27,12 +27,12 @@ type Forwarder interface {
 // without the Authorization header: no credential ever reaches a worker.
 // A token can only ever reach its own user's worker.
 func (s *Server) forward(w http.ResponseWriter, r *http.Request, c caller) {
-	r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
+	r.Body = http.MaxBytesReader(w, r.Body, s.cfg.MaxBody)
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
-			writeError(w, http.StatusRequestEntityTooLarge, "the request body is larger than 1 MiB")
+			s.tooLarge(w)
 			return
 		}
 		writeError(w, http.StatusBadRequest, "the request body could not be read")
@@ -43,7 +43,7 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, c caller) {
 	if ref != "" || c.admin {
 		var err error
 		if id, err = s.userID(ref); err != nil {
-			writeError(w, http.StatusBadRequest, "userId: "+err.Error())
+			badUserID(w, err)
 			return
 		}
 	}

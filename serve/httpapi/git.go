@@ -44,7 +44,7 @@ func (s *Server) gitSetup(w http.ResponseWriter, r *http.Request, c caller) {
 		GitHubToken string  `json:"githubToken"`
 		RepoName    string  `json:"repoName"`
 	}
-	if !decodeBody(w, r, &body) {
+	if !s.decodeBody(w, r, &body) {
 		return
 	}
 	req := remote.SetupRequest{GitHubToken: body.GitHubToken, RepoName: body.RepoName}
@@ -71,7 +71,7 @@ func (s *Server) gitUpdate(w http.ResponseWriter, r *http.Request, c caller) {
 	var req struct {
 		UserID UserRef `json:"userId"`
 	}
-	if !decodeBody(w, r, &req) {
+	if !s.decodeBody(w, r, &req) {
 		return
 	}
 	rt, id, ctx, done, ok := s.gitUser(w, r, c, req.UserID)

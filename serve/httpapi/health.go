@@ -25,7 +25,8 @@ type heldBack struct {
 }
 
 // health answers without auth: status, uptime, users and the model. 503
-// while the daemon shuts down, so a load balancer stops sending.
+// while the daemon starts (Config.Ready: its users not yet loaded) and
+// while it shuts down, so a load balancer sends nothing that would wait.
 func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	users := s.list().Users()
 	loaded := 0
@@ -60,9 +61,14 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 		body["model"] = nil
 	}
 	status := http.StatusOK
-	if s.closing.Load() {
+	switch {
+	case s.closing.Load():
 		status = http.StatusServiceUnavailable
 		body["status"] = "shutting down"
+	case s.cfg.Ready != nil && !s.cfg.Ready():
+		status = http.StatusServiceUnavailable
+		body["status"] = "starting"
+		w.Header().Set("Retry-After", "1")
 	}
 	writeJSON(w, status, body)
 }

@@ -67,7 +67,7 @@ func newEnvWith(t testing.TB, root, provider string, n int, mod func(*Config)) *
 	h, err := host.New(host.Config{
 		Root:        root,
 		Runtime:     host.RuntimeConfig{Consolidate: true, Idle: time.Hour, Every: 1 << 20, Debounce: 10 * time.Millisecond},
-		ProviderFor: func(id string) llm.Provider { return pool.For(id) },
+		ProviderFor: func(id string) llm.Provider { return pool.Background(id) },
 		Logger:      quietLog(),
 	})
 	if err != nil {

@@ -47,7 +47,7 @@ func TestRefusedLeaveNoTrace(t *testing.T) {
 		{"400", adminKey, `{"userId":"alice","message":"REFUSED-400","sessionId":"a\u0001b"}`, 400},
 		{"401", "", `{"userId":"alice","message":"REFUSED-401","sessionId":"y"}`, 401},
 		{"403", tok, `{"userId":"bob","message":"REFUSED-403","sessionId":"y"}`, 403},
-		{"413", adminKey, `{"userId":"alice","sessionId":"z","message":"REFUSED-413 ` + strings.Repeat("a", MaxBody) + `"}`, 413},
+		{"413", adminKey, `{"userId":"alice","sessionId":"z","message":"REFUSED-413 ` + strings.Repeat("a", DefaultMaxBody) + `"}`, 413},
 	}
 	for _, c := range cases {
 		if code, body := e.status("POST", "/v1/chat", c.bearer, c.body); code != c.want {

@@ -132,7 +132,7 @@ func (s *Server) reviewVerdict(w http.ResponseWriter, r *http.Request, c caller,
 		return
 	}
 	var req verdict
-	if r.ContentLength != 0 && !decodeBody(w, r, &req) {
+	if r.ContentLength != 0 && !s.decodeBody(w, r, &req) {
 		return
 	}
 	if req.UserID == "" {

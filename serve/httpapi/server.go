@@ -94,10 +94,19 @@ type Config struct {
 	// connections Serve holds open (default a quarter of the descriptor
 	// limit, at most 1024; past it a new one is answered 503 and closed).
 	MaxPerUser, MaxOpen, MaxConns int
+	// MaxBody bounds a request body in bytes (default DefaultMaxBody;
+	// past it 413): serve --max-body.
+	MaxBody int64
 	// User, when set, is the one user this server serves (serve's
 	// worker), whose Logger names them already: log lines do not repeat
 	// the user.
 	User string
+	// Ready, when set, says whether a request would now be answered
+	// without waiting for a user to load (serve's warm-up is done);
+	// until it does, /health answers 503 "starting", so that a load
+	// balancer or a client that waits for 200 never sends a request that
+	// pays for the load. Nil: ready from the start.
+	Ready func() bool
 	// Version is the daemon's version, reported by /health.
 	Version string
 	Logger  *slog.Logger
@@ -120,11 +129,14 @@ type Server struct {
 	routesOf *http.ServeMux
 }
 
-// MaxBody bounds a request body; larger bodies are answered 413.
-const MaxBody = 1 << 20
+// DefaultMaxBody is Config.MaxBody's default: 1 MiB.
+const DefaultMaxBody = 1 << 20
 
 // New returns a server for cfg.
 func New(cfg Config) *Server {
+	if cfg.MaxBody <= 0 {
+		cfg.MaxBody = DefaultMaxBody
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}

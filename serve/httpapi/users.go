@@ -43,6 +43,23 @@ func (u *UserRef) UnmarshalJSON(b []byte) error {
 // none; only with --auto-users do we do the same.
 const anonymous = "anonymous"
 
+// ErrNoUserID is a request that names no user on a server that does not
+// add users itself (no --auto-users): it is refused (400) rather than
+// served as the reference's anonymous user, because here every user is an
+// account the operator added, with its own uid and repository, and
+// pouring every client that forgets its userId into one shared memory
+// would let them read each other's.
+var ErrNoUserID = errors.New("userId is missing: send the user's id (\"userId\" in the JSON body, ?userId= or the X-Mindmount-User header); a request without one is served as the user \"anonymous\" only by serve --auto-users")
+
+// badUserID answers 400 for a userId that names no valid user.
+func badUserID(w http.ResponseWriter, err error) {
+	if errors.Is(err, ErrNoUserID) {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	writeError(w, http.StatusBadRequest, "userId: "+err.Error())
+}
+
 // userID turns a client's userId into the ID of a user directory. Without
 // auto-provisioning it must be a valid ID as it is. With it, a registered
 // ID is that user, and any other string is mapped by host.IDFor, so that
@@ -50,6 +67,9 @@ const anonymous = "anonymous"
 func (s *Server) userID(ref UserRef) (string, error) {
 	id := string(ref)
 	if s.cfg.Provision == nil {
+		if id == "" {
+			return "", ErrNoUserID
+		}
 		return id, host.ValidID(id)
 	}
 	if id == "" {
@@ -88,7 +108,7 @@ var errProvision = errors.New("the new user cannot be provisioned")
 func (s *Server) userFor(w http.ResponseWriter, r *http.Request, c caller, ref UserRef) (rt *host.Runtime, release func(), id string, ok bool) {
 	id, err := s.userID(ref)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "userId: "+err.Error())
+		badUserID(w, err)
 		return nil, nil, "", false
 	}
 	if !allowed(w, c, id) {
