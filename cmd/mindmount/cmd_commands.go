@@ -19,6 +19,7 @@ var commandTable = []*command{
 	mcpCommand,
 	mergeCursorCommand,
 	mountCommand,
+	promoteCommand,
 	recallCommand,
 	reindexCommand,
 	remoteCommand,
