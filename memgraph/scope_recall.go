@@ -36,6 +36,12 @@ func (g *Graph) RecallScoped(ctx context.Context, q string, opt recall.Options, 
 	if len(teams) == 0 {
 		return g.RecallContext(ctx, q, opt), nil
 	}
+	return RecallAcross(ctx, g, personal, teams, q, opt), nil
+}
+
+// RecallAcross is RecallScoped over the given teams, with the personal
+// graph g when personal is set, whatever is attached to g.
+func RecallAcross(ctx context.Context, g *Graph, personal bool, teams []Scope, q string, opt recall.Options) []recall.Hit {
 	var lists [][]recall.Hit
 	if personal {
 		lists = append(lists, g.RecallContext(ctx, q, opt))
@@ -47,7 +53,7 @@ func (g *Graph) RecallScoped(ctx context.Context, q string, opt recall.Options, 
 		}
 		lists = append(lists, hits)
 	}
-	return fuseRanks(lists, opt.K), nil
+	return fuseRanks(lists, opt.K)
 }
 
 // fuseRanks merges rankings of disjoint hits by reciprocal rank fusion and
