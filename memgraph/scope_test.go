@@ -1,10 +1,14 @@
 package memgraph
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/mindmount/mindmount/memgraph/recall"
 )
 
 // scopeRepo builds a graph whose n user memories and one external note
@@ -186,4 +190,39 @@ func TestScopedWithinBudget(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestScopesConcurrent (run with -race): teams attached and detached and
+// team memories written while the index, the context and recall are read.
+func TestScopesConcurrent(t *testing.T) {
+	g := scopeRepo(t, "me", 20, nil)
+	eng := scopeRepo(t, "eng", 20, nil)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := 0; w < 2; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				_ = g.Index(KindUser)
+				_ = g.Context(ContextOptions{MaxBytes: 2000})
+				_, _ = g.RecallScoped(context.Background(), "eng fact", recall.Options{}, "")
+			}
+		}()
+	}
+	for i := 0; i < 200; i++ {
+		if i%2 == 0 {
+			_ = g.AttachScopes([]Scope{{"eng", eng}})
+		} else {
+			_ = g.AttachScopes(nil)
+		}
+		eng.Put(fmt.Sprintf("user_memory/new-%d.md", i), []byte(mem("", fmt.Sprintf("eng new %d", i), "", "f")))
+	}
+	close(done)
+	wg.Wait()
 }
