@@ -59,6 +59,7 @@ func (c *Consolidator) runChunk(ctx context.Context, t *Transcript, ch chunk, ne
 		return err
 	}
 	rep.Commits = append(rep.Commits, hash)
+	c.propose(rep, out.proposals)
 	rep.Sources = append(rep.Sources, s.src)
 	rep.Messages += ch.hi - ch.lo
 	rep.Added += out.added
@@ -180,6 +181,9 @@ func (s *chunkRun) searchFor(ctx context.Context, f Fact) []recall.Hit {
 		q += "\n" + strings.Join(f.Search, "\n")
 	}
 	hits := s.c.g.RecallContext(ctx, q, recall.Options{K: s.c.cfg.Candidates * 3})
+	if len(s.c.cfg.Scopes) > 0 {
+		hits = memgraph.RecallAcross(ctx, s.c.g, true, s.c.cfg.Scopes, q, recall.Options{K: s.c.cfg.Candidates * 3})
+	}
 	if s.d.own != nil {
 		hits = append(s.d.own.Search(q, recall.Options{K: s.c.cfg.Candidates}), hits...)
 	}
@@ -196,6 +200,11 @@ func (s *chunkRun) candidatesFrom(f Fact, hits []recall.Hit) []candidate {
 			if !strings.Contains(out[i].Why, why) {
 				out[i].Why += ", " + why
 			}
+			return true
+		}
+		if m := s.teamMemory(rel); m != nil {
+			at[rel] = len(out)
+			out = append(out, candidate{Path: rel, Mem: m, Why: why})
 			return true
 		}
 		if !allowedMemoryPath(rel) || s.c.g.ReadOnly(rel) {

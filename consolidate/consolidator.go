@@ -54,6 +54,14 @@ type Config struct {
 	// live branch (hooks.MergeMemory, wired by the daemon) [none: such a
 	// dream is not merged and waits on its branch].
 	MergeMemory MemoryMerger
+	// Scopes are teams whose memories are offered as candidates beside
+	// the personal ones, read-only: a fact a team already knows is
+	// recognised (NONE), and a change to a team memory becomes a
+	// TeamProposal, never a write (scope.go) [none].
+	Scopes []memgraph.Scope
+	// OnProposal receives each TeamProposal once the chunk that made it
+	// is committed [none: they are only in the Report].
+	OnProposal func(TeamProposal)
 }
 
 func (c *Config) defaults() {
@@ -136,18 +144,19 @@ func New(t *tracker.Tracker, p llm.Provider, cfg Config) *Consolidator {
 
 // Report is the outcome of one Run.
 type Report struct {
-	Commits      []string // one per consolidated chunk
-	Sources      []string // "transcripts/s1.jsonl#1-5"
-	Messages     int      // messages consumed
-	Added        int      // memory files added (a contradiction's new fact too)
-	Updated      int      // memories a refinement (UPDATE) changed
-	Contradicted int      // memories retired as contradicted
-	Unchanged    int      // facts already remembered (a use stamped)
-	Skipped      int      // decisions or facts refused
-	Redactions   int      // secrets removed: before the model saw the transcript, and from its answers
-	Problems     []string // malformed lines, refused model output, …
-	Merges       []string // the merge commits of the dreams merged (merge: auto)
-	Pending      []string // dreams waiting for review (merge: review)
+	Commits      []string       // one per consolidated chunk
+	Sources      []string       // "transcripts/s1.jsonl#1-5"
+	Messages     int            // messages consumed
+	Added        int            // memory files added (a contradiction's new fact too)
+	Updated      int            // memories a refinement (UPDATE) changed
+	Contradicted int            // memories retired as contradicted
+	Unchanged    int            // facts already remembered (a use stamped)
+	Skipped      int            // decisions or facts refused
+	Redactions   int            // secrets removed: before the model saw the transcript, and from its answers
+	Problems     []string       // malformed lines, refused model output, …
+	Merges       []string       // the merge commits of the dreams merged (merge: auto)
+	Pending      []string       // dreams waiting for review (merge: review)
+	Proposals    []TeamProposal // changes to team memories, for their team to review
 }
 
 // String is the one-line outcome the CLI prints and the status file shows.

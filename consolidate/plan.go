@@ -28,6 +28,8 @@ type outcome struct {
 	// the facts found already remembered (their use stamped), skipped the
 	// facts or decisions refused.
 	added, updated, contradicted, unchanged, skipped int
+
+	proposals []TeamProposal // decisions on team memories (scope.go)
 }
 
 func newOutcome() *outcome {
@@ -92,6 +94,9 @@ func (p *planner) apply(i int, f Fact, d *Decision) {
 	if d == nil {
 		out.skipped++
 		out.problems = append(out.problems, fmt.Sprintf("fact %d (%q): the model gave no decision", i, f.Description))
+		return
+	}
+	if p.teamDecision(i, f, d) {
 		return
 	}
 	pending := map[string]*memgraph.Memory{}

@@ -39,8 +39,17 @@ const markerReserve = 200
 // is left, each cut list ends with a line saying how much is missing, and
 // the file ends with an explicit truncation marker — never a silent cut.
 // The bytes are cached per version and budget; do not modify them.
+// Attached teams get their own sections within the same budget
+// (scope_render.go).
 func (g *Graph) Context(opt ContextOptions) []byte {
-	max := opt.budget()
+	if sc := g.Scopes(); len(sc) > 0 {
+		return g.scopedContext(opt.budget(), sc)
+	}
+	return g.ownContext(opt.budget())
+}
+
+// ownContext is Context of this repository alone within max bytes.
+func (g *Graph) ownContext(max int) []byte {
 	g.mu.RLock()
 	defer g.mu.RUnlock()
 	if b, ok := cacheGet(g, g.ctxCache, max); ok {

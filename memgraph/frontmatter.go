@@ -13,7 +13,7 @@ import (
 
 // knownKeys are the frontmatter keys mindmount understands; any other key makes
 // a file invalid, so that a typo ("descripton") never silently drops data.
-var knownKeys = []string{"description", "status", "supersedes", "superseded_by", "read_only", "pinned", "created", "source", "tags", "topic", "keywords"}
+var knownKeys = []string{"description", "status", "supersedes", "superseded_by", "read_only", "pinned", "created", "source", "tags", "topic", "keywords", "promoted_from"}
 
 var allowedKeysText = strings.Join(knownKeys, ", ")
 
@@ -128,7 +128,7 @@ func keySpan(top *yaml.Node, i int, lines []string, closing int) (start, end int
 // records why it cannot.
 func (m *Memory) setField(name string, v *yaml.Node, line int, add problemFunc) {
 	switch name {
-	case "description", "supersedes", "superseded_by", "created", "source":
+	case "description", "supersedes", "superseded_by", "created", "source", "promoted_from":
 		s, ok := scalarText(v)
 		if !ok {
 			add(line, "%s must be a single line of text", name)
@@ -149,6 +149,8 @@ func (m *Memory) setField(name string, v *yaml.Node, line int, add problemFunc) 
 			m.Front.Created = s
 		case "source":
 			m.Front.Source = s
+		case "promoted_from":
+			m.Front.PromotedFrom = s
 		}
 	case "status":
 		s, _ := scalarText(v)
@@ -325,6 +327,8 @@ func (m *Memory) fastFrontmatter(lines []string) bool {
 			f.Created = v
 		case "source":
 			f.Source = v
+		case "promoted_from":
+			f.PromotedFrom = v
 		case "topic":
 			if !ValidTopic(v) {
 				return false

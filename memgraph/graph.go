@@ -52,6 +52,8 @@ type Graph struct {
 
 	settings      settingsCache // SettingsFile, re-read when it changes
 	indexOverride atomic.Int64  // SetIndexTokens
+
+	scopes atomic.Pointer[[]Scope] // attached teams (scope.go)
 }
 
 // idxKey names one cached index: its kind slot and byte budget (0: all).
@@ -599,11 +601,20 @@ func (g *Graph) Index(kind Kind) []byte {
 // shows it as .mindmount/index/<index file>).
 func (g *Graph) FullIndex(kind Kind) []byte { return g.IndexWithin(kind, 0) }
 
-// IndexWithin returns the index of kind within maxBytes (0: no limit).
+// IndexWithin returns the index of kind within maxBytes (0: no limit),
+// with a section per attached team (scope_render.go).
 func (g *Graph) IndexWithin(kind Kind, maxBytes int) []byte {
 	if kind != KindUser && kind != KindCharacter {
 		return nil
 	}
+	if sc := g.Scopes(); len(sc) > 0 {
+		return g.scopedIndex(kind, maxBytes, sc)
+	}
+	return g.ownIndexWithin(kind, maxBytes)
+}
+
+// ownIndexWithin is IndexWithin of this repository alone.
+func (g *Graph) ownIndexWithin(kind Kind, maxBytes int) []byte {
 	key := idxKey{rankSlot(kind), maxBytes}
 	g.mu.RLock()
 	defer g.mu.RUnlock()

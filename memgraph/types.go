@@ -83,6 +83,9 @@ type Frontmatter struct {
 	// Keywords: search terms a question may use that the text does not
 	// (recall).
 	Keywords []string
+	// PromotedFrom names where a team memory was promoted from:
+	// "<user>:<commit>:<path>" (mindmount promote).
+	PromotedFrom string
 }
 
 // Memory is one parsed markdown file. It keeps enough of the original bytes

@@ -21,6 +21,7 @@ var commandTable = []*command{
 	mcpCommand,
 	mergeCursorCommand,
 	mountCommand,
+	promoteCommand,
 	recallCommand,
 	reindexCommand,
 	remoteCommand,

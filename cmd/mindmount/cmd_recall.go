@@ -19,7 +19,7 @@ import (
 // recallCommand is "mindmount recall".
 var recallCommand = newCommand(command{
 	name:    "recall",
-	usage:   `recall REPO "QUESTION" [-k N] [--kind user|character] [--all] [--json] [--no-wordnet]`,
+	usage:   `recall REPO "QUESTION" [-k N] [--kind user|character] [--all] [--json] [--no-wordnet] [--scope personal|TEAM|all]`,
 	summary: "find the memories that answer a question, best first",
 	help: `Ranks the memories of the repository REPO for a question in plain words,
 for example: mindmount recall ~/memory "does the user have allergies?"
@@ -44,16 +44,22 @@ read from /usr/share/wordnet), recall also looks for the nouns WordNet
 relates to each word of the question (synonyms, and more general and
 more specific words: "drink" finds "coffee"), each weighted below the
 question's own words; --no-wordnet looks for the question's own words
-only.`,
+only.
+
+With teams attached, recall searches the personal repository and every
+team, merging the rankings; a team's hits read shared/TEAM/PATH.
+--scope personal searches the personal repository only, --scope TEAM
+one team, --scope all (the default) everything.`,
 }, runRecall)
 
 // recallOptions are the flags of "mindmount recall".
 type recallOptions struct {
-	k    int
-	kind string
-	all  bool
-	asJS bool
-	noWN bool
+	k     int
+	kind  string
+	all   bool
+	asJS  bool
+	noWN  bool
+	scope string
 }
 
 func (o *recallOptions) AddFlags(fl *flag.FlagSet) {
@@ -62,6 +68,7 @@ func (o *recallOptions) AddFlags(fl *flag.FlagSet) {
 	fl.BoolVar(&o.all, "all", false, "include retired (superseded, retracted, contradicted) memories")
 	fl.BoolVar(&o.asJS, "json", false, "print JSON")
 	fl.BoolVar(&o.noWN, "no-wordnet", false, "look for the question's own words only, not those WordNet relates to them")
+	fl.StringVar(&o.scope, "scope", memgraph.ScopeAll, "where to search: personal, a team's name, or all")
 }
 
 // runRecall ranks memories for a query.
@@ -82,6 +89,11 @@ func runRecall(_ context.Context, o *recallOptions, args []string) error {
 	if err != nil {
 		return err
 	}
+	closeTeams, err := attachTeams(g)
+	if err != nil {
+		return err
+	}
+	defer closeTeams()
 	tScan := time.Since(t0)
 	useCachedVectors(g)
 	if o.noWN {
@@ -89,11 +101,14 @@ func runRecall(_ context.Context, o *recallOptions, args []string) error {
 	}
 	q := strings.Join(args[1:], " ")
 	t1 := time.Now()
-	hits := g.RecallContext(context.Background(), q, recall.Options{K: o.k, Kind: o.kind, All: o.all})
+	hits, err := g.RecallScoped(context.Background(), q, recall.Options{K: o.k, Kind: o.kind, All: o.all}, o.scope)
+	if err != nil {
+		return err
+	}
 	slog.Debug("recall: where the time went", "memories", g.RecallIndex().Len(),
 		"open_scan_index", tScan.Round(time.Microsecond), "query", time.Since(t1).Round(time.Microsecond))
 	if o.asJS {
-		return writeHitsJSON(hits)
+		return writeHitsJSON(hits, len(g.Scopes()) > 0)
 	}
 	writeHits(q, hits)
 	return nil
@@ -120,9 +135,12 @@ func useCachedVectors(g *memgraph.Graph) {
 	}
 }
 
-func writeHitsJSON(hits []recall.Hit) error {
+func writeHitsJSON(hits []recall.Hit, scoped bool) error {
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
+	if scoped {
+		return enc.Encode(httpapi.ScopedHits(hits))
+	}
 	return enc.Encode(httpapi.Hits(hits))
 }
 

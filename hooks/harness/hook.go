@@ -151,7 +151,7 @@ func recallText(dir, prompt string, k int) string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), recallTimeout)
 	defer cancel()
-	hits := g.RecallContext(ctx, prompt, recall.Options{K: k})
+	hits, _ := g.RecallScoped(ctx, prompt, recall.Options{K: k}, memgraph.ScopeAll)
 	if len(hits) == 0 {
 		return ""
 	}

@@ -179,7 +179,7 @@ const (
 func (s *Server) systemPrompt(ctx context.Context, g *memgraph.Graph, message string) string {
 	var b strings.Builder
 	b.Write(g.Context(memgraph.ContextOptions{}))
-	hits := g.RecallContext(ctx, message, recall.Options{K: s.cfg.RecallK})
+	hits, _ := g.RecallScoped(ctx, message, recall.Options{K: s.cfg.RecallK}, memgraph.ScopeAll)
 	if len(hits) == 0 {
 		return b.String()
 	}

@@ -16,13 +16,25 @@ type Hit struct {
 	Kind        string  `json:"kind"`
 	Status      string  `json:"status"`
 	Snippet     string  `json:"snippet"`
+	// Scope is "personal" or the team a hit comes from, set only when a
+	// team is attached (memgraph.ScopeOf).
+	Scope string `json:"scope,omitempty"`
+}
+
+// ScopedHits is Hits with each hit's scope named.
+func ScopedHits(hits []recall.Hit) []Hit {
+	out := Hits(hits)
+	for i := range out {
+		out[i].Scope, _ = memgraph.ScopeOf(out[i].Path)
+	}
+	return out
 }
 
 // Hits converts recall results to their JSON form (shared with the CLI).
 func Hits(hits []recall.Hit) []Hit {
 	out := make([]Hit, 0, len(hits))
 	for _, h := range hits {
-		out = append(out, Hit{h.Path, h.Description, h.Score, h.Kind, h.Status, h.Snippet})
+		out = append(out, Hit{Path: h.Path, Description: h.Description, Score: h.Score, Kind: h.Kind, Status: h.Status, Snippet: h.Snippet})
 	}
 	return out
 }
@@ -31,7 +43,8 @@ func Hits(hits []recall.Hit) []Hit {
 const maxK = 100
 
 // recall answers GET /v1/recall?userId=&q=&k=5[&kind=user|character][&all=1]
-// with the ranking mindmount recall --json prints.
+// [&scope=personal|TEAM|all] with the ranking mindmount recall --json
+// prints; with a team attached, each hit names its scope.
 func (s *Server) recall(w http.ResponseWriter, r *http.Request, c caller) {
 	q := r.URL.Query()
 	k := 5
@@ -60,6 +73,14 @@ func (s *Server) recall(w http.ResponseWriter, r *http.Request, c caller) {
 		return
 	}
 	defer release()
-	hits := rt.Graph.RecallContext(r.Context(), q.Get("q"), recall.Options{K: k, Kind: kind, All: all})
+	hits, err := rt.Graph.RecallScoped(r.Context(), q.Get("q"), recall.Options{K: k, Kind: kind, All: all}, q.Get("scope"))
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "scope: "+err.Error())
+		return
+	}
+	if len(rt.Graph.Scopes()) > 0 {
+		writeJSON(w, http.StatusOK, ScopedHits(hits))
+		return
+	}
 	writeJSON(w, http.StatusOK, Hits(hits))
 }

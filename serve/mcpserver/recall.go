@@ -29,7 +29,10 @@ func (s *server) recall(ctx context.Context, req *mcp.CallToolRequest, in recall
 	if in.K < 0 || in.K > 100 {
 		return nil, nil, fmt.Errorf("k %d: ask for 1 to 100 memories (default 10)", in.K)
 	}
-	hits := s.g.RecallContext(ctx, q, recall.Options{K: in.K, Kind: in.Kind, All: in.All})
+	hits, err := s.g.RecallScoped(ctx, q, recall.Options{K: in.K, Kind: in.Kind, All: in.All}, in.Scope)
+	if err != nil {
+		return nil, nil, err
+	}
 	if len(hits) == 0 {
 		return textResult(fmt.Sprintf("no memory matches %q; try other words, or view /memories", q)), nil, nil
 	}

@@ -46,6 +46,7 @@ type recallArgs struct {
 	K     int    `json:"k,omitempty" jsonschema:"how many memories to return (default 10)"`
 	Kind  string `json:"kind,omitempty" jsonschema:"only user or character memories"`
 	All   bool   `json:"all,omitempty" jsonschema:"include retired (superseded, retracted, contradicted) memories"`
+	Scope string `json:"scope,omitempty" jsonschema:"where to search: personal, a team's name, or all (default: personal memory and every team attached)"`
 }
 
 type contextArgs struct {

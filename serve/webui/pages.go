@@ -363,7 +363,7 @@ func (s *Server) search(v *view) {
 	all := v.r.URL.Query().Get("retired") == "1"
 	d := map[string]any{"Q": q, "Retired": all}
 	if q != "" {
-		hits := v.rt.Graph.RecallContext(v.r.Context(), q, recall.Options{All: all, K: 50})
+		hits, _ := v.rt.Graph.RecallScoped(v.r.Context(), q, recall.Options{All: all, K: 50}, memgraph.ScopeAll)
 		rows := make([]hitRow, 0, len(hits))
 		for _, h := range hits {
 			rows = append(rows, hitRow{Hit: h, Fields: matched(v.rt.Graph.Get(h.Path), q)})
