@@ -98,7 +98,7 @@ func runCheck(ctx context.Context, _ *noOptions, args []string) error {
 		}
 	}
 	for _, rel := range rels {
-		if !memgraph.IsMemoryPath(rel) && rel != memgraph.SettingsFile {
+		if !tracker.Judged(rel) {
 			// Any other file the daemon would commit: its name
 			// and its bytes are scanned for secrets.
 			probs := tracker.NameProblems(rel)
