@@ -23,6 +23,7 @@ var commandTable = []*command{
 	reindexCommand,
 	remoteCommand,
 	reviewCommand,
+	skillsCommand,
 	agentCommand,
 	serveCommand,
 	statusCommand,
