@@ -159,7 +159,7 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("client output %q: %v", out, err)
 	}
-	if want := []string{"context", "create", "delete", "insert", "recall", "rename", "str_replace", "use", "view"}; !slices.Equal(got.Tools, want) {
+	if want := []string{"context", "create", "delete", "insert", "recall", "rename", "skills", "str_replace", "use", "view"}; !slices.Equal(got.Tools, want) {
 		t.Errorf("tools %v, want %v", got.Tools, want)
 	}
 	if got.Server.Name != "mindmount" || !strings.Contains(got.Instructions, "One fact per file") {
