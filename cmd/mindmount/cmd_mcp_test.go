@@ -58,8 +58,8 @@ func TestMCPStdio(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tools.Tools) != 9 {
-		t.Errorf("%d tools, want 9", len(tools.Tools))
+	if len(tools.Tools) != 10 {
+		t.Errorf("%d tools, want 10", len(tools.Tools))
 	}
 	call := func(name string, args map[string]any) (string, bool) {
 		t.Helper()
