@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -60,5 +62,35 @@ func TestSkillsListShowLint(t *testing.T) {
 	}
 	if code != 0 {
 		t.Errorf("lint exit %d with warnings only", code)
+	}
+}
+
+// hooks install --harness links the active skills where the harness looks
+// (Codex: ~/.agents/skills), drafts left out; uninstall removes the links.
+func TestHooksInstallProjectsSkills(t *testing.T) {
+	dir := mgRepo(t, map[string]string{
+		"user.md":                "You talk to Ada.\n",
+		"skills/deploy/SKILL.md": "---\nname: deploy\ndescription: Deploy the app.\n---\n# Deploy\n",
+		"skills/draft/SKILL.md":  "---\nname: draft\ndescription: Not yet.\nmetadata:\n  mindmount-status: draft\n---\n",
+	})
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("CODEX_HOME", "")
+	out, errOut, code := mgRun("hooks", "install", "--harness", "codex", dir)
+	if code != 0 || !strings.Contains(out, "linked 1 skill into "+filepath.Join(home, ".agents", "skills")) {
+		t.Fatalf("install (exit %d):\n%s%s", code, out, errOut)
+	}
+	if b, err := os.ReadFile(filepath.Join(home, ".agents", "skills", "deploy", "SKILL.md")); err != nil || !strings.Contains(string(b), "name: deploy") {
+		t.Errorf("SKILL.md through the link: %q %v", b, err)
+	}
+	if _, err := os.Lstat(filepath.Join(home, ".agents", "skills", "draft")); err == nil {
+		t.Error("a draft skill was projected")
+	}
+	out, errOut, code = mgRun("hooks", "uninstall", "--harness", "codex", dir)
+	if code != 0 || !strings.Contains(out, "removed 1 skill link") {
+		t.Fatalf("uninstall (exit %d):\n%s%s", code, out, errOut)
+	}
+	if _, err := os.Lstat(filepath.Join(home, ".agents")); err == nil {
+		t.Error("uninstall left ~/.agents")
 	}
 }
