@@ -36,6 +36,7 @@ const (
 // they are kept in ("" when the repository has no .git folder) and how many
 // uses are not written yet.
 type skillUses struct {
+	wmu     sync.Mutex // one writer of the file at a time, newest counts last
 	mu      sync.Mutex
 	file    string
 	counts  map[string]int
@@ -100,6 +101,8 @@ func (g *Graph) RecordSkillUse(rel string) {
 // rank by them.
 func (g *Graph) FlushSkillUses() error {
 	u := &g.uses
+	u.wmu.Lock()
+	defer u.wmu.Unlock()
 	u.mu.Lock()
 	if u.pending == 0 {
 		u.mu.Unlock()

@@ -93,3 +93,33 @@ func TestSkillsListFits(t *testing.T) {
 		t.Errorf("retired listed: %q", got)
 	}
 }
+
+// Uses are counted from many readers while the context is compiled.
+func TestSkillUsesConcurrent(t *testing.T) {
+	root := t.TempDir()
+	os.Mkdir(filepath.Join(root, ".git"), 0o755)
+	writeSkill(t, root, "a", "A.", "")
+	g, err := Scan(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	for w := 0; w < 4; w++ {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i := 0; i < 50; i++ {
+				g.RecordSkillUse("skills/a/SKILL.md")
+				g.Context(ContextOptions{})
+			}
+		}()
+	}
+	for w := 0; w < 4; w++ {
+		<-done
+	}
+	if err := g.FlushSkillUses(); err != nil {
+		t.Fatal(err)
+	}
+	if got := ReadSkillUses(root)["a"]; got != 200 {
+		t.Errorf("uses %d, want 200", got)
+	}
+}
