@@ -85,6 +85,7 @@ func (g *Graph) buildContext(max int) []byte {
 			sysNames = append(sysNames, rel)
 		}
 	}
+	skills := g.skillsText() // skill_graph.go: within its own budget
 	charHead := "\n## Character memory\n\nWhat you learned about talking to this user, most used first (file — description (uses)):\n\n"
 	userHead := "\n## User memory\n\nWhat you know about the user, most used first (file — description (uses)):\n\n"
 	extHead := "\n## External memory\n\nOther files in this memory; read one when it is relevant:\n\n"
@@ -97,7 +98,7 @@ func (g *Graph) buildContext(max int) []byte {
 	heads := []string{charHead, userHead, extHead}
 
 	// Fixed parts: header, blocks and the list headings.
-	fixed := len(header) + len(pinned) + len(charBlock) + len(userBlock)
+	fixed := len(header) + len(pinned) + len(charBlock) + len(userBlock) + len(skills)
 	for _, s := range sysBlocks {
 		fixed += len(s) + 1
 	}
@@ -156,6 +157,7 @@ func (g *Graph) buildContext(max int) []byte {
 		w.write("\n")
 		w.block(sysNames[i], s)
 	}
+	w.block("skills", skills)
 	g.writeList(w, lists[2], heads[2])
 	if len(w.omitted) > 0 {
 		omitted := strings.Join(w.omitted, ", ")

@@ -59,6 +59,9 @@ func (p Problem) String() string {
 // The returned memory is never nil; when there are problems it holds what
 // could be understood and still renders back to data.
 func Parse(path string, data []byte) (*Memory, []Problem) {
+	if IsSkillPath(path) {
+		return parseSkillMemory(path, data)
+	}
 	m := &Memory{Path: path}
 	probs := nameProblems(path) // one name rule for the graph, check and hooks
 	add := func(line int, format string, args ...any) {

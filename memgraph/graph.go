@@ -39,6 +39,8 @@ type Graph struct {
 	external []string       // sorted paths of active external memories (last valid version)
 	listSize [3]int         // bytes of the ranked lines (user, character) and external entries, for the context budget
 	system   []string       // sorted paths of system/** blocks with a valid version
+	skills   []string       // sorted paths of active skills' SKILL.md (skill_graph.go)
+	uses     skillUses      // how often each skill was read (skill_graph.go)
 	bad      map[string]bool
 	version  uint64
 	subs     []func(changed []string)
@@ -178,6 +180,8 @@ func Scan(root string) (*Graph, error) {
 	}
 	sort.Strings(g.external)
 	sort.Strings(g.system)
+	sort.Strings(g.skills)
+	g.uses.load(abs)
 	var valid []*Memory
 	for _, e := range g.files {
 		if e.valid != nil {
@@ -393,6 +397,10 @@ func (g *Graph) link(rel string, it *item, keepSorted bool) {
 		if strings.HasPrefix(rel, SystemDir+"/") {
 			g.system = insertSorted(g.system, rel, keepSorted)
 		}
+	case KindSkill:
+		if it.m.Active() {
+			g.skills = insertSorted(g.skills, rel, keepSorted)
+		}
 	}
 }
 
@@ -423,6 +431,8 @@ func (g *Graph) unlink(rel string, it *item, keepSorted bool) {
 		}
 	case KindBlock:
 		g.system = deleteSorted(g.system, rel)
+	case KindSkill:
+		g.skills = deleteSorted(g.skills, rel)
 	}
 }
 

@@ -22,7 +22,7 @@ import (
 const OperatorFile = "mindmount/config" // relative to the git directory
 
 // OperatorKeys are the keys only the operator's file may hold.
-var OperatorKeys = []string{"commit_secrets", "merge"}
+var OperatorKeys = []string{"commit_secrets", "merge", "skills"}
 
 // MergeMode says how a consolidation's dream (its branch) reaches the
 // memory: merged at once, or after a person approves it.
@@ -43,6 +43,10 @@ type Operator struct {
 	// say (auto). It lives here, not in the tracked tree, so an agent
 	// writing memories cannot turn a person's review off.
 	Merge MergeMode
+	// Skills is "skills: auto" (a skill consolidation learns is active at
+	// once) or "skills: review" (it lands as a draft); "" means review.
+	// Here for Merge's reason: an agent must not turn the review off.
+	Skills MergeMode
 }
 
 // isOperatorKey reports whether key belongs to the operator's file.
@@ -67,6 +71,13 @@ func ParseOperator(name string, data []byte) (Operator, []Problem) {
 		switch {
 		case !ok || !isOperatorKey(key):
 			add(n, "want \"key: value\" with a known key (%s)", strings.Join(OperatorKeys, ", "))
+		case key == "skills":
+			switch m := MergeMode(val); m {
+			case MergeAuto, MergeReview:
+				o.Skills = m
+			default:
+				add(n, "skills must be auto or review")
+			}
 		case key == "merge":
 			switch m := MergeMode(val); m {
 			case MergeAuto, MergeReview:

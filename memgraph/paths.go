@@ -32,6 +32,11 @@ func IsMemoryPath(rel string) bool {
 			return false
 		}
 	}
+	if strings.HasPrefix(rel, SkillsDir+"/") {
+		// Of the skills folder only a skill's SKILL.md is a memory; its
+		// scripts and references are the skill's own (skill.go).
+		return IsSkillFile(rel)
+	}
 	return rel != TranscriptsDir && !strings.HasPrefix(rel, TranscriptsDir+"/")
 }
 
@@ -65,6 +70,8 @@ func KindOf(rel string) Kind {
 		return KindCharacter
 	case rel == CharacterFile || rel == UserFile || strings.HasPrefix(rel, SystemDir+"/"):
 		return KindBlock
+	case strings.HasPrefix(rel, SkillsDir+"/"):
+		return KindSkill
 	}
 	return KindExternal
 }

@@ -47,10 +47,13 @@ type Settings struct {
 	// HookReadMiB bounds how much of a harness transcript one hook call
 	// reads, in MiB ("hook_read_mib: 8"; 0: the hooks' default).
 	HookReadMiB int
+	// SkillListChars bounds the list of skills in the context, in
+	// characters ("skill_list_chars: 8000"; 0: DefaultSkillListChars).
+	SkillListChars int
 }
 
 // settingsKeys are the keys SettingsFile may hold.
-var settingsKeys = []string{"index_tokens", "transcript_retention", "hook_read_mib"}
+var settingsKeys = []string{"index_tokens", "transcript_retention", "hook_read_mib", "skill_list_chars"}
 
 // ParseSettings reads a settings file. Problems name the line; a bad value
 // leaves that setting at its default.
@@ -90,6 +93,13 @@ func ParseSettings(data []byte) (Settings, []Problem) {
 				return
 			}
 			s.HookReadMiB = v
+		case "skill_list_chars":
+			v, err := strconv.Atoi(val)
+			if err != nil || v < MinSkillListChars || v > MaxSkillListChars {
+				add(n, "skill_list_chars must be a whole number of characters from %d to %d", MinSkillListChars, MaxSkillListChars)
+				return
+			}
+			s.SkillListChars = v
 		case "transcript_retention":
 			if msg := s.setPrivacy(key, val); msg != "" {
 				add(n, "%s", msg)

@@ -19,7 +19,7 @@ func TestParseSettings(t *testing.T) {
 		{"index_tokens: 50\n", 0, []string{"from 100 to 1000000"}},
 		{"index_tokens: lots\n", 0, []string{`index_tokens must be a whole number`}},
 		{"index_tokens: 2000\nindex_tokens: 3000\n", 2000, []string{"set twice"}},
-		{"index_token: 3000\n", 0, []string{`unknown key "index_token" (known keys: index_tokens, transcript_retention, hook_read_mib)`}},
+		{"index_token: 3000\n", 0, []string{`unknown key "index_token" (known keys: index_tokens, transcript_retention, hook_read_mib, skill_list_chars)`}},
 		{"just words\n", 0, []string{`want "key: value"`}},
 	}
 	for _, tt := range tests {

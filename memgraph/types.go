@@ -32,6 +32,7 @@ const (
 	KindCharacter Kind = "character" // character_memory/<slug>.md
 	KindBlock     Kind = "block"     // character.md, user.md, system/**.md
 	KindExternal  Kind = "external"  // any other folder's *.md
+	KindSkill     Kind = "skill"     // skills/<name>/SKILL.md (skill.go)
 )
 
 // Well-known repository paths (slash-separated, relative to the repo root).

@@ -15,6 +15,9 @@ func Validate(path string, data, prev []byte) []Problem {
 		_, probs := ParseSettings(data)
 		return probs
 	}
+	if IsSkillPath(path) {
+		return validateSkill(path, data) // skill.go: the Agent Skills rules
+	}
 	m, probs := Parse(path, data)
 	if prev == nil {
 		if m.Front.ReadOnly {

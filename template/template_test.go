@@ -13,7 +13,7 @@ import (
 )
 
 func TestPaths(t *testing.T) {
-	want := []string{".gitattributes", ".gitignore", ".mindmount/.gitkeep", "README.md", "character.md", "character_memory/.gitkeep",
+	want := []string{".gitattributes", ".gitignore", ".mindmount/.gitkeep", "README.md", "character.md", "character_memory/.gitkeep", "skills/README.md",
 		"transcripts/.gitkeep", "user.md", "user_memory/.gitkeep"}
 	if got := Paths(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("Paths() = %q\nwant %q", got, want)

@@ -26,6 +26,7 @@ var commandTable = []*command{
 	reindexCommand,
 	remoteCommand,
 	reviewCommand,
+	skillsCommand,
 	agentCommand,
 	serveCommand,
 	serviceCommand,

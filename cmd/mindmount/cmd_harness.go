@@ -109,6 +109,9 @@ func installHarness(name, scope, target string, uninstall bool) error {
 	if len(changes) == 0 {
 		fmt.Fprintf(stdout, "mindmount: %s: nothing to change\n", name)
 	}
+	if err := projectSkills(name, scope, home, project, mem, uninstall); err != nil { // cmd_harness_skills.go
+		return err
+	}
 	if !uninstall {
 		if err := wouldRun(bin); err != nil {
 			fmt.Fprintf(stderr, "mindmount: warning: %s will not run what was installed: %v\n", name, err)

@@ -58,8 +58,8 @@ func TestMCPStdio(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tools.Tools) != 9 {
-		t.Errorf("%d tools, want 9", len(tools.Tools))
+	if len(tools.Tools) != 10 {
+		t.Errorf("%d tools, want 10", len(tools.Tools))
 	}
 	call := func(name string, args map[string]any) (string, bool) {
 		t.Helper()
@@ -159,7 +159,7 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("client output %q: %v", out, err)
 	}
-	if want := []string{"context", "create", "delete", "insert", "recall", "rename", "str_replace", "use", "view"}; !slices.Equal(got.Tools, want) {
+	if want := []string{"context", "create", "delete", "insert", "recall", "rename", "skills", "str_replace", "use", "view"}; !slices.Equal(got.Tools, want) {
 		t.Errorf("tools %v, want %v", got.Tools, want)
 	}
 	if got.Server.Name != "mindmount" || !strings.Contains(got.Instructions, "One fact per file") {

@@ -26,6 +26,7 @@ var _ = (fusefs.NodeReader)((*node)(nil))
 // Read reads through the handle when there is one, else straight from the
 // backing file.
 func (n *node) Read(ctx context.Context, f fusefs.FileHandle, dest []byte, off int64) (fuse.ReadResult, syscall.Errno) {
+	n.noteRead(off) // skilluse.go
 	if r, ok := f.(fusefs.FileReader); ok {
 		return r.Read(ctx, dest, off)
 	}

@@ -28,10 +28,11 @@ func Judge(rel string, data []byte, exists bool, prev []byte, inHead bool) []mem
 }
 
 // Judged reports whether rel is judged before it is committed: the memory
-// files and the repository's settings file (a bad setting is refused like
-// an invalid memory, so the daemon and "git commit" agree on it too).
+// files, the repository's settings file (a bad setting is refused like
+// an invalid memory, so the daemon and "git commit" agree on it too) and
+// every file of a skill's folder (memgraph.IsSkillPath).
 func Judged(rel string) bool {
-	return memgraph.IsMemoryPath(rel) || rel == memgraph.SettingsFile
+	return memgraph.IsMemoryPath(rel) || rel == memgraph.SettingsFile || memgraph.IsSkillPath(rel)
 }
 
 // SymlinkProblem is the refusal of a symbolic link: mindmount commits regular

@@ -71,7 +71,7 @@ func schema[T any]() *jsonschema.Schema {
 	return sc
 }
 
-// addTools registers the nine tools.
+// addTools registers the ten tools.
 func (s *server) addTools() {
 	ro := &mcp.ToolAnnotations{ReadOnlyHint: true}
 	edit := &mcp.ToolAnnotations{DestructiveHint: boolPtr(false)}
@@ -93,4 +93,5 @@ func (s *server) addTools() {
 		Description: "The compiled context (CONTEXT.md): persona, memory indexes, user profile, system blocks and a tree of other memory, within an optional budget in tokens."}, s.compiled)
 	mcp.AddTool(s.mcp, &mcp.Tool{Name: "use", InputSchema: schema[useArgs](), Annotations: edit,
 		Description: "Record that a memory helped: appends 'used, DD.MM.YY' to its Access log. Ranking depends on it."}, s.use)
+	s.addSkillsTool() // skills.go
 }

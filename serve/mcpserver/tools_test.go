@@ -25,7 +25,7 @@ func TestToolList(t *testing.T) {
 		names = append(names, tl.Name)
 	}
 	slices.Sort(names)
-	want := []string{"context", "create", "delete", "insert", "recall", "rename", "str_replace", "use", "view"}
+	want := []string{"context", "create", "delete", "insert", "recall", "rename", "skills", "str_replace", "use", "view"}
 	if !slices.Equal(names, want) {
 		t.Errorf("tools %v, want %v", names, want)
 	}

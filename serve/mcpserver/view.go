@@ -45,6 +45,7 @@ func (s *server) view(ctx context.Context, req *mcp.CallToolRequest, in viewArgs
 	if err != nil {
 		return nil, nil, err
 	}
+	s.g.RecordSkillUse(rel) // a skill's SKILL.md read is a use of it
 	return textResult(text), nil, nil
 }
 
