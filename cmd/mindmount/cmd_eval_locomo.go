@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strconv"
+	"strings"
 
 	"github.com/mindmount/mindmount/memgraph/recall/golden"
 )
@@ -14,7 +16,7 @@ import (
 // evalLocomoCommand is "mindmount eval locomo".
 var evalLocomoCommand = newCommand(command{
 	name:    "locomo",
-	usage:   "locomo PATH [--k 10] [--vectors | --fake-vectors] [--no-wordnet]",
+	usage:   "locomo PATH [--k 10] [--conversations 0,1,2] [--vectors | --fake-vectors] [--no-wordnet]",
 	summary: "measure recall on the LoCoMo conversational-memory benchmark",
 	help: `Measures recall on LoCoMo (Maharana et al., "Evaluating Very Long-Term
 Conversational Memory of LLM Agents", 2024): long conversations whose
@@ -33,6 +35,9 @@ overall: MRR of the first evidence turn, evidence recall@1/5/10 (the
 share of a question's evidence turns in the top N), all@10 (the share of
 questions with every evidence turn in the top 10), and the p50/p95 of
 one recall in-process. --k is how many memories recall returns.
+--conversations keeps only the conversations at those 0-based positions
+in the file (a comma-separated list), to tune on some conversations and
+measure on the others.
 
 --vectors also embeds every turn with the model configured for
 consolidation and measures the fused keyword+vector ranking, as recall
@@ -48,12 +53,14 @@ type evalLocomoOptions struct {
 	vectors     bool
 	fakeVectors bool
 	noWN        bool
+	convs       string
 }
 
 func (o *evalLocomoOptions) AddFlags(fl *flag.FlagSet) {
 	fl.IntVar(&o.k, "k", 10, "memories recall returns per question")
 	fl.BoolVar(&o.vectors, "vectors", false, "also embed with the configured model and rank by keywords and vectors fused")
 	fl.BoolVar(&o.fakeVectors, "fake-vectors", false, "the same with the offline fake embedder (no model)")
+	fl.StringVar(&o.convs, "conversations", "", "only the conversations at these 0-based positions, e.g. 0,1,2")
 	fl.BoolVar(&o.noWN, "no-wordnet", false, "do not expand questions through WordNet (expanded when it is installed, as recall does)")
 }
 
@@ -81,6 +88,9 @@ func runEvalLocomo(ctx context.Context, o *evalLocomoOptions, args []string) err
 	if err != nil {
 		return err
 	}
+	if samples, err = pickConversations(samples, o.convs); err != nil {
+		return err
+	}
 	cfg := golden.LoCoMoConfig{K: o.k, Embedder: e, Model: model, Expander: x}
 	tmp, err := os.MkdirTemp("", "mindmount-locomo-")
 	if err != nil {
@@ -93,4 +103,25 @@ func runEvalLocomo(ctx context.Context, o *evalLocomoOptions, args []string) err
 	}
 	rep.WriteText(stdout)
 	return nil
+}
+
+// pickConversations keeps the samples at the positions of list ("0,2,4");
+// an empty list keeps them all.
+func pickConversations(samples []golden.LoCoMoSample, list string) ([]golden.LoCoMoSample, error) {
+	if strings.TrimSpace(list) == "" {
+		return samples, nil
+	}
+	var out []golden.LoCoMoSample
+	seen := map[int]bool{}
+	for _, f := range strings.Split(list, ",") {
+		i, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || i < 0 || i >= len(samples) {
+			return nil, usageError{fmt.Sprintf("--conversations %q: want positions 0 to %d, comma-separated", list, len(samples)-1)}
+		}
+		if !seen[i] {
+			seen[i] = true
+			out = append(out, samples[i])
+		}
+	}
+	return out, nil
 }

@@ -3,6 +3,7 @@ package recall
 import (
 	"context"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -152,35 +153,45 @@ func (ix *Index) keywordLocked(terms []queryTerm, opt Options, n int) []scored {
 		// A query term contributes its best expansion once, so a document
 		// with both "allergic" and "allergies", or "coffee" and "tea" for
 		// "drink", does not count the idea twice.
-		for _, id := range s.touched {
-			if s.acc[id] == 0 {
-				s.hit = append(s.hit, id)
-			}
-			s.acc[id] += s.best[id]
-			s.best[id] = 0
-		}
-		s.touched = s.touched[:0]
+		ix.mergeBest(s)
 	}
-
 	// A name the question says (a capitalised word inside it: "When did
 	// Caroline…") that a memory's title holds says the memory is about
 	// that person or thing, not one that merely mentions it.
-	for _, qt := range terms {
-		if !qt.name {
-			continue
-		}
-		for _, p := range ix.postings[qt.term] {
-			if p.tf[fTitle] > 0 && s.acc[p.doc] > 0 {
-				s.acc[p.doc] *= 1 + nameWeight
-			}
-		}
+	named := ix.namedLocked(terms)
+	pinned := ix.feedbackPass(s, terms, opt, N, &avg, n, named)
+	for id, k := range named {
+		s.acc[id] *= math.Pow(1+nameWeight, float64(k))
 	}
 
 	// Keep the n best in a small sorted slice: most candidates of a common
 	// term are rejected by one comparison, cheaper than sorting them all.
 	out := make([]scored, 0, n+1)
 	for _, id := range s.hit {
-		out = ix.keepBest(out, scored{id, s.acc[id] * float64(ix.meta[id].prior)}, n)
+		if len(pinned) < n && !slices.ContainsFunc(pinned, func(p scored) bool { return p.id == id }) {
+			out = ix.keepBest(out, scored{id, s.acc[id] * float64(ix.meta[id].prior)}, n-len(pinned))
+		}
+	}
+	out = append(pinned, out...)
+	return out
+}
+
+// namedLocked returns the docs whose title holds a name the question says,
+// with how many of its names the title holds.
+func (ix *Index) namedLocked(terms []queryTerm) map[int32]int {
+	var out map[int32]int
+	for _, qt := range terms {
+		if !qt.name {
+			continue
+		}
+		for _, p := range ix.postings[qt.term] {
+			if p.tf[fTitle] > 0 {
+				if out == nil {
+					out = map[int32]int{}
+				}
+				out[p.doc]++
+			}
+		}
 	}
 	return out
 }
