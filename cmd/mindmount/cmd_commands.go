@@ -27,6 +27,7 @@ var commandTable = []*command{
 	serveCommand,
 	statusCommand,
 	syncCommand,
+	teamsCommand,
 	uiCommand,
 	usersCommand,
 	versionCommand,
