@@ -27,6 +27,7 @@ var commandTable = []*command{
 	serveCommand,
 	statusCommand,
 	syncCommand,
+	teamCommand,
 	teamsCommand,
 	uiCommand,
 	usersCommand,
