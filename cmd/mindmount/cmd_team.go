@@ -200,7 +200,10 @@ func openTeams(ctx context.Context, dir string, base host.RuntimeConfig, log *sl
 	var out []mount.Team
 	member := memberName()
 	for _, a := range as {
-		cfg := host.RuntimeConfig{User: member, Author: member, Debounce: base.Debounce, MaxWait: base.MaxWait, Rescan: base.Rescan, Logger: log.With("team", a.Name)}
+		cfg := host.RuntimeConfig{User: member, Author: member, Debounce: base.Debounce, MaxWait: base.MaxWait, Rescan: base.Rescan, Logger: log.With("team", a.Name),
+			// The daemon's sync (cmd_sync.go): the clone's origin is the team's
+			// remote; fetch, memory merge, push, never a force push.
+			Services: base.Services}
 		rt, err := host.OpenRuntime(a.Dir, cfg)
 		if err == nil {
 			err = rt.Start(ctx)
