@@ -32,6 +32,8 @@ var commandTable = []*command{
 	serviceCommand,
 	statusCommand,
 	syncCommand,
+	teamCommand,
+	teamsCommand,
 	uiCommand,
 	usersCommand,
 	versionCommand,

@@ -112,8 +112,14 @@ func serveMount(dir, mnt string, cfg host.RuntimeConfig, opt mount.Options) erro
 	}
 	err := runDaemon(dir, cfg, func(_ context.Context, rt *host.Runtime) (<-chan error, func(bool) error, error) {
 		opt.OnConsolidate = rt.RequestConsolidation
+		teams, stopTeams, err := openTeams(context.Background(), dir, cfg, log)
+		if err != nil {
+			return nil, nil, err
+		}
+		opt.Teams = teams
 		srv, err := mount.Mount(mnt, rt.Tracker, rt.Listeners, opt)
 		if err != nil {
+			stopTeams()
 			return nil, nil, err
 		}
 		gone := make(chan error, 1)
@@ -123,6 +129,7 @@ func serveMount(dir, mnt string, cfg host.RuntimeConfig, opt mount.Options) erro
 		}()
 		fmt.Fprintf(stdout, "mindmount: mounted %s at %s\n", dir, mnt)
 		return gone, func(outside bool) error {
+			defer stopTeams() // after the unmount: nothing writes to a team any more
 			if outside {
 				return nil
 			}

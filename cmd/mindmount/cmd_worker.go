@@ -106,7 +106,14 @@ func awaitUser(fd int) (*workerOptions, error) {
 		return nil, fmt.Errorf("serve's flags for this worker: %v %q", err, fl.Args())
 	}
 	o.fuseFd, o.httpFd, o.assignedCPU = fuseFd, httpFd, assigned
-	if err := host.DropPrivileges(uint32(o.uid), uint32(o.gid)); err != nil {
+	// The teams' groups, read as root before the drop (ROOT/teams.conf
+	// is root's): the kernel then lets the worker read its teams only.
+	groups, err := host.TeamGroups(host.RootOf(o.repo), o.id)
+	if err != nil {
+		slog.Warn("worker: teams configuration refused; no team", "user", o.id, "err", err)
+		groups = nil
+	}
+	if err := host.DropPrivileges(uint32(o.uid), uint32(o.gid), groups...); err != nil {
 		return nil, fmt.Errorf("worker for %s: %w", o.id, err)
 	}
 	return &o, nil

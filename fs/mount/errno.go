@@ -44,7 +44,7 @@ func toErrno(log *slog.Logger, op string, err error) syscall.Errno {
 	switch {
 	case errors.As(err, &errno):
 		return errno
-	case errors.Is(err, tracker.ErrGitDir):
+	case errors.Is(err, tracker.ErrGitDir), errors.Is(err, errTeamReadOnly):
 		return syscall.EROFS
 	case errors.Is(err, tracker.ErrReadOnly), errors.Is(err, tracker.ErrInbox), errors.Is(err, tracker.ErrNotMemory), errors.Is(err, tracker.ErrCursor),
 		errors.Is(err, errHardLink), errors.Is(err, errSpecialFile), errors.Is(err, errXattr):

@@ -57,6 +57,9 @@ func (n *node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fu
 		if in := n.m.synthChild(ctx, n.EmbeddedInode(), dir, name, out); in != nil {
 			return in, 0
 		}
+		if in := n.m.sharedChild(dir, name, out); in != nil {
+			return in, 0
+		}
 		if rel := path.Join(dir, name); isGit(rel) {
 			in, errno := n.LoopbackNode.Lookup(ctx, name, out)
 			if errno != 0 || !gitStable(rel) {

@@ -124,6 +124,12 @@ func (n *node) Rename(ctx context.Context, name string, newParent fusefs.InodeEm
 	if !ok {
 		return toErrno(n.m.log, "rename", errVirtualDir)
 	}
+	if np.m != n.m {
+		// Another repository (a team's under shared/): git has no move
+		// between repositories; mv copies and removes, each through its
+		// own repository's writer and role.
+		return syscall.EXDEV
+	}
 	newRel, ok := np.child(newName)
 	if !ok {
 		return toErrno(n.m.log, "", errGone)
@@ -309,6 +315,9 @@ func (n *node) xattrChange() error {
 		return errXattr
 	}
 	if err := n.checkChange(rel); err != nil {
+		if errors.Is(err, errTeamReadOnly) {
+			return err
+		}
 		return errXattr
 	}
 	return nil

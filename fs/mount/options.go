@@ -46,6 +46,9 @@ type Options struct {
 	// mount answers: mindmount serve's per-user mounts. Every other caller
 	// gets EACCES from the daemon itself (ownerGuard).
 	Owner *Owner
+	// Teams are projected at shared/<team>/, each written through its own
+	// tracker with the member's role enforced (shared.go).
+	Teams []Team
 }
 
 // Owner is the user a per-user mount serves.

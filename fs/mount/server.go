@@ -1,6 +1,7 @@
 package mount
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -55,6 +56,9 @@ func mount(mountpoint string, d deps, opt Options) (*fuse.Server, *mountState, e
 	if err != nil {
 		return nil, nil, err
 	}
+	if m.teams, err = newTeamStates(m, opt.Teams, opt, log); err != nil {
+		return nil, nil, err
+	}
 	if opt.Owner != nil && d.sandbox != nil {
 		// A served user's agents run in sandboxes and containers: name
 		// the one a write came from in the commit.
@@ -84,7 +88,7 @@ func mount(mountpoint string, d deps, opt Options) (*fuse.Server, *mountState, e
 		fopts.MountOptions.DirectMount = false
 		fopts.MountOptions.DirectMountStrict = false
 	}
-	var raw fuse.RawFileSystem = &rawFS{RawFileSystem: fusefs.NewNodeFS(m.root, fopts), appends: &m.appends}
+	var raw fuse.RawFileSystem = &rawFS{RawFileSystem: fusefs.NewNodeFS(m.root, fopts), appends: m.appends}
 	if opt.Owner != nil {
 		raw = &ownerGuard{RawFileSystem: raw, uid: opt.Owner.UID}
 	}
@@ -95,13 +99,19 @@ func mount(mountpoint string, d deps, opt Options) (*fuse.Server, *mountState, e
 		}
 		return nil, nil, explainMountError(mnt, err)
 	}
+	m.linkTeams(context.Background())
 	m.attach()
+	for _, tm := range m.teams {
+		tm.attach()
+	}
 	go func() {
 		srv.Wait()
-		m.closed.Store(true)
-		m.inval.stop()
-		if m.tree != nil {
-			m.tree.Close()
+		for _, s := range append(teamStates(m), m) {
+			s.closed.Store(true)
+			s.inval.stop()
+			if s.tree != nil {
+				s.tree.Close()
+			}
 		}
 	}()
 	return srv, m, nil
@@ -193,6 +203,7 @@ func newMountState(dir string, d deps, opt Options, log *slog.Logger) (*mountSta
 		started: time.Now(),
 		owner:   backingOwner(dir),
 		synth:   map[string]*fusefs.Inode{},
+		appends: &appendRequests{},
 	}
 	m.inval = newInvalidator(m)
 	if t, err := subtree.Open(dir); err == nil {

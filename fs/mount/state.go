@@ -43,7 +43,11 @@ type mountState struct {
 
 	closed atomic.Bool
 
-	appends appendRequests // in-flight WRITEs from O_APPEND descriptors
+	// teams are the team repositories under shared/, by name: each a
+	// mount state of its own (shared.go). Nil for none.
+	teams map[string]*mountState
+
+	appends *appendRequests // in-flight WRITEs from O_APPEND descriptors (one per FUSE server: teams share it)
 
 	// dirty holds paths written since the graph last read them: a WRITE
 	// or SETATTR marks them, and they are folded into the graph before

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/memgraph"
+	"github.com/mindmount/mindmount/memgraph/team"
 )
 
 // Inode numbers of virtual files live far above any backing st_ino.
@@ -420,6 +421,9 @@ func (m *mountState) mergeSynth(ds fusefs.DirStream, dir string, names []string)
 	for _, n := range names {
 		hide[n] = true
 	}
+	if dir == "" && len(m.teams) > 0 {
+		hide[team.SharedDir] = true
+	}
 	var list []fuse.DirEntry
 	for ds.HasNext() {
 		e, errno := ds.Next()
@@ -436,6 +440,9 @@ func (m *mountState) mergeSynth(ds fusefs.DirStream, dir string, names []string)
 			mode = syscall.S_IFDIR
 		}
 		list = append(list, fuse.DirEntry{Name: n, Mode: mode, Ino: uint64(synthInoBase) | m.inoSalt | uint64(len(dir))<<8 | uint64(i)})
+	}
+	if hide[team.SharedDir] {
+		list = append(list, fuse.DirEntry{Name: team.SharedDir, Mode: syscall.S_IFDIR, Ino: sharedIno})
 	}
 	return fusefs.NewListDirStream(list).(fusefs.FileHandle)
 }

@@ -557,6 +557,9 @@ func (t *Tracker) commit(res result, subject string) (string, error) {
 	if author == "" {
 		author = defaultIdentity
 	}
+	if t.cfg.Author != "" {
+		author = t.cfg.Author + " (" + author + ")"
+	}
 	msg, sandboxes := t.withTrailers(msg) // mindmount serve: user and sandbox (authorship.go)
 	hash, err := t.commitNow(res.changes, msg, gitrepo.Writer(author))
 	if err != nil {

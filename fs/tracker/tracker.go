@@ -107,6 +107,10 @@ type Config struct {
 	// User names the user this tracker commits for (mindmount serve):
 	// its commits carry a Mindmount-User trailer (authorship.go).
 	User string
+	// Author, when set, authors every commit as "Author (identity)":
+	// the member a team repository's tracker commits for, whatever
+	// program wrote ("alice (agent)" <alice@mindmount.local>).
+	Author string
 }
 
 // DefaultIdentities maps common editors to "editor"; everything else (shell

@@ -65,6 +65,9 @@ type RuntimeConfig struct {
 	// single-repository daemon): Runtime.ID, and the Mindmount-User
 	// trailer of its commits (tracker.Config.User).
 	User string
+	// Author authors every commit as "Author (program)" (tracker.Config):
+	// a team repository's runtime commits for one member.
+	Author string
 	// Root is the ROOT of a served user's repository ("" for a
 	// single-repository daemon): where its credentials and the operator's
 	// file are, never derived again from the repository's path.
@@ -184,6 +187,7 @@ func OpenRuntime(dir string, cfg RuntimeConfig) (*Runtime, error) {
 	rt.Tracker = tracker.New(g, r, tracker.Config{
 		Listener:         rt.Listeners.Listener(),
 		User:             cfg.User,
+		Author:           cfg.Author,
 		Debounce:         cfg.Debounce,
 		MaxWait:          cfg.MaxWait,
 		Rescan:           cfg.Rescan,

@@ -263,13 +263,21 @@ func AwaitAssignment(fd int) (args []string, fuseFd, httpFd int, err error) {
 // them as the last id leaves 0). It then arms the parent-death signal
 // again (the uid change cleared it) and checks the result. A process that
 // is not root may only "drop" to its own ids.
-func DropPrivileges(uid, gid uint32) error {
+//
+// groups are the supplementary groups the worker keeps: the groups of the
+// teams its user belongs to (TeamGroups), through which the kernel lets it
+// read those teams' repositories (mode 0750) and nothing else.
+func DropPrivileges(uid, gid uint32, groups ...uint32) error {
 	root := os.Geteuid() == 0
 	if root && uid == 0 {
 		return fmt.Errorf("become uid 0: %w", ErrRootWorker)
 	}
 	if root {
-		if err := unix.Setgroups(nil); err != nil {
+		gs := make([]int, len(groups))
+		for i, g := range groups {
+			gs[i] = int(g)
+		}
+		if err := unix.Setgroups(gs); err != nil {
 			return fmt.Errorf("drop groups: %w", err)
 		}
 		if err := unix.Setresgid(int(gid), int(gid), int(gid)); err != nil {
@@ -285,27 +293,31 @@ func DropPrivileges(uid, gid uint32) error {
 	if os.Getppid() == 1 {
 		return errors.New("the daemon is gone")
 	}
-	return checkDropped(uid, gid, root)
+	return checkDropped(uid, gid, root, groups...)
 }
 
 // checkDropped verifies, from the kernel's own view (/proc/self/status,
 // which covers every thread's process-wide ids and capabilities), that the
 // process is uid:gid with no capability (unless uid is 0), and with no
 // groups when it was root (a daemon that is not root keeps its own).
-func checkDropped(uid, gid uint32, wasRoot bool) error {
+func checkDropped(uid, gid uint32, wasRoot bool, groups ...uint32) error {
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return err
 	}
-	return checkStatus(b, uid, gid, wasRoot)
+	return checkStatus(b, uid, gid, wasRoot, groups...)
 }
 
 // checkStatus is checkDropped's judgement of a /proc/PID/status.
-func checkStatus(b []byte, uid, gid uint32, wasRoot bool) error {
+func checkStatus(b []byte, uid, gid uint32, wasRoot bool, groups ...uint32) error {
+	gs := make([]string, len(groups))
+	for i, g := range groups {
+		gs[i] = fmt.Sprint(g)
+	}
 	want := map[string]string{
 		"Uid:":    fmt.Sprintf("%d %d %d %d", uid, uid, uid, uid),
 		"Gid:":    fmt.Sprintf("%d %d %d %d", gid, gid, gid, gid),
-		"Groups:": "",
+		"Groups:": strings.Join(gs, " "),
 	}
 	if uid != 0 { // a user who is root (serve's own, in tests) stays root
 		want["CapEff:"] = "0000000000000000"

@@ -29,11 +29,17 @@ func TestCheckStatus(t *testing.T) {
 		{"kept groups", status("0 27 100", "0000000000000000"), true, "Groups:"},
 		{"one kept group", status("4", "0000000000000000"), true, "Groups:"},
 		{"a capability", status("", "0000000000200000"), true, "CapEff:"},
+		{"its teams' groups", status("3001 3002", "0000000000000000"), true, ""},
+		{"a team group too many", status("3001 3002 3003", "0000000000000000"), true, "Groups:"},
 		{"not root: its own groups stay", status("27", "0000000000000000"), false, ""},
 		{"saved uid root", []byte("Uid:\t2101\t2101\t0\t2101\nGid:\t2101\t2101\t2101\t2101\nGroups:\t\nCapPrm:\t0000000000000000\nCapEff:\t0000000000000000\n"), true, "Uid:"},
 		{"no Groups line", []byte("Uid:\t2101\t2101\t2101\t2101\nGid:\t2101\t2101\t2101\t2101\nCapPrm:\t0000000000000000\nCapEff:\t0000000000000000\n"), true, "missing"},
 	} {
-		err := checkStatus(c.b, 2101, 2101, c.wasRoot)
+		var groups []uint32
+		if strings.Contains(c.name, "team") {
+			groups = []uint32{3001, 3002}
+		}
+		err := checkStatus(c.b, 2101, 2101, c.wasRoot, groups...)
 		switch {
 		case c.want == "" && err != nil:
 			t.Errorf("%s: refused: %v", c.name, err)
