@@ -7,6 +7,7 @@ package main
 // own file (cmd_NAME.go).
 var commandTable = []*command{
 	checkCommand,
+	clusterCommand,
 	consolidateCommand,
 	contextCommand,
 	evalCommand,

@@ -51,6 +51,7 @@ type serveOptions struct {
 	llmConcurrency int
 	userMemory     uint64
 	debug          bool
+	cluster        clusterOptions
 }
 
 func (o *serveOptions) AddFlags(fl *flag.FlagSet) {
@@ -61,6 +62,7 @@ func (o *serveOptions) AddFlags(fl *flag.FlagSet) {
 	fl.IntVar(&o.llmConcurrency, "llm-concurrency", 2, "model calls running at once, shared fairly by all users")
 	fl.Uint64Var(&o.userMemory, "user-memory", defaultUserMemory, "bound each user's worker to this many `BYTES` of memory (RLIMIT_DATA; 0: no bound)")
 	fl.BoolVar(&o.debug, "debug", false, "log every FUSE request")
+	o.cluster.AddFlags(fl)
 	for _, f := range serveFronts {
 		if f.flags != nil {
 			f.flags(fl)
@@ -150,6 +152,11 @@ func runServe(o *serveOptions, log *slog.Logger) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	leave, err := o.joinCluster(ctx, ws, log)
+	if err != nil {
+		ws.Close(context.Background())
+		return err
+	}
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
@@ -173,6 +180,7 @@ func runServe(o *serveOptions, log *slog.Logger) error {
 	err = serveUntilDone(ctx, hup, ws, fr.errs, log)
 	sdNotify("STOPPING=1")
 	stop()
+	leave()
 	if serr := shutdownServe(ws, fr, reaped, log); serr != nil && err == nil {
 		err = serr
 	}
