@@ -125,7 +125,8 @@ sleep 0.5
 auth=(-H "Authorization: Bearer $MINDMOUNT_API_KEY")
 # a takes every user
 for u in "${users[@]}"; do
-  curl -sf -o /dev/null "${auth[@]}" -H "X-Mindmount-User: $u" "http://${addr[a]}/v1/git/status"
+  code=$(curl -s -o "$work/take.out" -w '%{http_code}' "${auth[@]}" -H "X-Mindmount-User: $u" "http://${addr[a]}/v1/git/status?userId=$u")
+  [[ $code == 200 ]] || { echo "taking $u on a: $code $(cat "$work/take.out")"; tail -20 "$work/a.log"; exit 1; }
 done
 
 # times BASE prints p50 and p99 (ms) of N requests spread over the users
@@ -133,8 +134,8 @@ times() {
   local base=$1
   # one curl, one keep-alive connection; userId in the query names the user
   local urls=()
-  for i in $(seq 1 "$N"); do urls+=("$base/v1/git/status?userId=u$(( (i % USERS) + 1 ))"); done
-  curl -s -o /dev/null "${auth[@]}" -w '%{time_total}\n' "${urls[@]}" |
+  for i in $(seq 1 "$N"); do urls+=(-o /dev/null "$base/v1/git/status?userId=u$(( (i % USERS) + 1 ))"); done
+  curl -s "${auth[@]}" -w '%{time_total}\n' "${urls[@]}" |
     sort -n | awk '{a[NR]=$1} END {printf "%.3f %.3f\n", a[int(NR*0.5)]*1000, a[int(NR*0.99)]*1000}'
 }
 read -r d50 d99 < <(times "http://${addr[a]}")
@@ -148,7 +149,7 @@ printf 'nginx + one forward hop    p50 %7.3f ms  p99 %7.3f ms  (+%.3f ms, ratio 
 # SIGKILL a: how long until b serves a's user
 kill -KILL "$pid_a"
 start=$(date +%s.%N)
-until curl -sf -o /dev/null "${auth[@]}" -H "X-Mindmount-User: u1" "http://${addr[b]}/v1/git/status"; do sleep 0.05; done
+until curl -sf -o /dev/null "${auth[@]}" -H "X-Mindmount-User: u1" "http://${addr[b]}/v1/git/status?userId=u1"; do sleep 0.05; done
 end=$(date +%s.%N)
 printf 'node a SIGKILLed: b served its user after %.2f s (lease TTL %s)\n' "$(echo "$end - $start" | bc -l)" "$TTL"
 if grep -h REFUSED "$work"/remotes/*.git/updates.log 2>/dev/null; then echo "non-fast-forward pushes were attempted (refused)"; fi
