@@ -8,6 +8,7 @@ package main
 var commandTable = []*command{
 	addCommand,
 	checkCommand,
+	clusterCommand,
 	consolidateCommand,
 	doctorCommand,
 	contextCommand,

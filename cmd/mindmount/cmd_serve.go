@@ -53,6 +53,7 @@ type serveOptions struct {
 	llmBackground  int
 	userMemory     uint64
 	debug          bool
+	cluster        clusterOptions
 }
 
 func (o *serveOptions) AddFlags(fl *flag.FlagSet) {
@@ -64,6 +65,7 @@ func (o *serveOptions) AddFlags(fl *flag.FlagSet) {
 	fl.IntVar(&o.llmBackground, "llm-background", 0, "consolidation model calls running at once, beside the chats' (0: Ollama 1, a hosted API 2)")
 	fl.Uint64Var(&o.userMemory, "user-memory", defaultUserMemory, "bound each user's worker to this many `BYTES` of memory (RLIMIT_DATA; 0: no bound)")
 	fl.BoolVar(&o.debug, "debug", false, "log every FUSE request")
+	o.cluster.AddFlags(fl)
 	for _, f := range serveFronts {
 		if f.flags != nil {
 			f.flags(fl)
@@ -155,6 +157,11 @@ func runServe(o *serveOptions, log *slog.Logger) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	leave, err := o.joinCluster(ctx, ws, log)
+	if err != nil {
+		ws.Close(context.Background())
+		return err
+	}
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
@@ -178,6 +185,7 @@ func runServe(o *serveOptions, log *slog.Logger) error {
 	err = serveUntilDone(ctx, hup, ws, fr.errs, log)
 	sdNotify("STOPPING=1")
 	stop()
+	leave()
 	if serr := shutdownServe(ws, fr, reaped, log); serr != nil && err == nil {
 		err = serr
 	}

@@ -116,6 +116,10 @@ func (f *httpFront) start(ctx context.Context, ws *host.Workers) (func() error, 
 	// user's worker, which answers it as the user (chat, bye, consolidate,
 	// recall, git, MCP, the web page's pages): nothing here touches a
 	// user's repository.
+	var fwd httpapi.Forwarder = ws
+	if clusterForward != nil {
+		fwd, clusterForward.key = clusterForward, key
+	}
 	warmed := make(chan struct{})
 	srv := httpapi.New(httpapi.Config{
 		Ready: func() bool {
@@ -126,7 +130,7 @@ func (f *httpFront) start(ctx context.Context, ws *host.Workers) (func() error, 
 				return false
 			}
 		},
-		Forward:   ws,
+		Forward:   fwd,
 		List:      ws,
 		UI:        ui,
 		Pool:      ws.Pool(),

@@ -20,6 +20,19 @@ type Forwarder interface {
 	Forward(ctx context.Context, id string) (http.Handler, func(), error)
 }
 
+// ForwardedHeader marks a request that one serve node of a cluster passed
+// to the user's owner; a Forwarder never passes such a request on again.
+const ForwardedHeader = "X-Mindmount-Forwarded"
+
+type hopKey struct{}
+
+// Forwarded reports whether the request a Forwarder is asked about
+// (its ctx) came from another node already.
+func Forwarded(ctx context.Context) bool {
+	v, _ := ctx.Value(hopKey{}).(bool)
+	return v
+}
+
 // forward answers every request but /health of a front (Config.Forward):
 // it checks the caller's credentials and which user the request acts for
 // — a token's user, or for the admin the X-Mindmount-User header, ?userId=
@@ -59,14 +72,18 @@ func (s *Server) forward(w http.ResponseWriter, r *http.Request, c caller) {
 		return
 	}
 	defer done()
-	h, release, err := s.cfg.Forward.Forward(r.Context(), id)
+	ctx := r.Context()
+	if r.Header.Get(ForwardedHeader) != "" {
+		ctx = context.WithValue(ctx, hopKey{}, true)
+	}
+	h, release, err := s.cfg.Forward.Forward(ctx, id)
 	if errors.Is(err, host.ErrUnknownUser) && s.cfg.Provision != nil {
 		if perr := s.cfg.Provision(r.Context(), id); perr != nil {
 			s.logUser(id).Warn("auto-users: cannot provision", "err", perr)
 			err = fmt.Errorf("%w: %w", errProvision, perr)
 		} else {
 			s.logUser(id).Info("auto-users: provisioned")
-			h, release, err = s.cfg.Forward.Forward(r.Context(), id)
+			h, release, err = s.cfg.Forward.Forward(ctx, id)
 		}
 	}
 	if err != nil {

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/mindmount/mindmount/serve/cluster"
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
+)
+
+// clusterCmdOptions are mindmount cluster's flags.
+type clusterCmdOptions struct {
+	endpoints string
+	json      bool
+}
+
+func (o *clusterCmdOptions) AddFlags(fl *flag.FlagSet) {
+	fl.StringVar(&o.endpoints, "cluster", "http://127.0.0.1:2379", "the cluster's etcd at `URL` (comma-separated for several)")
+	fl.BoolVar(&o.json, "json", false, "print JSON")
+}
+
+// clusterCommand is "mindmount cluster".
+var clusterCommand = newCommand(command{
+	name:    "cluster",
+	usage:   "cluster status [--cluster URL] [--json]",
+	summary: "show the serve nodes of a cluster and the users each serves",
+	help: `mindmount cluster status reads the cluster's etcd (--cluster, as given to
+mindmount serve --cluster) and prints every live node: its name, the
+address the others forward to, how long it has been up, how long its
+lease has left, and the users it serves. See docs/many-hosts.md.`,
+}, runClusterCommand)
+
+func runClusterCommand(ctx context.Context, o *clusterCmdOptions, args []string) error {
+	if len(args) != 1 || args[0] != "status" {
+		return errUsage
+	}
+	cli, err := clientv3.New(clientv3.Config{Endpoints: strings.Split(o.endpoints, ","),
+		DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+	if err != nil {
+		return fmt.Errorf("--cluster: %w", err)
+	}
+	defer cli.Close()
+	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	st, err := cluster.ReadStatus(rctx, cli)
+	if err != nil {
+		return err
+	}
+	if o.json {
+		return json.NewEncoder(stdout).Encode(st)
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NODE\tADVERTISE\tUP\tLEASE LEFT\tUSERS")
+	for _, n := range st.Nodes {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%ds\t%d %s\n", n.Name, n.Advertise,
+			time.Since(n.Since).Truncate(time.Second), n.LeaseTTL, len(n.Users), strings.Join(n.Users, ","))
+	}
+	if len(st.Orphans) > 0 {
+		fmt.Fprintf(tw, "(no node)\t\t\t\t%d %s\n", len(st.Orphans), strings.Join(st.Orphans, ","))
+	}
+	return tw.Flush()
+}

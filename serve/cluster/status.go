@@ -1,0 +1,71 @@
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// Status is the cluster as etcd has it: its live nodes and who serves
+// whom.
+type Status struct {
+	Nodes []NodeStatus `json:"nodes"`
+	// Orphans are users whose owner announced no node (its key vanished
+	// first): they are free once their lease ends.
+	Orphans []string `json:"orphans,omitempty"`
+}
+
+// NodeStatus is one live node: its users and its lease's time left.
+type NodeStatus struct {
+	Member
+	LeaseTTL int64    `json:"leaseTtlSeconds"` // seconds left, as etcd says
+	Users    []string `json:"users"`
+}
+
+// ReadStatus reads the cluster's nodes and owners from etcd.
+func ReadStatus(ctx context.Context, c *clientv3.Client) (Status, error) {
+	nodes, err := c.Get(ctx, nodesPrefix, clientv3.WithPrefix())
+	if err != nil {
+		return Status{}, fmt.Errorf("etcd: %w", err)
+	}
+	users, err := c.Get(ctx, usersPrefix, clientv3.WithPrefix())
+	if err != nil {
+		return Status{}, fmt.Errorf("etcd: %w", err)
+	}
+	var st Status
+	byName := map[string]*NodeStatus{}
+	for _, kv := range nodes.Kvs {
+		var m Member
+		if json.Unmarshal(kv.Value, &m) != nil {
+			continue
+		}
+		ns := NodeStatus{Member: m, LeaseTTL: -1, Users: []string{}}
+		if ttl, err := c.TimeToLive(ctx, clientv3.LeaseID(kv.Lease)); err == nil {
+			ns.LeaseTTL = ttl.TTL
+		}
+		st.Nodes = append(st.Nodes, ns)
+	}
+	for i := range st.Nodes {
+		byName[st.Nodes[i].Name] = &st.Nodes[i]
+	}
+	for _, kv := range users.Kvs {
+		id := strings.TrimPrefix(string(kv.Key), usersPrefix)
+		var claim Claim
+		json.Unmarshal(kv.Value, &claim)
+		if ns, ok := byName[claim.Node]; ok {
+			ns.Users = append(ns.Users, id)
+		} else {
+			st.Orphans = append(st.Orphans, id)
+		}
+	}
+	sort.Slice(st.Nodes, func(i, j int) bool { return st.Nodes[i].Name < st.Nodes[j].Name })
+	for i := range st.Nodes {
+		sort.Strings(st.Nodes[i].Users)
+	}
+	sort.Strings(st.Orphans)
+	return st, nil
+}
