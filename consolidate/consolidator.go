@@ -54,6 +54,10 @@ type Config struct {
 	// live branch (hooks.MergeMemory, wired by the daemon) [none: such a
 	// dream is not merged and waits on its branch].
 	MergeMemory MemoryMerger
+	// Provenance names the source of a transcript that is one batch from
+	// elsewhere (a pull request, an issue: provenance.go) [none: every
+	// transcript is a conversation].
+	Provenance func(transcript string) (Provenance, bool)
 }
 
 func (c *Config) defaults() {
