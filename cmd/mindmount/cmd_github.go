@@ -214,7 +214,7 @@ func initProjectBranch(ctx context.Context, o *initOptions, dir string) error {
 		if err := github.Clone(ctx, project, dir); err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "Cloned %s of %s into %s\n", github.MemoryBranch, o.project, dir)
+		fmt.Fprintf(stdout, "Cloned %s of %s into %s\n", github.MemoryBranch, github.Redact(o.project), dir)
 		// Completes what a clone lacks: the git hooks and merge drivers
 		// live in .git, which a clone does not carry.
 		if _, err := host.InitRepo(dir, host.InitOptions{User: o.user, Private: !o.shared}); err != nil {
@@ -232,7 +232,7 @@ func initProjectBranch(ctx context.Context, o *initOptions, dir string) error {
 		if err := github.Adopt(ctx, project, dir); err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "Pushed it as the orphan branch %s of %s\n", github.MemoryBranch, o.project)
+		fmt.Fprintf(stdout, "Pushed it as the orphan branch %s of %s\n", github.MemoryBranch, github.Redact(o.project))
 	}
 	if err := github.WriteReviewMode(ctx, dir); err != nil {
 		return err

@@ -330,3 +330,13 @@ func TestDemo(t *testing.T) {
 		t.Fatalf("ingest again: %d sources, %+v", n, out)
 	}
 }
+
+// proposeIn runs propose in the clone dir.
+func proposeIn(d *demo, dir string) (github.Outcome, error) {
+	return github.Propose(context.Background(), dir, d.cl, d.log)
+}
+
+// newClient is a client of the fake with token tok.
+func newClient(base, tok string) (*github.Client, error) {
+	return github.NewClient(base, tok, "acme", "shop", nil)
+}

@@ -27,6 +27,10 @@ func git(ctx context.Context, dir string, args ...string) (string, error) {
 	return out.String(), nil
 }
 
+// Redact is s with the user:password@ part of its URLs replaced by
+// "***@": a remote named with a token can be printed.
+func Redact(s string) string { return scrub(s) }
+
 // scrub removes a user:password@ part of URLs from git's messages.
 func scrub(s string) string {
 	for _, scheme := range []string{"https://", "http://"} {

@@ -1,6 +1,8 @@
 package github
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -118,16 +120,20 @@ func (it Item) Source() string {
 }
 
 // TranscriptPath is where the item's text is put for consolidation: one
-// file per item, so the cursor knows an item it consumed.
+// file per item and version of its text (a short hash of Transcript), so
+// the cursor knows an item it consumed, and an item whose text changed
+// since is a new batch.
 func (it Item) TranscriptPath() string {
+	sum := sha256.Sum256(it.Transcript())
+	kind := "issue"
 	if it.PR {
-		return memgraph.TranscriptsDir + "/github/pr-" + strconv.Itoa(it.Number) + ".md"
+		kind = "pr"
 	}
-	return memgraph.TranscriptsDir + "/github/issue-" + strconv.Itoa(it.Number) + ".md"
+	return fmt.Sprintf("%s/github/%s-%d-%s.md", memgraph.TranscriptsDir, kind, it.Number, hex.EncodeToString(sum[:4]))
 }
 
 // pathRE is a transcript path TranscriptPath makes.
-var pathRE = regexp.MustCompile(`^` + memgraph.TranscriptsDir + `/github/(pr|issue)-([0-9]{1,9})\.md$`)
+var pathRE = regexp.MustCompile(`^` + memgraph.TranscriptsDir + `/github/(pr|issue)-([0-9]{1,9})-[0-9a-f]{8}\.md$`)
 
 // ProvenanceOf is the provenance of a transcript TranscriptPath named
 // (its label only), for one left unconsumed by an earlier run.
