@@ -28,6 +28,8 @@ type chunkRun struct {
 	snap map[string][]byte // rel -> bytes read; nil value: read and absent
 	head map[string][]byte // rel -> bytes at the dream's tip (cache)
 	prov string            // Mindmount-Transcript trailer: path, lines, content hash
+	// origin is the transcript's Provenance, nil for a conversation.
+	origin *Provenance
 
 	topics     map[string][]string // kind+topic -> active memories (built on first use)
 	redactions int                 // secrets removed from the model's answers
@@ -38,6 +40,9 @@ type chunkRun struct {
 func (c *Consolidator) runChunk(ctx context.Context, t *Transcript, ch chunk, next *Cursor, rep *Report, d *dream) error {
 	s := &chunkRun{c: c, d: d, src: source(t.Path, ch.lo, ch.hi), now: c.cfg.Now(), snap: map[string][]byte{}, head: map[string][]byte{},
 		prov: t.Provenance(ch.lo, ch.hi)}
+	if p, ok := c.provenance(t.Path); ok {
+		s.src, s.origin = p.Source, &p
+	}
 	facts, err := s.extract(ctx, renderMessages(t, ch.lo, ch.hi), rep)
 	if err != nil {
 		return err

@@ -51,6 +51,9 @@ func (s *chunkRun) message(subject string, rels []string, out *outcome) string {
 	if s.prov != "" {
 		fmt.Fprintf(&b, "Mindmount-Transcript: %s\n", s.prov)
 	}
+	if s.origin != nil {
+		b.WriteString(s.origin.trailer())
+	}
 	fmt.Fprintf(&b, "Mindmount-Dream: %s\n", s.d.branch)
 	return b.String()
 }

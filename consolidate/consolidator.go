@@ -62,6 +62,10 @@ type Config struct {
 	// OnProposal receives each TeamProposal once the chunk that made it
 	// is committed [none: they are only in the Report].
 	OnProposal func(TeamProposal)
+	// Provenance names the source of a transcript that is one batch from
+	// elsewhere (a pull request, an issue: provenance.go) [none: every
+	// transcript is a conversation].
+	Provenance func(transcript string) (Provenance, bool)
 }
 
 func (c *Config) defaults() {

@@ -107,6 +107,9 @@ func (p *planner) apply(i int, f Fact, d *Decision) {
 		if j, ok := p.batch[rel]; why == "" && ok && j != i && d.Action == ActionDelete {
 			why, add = fmt.Sprintf("%q holds fact %d of the same conversation, which this one cannot contradict", d.Target, j), true
 		}
+		if why == "" && d.Action == ActionDelete && p.s.sibling(get(rel)) {
+			why, add = fmt.Sprintf("%q was distilled from the same source, %s, which this fact cannot contradict", d.Target, p.s.src), true
+		}
 		switch {
 		case why == "":
 			target = rel
@@ -322,7 +325,7 @@ func (s *chunkRun) newMemory(f Fact, desc, text string, out *outcome, pending ma
 		episode = fmt.Sprintf("Consolidated from %s on %s.", s.src, s.now.Format(memgraph.DateLayout))
 	}
 	m := memgraph.NewMemory(rel, titleOf(slug), cmp.Or(desc, f.Description), cmp.Or(text, f.Fact), episode, s.now)
-	m.SetSource("consolidate " + s.src)
+	m.SetSource(s.memorySource())
 	if f.Topic != "" {
 		m.SetTopic(f.Topic)
 	}

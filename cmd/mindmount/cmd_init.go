@@ -15,7 +15,7 @@ import (
 // initCommand is "mindmount init".
 var initCommand = newCommand(command{
 	name:    "init",
-	usage:   "init DIR [--user NAME]",
+	usage:   "init DIR [--user NAME] [--project-branch PROJECT]",
 	summary: "create a memory repository (or add what an existing one lacks)",
 	help: `Creates DIR as a mindmount memory repository: a git repository (branch main)
 holding a base persona (character.md, read-only), a page about the user
@@ -51,6 +51,13 @@ of .gitignore, moves the git side (hooks, driver config, sync state), and
 commits that as one commit saying so. Daemons refuse such a repository
 until then.
 
+--project-branch PROJECT makes DIR a project's memory, kept on the orphan
+branch mindmount/memory of the project's repository PROJECT (a URL or a
+path): DIR becomes a clone of that branch (and of the pending dreams'
+branches), created and pushed there first when the project has none, with
+merge: review so every dream waits for approval as a pull request
+(docs/pull-requests.md).
+
 Example:
   mindmount init ~/memory --user Ada
   cd ~/memory && git log --stat`,
@@ -61,18 +68,25 @@ type initOptions struct {
 	user   string
 	shared bool
 	force  bool
+	// project is --project-branch: the project repository whose memory
+	// branch DIR clones (cmd_github.go).
+	project string
 }
 
 func (o *initOptions) AddFlags(fl *flag.FlagSet) {
 	fl.StringVar(&o.user, "user", "", "the user's `NAME`, written into user.md")
 	fl.BoolVar(&o.shared, "shared", false, "create a new repository readable by others (0755/0644) instead of private (0700/0600)")
 	fl.BoolVar(&o.force, "force", false, "make a repository of a folder that holds other files, or of someone else's git repository")
+	fl.StringVar(&o.project, "project-branch", "", "keep the memory on the branch mindmount/memory of the `PROJECT` repository (URL or path); DIR is its clone")
 }
 
 // runInit makes (or upgrades) a memory repository.
-func runInit(_ context.Context, o *initOptions, args []string) error {
+func runInit(ctx context.Context, o *initOptions, args []string) error {
 	if len(args) != 1 {
 		return errUsage
+	}
+	if o.project != "" {
+		return initProjectBranch(ctx, o, args[0])
 	}
 	if !o.force {
 		if err := host.CheckInitTarget(args[0]); err != nil {
