@@ -73,7 +73,7 @@ func TestCheckCommand(t *testing.T) {
 	}
 	dir = mgRepo(t, bad)
 	out, errs, code := mgRun("check", dir)
-	want := "user_memory/bad.md:3: unknown frontmatter key \"colour\"; allowed keys are description, status, supersedes, superseded_by, read_only, pinned, created, source, tags, topic, keywords\n" +
+	want := "user_memory/bad.md:3: unknown frontmatter key \"colour\"; allowed keys are description, status, supersedes, superseded_by, read_only, pinned, created, source, tags, topic, keywords, promoted_from\n" +
 		"user_memory/none.md:1: missing frontmatter"
 	if code != 1 || !strings.HasPrefix(out, want) || !strings.Contains(errs, "2 problems in 2 of 9 files") {
 		t.Errorf("invalid repo: exit %d\nstdout %q\nstderr %q", code, out, errs)
@@ -136,7 +136,7 @@ func TestCheckReadOnlyAgainstGit(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "character.md"), []byte("---\ndescription: Persona\n---\n# Character\n\nYou are kind.\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "user.md"), []byte("---\nread_only: true\n---\nAda.\n"), 0o644)
 	out, _, code := mgRun("check", dir)
-	if code != 1 || !strings.Contains(out, "character.md: file is read_only: true in the last commit") ||
+	if code != 1 || !strings.Contains(out, "character.md: read_only: true protects this file; the change is not committed") ||
 		!strings.Contains(out, "user.md:2: read_only cannot be set, changed or removed by a write (last commit: not set)") {
 		t.Errorf("read_only changes: exit %d\n%s", code, out)
 	}

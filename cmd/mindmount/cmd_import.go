@@ -206,7 +206,7 @@ func importViral(src, dest string) error {
 		lines[i] = memgraph.SafeLine(l) // one line each, whatever a name held
 	}
 	msg := "mindmount import viral: convert a viral-git-agent-memory repository\n\n" + strings.Join(lines, "\n")
-	hash, err := tracker.Alone{Repo: r, Import: true}.Apply(context.Background(), tracker.Change{Changes: changes, Message: msg, Author: gitrepo.Mindmount})
+	hash, err := tracker.Alone{Repo: r, Door: tracker.DoorImport}.Apply(context.Background(), tracker.Change{Changes: changes, Message: msg, Author: gitrepo.Mindmount})
 	if err != nil {
 		return fmt.Errorf("commit the import: %w (the converted files are in the work tree; git checkout -f HEAD && git clean -fd in %s undoes them)", err, dir)
 	}
@@ -344,7 +344,7 @@ func importGate(r *gitrepo.Repo, plan migrate.Plan) error {
 	for i, c := range plan.Changes {
 		changes[i] = gitrepo.Change{Path: c.Path, Data: c.Data, Delete: c.Delete}
 	}
-	err := tracker.Alone{Repo: r, Import: true}.Check(tracker.Change{Changes: changes})
+	err := tracker.Alone{Repo: r, Door: tracker.DoorImport}.Check(tracker.Change{Changes: changes})
 	var refused *tracker.RefusedError
 	if !errors.As(err, &refused) {
 		return err
@@ -458,7 +458,7 @@ func importInto(format, src, dest string) error {
 		lines[i] = memgraph.SafeLine(l) // one line each, whatever a name held
 	}
 	msg := fmt.Sprintf("mindmount import %s: %d files from %s\n\n%s", format, len(changes), memgraph.SafeLine(filepath.Base(filepath.Clean(src))), strings.Join(lines, "\n"))
-	hash, err := tracker.Alone{Repo: r, Import: true}.Apply(context.Background(), tracker.Change{Changes: changes, Message: msg, Author: gitrepo.Mindmount})
+	hash, err := tracker.Alone{Repo: r, Door: tracker.DoorImport}.Apply(context.Background(), tracker.Change{Changes: changes, Message: msg, Author: gitrepo.Mindmount})
 	if err != nil {
 		return fmt.Errorf("commit the import: %w", err)
 	}

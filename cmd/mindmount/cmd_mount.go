@@ -9,6 +9,7 @@ import (
 	"runtime/pprof"
 
 	"github.com/mindmount/mindmount/fs/mount"
+	"github.com/mindmount/mindmount/memgraph"
 	"github.com/mindmount/mindmount/serve/host"
 )
 
@@ -117,6 +118,16 @@ func serveMount(dir, mnt string, cfg host.RuntimeConfig, opt mount.Options) erro
 			return nil, nil, err
 		}
 		opt.Teams = teams
+		// The indexes, CONTEXT.md and recall read across the teams,
+		// each hit labelled shared/<team>/.
+		scopes := make([]memgraph.Scope, len(teams))
+		for i, t := range teams {
+			scopes[i] = memgraph.Scope{Name: t.Name, Graph: t.Tracker.Graph()}
+		}
+		if err := rt.Graph.AttachScopes(scopes); err != nil {
+			stopTeams()
+			return nil, nil, err
+		}
 		srv, err := mount.Mount(mnt, rt.Tracker, rt.Listeners, opt)
 		if err != nil {
 			stopTeams()

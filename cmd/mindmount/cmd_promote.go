@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/mindmount/mindmount/fs/gitrepo"
 	"github.com/mindmount/mindmount/fs/tracker"
@@ -92,13 +91,15 @@ func runPromote(ctx context.Context, o *promoteOptions, args []string) error {
 	} else if exists {
 		return fmt.Errorf("%s in team %s: %w; change it there instead", rel, o.team, errPromoteExists)
 	}
-	if err := judgePromoted(rel, out); err != nil {
-		return err
-	}
 	msg := "mindmount promote: " + rel + " from " + memgraph.SafeLine(user) + "\n\nMindmount-User: " + memgraph.SafeLine(user)
 	hash, err := tracker.Alone{Repo: team}.Apply(ctx, tracker.Change{
 		Changes: []gitrepo.Change{{Path: rel, Data: out}}, Message: msg, Author: gitrepo.Mindmount, Worktree: true,
 	})
+	var refused *tracker.RefusedError
+	if errors.As(err, &refused) {
+		// The team's gate: file, line and rule, never a value.
+		return fmt.Errorf("%s: %w: %w", rel, errPromoteRefused, err)
+	}
 	if err != nil {
 		return fmt.Errorf("commit to team %s: %w", o.team, err)
 	}
@@ -147,23 +148,4 @@ func committedMemory(dir, rel string) (data []byte, head string, err error) {
 		return nil, "", fmt.Errorf("%s is not committed in %s; only a committed memory can be promoted", rel, dir)
 	}
 	return data, head, nil
-}
-
-// judgePromoted applies the team repository's commit rules to the new
-// file: tracker.Judge (validation) and tracker.SecretProblems (secrets).
-// A problem's message names the file, line and rule, never a value.
-func judgePromoted(rel string, data []byte) error {
-	probs := append(tracker.Judge(rel, data, true, nil, false), tracker.SecretProblems(rel, data, nil)...)
-	if len(probs) == 0 {
-		return nil
-	}
-	var msgs []string
-	var cause error = errPromoteRefused
-	for _, p := range probs {
-		msgs = append(msgs, memgraph.SafeLine(p.Msg))
-		if p.Err != nil && cause == errPromoteRefused {
-			cause = p.Err
-		}
-	}
-	return fmt.Errorf("%s: %w: %w: %s", rel, errPromoteRefused, cause, strings.Join(msgs, "; "))
 }

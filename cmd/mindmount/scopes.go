@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/mindmount/mindmount/memgraph"
+	"github.com/mindmount/mindmount/memgraph/team"
 )
 
 // teamDir is one team attached to a personal repository: its name (the
@@ -13,10 +14,23 @@ type teamDir struct {
 	Name, Dir, Role string
 }
 
-// teamsOf lists the teams attached to the personal repository repo. The
-// team commands (teams, team join) provide it; until then no team is
-// attached and every command reads the personal repository alone.
-var teamsOf = func(repo string) ([]teamDir, error) { return nil, nil }
+// teamsOf lists the teams attached to the personal repository repo: the
+// clones "mindmount team join" made under its .git/mindmount/teams/.
+var teamsOf = func(repo string) ([]teamDir, error) {
+	gitDir, err := personalGitDir(repo)
+	if err != nil {
+		return nil, err
+	}
+	as, err := team.Attached(gitDir)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]teamDir, len(as))
+	for i, a := range as {
+		out[i] = teamDir{Name: a.Name, Dir: a.Dir, Role: string(a.Role)}
+	}
+	return out, nil
+}
 
 // attachTeams scans each team attached to g's repository and attaches it
 // to g, so the indexes, CONTEXT.md and recall read across them. The

@@ -247,6 +247,13 @@ func Letta(fsys fs.FS, taken Taken) (Plan, error) {
 			strings.HasPrefix(rel, memgraph.TranscriptsDir+"/"), !memgraph.IsMemoryPath(rel):
 			to = "letta/" + rel
 		}
+		if memgraph.IsSkillPath(to) {
+			// A skill is in the open Agent Skills format already: copied
+			// whole, its frontmatter (name, metadata) kept.
+			to = p.unique(to, taken)
+			p.write(to, b, rel+" -> "+to)
+			return nil
+		}
 		if taken != nil && taken(to) && (to == memgraph.CharacterFile || to == memgraph.UserFile) {
 			// The repository's own block is replaced: it is the template's
 			// in a new repository, and the import's reason to exist.

@@ -126,14 +126,14 @@ func (t *Tracker) putGraph(changes []gitrepo.Change) []string {
 // daemon. It records prepared changes through the same commit sequence and
 // has no graph to keep; a daemon serving the repository from another
 // process sees HEAD move and reloads, as after a git command.
-// The gate (Check) judges c as it does for a tracker, as a prepared
-// change (DoorPrepared) or an import (DoorImport), with the operator's
-// switches from Operator (the repository's own .git/mindmount/config when
-// nil).
+// The gate (Check) judges c as it does for a tracker, as a change from
+// Door (a prepared change when zero; DoorInit, DoorImport), with the
+// operator's switches from Operator (the repository's own
+// .git/mindmount/config when nil).
 type Alone struct {
 	Repo     *gitrepo.Repo
 	Operator *memgraph.OperatorSource
-	Import   bool
+	Door     Door
 }
 
 // Check asks the gate about c without recording it: a *RefusedError
@@ -144,11 +144,7 @@ func (a Alone) Check(c Change) error {
 		src = &memgraph.OperatorSource{Path: filepath.Join(a.Repo.GitDir(), memgraph.OperatorFile)}
 	}
 	o, _ := src.Get()
-	rules := Rules{Door: DoorPrepared, CommitSecrets: o.CommitSecrets}
-	if a.Import {
-		rules.Door = DoorImport
-	}
-	return gate(a.Repo, c, rules)
+	return gate(a.Repo, c, Rules{Door: a.Door, CommitSecrets: o.CommitSecrets})
 }
 
 // Apply records c (see Tracker.Apply for what c means).

@@ -39,13 +39,13 @@ type Version struct {
 type Door int
 
 const (
-	// DoorTree: a write to the work tree — the mount, watch mode, a
-	// person's editor, MCP and HTTP writes (Write), a person's git commit.
-	DoorTree Door = iota
 	// DoorPrepared: a change prepared beside the tree and handed to
 	// Apply: consolidation (the only writer of the cursor), the web
-	// page, import, init, a sync's own commits.
-	DoorPrepared
+	// page, a sync's own commits, a promotion. The zero Door.
+	DoorPrepared Door = iota
+	// DoorTree: a write to the work tree — the mount, watch mode, a
+	// person's editor, MCP and HTTP writes (Write), a person's git commit.
+	DoorTree
 	// DoorMerge: the result of merging two histories (a sync, a dream
 	// merged back). Each side's content passed a gate when it was
 	// committed and the memory merge validates what it writes, so only
@@ -55,10 +55,14 @@ const (
 	// DoorAudit: mindmount check over a whole tree: every secret in a
 	// file counts, not only what a change adds.
 	DoorAudit
+	// DoorInit: mindmount init (and serve's provisioning) committing the
+	// template: a new file exactly as the template makes it (the
+	// read_only character.md) is mindmount's own and passes as it is.
+	DoorInit
 	// DoorImport: mindmount import, from another system's files: every
-	// secret in a file counts (the files arrive whole, from outside),
-	// and a file HEAD holds exactly as the template made it (a new
-	// repository's read_only character.md) is the import's to replace.
+	// secret in a file counts (the files arrive whole, from outside); the
+	// template's files pass as under DoorInit, and a file HEAD holds
+	// exactly as the template made it is the import's to replace.
 	DoorImport
 )
 
@@ -99,7 +103,7 @@ var (
 // memgraph.Validate), and last the secrets the content adds (all of them
 // under DoorAudit). A merge is held to the path rules only (DoorMerge).
 func Check(rel string, after, before Version, r Rules) []memgraph.Problem {
-	if p, ok := pathProblem(rel, r.Door); ok {
+	if p, ok := pathProblem(rel, r.Door, after.Exists); ok {
 		return []memgraph.Problem{p}
 	}
 	if !after.Exists {
@@ -169,8 +173,10 @@ func judgedProblems(rel string, after, before Version) []memgraph.Problem {
 	return ps
 }
 
-// pathProblem applies the rules that need only the path and the door.
-func pathProblem(rel string, d Door) (memgraph.Problem, bool) {
+// pathProblem applies the rules that need only the path, the door and
+// whether the change leaves a file there (a synthesized file that a
+// foreign layout committed may be removed).
+func pathProblem(rel string, d Door, exists bool) (memgraph.Problem, bool) {
 	if bad, _ := uncommittable(rel); bad != nil {
 		msg := "not committed: " + strings.TrimPrefix(bad.Error(), "invalid path: ") + "; rename it"
 		return memgraph.Problem{Path: quote(rel), Msg: msg, Err: ErrBadName}, true
@@ -181,9 +187,9 @@ func pathProblem(rel string, d Door) (memgraph.Problem, bool) {
 		err = ErrGitDir
 	case IsInbox(rel):
 		err = ErrInbox
-	case memgraph.IsSynthesized(rel):
+	case memgraph.IsSynthesized(rel) && exists:
 		err = ErrSynthesized
-	case rel == memgraph.CursorFile && d != DoorPrepared && d != DoorMerge && d != DoorAudit:
+	case rel == memgraph.CursorFile && (d == DoorTree || d == DoorImport):
 		err = ErrCursor
 	default:
 		return memgraph.Problem{}, false
@@ -251,10 +257,8 @@ func gate(r *gitrepo.Repo, c Change, rules Rules) error {
 		}
 		after := Version{Data: ch.Data, Exists: !ch.Delete}
 		before := Version{Data: prev, Exists: ok, Link: link}
-		if rules.Door == DoorImport && ok && !link {
-			if t, err := template.Render(rel, ""); err == nil && bytes.Equal(t, prev) {
-				before = Version{} // the template's, untouched: judged as new
-			}
+		if rules.Door == DoorInit || rules.Door == DoorImport {
+			before = templateBase(rel, after, before, rules.Door)
 		}
 		if after.Exists == before.Exists && (!after.Exists || !link && bytes.Equal(prev, ch.Data)) {
 			continue
@@ -265,6 +269,24 @@ func gate(r *gitrepo.Repo, c Change, rules Rules) error {
 		return &RefusedError{Problems: probs}
 	}
 	return nil
+}
+
+// templateBase is what the gate judges a change of init or import
+// against: a new file exactly as the template makes it counts as
+// unchanged (mindmount's own, read_only flag and all), and for an import
+// a file HEAD holds exactly as the template made it counts as absent (the
+// import's to replace).
+func templateBase(rel string, after, before Version, d Door) Version {
+	t, err := template.Render(rel, "")
+	switch {
+	case err != nil || before.Link:
+		return before
+	case !before.Exists && after.Exists && bytes.Equal(t, after.Data):
+		return after
+	case d == DoorImport && before.Exists && bytes.Equal(t, before.Data):
+		return Version{}
+	}
+	return before
 }
 
 // Ask is the gate's answer to writing data at rel through the work tree,

@@ -184,7 +184,7 @@ var gateDoors = []gateDoor{
 			t.Skip("a prepared change holds no symbolic link")
 		}
 		_, _, repo := open(t, dir, tracker.Config{})
-		return tracker.Alone{Repo: repo, Import: true}.Check(c)
+		return tracker.Alone{Repo: repo, Door: tracker.DoorImport}.Check(c)
 	}},
 	{name: "check (the CLI's audit)", audit: true, try: func(t *testing.T, dir string, r gateRule) error {
 		after, before := ruleVersions(t, dir, r)

@@ -112,7 +112,7 @@ func InitRepo(dir string, o InitOptions) (Initialized, error) {
 	if up != nil {
 		res.Message = up.message(res.Created)
 	}
-	res.Commit, err = tracker.Alone{Repo: r}.Apply(context.Background(), tracker.Change{Changes: changes, Message: res.Message, Author: gitrepo.Mindmount})
+	res.Commit, err = tracker.Alone{Repo: r, Door: tracker.DoorInit}.Apply(context.Background(), tracker.Change{Changes: changes, Message: res.Message, Author: gitrepo.Mindmount})
 	if err != nil {
 		return res, fmt.Errorf("commit the template: %w", err)
 	}
