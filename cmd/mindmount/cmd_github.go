@@ -106,7 +106,10 @@ func runGithubPropose(ctx context.Context, o *githubOptions, args []string) erro
 	for _, b := range out.Merged {
 		fmt.Fprintf(stdout, "%s was merged; pull %s to see it here\n", b, github.MemoryBranch)
 	}
-	if err == nil && len(out.Opened)+len(out.Pending)+len(out.Rejected)+len(out.Merged) == 0 {
+	for _, b := range out.Empty {
+		fmt.Fprintf(stdout, "%s settled without a pull request: no memory changes\n", b)
+	}
+	if err == nil && len(out.Opened)+len(out.Pending)+len(out.Rejected)+len(out.Merged)+len(out.Empty) == 0 {
 		fmt.Fprintln(stdout, "nothing to propose")
 	}
 	return err

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mindmount/mindmount/consolidate/llmtest"
 )
 
 // newProject makes a bare project repository with one code commit on
@@ -74,5 +76,49 @@ func TestInitProjectBranch(t *testing.T) {
 	}
 	if out := runCmd(t, "recall", second, "sqlite cache"); !strings.Contains(out, "cache-sqlite") {
 		t.Fatalf("recall on the clone:\n%s", out)
+	}
+}
+
+// TestIngestFileAndRecall: "ingest --file --source" consolidates a text
+// as one batch with its provenance into a waiting dream (merge: review of
+// the project clone), a second ingest of the same text finds nothing new,
+// and "github recall --file" prints a comment only for what is relevant.
+func TestIngestFileAndRecall(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git CLI not installed")
+	}
+	srv := llmtest.New(t)
+	srv.Queue(llmtest.KindExtract, llmtest.Reply{Content: `{"facts":[{"kind":"user","slug":"cache-uses-sqlite","description":"Decision: use SQLite for the cache","fact":"The cache is stored in SQLite.","topic":"cache-backend","keywords":["cache","sqlite"]}]}`})
+	srv.Queue(llmtest.KindDecide, llmtest.Reply{Content: `{"decisions":[{"fact":0,"action":"ADD","target":"","description":"","text":""}]}`})
+	t.Setenv("MINDMOUNT_LLM", "")
+	t.Setenv("OLLAMA_HOST", srv.OllamaURL())
+	t.Setenv("GITHUB_TOKEN", "")
+	dir := filepath.Join(t.TempDir(), "mem")
+	runCmd(t, "init", dir, "--project-branch", newProject(t))
+	pr := filepath.Join(t.TempDir(), "pr.md")
+	os.WriteFile(pr, []byte("Cache in SQLite\nWe decided to use SQLite for the cache.\n"), 0o644)
+	out := runCmd(t, "ingest", dir, "--file", pr, "--source", "PR#7", "--url", "https://github.example/o/r/pull/7")
+	if !strings.Contains(out, "PR#7: 1 added") || !strings.Contains(out, "mindmount/dream/1 waits") {
+		t.Fatalf("ingest:\n%s", out)
+	}
+	m := gitOut(t, dir, "show", "mindmount/dream/1:user_memory/cache-uses-sqlite.md")
+	if !strings.Contains(m, "source: PR#7 https://github.example/o/r/pull/7") {
+		t.Fatalf("memory:\n%s", m)
+	}
+	if out := runCmd(t, "ingest", dir, "--file", pr, "--source", "PR#7", "--url", "https://github.example/o/r/pull/7"); !strings.Contains(out, "PR#7: nothing new") {
+		t.Fatalf("ingest again:\n%s", out)
+	}
+	// Recall reads the live branch: approve the dream as a merged pull
+	// request would land it.
+	tip := gitOut(t, dir, "rev-parse", "mindmount/dream/1")
+	runCmd(t, "review", "approve", "1", "--tip", tip, dir)
+	q := filepath.Join(t.TempDir(), "q.md")
+	os.WriteFile(q, []byte("Warm the sqlite cache\nPreload the cache at boot.\n"), 0o644)
+	if out := runCmd(t, "github", "recall", dir, "--file", q); !strings.Contains(out, "<!-- mindmount:recall -->") || !strings.Contains(out, "cache-uses-sqlite.md") {
+		t.Fatalf("recall:\n%s", out)
+	}
+	os.WriteFile(q, []byte("Kubernetes ingress\nTLS termination at the edge.\n"), 0o644)
+	if out := runCmd(t, "github", "recall", dir, "--file", q); !strings.Contains(out, "nothing relevant") {
+		t.Fatalf("recall of nothing relevant:\n%s", out)
 	}
 }

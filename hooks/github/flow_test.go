@@ -95,3 +95,21 @@ func TestTokenNeverLogged(t *testing.T) {
 		t.Fatalf("the token leaked or a bad one was accepted: %v\n%s", err, logs.String())
 	}
 }
+
+// TestNothingDurableOpensNoPullRequest: a merged pull request with
+// nothing worth remembering opens no pull request, and is not read again.
+func TestNothingDurableOpensNoPullRequest(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git CLI not installed")
+	}
+	d := newDemo(t)
+	d.fake.AddPR(9, "Fix a typo", "teh -> the", nil, nil)
+	ev := event(t, 9, "closed", "Fix a typo", "teh -> the", true, "main", "feature-9")
+	out, _ := d.ingest(ev)
+	if len(out.Opened) != 0 || len(out.Empty) != 1 {
+		t.Fatalf("%+v", out)
+	}
+	if out, n := d.ingest(ev); n != 0 || len(out.Opened)+len(out.Empty) != 0 {
+		t.Fatalf("ingest again: %d, %+v", n, out)
+	}
+}

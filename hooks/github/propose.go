@@ -28,6 +28,13 @@ type Outcome struct {
 	Pending  []PR     // already proposed, still open
 	Rejected []string // dreams rejected because their pull request was closed
 	Merged   []string // dreams whose pull request was merged (the clone is behind)
+	Empty    []string // dreams without memory changes, settled without a pull request
+}
+
+// noChange reports whether d adds, updates and retires nothing.
+func noChange(d consolidate.Dream) bool {
+	add, upd, ret := d.Counts()
+	return add+upd+ret == 0
 }
 
 // Run proposes every dream in dreams that has no pull request yet and
@@ -68,6 +75,14 @@ func (p *Proposal) Run(ctx context.Context, dreams []consolidate.Dream) (Outcome
 			if err := DeleteRemote(ctx, p.Dir, d.Branch); err != nil {
 				return out, err
 			}
+		case noChange(d):
+			// Nothing to approve (the source held nothing durable): the
+			// dream is settled at once, so its source counts as read.
+			if err := p.Reject(ctx, d.N, "nothing to propose: no memory changes"); err != nil {
+				return out, err
+			}
+			rejected = true
+			out.Empty = append(out.Empty, d.Branch)
 		case open != nil:
 			return out, fmt.Errorf("%w: %s has an open pull request (#%d) for another proposal; fetch the dreams (mindmount init --project-branch clones them) and run again",
 				ErrAPI, d.Branch, open.Number)
