@@ -11,8 +11,9 @@
 //  2. Inside a folder a package imports what lies beside it or below it,
 //     never a folder it sits in: a parent composes its children, so a
 //     package that needs the parent is not its child. Test fixtures
-//     (llmtest, secrettest, githubtest, conformance, golden) are the one
-//     exception: they sit beside what they test.
+//     (llmtest, secrettest, scopetest, clustertest, githubtest,
+//     conformance, golden) are the one exception: they sit beside what
+//     they test.
 //
 // The packages, highest first:
 //
@@ -30,6 +31,11 @@
 //	  control                  a daemon's control socket: the protocol, the
 //	                           server, the client (peer credentials)
 //	  remote                   sync with a git remote, GitHub setup
+//	  github                   a project's memory from its pull requests:
+//	                           ingest, propose as a pull request, recall as
+//	                           a comment (the hosting service's API)
+//	  cluster                  several serve hosts on etcd: who owns each
+//	                           user (a key on the node's session)
 //	hooks                      git-side safety: pre-commit, merge drivers
 //	hooks/harness              agent-harness hooks (Claude Code, Codex, ...)
 //	consolidate                the dreamer: transcripts to memories
@@ -50,6 +56,8 @@
 //	memgraph                   the memory model: format, validation, names,
 //	                           ranking, indexes, context, settings, the graph
 //	memgraph/recall            keyword and vector recall
+//	memgraph/team              team memory: membership and roles (root's
+//	                           teams.conf), the teams a laptop has joined
 //	memgraph/recall/wordnet    WordNet's database files, read in place, for
 //	                           expanding a question by meaning
 //	fs/migrate           other memory systems' layouts (the reference
@@ -136,9 +144,13 @@
 //	                     wait for a signal, close (mount, watch, mcp)
 //	model errors         consolidate/llm: scrubbed of keys and secrets,
 //	                     then memgraph.ErrorLine
-//	secrets in a commit  fs/tracker SecretProblems and NameProblems
-//	                     (secret.Scan: every byte, every name), for the
-//	                     tracker, the pre-commit hook and mindmount check
+//	may it be committed  fs/tracker.Check, the gate: names, the path
+//	                     rules, secrets in names and content
+//	                     (SecretProblems, NameProblems), symbolic links,
+//	                     sizes, read_only and validation (Judge); asked
+//	                     by the burst, Write, Apply, Alone, the
+//	                     pre-commit hook, check, import, consolidation,
+//	                     MCP and the web page (TestGateDoorsAgree)
 //	operator switches    memgraph.OperatorSource: .git/mindmount/config,
 //	                     ROOT/config under serve; never the tracked tree
 //	                     (commit_secrets; merge: auto|review)

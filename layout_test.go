@@ -16,7 +16,7 @@ import (
 var layers = []string{"template", "memgraph", "fs", "consolidate", "hooks", "serve", "cmd", "scripts"}
 
 // fixtures may import the package they sit in (doc.go, rule 2).
-var fixtures = map[string]bool{"llmtest": true, "secrettest": true, "githubtest": true, "conformance": true, "golden": true}
+var fixtures = map[string]bool{"llmtest": true, "secrettest": true, "scopetest": true, "clustertest": true, "githubtest": true, "conformance": true, "golden": true}
 
 // importProblem says why package from (a path relative to the module)
 // may not import to, or "" when it may.

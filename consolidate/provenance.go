@@ -9,7 +9,7 @@ import (
 
 // Provenance says where a transcript came from when it is one batch from
 // elsewhere rather than a conversation: a merged pull request or an issue
-// (hooks/github). Its Source labels the commit (Mindmount-Source) and the
+// (serve/github). Its Source labels the commit (Mindmount-Source) and the
 // memories it adds (their source: line), and makes the transcript's facts
 // one batch: siblings from one source never supersede each other.
 type Provenance struct {

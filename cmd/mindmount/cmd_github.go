@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/mindmount/mindmount/hooks/github"
+	"github.com/mindmount/mindmount/serve/github"
 	"github.com/mindmount/mindmount/serve/host"
 )
 

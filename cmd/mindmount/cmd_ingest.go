@@ -12,8 +12,8 @@ import (
 	"strings"
 
 	"github.com/mindmount/mindmount/consolidate"
-	"github.com/mindmount/mindmount/hooks/github"
 	"github.com/mindmount/mindmount/memgraph"
+	"github.com/mindmount/mindmount/serve/github"
 )
 
 // ingestCommand is "mindmount ingest".

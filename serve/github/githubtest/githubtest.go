@@ -1,5 +1,5 @@
 // Package githubtest is a fake of the part of a hosting service's REST API
-// that hooks/github uses — pull requests (list, create, files, review
+// that serve/github uses — pull requests (list, create, files, review
 // comments), issues and their comments (read, create, edit) — recording
 // what was posted. Its pull requests into a branch of a bare git
 // repository really merge there (Merge), as the service would.

@@ -16,10 +16,10 @@ import (
 	"github.com/mindmount/mindmount/consolidate/llm"
 	"github.com/mindmount/mindmount/consolidate/llmtest"
 	"github.com/mindmount/mindmount/fs/tracker"
-	"github.com/mindmount/mindmount/hooks/github"
-	"github.com/mindmount/mindmount/hooks/github/githubtest"
 	"github.com/mindmount/mindmount/memgraph"
 	"github.com/mindmount/mindmount/memgraph/recall"
+	"github.com/mindmount/mindmount/serve/github"
+	"github.com/mindmount/mindmount/serve/github/githubtest"
 	"github.com/mindmount/mindmount/template"
 )
 
