@@ -4,10 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -150,6 +154,51 @@ func TestNoSafeDirectory(t *testing.T) {
 		if bytes.Contains(b, []byte("safe."+"directory")) {
 			t.Errorf("%s names safe.directory", p)
 		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked < 100 {
+		t.Fatalf("only %d Go files checked", checked)
+	}
+}
+
+// TestOneReaderOfTheUseStamp: the access log's "used, DD.MM.YY" stamp is
+// read and written by memgraph alone (UseStamp, UseDates, AddUse); a
+// string literal that starts a stamp, or a pattern for one, anywhere else
+// is a second home of the format.
+func TestOneReaderOfTheUseStamp(t *testing.T) {
+	checked := 0
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if n := d.Name(); p != "." && (strings.HasPrefix(n, ".") || n == "testdata" || n == "node_modules" || p == "memgraph") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		checked++
+		ast.Inspect(f, func(n ast.Node) bool {
+			lit, ok := n.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return true
+			}
+			s, err := strconv.Unquote(lit.Value)
+			if err == nil && (strings.HasPrefix(s, "used,") || strings.Contains(s, "^used,")) {
+				t.Errorf("%s: %s reads or writes the access log's use stamp: use memgraph.UseStamp / UseDates / AddUse", p, lit.Value)
+			}
+			return true
+		})
 		return nil
 	})
 	if err != nil {

@@ -49,8 +49,8 @@ func UnionAccessLog(ours, theirs string) string {
 		}
 		emitted[t]++
 		e := entry{text: strings.TrimRight(l, " \t\r"), seq: len(es)}
-		if d, found := strings.CutPrefix(t, "used,"); found {
-			e.when, e.ok = parseDay(strings.TrimSpace(d))
+		if when, use, ok := memgraph.UseStamp(t); use {
+			e.when, e.ok = when, ok
 		}
 		es = append(es, e)
 	}
@@ -71,11 +71,6 @@ func UnionAccessLog(ours, theirs string) string {
 	}
 	s.WriteString(trail)
 	return s.String()
-}
-
-func parseDay(s string) (time.Time, bool) {
-	t, err := time.Parse(memgraph.DateLayout, s)
-	return t, err == nil
 }
 
 // cutHeading splits a section into its heading line (with newline) and body.

@@ -118,11 +118,18 @@ func TestPreCommitWithGitCLI(t *testing.T) {
 	if out, err := runGit(t, dir, "commit", "-q", "-m", "tea"); err != nil {
 		t.Fatalf("valid commit refused: %v\n%s", err, out)
 	}
-	// A non-memory file is none of the hook's business.
+	// A file that is not a memory is not held to the memory format.
+	write(t, dir, "notes/s1.txt", "---\ncolour: red\n")
+	mustGit(t, dir, "add", "notes/s1.txt")
+	if out, err := runGit(t, dir, "commit", "-q", "-m", "notes"); err != nil {
+		t.Fatalf("a plain file refused: %v\n%s", err, out)
+	}
+	// The inbox is never committed, by the daemon or by a person's git
+	// commit (the gate's rule, whoever asks).
 	write(t, dir, "transcripts/s1.md", "---\ncolour: red\n")
-	mustGit(t, dir, "add", "transcripts/s1.md")
-	if out, err := runGit(t, dir, "commit", "-q", "-m", "transcript"); err != nil {
-		t.Fatalf("transcript refused: %v\n%s", err, out)
+	mustGit(t, dir, "add", "-f", "transcripts/s1.md")
+	if out, err := runGit(t, dir, "commit", "-q", "-m", "transcript"); err == nil || !strings.Contains(out, "transcripts/s1.md: transcripts/ is the consolidation inbox") {
+		t.Fatalf("a transcript committed by hand: %v\n%s", err, out)
 	}
 }
 

@@ -250,13 +250,11 @@ func (m *Memory) parseBody() []Problem {
 		case secAccessLog:
 			lines := strings.Split(sectionBody(s.raw), "\n")
 			for i, l := range lines {
-				t := strings.TrimSpace(l)
-				if !strings.HasPrefix(t, "used,") {
+				when, use, ok := UseStamp(l)
+				if !use {
 					continue
 				}
-				d := strings.TrimSpace(t[len("used,"):])
-				when, err := time.Parse(DateLayout, d)
-				if err != nil {
+				if !ok {
 					probs = append(probs, Problem{Path: m.Path, Line: s.line + 1 + i,
 						Msg: "this access log line has a bad date; write it as 'used, DD.MM.YY' (for example 'used, 31.08.26')"})
 					continue
@@ -280,10 +278,10 @@ func strayUses(path string, s section) []Problem {
 	var fence fences
 	for i, l := range strings.Split(s.raw, "\n") {
 		t := strings.TrimSpace(l)
-		if fence.step(l) || !strings.HasPrefix(t, "used,") {
+		if fence.step(l) {
 			continue
 		}
-		if _, err := time.Parse(DateLayout, strings.TrimSpace(t[len("used,"):])); err != nil {
+		if _, use, ok := UseStamp(l); !use || !ok {
 			continue
 		}
 		probs = append(probs, Problem{Path: path, Line: s.line + i,
@@ -442,6 +440,40 @@ func (m *Memory) SetKeywords(words []string) {
 	}
 	m.setKeyLine("keywords", yamlListLine("keywords", clean))
 	m.Front.Keywords = clean
+}
+
+// UseStamp reads one line of an access log: use is true for a use stamp
+// ("used, DD.MM.YY", white space around it allowed), ok when its date is
+// valid. The one reader of the stamp; AddUse writes it.
+func UseStamp(line string) (when time.Time, use, ok bool) {
+	d, use := strings.CutPrefix(strings.TrimSpace(line), "used,")
+	if !use {
+		return time.Time{}, false, false
+	}
+	when, err := time.Parse(DateLayout, strings.TrimSpace(d))
+	return when, true, err == nil
+}
+
+// UseDates are the days of data's use stamps: the valid lines of its
+// first "## Access log" section (a stamp elsewhere is ordinary text).
+func UseDates(rel string, data []byte) []time.Time {
+	m, _ := Parse(rel, data)
+	if m == nil || len(m.raw.secs) == 0 {
+		return nil
+	}
+	for _, s := range m.raw.secs[1:] {
+		if s.name != secAccessLog {
+			continue
+		}
+		var out []time.Time
+		for _, l := range strings.Split(sectionBody(s.raw), "\n") {
+			if when, use, ok := UseStamp(l); use && ok {
+				out = append(out, when)
+			}
+		}
+		return out
+	}
+	return nil
 }
 
 // AddUse appends "used, DD.MM.YY" to the access log, adding the section at

@@ -208,3 +208,27 @@ func TestSetKeyKeepsComments(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestUseDates: only the access log's stamps are uses, as Parse counts them;
+// a stamp in the fact or with a bad date is none.
+func TestUseDates(t *testing.T) {
+	data := []byte("---\ndescription: x\n---\n# X\n\n## Fact\nused, 01.01.26 is in the fact\n\n## Access log\nused, 02.01.26\nused, 99.99.99\n  used, 03.01.26  \n")
+	got := UseDates("user_memory/x.md", data)
+	if len(got) != 2 || got[0].Day() != 2 || got[1].Day() != 3 {
+		t.Fatalf("UseDates = %v, want the 2nd and 3rd of January", got)
+	}
+	for _, c := range []struct {
+		line    string
+		use, ok bool
+	}{
+		{"used, 31.08.26", true, true},
+		{"  used,31.08.26 ", true, true},
+		{"used, 31.13.26", true, false},
+		{"used 31.08.26", false, false},
+		{"# used, 31.08.26", false, false},
+	} {
+		if _, use, ok := UseStamp(c.line); use != c.use || ok != c.ok {
+			t.Errorf("UseStamp(%q) = use %v ok %v, want %v %v", c.line, use, ok, c.use, c.ok)
+		}
+	}
+}

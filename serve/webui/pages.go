@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"net/http"
 	"os"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -168,19 +167,6 @@ type link struct {
 	Missing         bool
 }
 
-var useRE = regexp.MustCompile(`(?m)^used, (\d\d\.\d\d\.\d\d)\s*$`)
-
-// useDates are the dates of the access log's "used" lines.
-func useDates(text string) []time.Time {
-	var ds []time.Time
-	for _, m := range useRE.FindAllStringSubmatch(text, -1) {
-		if t, err := time.Parse(memgraph.DateLayout, m[1]); err == nil {
-			ds = append(ds, t)
-		}
-	}
-	return ds
-}
-
 // historyLimit bounds the commits shown on a memory's page.
 const historyLimit = 50
 
@@ -215,7 +201,7 @@ func (s *Server) memory(v *view, p string) {
 		d["Front"] = frontRows(m.Front)
 		d["ReadOnly"] = m.Front.ReadOnly
 		d["Kind"] = string(memgraph.KindOf(rel))
-		d["Chart"] = useChart(useDates(body), s.cfg.Now())
+		d["Chart"] = useChart(memgraph.UseDates(rel, data), s.cfg.Now())
 		var links []link
 		add := func(rel, what string) {
 			if rel == "" {
