@@ -17,13 +17,18 @@ var serviceCommand = &command{
 	name:    "service",
 	usage:   "service install REPO MNT",
 	summary: "keep a single user's mount running: a systemd --user service",
-	subs:    []*command{serviceInstallCommand},
+	help: `A mount started by hand ends with the session or a reboot, and hooks
+pointed at it then give the agent no memory. "mindmount service install"
+writes a systemd --user unit that mounts the repository at login and
+enables it (or prints the unit and the commands where no user manager
+answers).`,
+	subs: []*command{serviceInstallCommand},
 }
 
 // serviceInstallCommand is "mindmount service install".
 var serviceInstallCommand = newCommand(command{
 	name:    "install",
-	usage:   "install REPO MNT [--print]",
+	usage:   "service install REPO MNT [--print]",
 	summary: "write a systemd --user unit that mounts REPO at MNT, and enable it",
 	help: `Writes the unit mindmount-<MNT as a slug>.service into
 ~/.config/systemd/user/ ($XDG_CONFIG_HOME/systemd/user/), which runs

@@ -265,7 +265,16 @@ func (rt *Runtime) Start(ctx context.Context) error {
 		return rt.runErr
 	}
 	// Recover once the watches are live, so that nothing written between
-	// the scan and the watch can slip through.
+	// the scan and the watch can slip through. A consolidation that
+	// crashed between writing and committing goes first: its files and
+	// its cursor are committed together with the run's message (the
+	// cursor moves only with the memories it accounts for; the tracker's
+	// own recovery would hold it back).
+	if c := rt.Consolidator; c != nil {
+		if err := c.Recover(); err != nil {
+			rt.log.Warn("cannot recover an interrupted consolidation; the next run tries again", "err", err)
+		}
+	}
 	if err := rt.Tracker.Recover(ctx); err != nil {
 		cancel()
 		return err
