@@ -3,7 +3,6 @@ package harness
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/mindmount/mindmount/memgraph"
 )
@@ -17,17 +16,21 @@ func (e *NotMountedError) Error() string {
 	return fmt.Sprintf("memory is not mounted at %s: run mindmount mount REPO %s (or, installed as a service, systemctl --user start %s)", e.Dir, e.Dir, UnitName(e.Dir))
 }
 
-// NotMounted returns a *NotMountedError when dir is a folder that is
-// neither a mount nor a repository nor a watched work tree (no .git, no
-// CONTEXT.md), else nil.
+// NotMounted returns a *NotMountedError when dir is an empty folder that
+// is not a mount (a mountpoint whose mount is gone), else nil: a folder
+// that holds anything (a repository, a watched work tree, other files) is
+// for the caller to judge.
 func NotMounted(dir string) error {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() || mounted(dir) {
 		return nil
 	}
-	for _, name := range []string{".git", memgraph.ContextFile} {
-		if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
-			return nil
-		}
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	if names, _ := f.Readdirnames(1); len(names) > 0 {
+		return nil
 	}
 	return &NotMountedError{Dir: dir}
 }
