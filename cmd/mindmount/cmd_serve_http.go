@@ -153,6 +153,12 @@ func (f *httpFront) start(ctx context.Context, ws *host.Workers) (func() error, 
 	// 503 "starting" until they are all warm.
 	go func() {
 		defer close(warmed)
+		if clusterForward != nil {
+			// In a cluster a node takes a user on the user's first
+			// request (a lease in etcd); starting workers here would
+			// make a second writer of users another node holds.
+			return
+		}
 		warmWorkers(ctx, ws, warmMax, log)
 	}()
 	select {
