@@ -36,6 +36,7 @@ command -v git >/dev/null || need+=(git)
 command -v fusermount3 >/dev/null || need+=(fuse3)
 command -v bwrap >/dev/null || need+=(bubblewrap)
 command -v vim >/dev/null || command -v vim.tiny >/dev/null || need+=(vim-tiny)
+command -v etcd >/dev/null || need+=(etcd-server)
 command -v node >/dev/null || need+=(nodejs)
 command -v npm >/dev/null || need+=(npm)
 if ((${#need[@]})); then

@@ -31,7 +31,7 @@ type event struct {
 }
 
 // missingTool matches a skip's reason that names a tool the machine lacks.
-var missingTool = regexp.MustCompile(`(?i)/dev/fuse|fusermount|bubblewrap|bwrap|chromium|\bnode\b|\bnpm\b|git cli|git not installed|git http-backend|setpriv`)
+var missingTool = regexp.MustCompile(`(?i)/dev/fuse|fusermount|bubblewrap|bwrap|chromium|\bnode\b|\bnpm\b|git cli|git not installed|git http-backend|setpriv|etcd`)
 
 type skip struct{ test, reason string }
 
