@@ -60,9 +60,6 @@
 //	                           teams.conf), the teams a laptop has joined
 //	memgraph/recall/wordnet    WordNet's database files, read in place, for
 //	                           expanding a question by meaning
-//	fs/migrate           other memory systems' layouts (the reference
-//	                           server's, Claude Code's, Letta's) as plans
-//	                           of changes for "mindmount import"
 //	memgraph/subtree           opening a path beneath a repository, never
 //	                           through a symbolic link (openat2); it stays
 //	                           below memgraph while the graph reads its files

@@ -288,3 +288,71 @@ func TestFunctionLength(t *testing.T) {
 		t.Fatalf("only %d functions checked", checked)
 	}
 }
+
+// docPackages reads the package map of doc.go: every package it names,
+// a child ("  host") joined to the folder above it ("serve").
+func docPackages(t *testing.T) map[string]bool {
+	b, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), "// The packages, highest first:\n//\n")
+	if !ok {
+		t.Fatal("doc.go has no package map")
+	}
+	names := map[string]bool{}
+	parent := ""
+	for _, l := range strings.Split(rest, "\n") {
+		body, ok := strings.CutPrefix(l, "//\t")
+		if !ok {
+			break // the map ends at its first line that is not a row
+		}
+		if strings.HasPrefix(body, "  ") && !strings.HasPrefix(body, "   ") {
+			names[parent+"/"+strings.Fields(body)[0]] = true
+			continue
+		}
+		if body == "" || body[0] == ' ' {
+			continue // a row's continuation
+		}
+		parent = strings.Fields(body)[0]
+		names[parent] = true
+	}
+	return names
+}
+
+// TestDocNamesEveryPackage: doc.go's map names every package of the
+// module (but fixtures, scripts and deployment files) and nothing that is
+// not one, so the map cannot drift from the tree.
+func TestDocNamesEveryPackage(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("needs the go command")
+	}
+	out, err := exec.Command("go", "list", "./...").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const mod = "github.com/mindmount/mindmount"
+	real := map[string]bool{}
+	for _, p := range strings.Fields(string(out)) {
+		rel, ok := strings.CutPrefix(p, mod+"/")
+		if !ok {
+			continue
+		}
+		top, _, _ := strings.Cut(rel, "/")
+		if top == "scripts" || top == "deploy" || fixtures[rel[strings.LastIndex(rel, "/")+1:]] {
+			continue
+		}
+		real[rel] = true
+	}
+	doc := docPackages(t)
+	for p := range real {
+		if !doc[p] {
+			t.Errorf("doc.go's map does not name package %s", p)
+		}
+	}
+	for p := range doc {
+		if _, err := os.Stat(p); err != nil && !real[p] {
+			t.Errorf("doc.go's map names %s, which is no folder of the tree", p)
+		}
+	}
+}
