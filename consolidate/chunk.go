@@ -95,10 +95,11 @@ func (s *chunkRun) extract(ctx context.Context, text string, rep *Report) ([]Fac
 		return nil, nil, nil
 	}
 	parts := splitText(clean, s.c.cfg.ChunkChars)
+	known := s.knownSkills()
 	var facts []Fact
 	var skills []SkillDraft
 	for i, part := range parts {
-		ans, err := s.c.p.Chat(ctx, llm.ChatRequest{System: extractSystem, Prompt: extractPrompt(s.src, s.now, part, i+1, len(parts)),
+		ans, err := s.c.p.Chat(ctx, llm.ChatRequest{System: extractSystem, Prompt: extractPrompt(s.src, s.now, part, i+1, len(parts)) + known,
 			SchemaName: SchemaExtract, Schema: extractSchema})
 		if err != nil {
 			return nil, nil, fmt.Errorf("extracting facts from %s: %w", s.src, err)

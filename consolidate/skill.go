@@ -205,3 +205,33 @@ func setKey(m *yaml.Node, key string, v *yaml.Node) {
 	}
 	m.Content = append(m.Content, scalar(key), v)
 }
+
+// Bounds of the existing skills the extraction prompt lists.
+const (
+	maxKnownSkills     = 40
+	maxKnownSkillChars = 4000
+)
+
+// knownSkills lists the repository's skills that are not retired, for the
+// extraction prompt, so that a correction to a procedure returns the
+// existing skill's name (an update) instead of a second skill. "" when
+// there are none.
+func (s *chunkRun) knownSkills() string {
+	var b strings.Builder
+	n := 0
+	for _, e := range s.c.g.Skills() {
+		if e.Status == memgraph.SkillRetired {
+			continue
+		}
+		line := "- " + e.Name + ": " + memgraph.ClipLine(e.Description, 200) + "\n"
+		if n == maxKnownSkills || b.Len()+len(line) > maxKnownSkillChars {
+			break
+		}
+		b.WriteString(line)
+		n++
+	}
+	if n == 0 {
+		return ""
+	}
+	return "\n\nSkills already in the memory (to correct or extend one, return it with the same name and the complete new body):\n" + b.String()
+}

@@ -106,6 +106,10 @@ func TestLearnedSkillUpdatesTheExistingOne(t *testing.T) {
 	if len(rep.Problems) != 0 {
 		t.Fatalf("problems %v", rep.Problems)
 	}
+	// The model was shown the existing skill, to reuse its name.
+	if p := e.srv.CallsOf(llmtest.KindExtract)[0].Prompt; !strings.Contains(p, "- deploy-staging: Deploy to staging.") {
+		t.Fatalf("the extraction prompt does not list the existing skill:\n%s", p)
+	}
 	s := e.headSkill("deploy-staging")
 	if s.Status != memgraph.SkillActive || s.License != "MIT" || s.Metadata["owner"] != "ops" || s.Source != rep.Sources[0] {
 		t.Fatalf("the update lost the skill's keys: %+v", s)
