@@ -209,3 +209,25 @@ func FuzzParseSkills(f *testing.F) {
 		}
 	})
 }
+
+// TestLearnedSkillCarriesNoSecret: a key the model puts into a skill is
+// redacted before the file is written; git never holds it.
+func TestLearnedSkillCarriesNoSecret(t *testing.T) {
+	e := newEnv(t, "ollama", nil)
+	e.addTranscript("transcripts/s1.jsonl", jsonl("Deploy to staging."))
+	sk := deploySkill
+	sk.Body += "\n4. Export OPENAI_API_KEY=" + plantedKey + " first."
+	sk.Description += " Uses " + plantedAWS + "."
+	e.scriptSkills(nil, []SkillDraft{sk}, nil)
+	rep := e.run()
+	if rep.Redactions < 2 || len(rep.Skills) != 1 {
+		t.Fatalf("report %+v", rep)
+	}
+	all := e.git("log", "-p", "--all")
+	if strings.Contains(all, plantedKey) || strings.Contains(all, plantedAWS) {
+		t.Fatal("a secret from the model reached git in a skill")
+	}
+	if s := e.headSkill("deploy-staging"); !strings.Contains(s.Body, "[REDACTED") {
+		t.Fatalf("body %q", s.Body)
+	}
+}
