@@ -43,7 +43,7 @@ func (c *Consolidator) runChunk(ctx context.Context, t *Transcript, ch chunk, ne
 	if p, ok := c.provenance(t.Path); ok {
 		s.src, s.origin = p.Source, &p
 	}
-	facts, err := s.extract(ctx, renderMessages(t, ch.lo, ch.hi), rep)
+	facts, skills, err := s.extract(ctx, renderMessages(t, ch.lo, ch.hi), rep)
 	if err != nil {
 		return err
 	}
@@ -55,6 +55,7 @@ func (c *Consolidator) runChunk(ctx context.Context, t *Transcript, ch chunk, ne
 	} else {
 		out = newOutcome()
 	}
+	s.planSkills(skills, out)
 	for _, p := range out.problems {
 		c.log.Warn("consolidation skipped a decision", "source", s.src, "problem", p)
 		rep.problem("%s: %s", s.src, p)
@@ -66,6 +67,9 @@ func (c *Consolidator) runChunk(ctx context.Context, t *Transcript, ch chunk, ne
 	rep.Commits = append(rep.Commits, hash)
 	c.propose(rep, out.proposals)
 	rep.Sources = append(rep.Sources, s.src)
+	for rel := range out.skills {
+		rep.Skills = append(rep.Skills, rel)
+	}
 	rep.Messages += ch.hi - ch.lo
 	rep.Added += out.added
 	rep.Updated += out.updated
@@ -81,28 +85,32 @@ func (c *Consolidator) runChunk(ctx context.Context, t *Transcript, ch chunk, ne
 // extract redacts secrets, then asks the model for facts, in parts when
 // the text exceeds the budget (one huge message). What the model returns
 // is redacted too: it never saw a secret, but it must not invent one.
-func (s *chunkRun) extract(ctx context.Context, text string, rep *Report) ([]Fact, error) {
+func (s *chunkRun) extract(ctx context.Context, text string, rep *Report) ([]Fact, []SkillDraft, error) {
 	clean, found := secret.Redact(text)
 	if len(found) > 0 {
 		rep.Redactions += len(found)
 		s.c.log.Info("redacted secrets before sending the transcript to the model", "source", s.src, "removed", secret.Count(found))
 	}
 	if strings.TrimSpace(clean) == "" {
-		return nil, nil
+		return nil, nil, nil
 	}
 	parts := splitText(clean, s.c.cfg.ChunkChars)
+	known := s.knownSkills()
 	var facts []Fact
+	var skills []SkillDraft
 	for i, part := range parts {
-		ans, err := s.c.p.Chat(ctx, llm.ChatRequest{System: extractSystem, Prompt: extractPrompt(s.src, s.now, part, i+1, len(parts)),
+		ans, err := s.c.p.Chat(ctx, llm.ChatRequest{System: extractSystem, Prompt: extractPrompt(s.src, s.now, part, i+1, len(parts)) + known,
 			SchemaName: SchemaExtract, Schema: extractSchema})
 		if err != nil {
-			return nil, fmt.Errorf("extracting facts from %s: %w", s.src, err)
+			return nil, nil, fmt.Errorf("extracting facts from %s: %w", s.src, err)
 		}
 		fs, probs, err := ParseFacts(ans)
 		if err != nil {
-			return nil, fmt.Errorf("extracting facts from %s: unusable answer from %s/%s: %s", s.src, s.c.p.Name(), s.c.p.Model(), redacted(err.Error()))
+			return nil, nil, fmt.Errorf("extracting facts from %s: unusable answer from %s/%s: %s", s.src, s.c.p.Name(), s.c.p.Model(), redacted(err.Error()))
 		}
-		for _, p := range probs {
+		sks, sprobs := ParseSkills(ans)
+		skills = append(skills, sks...)
+		for _, p := range append(probs, sprobs...) {
 			p = redacted(p)
 			rep.problem("%s: %s", s.src, p)
 			s.c.log.Warn("model output refused", "source", s.src, "problem", p)
@@ -113,8 +121,11 @@ func (s *chunkRun) extract(ctx context.Context, text string, rep *Report) ([]Fac
 	for i := range facts {
 		r.fact(&facts[i])
 	}
+	for i := range skills {
+		r.skill(&skills[i])
+	}
 	s.redactions += r.n
-	return facts, nil
+	return facts, skills, nil
 }
 
 // load returns the memory at rel as the run sees it: the bytes read the

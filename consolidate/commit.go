@@ -11,8 +11,11 @@ import (
 // commit records the planned files and the cursor as one commit on the
 // run's dream (dream.go).
 func (s *chunkRun) commit(out *outcome, next *Cursor) (string, error) {
-	rels := make([]string, 0, len(out.files))
+	rels := make([]string, 0, len(out.files)+len(out.skills))
 	for rel := range out.files {
+		rels = append(rels, rel)
+	}
+	for rel := range out.skills {
 		rels = append(rels, rel)
 	}
 	sort.Strings(rels)
@@ -20,6 +23,10 @@ func (s *chunkRun) commit(out *outcome, next *Cursor) (string, error) {
 	next.Last = &LastRun{Message: s.message(subject, rels, out), Files: rels}
 	changes := make([]gitrepo.Change, 0, len(rels)+1)
 	for _, rel := range rels {
+		if data, ok := out.skills[rel]; ok {
+			changes = append(changes, gitrepo.Change{Path: rel, Data: data})
+			continue
+		}
 		changes = append(changes, gitrepo.Change{Path: rel, Data: out.files[rel].Render()})
 	}
 	changes = append(changes, gitrepo.Change{Path: CursorFile, Data: next.Render()})

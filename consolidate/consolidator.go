@@ -158,6 +158,7 @@ type Report struct {
 	Skipped      int            // decisions or facts refused
 	Redactions   int            // secrets removed: before the model saw the transcript, and from its answers
 	Problems     []string       // malformed lines, refused model output, …
+	Skills       []string       // skills/<name>/SKILL.md written or updated (skill.go)
 	Merges       []string       // the merge commits of the dreams merged (merge: auto)
 	Pending      []string       // dreams waiting for review (merge: review)
 	Proposals    []TeamProposal // changes to team memories, for their team to review

@@ -55,9 +55,23 @@ var extractSchema = json.RawMessage(`{
         "required": ["kind", "slug", "description", "fact", "episode", "topic", "search", "keywords", "pinned"],
         "additionalProperties": false
       }
+    },
+    "skills": {
+      "type": "array",
+      "maxItems": 3,
+      "items": {
+        "type": "object",
+        "properties": {
+          "name": {"type": "string"},
+          "description": {"type": "string"},
+          "body": {"type": "string"}
+        },
+        "required": ["name", "description", "body"],
+        "additionalProperties": false
+      }
     }
   },
-  "required": ["facts"],
+  "required": ["facts", "skills"],
   "additionalProperties": false
 }`)
 
