@@ -84,6 +84,11 @@ type Config struct {
 type Grant struct {
 	User                 string
 	Admin, Write, Review bool
+	// Still, when set, reports whether the credential the login was made
+	// with still grants this (serve: the token is not revoked, its user
+	// not removed, its scopes unchanged). It is asked on every request of
+	// the session; the first "no" ends the session.
+	Still func() bool
 }
 
 // allows reports whether g may send the request method to the
@@ -276,6 +281,11 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, p string) {
 	}
 	sess := s.sess.get(r)
 	if sess == nil {
+		http.Redirect(w, r, s.cfg.Prefix+"/login", http.StatusSeeOther)
+		return
+	}
+	if g := sess.grant; g.Still != nil && !g.Still() {
+		s.endSession(w, r, sess)
 		http.Redirect(w, r, s.cfg.Prefix+"/login", http.StatusSeeOther)
 		return
 	}
