@@ -313,6 +313,11 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, p string) {
 		http.Error(w, why, http.StatusForbidden)
 		return
 	}
+	done, ok := hold(w, r, id)
+	if !ok {
+		return
+	}
+	defer done()
 	if s.cfg.Forward != nil {
 		h, release, err := s.cfg.Forward(r.Context(), id)
 		if err != nil {
