@@ -1,6 +1,7 @@
 package webui
 
 import (
+	"html/template"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -98,6 +99,36 @@ func TestShownLeavesMarkupAlone(t *testing.T) {
 	} {
 		if got := shown(c.in); got != c.want {
 			t.Errorf("shown(%#v) = %#v, want %#v", c.in, got, c.want)
+		}
+	}
+}
+
+// TestMarkShownTextOnly: markShown makes the actions that print into
+// text display-safe and leaves those in tags, attributes and textareas
+// as they are.
+func TestMarkShownTextOnly(t *testing.T) {
+	const v = "a\u202eb"
+	for _, c := range []struct{ tmpl, want string }{
+		{`<p>{{.}}</p>`, `<p>a\u202eb</p>`},
+		{`{{if .}}<b>{{.}}</b>{{else}}{{.}}{{end}}`, `<b>a\u202eb</b>`},
+		{`<input value="{{.}}"> {{.}}`, "<input value=\"" + v + "\"> a\\u202eb"},
+		{`<a title='x>{{.}}'>{{.}}</a>`, "<a title='x>" + v + "'>a\\u202eb</a>"},
+		{`<textarea name="t">{{.}}</textarea><p>{{.}}</p>`, "<textarea name=\"t\">" + v + "</textarea><p>a\\u202eb</p>"},
+		{`{{range $i, $s := .}}{{$s}}{{end}}`, "a\\u202eb"},
+		{`<li class="x{{if .}} y{{end}}">{{.}}</li>`, `<li class="x y">a\u202eb</li>`},
+	} {
+		tm := template.Must(template.New("t").Funcs(funcs).Parse(c.tmpl))
+		markShown(tm)
+		var b strings.Builder
+		var data any = v
+		if strings.Contains(c.tmpl, "range") {
+			data = []string{v}
+		}
+		if err := tm.Execute(&b, data); err != nil {
+			t.Fatalf("%s: %v", c.tmpl, err)
+		}
+		if b.String() != c.want {
+			t.Errorf("%s = %q, want %q", c.tmpl, b.String(), c.want)
 		}
 	}
 }
