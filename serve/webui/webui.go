@@ -297,6 +297,13 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, p string) {
 		s.userList(w, r, sess)
 		return
 	}
+	s.userPages(w, r, sess, p)
+}
+
+// userPages answers a session's request for a page of one user (/u/ID/…)
+// in serve mode: its own user's (any for the admin), within its grant,
+// counted among that user's open requests.
+func (s *Server) userPages(w http.ResponseWriter, r *http.Request, sess *session, p string) {
 	rest, ok := strings.CutPrefix(p, "/u/")
 	if !ok {
 		http.NotFound(w, r)
