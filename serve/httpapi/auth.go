@@ -14,9 +14,10 @@ import (
 // caller is who a request acts as: the admin (any user) or one user, with
 // what it may do.
 type caller struct {
-	admin bool
-	user  string // the token's user when not admin
-	scope Scope
+	admin   bool
+	user    string // the token's user when not admin
+	scope   Scope
+	tokenID string // the token's ID when a token said who it is
 }
 
 // may reports whether c may act for user id.
@@ -84,19 +85,39 @@ func (a *Auth) Check(tok string) (caller, bool) {
 	if a.key != "" && subtle.ConstantTimeCompare([]byte(tok), []byte(a.key)) == 1 {
 		return caller{admin: true, scope: ScopeAll}, true
 	}
-	if u, scope, ok := a.tokens.User(tok); ok {
-		return caller{user: u, scope: scope}, true
+	if e, ok := a.tokens.lookup(tok); ok {
+		return caller{user: e.User, scope: scopeOf(e.Scopes), tokenID: e.ID}, true
 	}
 	return caller{}, false
 }
 
 // Login is Check for the web page's login form (webui.Config.Verify).
+// The grant stays bound to its credential: its Still says no as soon as
+// a token is revoked, its user removed or its scopes changed, or — for a
+// login to a server that required no credentials — as soon as it does,
+// so the page's session ends with the credential it was made from.
 func (a *Auth) Login(tok string) (webui.Grant, bool) {
 	c, ok := a.Check(tok)
 	if !ok {
 		return webui.Grant{}, false
 	}
-	return webui.Grant{User: c.user, Admin: c.admin, Write: c.scope.Has(ScopeWrite), Review: c.scope.Has(ScopeReview)}, true
+	g := grantOf(c)
+	switch {
+	case c.tokenID != "":
+		id, user, scope := c.tokenID, c.user, c.scope
+		g.Still = func() bool {
+			e, ok := a.tokens.byID(id)
+			return ok && e.User == user && scopeOf(e.Scopes) == scope
+		}
+	case !a.Required():
+		g.Still = func() bool { return !a.Required() }
+	}
+	// The admin key is the server's for its lifetime: nothing revokes it.
+	return g, true
+}
+
+func grantOf(c caller) webui.Grant {
+	return webui.Grant{User: c.user, Admin: c.admin, Write: c.scope.Has(ScopeWrite), Review: c.scope.Has(ScopeReview)}
 }
 
 // IsLoopback reports whether a listens on a loopback address only. The

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/mindmount/mindmount/serve/webui"
 )
 
 // What one client can hold open at the front, so that one user's token
@@ -47,31 +49,46 @@ type openRequests struct {
 
 // take counts one more request of user, or answers 429 (the user's cap)
 // or 503 (the daemon's) and returns false. done ends it. User "" counts
-// in the total only (the web page, whose user the front's sessions know).
+// in the total only (the web page, which names its user to takeUser once
+// its session says whose pages it opens).
 func (o *openRequests) take(w http.ResponseWriter, user string) (done func(), ok bool) {
+	return o.count(w, user, true)
+}
+
+// takeUser is take for a request already counted in the total: it
+// counts it among user's only.
+func (o *openRequests) takeUser(w http.ResponseWriter, user string) (done func(), ok bool) {
+	return o.count(w, user, false)
+}
+
+func (o *openRequests) count(w http.ResponseWriter, user string, total bool) (done func(), ok bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.all >= o.total {
+	if total && o.all >= o.total {
 		w.Header().Set("Retry-After", "5")
 		writeError(w, http.StatusServiceUnavailable, fmt.Sprintf("the server has %d requests and streams open, the most it serves at once; retry shortly", o.all))
 		return nil, false
 	}
 	if user != "" && o.byUser[user] >= o.perUser {
 		w.Header().Set("Retry-After", "5")
-		writeError(w, http.StatusTooManyRequests, fmt.Sprintf("this user has %d requests and streams open, the most one user may: close some (each MCP session's GET stream counts) and retry", o.byUser[user]))
+		writeError(w, http.StatusTooManyRequests, fmt.Sprintf("this user has %d requests and streams open, the most one user may: close some (each MCP session's GET stream and each open web page counts) and retry", o.byUser[user]))
 		return nil, false
 	}
 	if o.byUser == nil {
 		o.byUser = map[string]int{}
 	}
 	o.byUser[user]++
-	o.all++
+	if total {
+		o.all++
+	}
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			o.mu.Lock()
 			defer o.mu.Unlock()
-			o.all--
+			if total {
+				o.all--
+			}
 			if o.byUser[user]--; o.byUser[user] <= 0 {
 				delete(o.byUser, user)
 			}
@@ -123,14 +140,17 @@ func (c *limitedConn) Close() error {
 	return c.Conn.Close()
 }
 
-// counted counts h's requests in the total of open requests.
+// counted counts the web page's requests in the total of open requests,
+// and lets the page count each among its user's (webui.WithLimit) once
+// its session says whose pages it opens.
 func (s *Server) counted(h http.Handler) http.Handler {
+	limit := webui.Limit(s.open.takeUser)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		done, ok := s.open.take(w, "")
 		if !ok {
 			return
 		}
 		defer done()
-		h.ServeHTTP(w, r)
+		h.ServeHTTP(w, r.WithContext(webui.WithLimit(r.Context(), limit)))
 	})
 }

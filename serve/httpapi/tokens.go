@@ -97,8 +97,17 @@ func hashToken(tok string) string {
 // User returns the user of tok and what it may do: a token in the file
 // whose user is still the registry entry it was issued for.
 func (t *TokenStore) User(tok string) (string, Scope, bool) {
-	if t == nil || !strings.HasPrefix(tok, tokenPrefix) {
+	e, ok := t.lookup(tok)
+	if !ok {
 		return "", 0, false
+	}
+	return e.User, scopeOf(e.Scopes), true
+}
+
+// lookup is User's entry: the token's ID, user and scopes.
+func (t *TokenStore) lookup(tok string) (tokenEntry, bool) {
+	if t == nil || !strings.HasPrefix(tok, tokenPrefix) {
+		return tokenEntry{}, false
 	}
 	h := hashToken(tok)
 	t.refresh()
@@ -109,13 +118,34 @@ func (t *TokenStore) User(tok string) (string, Scope, bool) {
 	// nothing about the token; the comparison below keeps the rule
 	// "credentials are compared in constant time" true on its own.
 	if !ok || subtle.ConstantTimeCompare([]byte(e.SHA256), []byte(h)) != 1 {
-		return "", 0, false
+		return tokenEntry{}, false
 	}
+	return e, t.current(e)
+}
+
+// current reports whether e's user is still the registry entry it was
+// issued for. t.mu is held.
+func (t *TokenStore) current(e tokenEntry) bool {
 	uuid, registered := t.uuids[e.User]
-	if !registered || subtle.ConstantTimeCompare([]byte(uuid), []byte(e.UserUUID)) != 1 {
-		return "", 0, false
+	return registered && subtle.ConstantTimeCompare([]byte(uuid), []byte(e.UserUUID)) == 1
+}
+
+// byID returns the entry of the token named id (re-reading the file when
+// it changed), false when it was revoked or its user removed: what a web
+// page session made from the token checks on each request.
+func (t *TokenStore) byID(id string) (tokenEntry, bool) {
+	if t == nil || id == "" {
+		return tokenEntry{}, false
 	}
-	return e.User, scopeOf(e.Scopes), true
+	t.refresh()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, e := range t.byHash {
+		if e.ID == id {
+			return e, t.current(e)
+		}
+	}
+	return tokenEntry{}, false
 }
 
 // Count is the number of tokens in the file (void ones included).

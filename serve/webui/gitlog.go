@@ -38,8 +38,11 @@ type count struct {
 	What string
 }
 
+// diffLine is one line of a commit's diff: shown byte for byte
+// (verbatim), the change as it is.
 type diffLine struct {
-	Class, Text string
+	Class string
+	Text  verbatim
 }
 
 // Consolidation reports whether the consolidator made the commit.
@@ -239,7 +242,7 @@ func parseDiff(p string) []diffLine {
 	out := make([]diffLine, 0, min(len(lines), maxDiffLines+1))
 	for i, l := range lines {
 		if i == maxDiffLines {
-			out = append(out, diffLine{"meta", fmt.Sprintf("… %d more lines (git show)", len(lines)-i)})
+			out = append(out, diffLine{"meta", verbatim(fmt.Sprintf("… %d more lines (git show)", len(lines)-i))})
 			break
 		}
 		cls := "ctx"
@@ -254,7 +257,7 @@ func parseDiff(p string) []diffLine {
 		case strings.HasPrefix(l, "-"):
 			cls = "del"
 		}
-		out = append(out, diffLine{cls, l})
+		out = append(out, diffLine{cls, verbatim(l)})
 	}
 	return out
 }

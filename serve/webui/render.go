@@ -28,8 +28,10 @@ import (
 var md = goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough),
 	goldmark.WithRendererOptions(html.WithHardWraps()))
 
-// renderMarkdown renders text to HTML that is safe to put in a page.
+// renderMarkdown renders text to HTML that is safe to put in a page; its
+// invisible format characters are shown escaped (shown's rule).
 func renderMarkdown(text string) template.HTML {
+	text = memgraph.SafeText(text)
 	var b bytes.Buffer
 	if err := md.Convert([]byte(text), &b); err != nil {
 		return template.HTML("<pre>" + template.HTMLEscapeString(text) + "</pre>")
@@ -171,15 +173,19 @@ func graphSVG(g *memgraph.Graph, base string) (svg template.HTML, drawn, total i
 			href := base + "/m/" + pathEscape(m.path)
 			fmt.Fprintf(&b, `<a href="%s"><circle cx="%.1f" cy="%.1f" r="%.1f" class="%s"><title>%s — %s (%d uses)</title></circle></a>`,
 				template.HTMLEscapeString(href), n.x, n.y, n.r, class,
-				template.HTMLEscapeString(m.path), template.HTMLEscapeString(m.desc), m.uses)
+				svgText(m.path), svgText(m.desc), m.uses)
 			if labels {
-				fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" class="label">%s</text>`, n.x+n.r+3, n.y+4, template.HTMLEscapeString(m.slug))
+				fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" class="label">%s</text>`, n.x+n.r+3, n.y+4, svgText(m.slug))
 			}
 		}
 	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String()), len(ms), total // every interpolated string above is escaped
 }
+
+// svgText is s escaped for the graph's labels, on one line with its
+// invisible format characters shown (shown's rule for the templates).
+func svgText(s string) string { return template.HTMLEscapeString(memgraph.SafeLine(s)) }
 
 // gnode is what the graph draws of a memory (copied out of the graph).
 type gnode struct {

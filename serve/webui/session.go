@@ -265,8 +265,13 @@ func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
 	if !s.checkCSRF(w, r, sess) {
 		return
 	}
+	s.endSession(w, r, sess)
+	http.Redirect(w, r, s.cfg.Prefix+"/login", http.StatusSeeOther)
+}
+
+// endSession forgets sess and tells the browser to drop its cookie.
+func (s *Server) endSession(w http.ResponseWriter, r *http.Request, sess *session) {
 	s.sess.drop(sess.id)
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: "", Path: s.cfg.Prefix + "/", MaxAge: -1,
 		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
-	http.Redirect(w, r, s.cfg.Prefix+"/login", http.StatusSeeOther)
 }

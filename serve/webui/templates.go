@@ -14,6 +14,7 @@ import (
 var pageNames = []string{"memories", "memory", "log", "search", "status", "graph", "edit", "error", "users"}
 
 var funcs = template.FuncMap{
+	shownFunc:    shown,
 	"pathURL":    pathEscape,
 	"join":       strings.Join,
 	"trimPrefix": strings.TrimPrefix,
@@ -36,12 +37,14 @@ func parseTemplates() (map[string]*template.Template, error) {
 		if err != nil {
 			return nil, fmt.Errorf("template %s: %w", name, err)
 		}
+		markShown(t)
 		out[name] = t.Lookup("layout")
 	}
 	login, err := template.New("").Funcs(funcs).ParseFS(templateFS, "templates/login.html")
 	if err != nil {
 		return nil, err
 	}
+	markShown(login)
 	out["login"] = login.Lookup("login")
 	return out, nil
 }

@@ -84,6 +84,11 @@ type Config struct {
 type Grant struct {
 	User                 string
 	Admin, Write, Review bool
+	// Still, when set, reports whether the credential the login was made
+	// with still grants this (serve: the token is not revoked, its user
+	// not removed, its scopes unchanged). It is asked on every request of
+	// the session; the first "no" ends the session.
+	Still func() bool
 }
 
 // allows reports whether g may send the request method to the
@@ -279,6 +284,11 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, p string) {
 		http.Redirect(w, r, s.cfg.Prefix+"/login", http.StatusSeeOther)
 		return
 	}
+	if g := sess.grant; g.Still != nil && !g.Still() {
+		s.endSession(w, r, sess)
+		http.Redirect(w, r, s.cfg.Prefix+"/login", http.StatusSeeOther)
+		return
+	}
 	if p == "/" {
 		if !sess.admin {
 			http.Redirect(w, r, s.userBase(sess.user)+"/", http.StatusSeeOther)
@@ -287,6 +297,13 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, p string) {
 		s.userList(w, r, sess)
 		return
 	}
+	s.userPages(w, r, sess, p)
+}
+
+// userPages answers a session's request for a page of one user (/u/ID/…)
+// in serve mode: its own user's (any for the admin), within its grant,
+// counted among that user's open requests.
+func (s *Server) userPages(w http.ResponseWriter, r *http.Request, sess *session, p string) {
 	rest, ok := strings.CutPrefix(p, "/u/")
 	if !ok {
 		http.NotFound(w, r)
@@ -303,6 +320,11 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, p string) {
 		http.Error(w, why, http.StatusForbidden)
 		return
 	}
+	done, ok := hold(w, r, id)
+	if !ok {
+		return
+	}
+	defer done()
 	if s.cfg.Forward != nil {
 		h, release, err := s.cfg.Forward(r.Context(), id)
 		if err != nil {
