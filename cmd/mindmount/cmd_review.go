@@ -57,13 +57,14 @@ Example:
     mindmount review show 3 ~/memory          # tip 1a2b3c4d5e6f…
     mindmount review approve 3 --tip 1a2b3c4d5e6f ~/memory`,
 	subs: []*command{
+		teamReviewListCommand,
 		newCommand(command{
 			name:    "show",
 			usage:   "review show N [REPO]",
 			summary: "print the tip and diff of waiting dream N",
 			help: `Prints the tip of waiting dream N (what "review approve N --tip" takes)
 and the diff of what it proposes, against the commit it started from.`,
-		}, runReviewShow),
+		}, runReviewShowOrTeam),
 		newCommand(command{
 			name:    "approve",
 			usage:   "review approve N --tip SHA [REPO]",
@@ -89,20 +90,24 @@ A daemon serving REPO is asked to do it.`,
 
 // approveOptions are the flags of "mindmount review approve".
 type approveOptions struct {
-	tip string // the dream's tip as it was shown
+	tip  string // the dream's tip as it was shown
+	team string // a team's proposal instead of a dream (cmd_review_team.go)
 }
 
 func (o *approveOptions) AddFlags(fl *flag.FlagSet) {
 	fl.StringVar(&o.tip, "tip", "", "the dream's tip `SHA` as review printed it (required)")
+	fl.StringVar(&o.team, "team", "", "approve a proposal to the joined team `TEAM` (then: REPO BRANCH)")
 }
 
 // rejectOptions are the flags of "mindmount review reject".
 type rejectOptions struct {
 	reason string // recorded in the rejection's commit
+	team   string // a team's proposal instead of a dream (cmd_review_team.go)
 }
 
 func (o *rejectOptions) AddFlags(fl *flag.FlagSet) {
 	fl.StringVar(&o.reason, "reason", "", "`WHY`, recorded in the commit (one line)")
+	fl.StringVar(&o.team, "team", "", "reject a proposal to the joined team `TEAM` (then: REPO BRANCH)")
 }
 
 // runReviewList lists the waiting dreams.
@@ -168,11 +173,17 @@ func runReviewApprove(ctx context.Context, o *approveOptions, args []string) err
 	if o.tip == "" {
 		return usageError{"--tip is required: the dream's tip as mindmount review printed it"}
 	}
+	if o.team != "" {
+		return teamReviewVerdict(ctx, o.team, o.tip, true, args)
+	}
 	return reviewVerdict(ctx, control.Request{Verb: control.Approve, Tip: o.tip}, args)
 }
 
 // runReviewReject drops a waiting dream.
 func runReviewReject(ctx context.Context, o *rejectOptions, args []string) error {
+	if o.team != "" {
+		return teamReviewVerdict(ctx, o.team, "", false, args)
+	}
 	return reviewVerdict(ctx, control.Request{Verb: control.Reject, Reason: o.reason}, args)
 }
 

@@ -100,13 +100,22 @@ func Propose(ctx context.Context, w tracker.Writer, r *gitrepo.Repo, user string
 	return Proposal{Branch: br, User: user, N: n, Tip: tip, Base: head, Author: who}, nil
 }
 
-// List returns the waiting proposals of r, by user then number.
+// List returns the waiting proposals of r, by user then number; a
+// branch HEAD already contains (approved, fetched again) is not one.
 func List(r *gitrepo.Repo) ([]Proposal, error) {
 	brs, err := r.Branches(Prefix)
 	if err != nil {
 		return nil, err
 	}
 	g, err := git.PlainOpen(r.Dir())
+	if err != nil {
+		return nil, err
+	}
+	head, err := r.Head()
+	if err != nil {
+		return nil, err
+	}
+	hc, err := g.CommitObject(plumbing.NewHash(head))
 	if err != nil {
 		return nil, err
 	}
@@ -119,6 +128,12 @@ func List(r *gitrepo.Repo) ([]Proposal, error) {
 		c, err := g.CommitObject(plumbing.NewHash(tip))
 		if err != nil {
 			return nil, err
+		}
+		if merged, err := c.IsAncestor(hc); err != nil || merged {
+			if err != nil {
+				return nil, err
+			}
+			continue // approved already (fetched again from the team's remote)
 		}
 		p := Proposal{Branch: b, User: user, N: n, Tip: tip, Author: gitrepo.Author{Name: c.Author.Name, Email: c.Author.Email}}
 		if len(c.ParentHashes) > 0 {
