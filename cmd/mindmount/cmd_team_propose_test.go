@@ -116,3 +116,31 @@ func TestTeamProposeAndReview(t *testing.T) {
 		t.Fatal("the rejected file is in the work tree")
 	}
 }
+
+// TestTeamProposeRefusesALink: a symbolic link staged for a proposal
+// (here to the proposer's own personal memory, a canary in it) is
+// refused, never followed: the canary reaches no branch of the team.
+func TestTeamProposeRefusesALink(t *testing.T) {
+	base := t.TempDir()
+	remote, bob := filepath.Join(base, "eng"), filepath.Join(base, "bob")
+	runCmd(t, "init", remote, "--user", "eng")
+	runCmd(t, "init", bob, "--user", "bob")
+	runCmd(t, "team", "join", bob, remote, "--role", "propose")
+	secret := filepath.Join(bob, "user_memory", "private-canary.md")
+	if err := os.WriteFile(secret, []byte("---\ndescription: private\n---\n# Private\n\ncanary-b0b-5ecret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stage := team.ProposalsDir(filepath.Join(bob, ".git"), "eng")
+	os.MkdirAll(filepath.Join(stage, "user_memory"), 0o700)
+	if err := os.Symlink(secret, filepath.Join(stage, "user_memory", "leak.md")); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"team", "propose", bob, "eng"}, &out, &errb); code == 0 || !strings.Contains(errb.String(), "not a regular file") {
+		t.Fatalf("a staged link: exit %d %s", code, errb.String())
+	}
+	clone := filepath.Join(team.LaptopDir(filepath.Join(bob, ".git")), "eng")
+	if got := gitIn(t, clone, "branch", "--list", "mindmount/proposal/*"); got != "" {
+		t.Fatalf("a branch was made: %s", got)
+	}
+}
