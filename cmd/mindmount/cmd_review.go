@@ -45,6 +45,15 @@ tracked tree, where an agent could switch it off) the dream waits for you:
                             the rejection and --reason); its branch is
                             deleted
 
+With --team TEAM the same commands review the proposals to a team joined
+with "mindmount team join" (branches mindmount/proposal/<user>/<n>; approve
+and reject need the maintain role):
+
+  review list --team TEAM REPO
+  review show --team TEAM REPO BRANCH
+  review approve --team TEAM --tip SHA REPO BRANCH
+  review reject --team TEAM REPO BRANCH
+
 A dream is listed once the consolidation writing it has finished. An
 automatic merge that could not be settled also leaves its dream here.
 REPO defaults to the current folder. "git revert -m 1 <merge>" undoes an
