@@ -45,6 +45,15 @@ tracked tree, where an agent could switch it off) the dream waits for you:
                             the rejection and --reason); its branch is
                             deleted
 
+With --team TEAM the same commands review the proposals to a team joined
+with "mindmount team join" (branches mindmount/proposal/<user>/<n>; approve
+and reject need the maintain role):
+
+  review list --team TEAM REPO
+  review show --team TEAM REPO BRANCH
+  review approve --team TEAM --tip SHA REPO BRANCH
+  review reject --team TEAM REPO BRANCH
+
 A dream is listed once the consolidation writing it has finished. An
 automatic merge that could not be settled also leaves its dream here.
 REPO defaults to the current folder. "git revert -m 1 <merge>" undoes an
@@ -57,13 +66,14 @@ Example:
     mindmount review show 3 ~/memory          # tip 1a2b3c4d5e6f…
     mindmount review approve 3 --tip 1a2b3c4d5e6f ~/memory`,
 	subs: []*command{
+		teamReviewListCommand,
 		newCommand(command{
 			name:    "show",
 			usage:   "review show N [REPO]",
 			summary: "print the tip and diff of waiting dream N",
 			help: `Prints the tip of waiting dream N (what "review approve N --tip" takes)
 and the diff of what it proposes, against the commit it started from.`,
-		}, runReviewShow),
+		}, runReviewShowOrTeam),
 		newCommand(command{
 			name:    "approve",
 			usage:   "review approve N --tip SHA [REPO]",
@@ -89,20 +99,24 @@ A daemon serving REPO is asked to do it.`,
 
 // approveOptions are the flags of "mindmount review approve".
 type approveOptions struct {
-	tip string // the dream's tip as it was shown
+	tip  string // the dream's tip as it was shown
+	team string // a team's proposal instead of a dream (cmd_review_team.go)
 }
 
 func (o *approveOptions) AddFlags(fl *flag.FlagSet) {
 	fl.StringVar(&o.tip, "tip", "", "the dream's tip `SHA` as review printed it (required)")
+	fl.StringVar(&o.team, "team", "", "approve a proposal to the joined team `TEAM` (then: REPO BRANCH)")
 }
 
 // rejectOptions are the flags of "mindmount review reject".
 type rejectOptions struct {
 	reason string // recorded in the rejection's commit
+	team   string // a team's proposal instead of a dream (cmd_review_team.go)
 }
 
 func (o *rejectOptions) AddFlags(fl *flag.FlagSet) {
 	fl.StringVar(&o.reason, "reason", "", "`WHY`, recorded in the commit (one line)")
+	fl.StringVar(&o.team, "team", "", "reject a proposal to the joined team `TEAM` (then: REPO BRANCH)")
 }
 
 // runReviewList lists the waiting dreams.
@@ -168,11 +182,17 @@ func runReviewApprove(ctx context.Context, o *approveOptions, args []string) err
 	if o.tip == "" {
 		return usageError{"--tip is required: the dream's tip as mindmount review printed it"}
 	}
+	if o.team != "" {
+		return teamReviewVerdict(ctx, o.team, o.tip, true, args)
+	}
 	return reviewVerdict(ctx, control.Request{Verb: control.Approve, Tip: o.tip}, args)
 }
 
 // runReviewReject drops a waiting dream.
 func runReviewReject(ctx context.Context, o *rejectOptions, args []string) error {
+	if o.team != "" {
+		return teamReviewVerdict(ctx, o.team, "", false, args)
+	}
 	return reviewVerdict(ctx, control.Request{Verb: control.Reject, Reason: o.reason}, args)
 }
 

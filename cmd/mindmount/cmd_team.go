@@ -20,7 +20,7 @@ import (
 // (a clone of the team's repository beside the personal one).
 var teamCommand = &command{
 	name:    "team",
-	usage:   "team join|leave|list REPO ...",
+	usage:   "team join|propose|leave|list REPO ...",
 	summary: "join or leave a team's memory on this machine (mounted at shared/<team>/)",
 	help: `Without mindmount serve, a team's memory is a git repository on a git host.
 "team join" clones it under the personal repository's git directory
@@ -28,18 +28,24 @@ var teamCommand = &command{
 repository, never writable through the mount's .git), and "mindmount mount
 REPO MNT" shows it at MNT/shared/<team>/. A change there is committed in
 the team's clone, authored by you; push it with git (the git host decides
-who may push). --read-only refuses every change locally (EROFS).
+who may push). --read-only (--role read) refuses every change locally
+(EROFS). --role propose keeps shared/<team>/ read-only too: you stage
+files in REPO/.git/mindmount/teams/<team>.proposals/ and "team propose"
+commits them on a branch mindmount/proposal/<you>/<n> for a maintainer
+("mindmount review list --team TEAM REPO").
 
-  mindmount team join REPO URL [--name TEAM] [--read-only]
+  mindmount team join REPO URL [--name TEAM] [--role read|propose|write|maintain] [--read-only]
+  mindmount team propose REPO TEAM [-m MESSAGE]
   mindmount team leave REPO TEAM
   mindmount team list REPO`,
 	subs: []*command{
 		newCommand(command{
 			name:    "join",
-			usage:   "team join REPO URL [--name TEAM] [--read-only]",
+			usage:   "team join REPO URL [--name TEAM] [--role ROLE] [--read-only]",
 			summary: "clone the team's repository URL beside REPO and attach it at shared/TEAM/",
 			help:    "Clones URL to REPO/.git/mindmount/teams/TEAM (TEAM: --name, else the URL's last part without .git).",
 		}, runTeamJoin),
+		teamProposeCommand,
 		newCommand(command{
 			name:    "leave",
 			usage:   "team leave REPO TEAM",
@@ -59,11 +65,13 @@ who may push). --read-only refuses every change locally (EROFS).
 type teamJoinOptions struct {
 	name     string
 	readOnly bool
+	role     string
 }
 
 func (o *teamJoinOptions) AddFlags(fl *flag.FlagSet) {
 	fl.StringVar(&o.name, "name", "", "the team's `NAME` (default: the URL's last part)")
-	fl.BoolVar(&o.readOnly, "read-only", false, "refuse every change to the team locally (EROFS)")
+	fl.BoolVar(&o.readOnly, "read-only", false, "refuse every change to the team locally (EROFS); the same as --role read")
+	fl.StringVar(&o.role, "role", "", "your `ROLE`: read, propose, write or maintain (default write)")
 }
 
 func runTeamJoin(_ context.Context, o *teamJoinOptions, args []string) error {
@@ -92,9 +100,9 @@ func runTeamJoin(_ context.Context, o *teamJoinOptions, args []string) error {
 	if err := os.MkdirAll(team.LaptopDir(gitDir), 0o700); err != nil {
 		return err
 	}
-	role := team.Write
-	if o.readOnly {
-		role = team.Read
+	role, err := joinRole(o)
+	if err != nil {
+		return err
 	}
 	if err := os.WriteFile(team.RoleFile(gitDir, name), []byte(string(role)+"\n"), 0o600); err != nil {
 		return err

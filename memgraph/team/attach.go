@@ -30,7 +30,7 @@ func (a Attachment) Scope() string { return SharedDir + "/" + a.Name }
 func LaptopDir(gitDir string) string { return filepath.Join(gitDir, "mindmount", Dir) }
 
 // roleSuffix names the file beside a clone that holds the member's role
-// (<team>.role: "read" or "write"; missing or unreadable: read).
+// (<team>.role: a role name; missing, unreadable or unknown: read).
 const roleSuffix = ".role"
 
 // RoleFile is the file holding the role of the laptop clone of name.
@@ -63,11 +63,25 @@ func Attached(gitDir string) ([]Attachment, error) {
 	return out, nil
 }
 
-// laptopRole reads a clone's role; anything but "write" is read.
+// laptopRole reads a clone's role; a missing, unreadable or unknown one
+// is read.
 func laptopRole(gitDir, name string) Role {
 	b, err := os.ReadFile(RoleFile(gitDir, name))
-	if err == nil && strings.TrimSpace(string(b)) == string(Write) {
-		return Write
+	if err != nil {
+		return Read
 	}
-	return Read
+	r, err := ParseRole(strings.TrimSpace(string(b)))
+	if err != nil {
+		return Read
+	}
+	return r
+}
+
+// ProposalsDir is where a proposer stages files for the laptop clone of
+// name, laid out as in the team's tree (gitDir/mindmount/teams/
+// <name>.proposals); "mindmount team propose" commits them as a proposal
+// branch and empties it. Under .git it is never committed to the personal
+// repository, and no reader of the team sees it.
+func ProposalsDir(gitDir, name string) string {
+	return filepath.Join(LaptopDir(gitDir), name+".proposals")
 }

@@ -204,14 +204,20 @@ func TestAttached(t *testing.T) {
 		}
 	}
 	os.WriteFile(RoleFile(git, "eng"), []byte("write\n"), 0o644)
-	os.WriteFile(RoleFile(git, "ops"), []byte("maintain\n"), 0o644) // not a laptop role: read
+	os.WriteFile(RoleFile(git, "ops"), []byte("propose\n"), 0o644)
 	got, err := Attached(git)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Attachment{{"eng", filepath.Join(dir, "eng"), Write}, {"ops", filepath.Join(dir, "ops"), Read}}
+	want := []Attachment{{"eng", filepath.Join(dir, "eng"), Write}, {"ops", filepath.Join(dir, "ops"), Propose}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("attached %v, want %v", got, want)
+	}
+	for role, want := range map[string]Role{"maintain\n": Maintain, "owner\n": Read, "": Read} {
+		os.WriteFile(RoleFile(git, "ops"), []byte(role), 0o644) // unknown or empty: read
+		if got, _ := Attached(git); got[1].Role != want {
+			t.Fatalf("role file %q: %s, want %s", role, got[1].Role, want)
+		}
 	}
 	if got[0].Scope() != "shared/eng" {
 		t.Fatalf("scope %q", got[0].Scope())
