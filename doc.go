@@ -36,6 +36,9 @@
 //	                           a comment (the hosting service's API)
 //	  cluster                  several serve hosts on etcd: who owns each
 //	                           user (a key on the node's session)
+//	  proposal                 a team member's proposal on a branch of its
+//	                           own, approved (merged) or rejected by a
+//	                           maintainer
 //	hooks                      git-side safety: pre-commit, merge drivers
 //	hooks/harness              agent-harness hooks (Claude Code, Codex, ...)
 //	consolidate                the dreamer: transcripts to memories

@@ -10,8 +10,8 @@ import (
 
 	"github.com/mindmount/mindmount/fs/gitrepo"
 	"github.com/mindmount/mindmount/fs/tracker"
-	"github.com/mindmount/mindmount/memgraph/proposal"
 	"github.com/mindmount/mindmount/memgraph/team"
+	"github.com/mindmount/mindmount/serve/proposal"
 )
 
 // Reviewing a joined team's proposals on a laptop: "review list|show|

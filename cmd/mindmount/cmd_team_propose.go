@@ -13,8 +13,8 @@ import (
 
 	"github.com/mindmount/mindmount/fs/gitrepo"
 	"github.com/mindmount/mindmount/fs/tracker"
-	"github.com/mindmount/mindmount/memgraph/proposal"
 	"github.com/mindmount/mindmount/memgraph/team"
+	"github.com/mindmount/mindmount/serve/proposal"
 )
 
 // joinRole is the role "team join" records: --role, else read with

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/mindmount/mindmount/fs/gitrepo"
-	"github.com/mindmount/mindmount/memgraph/proposal"
 	"github.com/mindmount/mindmount/memgraph/team"
+	"github.com/mindmount/mindmount/serve/proposal"
 )
 
 // TestProposeRoleThroughTheMount: for a proposer shared/<team>/ refuses

@@ -11,7 +11,7 @@ import (
 	"github.com/mindmount/mindmount/fs/gitrepo"
 	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/fs/tracker/conformance"
-	"github.com/mindmount/mindmount/memgraph/proposal"
+	"github.com/mindmount/mindmount/serve/proposal"
 )
 
 var (
