@@ -40,6 +40,10 @@ func TestREADMEConfigKeys(t *testing.T) {
 			func(o memgraph.Operator, _ memgraph.Settings) bool { return o.CommitSecrets }},
 		{"merge", "merge: review", operator, []string{".git/mindmount/config", "ROOT/config"},
 			func(o memgraph.Operator, _ memgraph.Settings) bool { return o.Merge == memgraph.MergeReview }},
+		{"skills", "skills: auto", operator, []string{".git/mindmount/config", "ROOT/config"},
+			func(o memgraph.Operator, _ memgraph.Settings) bool { return o.Skills == memgraph.MergeAuto }},
+		{"skill_list_chars", "skill_list_chars: 4000", settings, []string{".mindmount/settings"},
+			func(_ memgraph.Operator, s memgraph.Settings) bool { return s.SkillListChars == 4000 }},
 		{"index_tokens", "index_tokens: 3000", settings, []string{".mindmount/settings"},
 			func(_ memgraph.Operator, s memgraph.Settings) bool { return s.IndexTokens == 3000 }},
 		{"transcript_retention", "transcript_retention: 720h", settings, []string{".mindmount/settings"},
@@ -75,7 +79,7 @@ func TestREADMEConfigKeys(t *testing.T) {
 		}
 	}
 	for _, k := range memgraph.OperatorKeys {
-		if !slices.Contains([]string{"commit_secrets", "merge"}, k) {
+		if !slices.Contains([]string{"commit_secrets", "merge", "skills"}, k) {
 			t.Errorf("operator key %s is not in this table (nor, likely, in the README)", k)
 		}
 	}
