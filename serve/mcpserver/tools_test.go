@@ -2,6 +2,8 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -406,8 +408,9 @@ func FuzzResolve(f *testing.F) {
 
 // TestPrivateModes: in a private repository (core.sharedRepository=0600,
 // as mindmount init makes it) the files and folders MCP creates are 0600
-// and 0700 whatever the umask — a new memory, a file in new folders, a
-// renamed one's new folder, and a file held back for a secret.
+// and 0700 whatever the umask — a new memory, a file in new folders and a
+// renamed one's new folder; a file with a secret is refused by the gate
+// before anything is written.
 func TestPrivateModes(t *testing.T) {
 	dir := newRepo(t)
 	git(t, dir, "config", "core.sharedRepository", "0600")
@@ -416,8 +419,11 @@ func TestPrivateModes(t *testing.T) {
 	c.ok("create", map[string]any{"path": "projects/alpha/notes.md", "file_text": "---\ndescription: Alpha notes\n---\n# Alpha\n"})
 	c.ok("rename", map[string]any{"old_path": "projects/alpha/notes.md", "new_path": "archive/old/notes.md"})
 	secret := "---\ndescription: Keys\n---\n# Keys\n\nThe deploy key is AKIAZ7QWERTYUIOPASDF and its secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEYZ.\n"
-	if text, _ := c.call("create", map[string]any{"path": "notes/keys.md", "file_text": secret}); !strings.Contains(text, "not committed") {
+	if text, _ := c.call("create", map[string]any{"path": "notes/keys.md", "file_text": secret}); !strings.Contains(text, "refused, nothing was written") || !strings.Contains(text, "secret found") {
 		t.Fatalf("the file with a secret: %s", text)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "notes", "keys.md")); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the file with a secret reached the work tree: %v", err)
 	}
 	for rel, want := range map[string]os.FileMode{
 		"user_memory/likes-coffee.md": 0o600,
@@ -426,8 +432,6 @@ func TestPrivateModes(t *testing.T) {
 		"projects/alpha":              0o700,
 		"archive":                     0o700,
 		"archive/old":                 0o700,
-		"notes":                       0o700,
-		"notes/keys.md":               0o600, // held back for its secret
 	} {
 		fi, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(rel)))
 		if err != nil {
