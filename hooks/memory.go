@@ -135,7 +135,8 @@ func pick(b, o, t string) (string, bool) {
 // mergeList merges named parts three-way: ours' order, then parts only
 // theirs added. A name present twice on a side makes the merge give up
 // (the daemon ignores the repeat, so which one counts is unclear). union,
-// when set, merges parts it recognises instead of the three-way rule.
+// when set, merges parts it recognises instead of the three-way rule,
+// also when one side removed the part.
 func mergeList(b, o, t []memgraph.Part, union func(name, b, o, t string) (string, bool)) ([]memgraph.Part, bool) {
 	bm, ok1 := byName(b)
 	om, ok2 := byName(o)
@@ -148,8 +149,14 @@ func mergeList(b, o, t []memgraph.Part, union func(name, b, o, t string) (string
 		bv, inB := bm[name]
 		ov, inO := om[name]
 		tv, inT := tm[name]
-		if union != nil && inO && inT {
-			if v, ok := union(name, bv, ov, tv); ok {
+		if union != nil && (inO || inT) {
+			// A union part survives its removal on one side: what the
+			// other side holds is still unioned in.
+			uo, ut := ov, tv
+			if !inO {
+				uo, ut = tv, ""
+			}
+			if v, ok := union(name, bv, uo, ut); ok {
 				out = append(out, memgraph.Part{Name: name, Raw: v})
 				return true
 			}

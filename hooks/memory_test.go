@@ -64,6 +64,18 @@ func TestMergeMemory(t *testing.T) {
 			wantNotInData: []string{"<<<<<<<", "tea"},
 		},
 		{
+			name:   "access log removed here, status changed there: the log's lines stay",
+			ours:   edit(baseMem, "## Access log\nused, 31.08.26\n", ""),
+			theirs: edit(string(edit(baseMem, "status: active", "status: retracted")), "used, 31.08.26\n", "used, 31.08.26\nused, 04.09.26\n"),
+			want:   []string{"status: retracted", "## Access log\nused, 31.08.26\nused, 04.09.26\n"},
+		},
+		{
+			name:   "access log removed there, fact changed here: the log's lines stay",
+			ours:   edit(baseMem, "You enjoy specialty coffee.", "You enjoy espresso."),
+			theirs: edit(baseMem, "## Access log\nused, 31.08.26\n", ""),
+			want:   []string{"You enjoy espresso.", "## Access log\nused, 31.08.26\n"},
+		},
+		{
 			name:   "deleted there, changed here: kept",
 			ours:   edit(baseMem, "used, 31.08.26\n", "used, 31.08.26\nused, 02.09.26\n"),
 			theirs: nil,

@@ -27,7 +27,12 @@ func resolve(p string) (string, error) {
 	case p == rootAlias || p == rootAlias+"/":
 		return ".", nil
 	case strings.HasPrefix(p, rootAlias+"/"):
-		p = strings.TrimPrefix(p, rootAlias+"/")
+		// "/memories//x" names x: the extra slashes are the root's, never
+		// the file system's root.
+		p = strings.TrimLeft(strings.TrimPrefix(p, rootAlias+"/"), "/")
+		if p == "" {
+			return ".", nil
+		}
 	case strings.HasPrefix(p, "/"):
 		return "", fmt.Errorf("path %q is absolute; give a path relative to the memory root, e.g. user_memory/likes-tea.md, or start it with /memories/", orig)
 	}

@@ -387,7 +387,7 @@ func TestCleanClientName(t *testing.T) {
 }
 
 func FuzzResolve(f *testing.F) {
-	for _, s := range []string{"/memories", "/memories/user_memory/x.md", "../x", "a/../../b", ".git/config", "a/.GiT", "/etc/passwd", "a//b/./c.md", "x\x00y"} {
+	for _, s := range []string{"/memories", "/memories/user_memory/x.md", "../x", "a/../../b", ".git/config", "a/.GiT", "/etc/passwd", "a//b/./c.md", "x\x00y", "/memories//", "/memories///etc/passwd"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, p string) {
@@ -443,5 +443,38 @@ func TestPrivateModes(t *testing.T) {
 	}
 	if c.committed("notes/keys.md") != "" {
 		t.Error("the file with a secret was committed")
+	}
+}
+
+// TestResolveTable: what each spelling of a path names inside the memory
+// root, and which spellings are refused.
+func TestResolveTable(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"/memories", "."},
+		{"/memories/", "."},
+		{"/memories//", "."},
+		{"/memories///etc/passwd", "etc/passwd"},
+		{"/memories/user_memory/x.md", "user_memory/x.md"},
+		{"a//b/./c.md", "a/b/c.md"},
+		{"  user_memory/x.md ", "user_memory/x.md"},
+		{"/etc/passwd", ""},
+		{"../x", ""},
+		{"a/../../b", ""},
+		{"/memories/../x", ""},
+		{"a/.GiT/config", ""},
+		{"x\x00y", ""},
+		{"a\\b", ""},
+		{"", ""},
+	} {
+		got, err := resolve(c.in)
+		if c.want == "" {
+			if err == nil {
+				t.Errorf("resolve(%q) = %q, want a refusal", c.in, got)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("resolve(%q) = %q, %v; want %q", c.in, got, err, c.want)
+		}
 	}
 }
