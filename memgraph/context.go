@@ -108,38 +108,16 @@ func (g *Graph) buildContext(max int) []byte {
 		}
 	}
 	avail := max - markerReserve
-	// Share what the blocks leave among the lists: each gets what it needs
-	// when that is below an equal share, the rest split the remainder.
-	rest := avail - fixed
-	if rest < 0 {
-		rest = 0
-	}
-	pending := []*ctxList{}
+	// Share what the blocks leave among the non-empty lists.
+	var live []*ctxList
+	var needs []int
 	for _, l := range lists {
 		if l.count > 0 {
-			pending = append(pending, l)
+			live, needs = append(live, l), append(needs, l.need)
 		}
 	}
-	for len(pending) > 0 {
-		share := rest / len(pending)
-		progress := false
-		var still []*ctxList
-		for _, l := range pending {
-			if l.need <= share {
-				l.alloc = l.need
-				rest -= l.need
-				progress = true
-			} else {
-				still = append(still, l)
-			}
-		}
-		pending = still
-		if !progress {
-			for _, l := range pending {
-				l.alloc = share
-			}
-			break
-		}
+	for i, a := range shareBudget(avail-fixed, needs) {
+		live[i].alloc = a
 	}
 	// External memory comes last: it takes whatever is left, so its byte
 	// estimate never cuts it short.
@@ -159,28 +137,7 @@ func (g *Graph) buildContext(max int) []byte {
 	}
 	w.block("skills", skills)
 	g.writeList(w, lists[2], heads[2])
-	if len(w.omitted) > 0 {
-		omitted := strings.Join(w.omitted, ", ")
-		if len(omitted) > markerReserve/2 {
-			cut := strings.LastIndex(omitted[:markerReserve/2], ", ")
-			for cut < 0 || !utf8.RuneStart(omitted[cut]) {
-				if cut < 0 {
-					cut = markerReserve / 2
-				}
-				cut-- // a single long item: cut it at a character boundary
-			}
-			omitted = omitted[:cut] + " …"
-		}
-		marker := func() string {
-			return "\n<!-- mindmount: context truncated at " + strconv.Itoa(len(w.b)) + " bytes (budget " + strconv.Itoa(max) + "); omitted: " + omitted + " -->\n"
-		}
-		// The marker must fit in the budget too: give back whole lines.
-		for len(w.b)+len(marker()) > max && len(w.b) > 0 {
-			cut := bytes.LastIndexByte(w.b[:len(w.b)-1], '\n')
-			w.b = w.b[:cut+1]
-		}
-		w.b = append(w.b, marker()...)
-	}
+	w.closeWithMarker(max)
 	return w.b
 }
 
@@ -192,6 +149,34 @@ type ctxWriter struct {
 }
 
 func (w *ctxWriter) fits(n int) bool { return len(w.b)+n <= w.limit }
+
+// closeWithMarker ends a context that left something out with the
+// truncation marker naming it, giving back whole lines until the marker
+// fits within max too.
+func (w *ctxWriter) closeWithMarker(max int) {
+	if len(w.omitted) == 0 {
+		return
+	}
+	omitted := strings.Join(w.omitted, ", ")
+	if len(omitted) > markerReserve/2 {
+		cut := strings.LastIndex(omitted[:markerReserve/2], ", ")
+		for cut < 0 || !utf8.RuneStart(omitted[cut]) {
+			if cut < 0 {
+				cut = markerReserve / 2
+			}
+			cut-- // a single long item: cut it at a character boundary
+		}
+		omitted = omitted[:cut] + " …"
+	}
+	marker := func() string {
+		return "\n<!-- mindmount: context truncated at " + strconv.Itoa(len(w.b)) + " bytes (budget " + strconv.Itoa(max) + "); omitted: " + omitted + " -->\n"
+	}
+	for len(w.b)+len(marker()) > max && len(w.b) > 0 {
+		cut := bytes.LastIndexByte(w.b[:len(w.b)-1], '\n')
+		w.b = w.b[:cut+1]
+	}
+	w.b = append(w.b, marker()...)
+}
 
 func (w *ctxWriter) write(s string) {
 	if w.fits(len(s)) {

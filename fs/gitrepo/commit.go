@@ -108,15 +108,8 @@ func (r *Repo) Record(c Commit) (string, error) {
 		return "", r.deleteBranch(c)
 	}
 	merge := len(c.Parents) > 1
-	switch {
-	case c.FastForward && !merge:
-		return "", errors.New("a fast-forward needs the commit to move to as the second parent")
-	case c.Branch != "" && c.Worktree:
-		return "", errors.New("a commit on another branch than HEAD's cannot write the work tree")
-	case c.Branch != "":
-		if err := checkBranch(c.Branch); err != nil {
-			return "", err
-		}
+	if err := checkShape(c, merge); err != nil {
+		return "", err
 	}
 	if len(changes) == 0 && !merge {
 		return "", nil
@@ -151,46 +144,10 @@ func (r *Repo) Record(c Commit) (string, error) {
 			r.unlockIndex(lock)
 		}
 	}()
-
-	var id plumbing.Hash
-	var eff []pending
-	for attempt := 0; ; attempt++ {
-		if attempt > 0 {
-			if h, err = r.headFor(c); err != nil {
-				return "", err
-			}
-		}
-		if eff, err = r.effective(h.tree, todo, eff[:0]); err != nil {
-			return "", err
-		}
-		if len(eff) == 0 && !merge {
-			break
-		}
-		if id, err = r.writeCommit(h, eff, c); err != nil {
-			return "", err
-		}
-		failpoint.Inject(failpoint.ObjectsWritten)
-		// The one flush: work tree files and loose objects, before the ref.
-		if err := b.flush(r.unsynced); err != nil {
-			return "", fmt.Errorf("flush before moving %s: %w", h.name, err)
-		}
-		old := h.commit
-		if h.new {
-			old = plumbing.ZeroHash
-		}
-		err = r.casRef(h.name, old, id, c.Author, c.When, Subject(c.Message), c.Branch == "")
-		if err == nil {
-			failpoint.Inject(failpoint.RefUpdated)
-			break
-		}
-		if !errors.Is(err, errRefChanged) {
-			return "", fmt.Errorf("update %s: %w", h.name, err)
-		}
-		if len(c.Parents) > 0 || attempt == 2 {
-			return "", fmt.Errorf("%w: %s", ErrRefMoved, h.name)
-		}
+	id, eff, err := r.writeAndMove(b, h, todo, c, merge)
+	if err != nil {
+		return "", err
 	}
-
 	if c.Branch == "" {
 		taken, err := r.settleIndex(lock, todo, eff)
 		if taken {
@@ -204,6 +161,67 @@ func (r *Repo) Record(c Commit) (string, error) {
 		return "", nil
 	}
 	return id.String(), nil
+}
+
+// checkShape refuses a Commit whose fields contradict each other.
+func checkShape(c Commit, merge bool) error {
+	switch {
+	case c.FastForward && !merge:
+		return errors.New("a fast-forward needs the commit to move to as the second parent")
+	case c.Branch != "" && c.Worktree:
+		return errors.New("a commit on another branch than HEAD's cannot write the work tree")
+	case c.Branch != "":
+		return checkBranch(c.Branch)
+	}
+	return nil
+}
+
+// writeAndMove writes the objects of the changes that still differ from
+// the branch's tree, flushes them, and moves the branch by compare-and-
+// swap; a one-parent commit whose branch moved meanwhile is rebuilt on the
+// new tip (up to three tries). It returns the commit and the effective
+// changes; no commit (a zero id) when nothing differed. r.mu and the index
+// lock are held.
+func (r *Repo) writeAndMove(b *beneathFS, h head, todo []pending, c Commit, merge bool) (plumbing.Hash, []pending, error) {
+	var id plumbing.Hash
+	var eff []pending
+	var err error
+	for attempt := 0; ; attempt++ {
+		if attempt > 0 {
+			if h, err = r.headFor(c); err != nil {
+				return id, nil, err
+			}
+		}
+		if eff, err = r.effective(h.tree, todo, eff[:0]); err != nil {
+			return id, nil, err
+		}
+		if len(eff) == 0 && !merge {
+			return id, eff, nil
+		}
+		if id, err = r.writeCommit(h, eff, c); err != nil {
+			return id, nil, err
+		}
+		failpoint.Inject(failpoint.ObjectsWritten)
+		// The one flush: work tree files and loose objects, before the ref.
+		if err := b.flush(r.unsynced); err != nil {
+			return id, nil, fmt.Errorf("flush before moving %s: %w", h.name, err)
+		}
+		old := h.commit
+		if h.new {
+			old = plumbing.ZeroHash
+		}
+		err = r.casRef(h.name, old, id, c.Author, c.When, Subject(c.Message), c.Branch == "")
+		if err == nil {
+			failpoint.Inject(failpoint.RefUpdated)
+			return id, eff, nil
+		}
+		if !errors.Is(err, errRefChanged) {
+			return id, nil, fmt.Errorf("update %s: %w", h.name, err)
+		}
+		if len(c.Parents) > 0 || attempt == 2 {
+			return id, nil, fmt.Errorf("%w: %s", ErrRefMoved, h.name)
+		}
+	}
 }
 
 // deleteBranch removes c.Branch, which must point at c.Parents[0]: the
@@ -611,42 +629,14 @@ func buildNodes(ps []pending) *node {
 // It reports empty when the resulting directory has no entries, so the
 // caller drops it (git has no empty directories).
 func (r *Repo) buildTree(old plumbing.Hash, n *node) (plumbing.Hash, bool, error) {
-	var entries []treeEntry
+	var base []treeEntry
 	if !old.IsZero() {
-		base, err := r.readTree(old)
-		if err != nil {
+		var err error
+		if base, err = r.readTree(old); err != nil {
 			return plumbing.ZeroHash, false, err
 		}
-		entries = make([]treeEntry, len(base), len(base)+len(n.sub))
-		copy(entries, base)
 	}
-	pos := make(map[string]int, len(n.sub))
-	for name := range n.sub {
-		pos[name] = -1
-	}
-	for i, e := range entries {
-		if _, ok := pos[e.name]; ok {
-			pos[e.name] = i
-		}
-	}
-	removed, added := false, false
-	set := func(name string, e *treeEntry) {
-		i := pos[name]
-		switch {
-		case e == nil && i >= 0:
-			entries[i].name = "" // marked, dropped below
-			removed = true
-		case e != nil && i >= 0:
-			if entries[i].isTree() != e.isTree() {
-				added = true // a file and a directory sort differently
-			}
-			entries[i] = *e
-		case e != nil:
-			entries = append(entries, *e)
-			pos[name] = len(entries) - 1
-			added = true
-		}
-	}
+	t := newTreeEdit(base, n)
 	names := make([]string, 0, len(n.sub))
 	for name := range n.sub {
 		names = append(names, name)
@@ -654,10 +644,7 @@ func (r *Repo) buildTree(old plumbing.Hash, n *node) (plumbing.Hash, bool, error
 	sort.Strings(names)
 	for _, name := range names {
 		c := n.sub[name]
-		var cur *treeEntry
-		if i := pos[name]; i >= 0 {
-			cur = &entries[i]
-		}
+		cur := t.current(name)
 		if c.sub != nil && (c.file == nil || c.file.Delete) {
 			var oldSub plumbing.Hash
 			if cur != nil && cur.isTree() {
@@ -669,10 +656,10 @@ func (r *Repo) buildTree(old plumbing.Hash, n *node) (plumbing.Hash, bool, error
 			}
 			if empty {
 				if cur != nil && cur.isTree() {
-					set(name, nil)
+					t.set(name, nil)
 				}
 			} else {
-				set(name, &treeEntry{name: name, mode: modeTree, hash: id})
+				t.set(name, &treeEntry{name: name, mode: modeTree, hash: id})
 			}
 			continue
 		}
@@ -681,13 +668,72 @@ func (r *Repo) buildTree(old plumbing.Hash, n *node) (plumbing.Hash, bool, error
 		p := c.file
 		if p.Delete {
 			if cur != nil && !cur.isTree() {
-				set(name, nil)
+				t.set(name, nil)
 			}
 			continue
 		}
-		set(name, &treeEntry{name: name, mode: p.mode, hash: p.id})
+		t.set(name, &treeEntry{name: name, mode: p.mode, hash: p.id})
 	}
-	if removed {
+	entries := t.result()
+	// The root is written even when empty: a commit needs a tree.
+	id, err := r.writeTree(entries)
+	return id, len(entries) == 0, err
+}
+
+// treeEdit is one directory's entries being changed: entries copied from
+// the old tree, where each changed name sits, and whether the order can
+// have changed.
+type treeEdit struct {
+	entries        []treeEntry
+	pos            map[string]int // a changed name's index in entries, -1 when absent
+	removed, added bool
+}
+
+func newTreeEdit(base []treeEntry, n *node) *treeEdit {
+	t := &treeEdit{entries: make([]treeEntry, len(base), len(base)+len(n.sub)), pos: make(map[string]int, len(n.sub))}
+	copy(t.entries, base)
+	for name := range n.sub {
+		t.pos[name] = -1
+	}
+	for i, e := range t.entries {
+		if _, ok := t.pos[e.name]; ok {
+			t.pos[e.name] = i
+		}
+	}
+	return t
+}
+
+// current is the entry a changed name has now, or nil.
+func (t *treeEdit) current(name string) *treeEntry {
+	if i := t.pos[name]; i >= 0 {
+		return &t.entries[i]
+	}
+	return nil
+}
+
+// set replaces name's entry with e, adds it, or (e nil) removes it.
+func (t *treeEdit) set(name string, e *treeEntry) {
+	i := t.pos[name]
+	switch {
+	case e == nil && i >= 0:
+		t.entries[i].name = "" // marked, dropped by result
+		t.removed = true
+	case e != nil && i >= 0:
+		if t.entries[i].isTree() != e.isTree() {
+			t.added = true // a file and a directory sort differently
+		}
+		t.entries[i] = *e
+	case e != nil:
+		t.entries = append(t.entries, *e)
+		t.pos[name] = len(t.entries) - 1
+		t.added = true
+	}
+}
+
+// result is the directory's entries in git's order.
+func (t *treeEdit) result() []treeEntry {
+	entries := t.entries
+	if t.removed {
 		kept := entries[:0]
 		for _, e := range entries {
 			if e.name != "" {
@@ -696,16 +742,10 @@ func (r *Repo) buildTree(old plumbing.Hash, n *node) (plumbing.Hash, bool, error
 		}
 		entries = kept
 	}
-	if added {
+	if t.added {
 		sortTree(entries) // only new names can be out of place
 	}
-	if len(entries) == 0 {
-		// The root is written even when empty: a commit needs a tree.
-		id, err := r.writeTree(entries)
-		return id, true, err
-	}
-	id, err := r.writeTree(entries)
-	return id, false, err
+	return entries
 }
 
 // Subject is the first line of a commit message, as git log --oneline and
