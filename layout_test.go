@@ -215,14 +215,12 @@ func TestOneReaderOfTheUseStamp(t *testing.T) {
 // limit fails the test.
 var longFunctions = map[string]int{
 	"serve/host/workers.go start":                        158,
-	"cmd/mindmount/cmd_import.go importViral":            119,
 	"memgraph/recall/golden/distract.go Distractors":     116,
 	"consolidate/consolidator.go Run":                    112,
 	"serve/httpapi/chat.go chat":                         102,
 	"hooks/harness/install.go apply":                     102,
 	"cmd/mindmount/cmd_worker.go runWorker":              100,
 	"cmd/mindmount/cmd_serve_http.go start":              100,
-	"cmd/mindmount/cmd_import.go importInto":             99,
 	"serve/webui/render.go graphSVG":                     98,
 	"fs/tracker/status.go Status":                        95,
 	"fs/mount/server.go mount":                           90,

@@ -122,27 +122,11 @@ func importViral(src, dest string) error {
 			return err
 		}
 	}
-	dir := src
-	fresh := false
-	if dest != "" {
-		if !isGit {
-			return fmt.Errorf("%s is not a git repository, so there is no history to clone to %s: import it in place (mindmount import viral %s)", src, dest, src)
-		}
-		if ents, err := os.ReadDir(dest); err == nil && len(ents) > 0 {
-			return fmt.Errorf("%s exists and is not empty: name a new folder for the imported repository", dest)
-		}
-		// The source's configuration is not ours: git runs scrubbed
-		// (host.Git), and a clone copies objects, never the config.
-		if out, err := host.Git("/", "clone", "-q", "--no-hardlinks", "--", src, dest).CombinedOutput(); err != nil {
-			return fmt.Errorf("git clone %s %s: %v: %s", src, dest, err, memgraph.ClipLine(string(out), 400))
-		}
-		// The clone's origin is the old repository: a mindmount sync must
-		// not push the converted memory into it.
-		host.Git(dest, "remote", "remove", "origin").Run()
-		dir, fresh = dest, true
+	dir, fresh, err := viralTarget(src, dest, isGit)
+	if err != nil {
+		return err
 	}
 	var r *gitrepo.Repo
-	var err error
 	if isGit {
 		r, err = gitrepo.Open(dir)
 	} else {
@@ -152,6 +136,11 @@ func importViral(src, dest string) error {
 	if err != nil {
 		return err
 	}
+	unlock, err := lockForImport(r, dir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	root, err := openSource(dir)
 	if err != nil {
 		return err
@@ -173,37 +162,13 @@ func importViral(src, dest string) error {
 	}
 	// The template's files the repository lacks (README.md, .mindmount/,
 	// .gitattributes, .gitignore or its missing rules) join the same commit.
-	created, err := template.Write(dir, "", false)
+	added, lines, err := templateChanges(root, dir, plan.Lines)
 	if err != nil {
 		return err
 	}
-	lines := append([]string{}, plan.Lines...)
-	freshIgnore := slices.Contains(created, ".gitignore")
-	if !freshIgnore {
-		ignores, err := template.CompleteIgnores(dir)
-		if err != nil {
-			return err
-		}
-		if len(ignores) > 0 {
-			created = append(created, ".gitignore")
-			lines = append(lines, ".gitignore: the rules "+strings.Join(ignores, ", "))
-		}
-	}
-	for _, p := range created {
-		data, err := root.ReadFile(filepath.FromSlash(p))
-		if err != nil {
-			return err
-		}
-		changes = append(changes, gitrepo.Change{Path: p, Data: data})
-		if p != ".gitignore" || freshIgnore {
-			lines = append(lines, p+" added")
-		}
-	}
+	changes = append(changes, added...)
 	if err := hooks.Install(dir); err != nil {
 		fmt.Fprintf(stderr, "mindmount: could not install mindmount's git hooks: %v\n", err)
-	}
-	for i, l := range lines {
-		lines[i] = memgraph.SafeLine(l) // one line each, whatever a name held
 	}
 	msg := "mindmount import viral: convert a viral-git-agent-memory repository\n\n" + strings.Join(lines, "\n")
 	hash, err := tracker.Alone{Repo: r, Door: tracker.DoorImport}.Apply(context.Background(), tracker.Change{Changes: changes, Message: msg, Author: gitrepo.Mindmount})
@@ -218,6 +183,93 @@ func importViral(src, dest string) error {
 			return err
 		}
 	}
+	reportImport(src, dir, lines, hash, msg)
+	fmt.Fprintf(stdout, "\nNext: mindmount check %s, then mindmount mount %s DIR (or mindmount watch %s).\n", dir, dir, dir)
+	return nil
+}
+
+// viralTarget is the folder a viral import converts: src itself, or a
+// fresh clone of it at dest (fresh true).
+func viralTarget(src, dest string, isGit bool) (string, bool, error) {
+	if dest == "" {
+		return src, false, nil
+	}
+	if !isGit {
+		return "", false, fmt.Errorf("%s is not a git repository, so there is no history to clone to %s: import it in place (mindmount import viral %s)", src, dest, src)
+	}
+	if ents, err := os.ReadDir(dest); err == nil && len(ents) > 0 {
+		return "", false, fmt.Errorf("%s exists and is not empty: name a new folder for the imported repository", dest)
+	}
+	// The source's configuration is not ours: git runs scrubbed
+	// (host.Git), and a clone copies objects, never the config.
+	if out, err := host.Git("/", "clone", "-q", "--no-hardlinks", "--", src, dest).CombinedOutput(); err != nil {
+		return "", false, fmt.Errorf("git clone %s %s: %v: %s", src, dest, err, memgraph.ClipLine(string(out), 400))
+	}
+	// The clone's origin is the old repository: a mindmount sync must
+	// not push the converted memory into it.
+	host.Git(dest, "remote", "remove", "origin").Run()
+	return dest, true, nil
+}
+
+// templateChanges writes the template's files dir lacks (and the
+// .gitignore rules it misses) and returns them as changes, with planLines
+// and a line for each, every line made safe to print.
+func templateChanges(root *os.Root, dir string, planLines []string) ([]gitrepo.Change, []string, error) {
+	created, err := template.Write(dir, "", false)
+	if err != nil {
+		return nil, nil, err
+	}
+	lines := append([]string{}, planLines...)
+	freshIgnore := slices.Contains(created, ".gitignore")
+	if !freshIgnore {
+		ignores, err := template.CompleteIgnores(dir)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(ignores) > 0 {
+			created = append(created, ".gitignore")
+			lines = append(lines, ".gitignore: the rules "+strings.Join(ignores, ", "))
+		}
+	}
+	var changes []gitrepo.Change
+	for _, p := range created {
+		data, err := root.ReadFile(filepath.FromSlash(p))
+		if err != nil {
+			return nil, nil, err
+		}
+		changes = append(changes, gitrepo.Change{Path: p, Data: data})
+		if p != ".gitignore" || freshIgnore {
+			lines = append(lines, p+" added")
+		}
+	}
+	return changes, safeLines(lines), nil
+}
+
+// safeLines makes each line one printable line, whatever a name held.
+func safeLines(lines []string) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = memgraph.SafeLine(l)
+	}
+	return out
+}
+
+// lockForImport makes the import the repository's one writer: refused
+// while serve or a daemon serves dir, and holding the daemon lock until
+// unlock.
+func lockForImport(r *gitrepo.Repo, dir string) (func(), error) {
+	if pid, served := host.ServedBy(dir); served {
+		return nil, fmt.Errorf("mindmount serve (pid %s) serves %s: stop it first, so that the import is not a second writer beside it", pid, dir)
+	}
+	unlock, err := r.LockDaemon()
+	if errors.Is(err, gitrepo.ErrDaemonRunning) {
+		return nil, fmt.Errorf("a mindmount daemon serves %s: stop it first, so that the import is not a second writer beside it", dir)
+	}
+	return unlock, err
+}
+
+// reportImport prints what an import did and the commit it made.
+func reportImport(src, dir string, lines []string, hash, msg string) {
 	fmt.Fprintf(stdout, "Imported %s into %s:\n", memgraph.SafeLine(src), memgraph.SafeLine(dir))
 	for _, l := range lines {
 		fmt.Fprintf(stdout, "  %s\n", l)
@@ -225,8 +277,6 @@ func importViral(src, dest string) error {
 	if hash != "" {
 		fmt.Fprintf(stdout, "Committed %s: %s\n", gitrepo.ShortHash(hash), gitrepo.Subject(msg))
 	}
-	fmt.Fprintf(stdout, "\nNext: mindmount check %s, then mindmount mount %s DIR (or mindmount watch %s).\n", dir, dir, dir)
-	return nil
 }
 
 // applyPlan writes a plan into the work tree beneath root (no path leaves
@@ -387,31 +437,11 @@ func importInto(format, src, dest string) error {
 		}
 		srcDir, only = filepath.Dir(src), "CLAUDE.md"
 	}
-	if !host.IsMindmountRepo(dest) {
-		if ents, err := os.ReadDir(dest); err == nil && len(ents) > 0 {
-			return fmt.Errorf("%s is not a mindmount repository and not empty: name a mindmount repository or a new folder", dest)
-		}
-		if err := os.MkdirAll(dest, 0o700); err != nil {
-			return err
-		}
-		if _, err := host.InitRepo(dest, host.InitOptions{Private: true}); err != nil {
-			return err
-		}
-	}
-	if err := requireMindmountRepo(dest); err != nil {
-		return err
-	}
-	r, err := gitrepo.Open(dest)
+	r, err := importDest(dest)
 	if err != nil {
 		return err
 	}
-	if pid, served := host.ServedBy(dest); served {
-		return fmt.Errorf("mindmount serve (pid %s) serves %s: stop it first, so that the import is not a second writer beside it", pid, dest)
-	}
-	unlock, err := r.LockDaemon()
-	if errors.Is(err, gitrepo.ErrDaemonRunning) {
-		return fmt.Errorf("a mindmount daemon serves %s: stop it first, so that the import is not a second writer beside it", dest)
-	}
+	unlock, err := lockForImport(r, dest)
 	if err != nil {
 		return err
 	}
@@ -453,23 +483,34 @@ func importInto(format, src, dest string) error {
 	if err != nil {
 		return err
 	}
-	lines := make([]string, len(plan.Lines))
-	for i, l := range plan.Lines {
-		lines[i] = memgraph.SafeLine(l) // one line each, whatever a name held
-	}
+	lines := safeLines(plan.Lines)
 	msg := fmt.Sprintf("mindmount import %s: %d files from %s\n\n%s", format, len(changes), memgraph.SafeLine(filepath.Base(filepath.Clean(src))), strings.Join(lines, "\n"))
 	hash, err := tracker.Alone{Repo: r, Door: tracker.DoorImport}.Apply(context.Background(), tracker.Change{Changes: changes, Message: msg, Author: gitrepo.Mindmount})
 	if err != nil {
 		return fmt.Errorf("commit the import: %w", err)
 	}
-	fmt.Fprintf(stdout, "Imported %s into %s:\n", memgraph.SafeLine(src), memgraph.SafeLine(dest))
-	for _, l := range lines {
-		fmt.Fprintf(stdout, "  %s\n", l)
-	}
-	if hash != "" {
-		fmt.Fprintf(stdout, "Committed %s: %s\n", gitrepo.ShortHash(hash), gitrepo.Subject(msg))
-	}
+	reportImport(src, dest, lines, hash, msg)
 	return nil
+}
+
+// importDest opens the mindmount repository dest, made (private) when the
+// folder is missing or empty.
+func importDest(dest string) (*gitrepo.Repo, error) {
+	if !host.IsMindmountRepo(dest) {
+		if ents, err := os.ReadDir(dest); err == nil && len(ents) > 0 {
+			return nil, fmt.Errorf("%s is not a mindmount repository and not empty: name a mindmount repository or a new folder", dest)
+		}
+		if err := os.MkdirAll(dest, 0o700); err != nil {
+			return nil, err
+		}
+		if _, err := host.InitRepo(dest, host.InitOptions{Private: true}); err != nil {
+			return nil, err
+		}
+	}
+	if err := requireMindmountRepo(dest); err != nil {
+		return nil, err
+	}
+	return gitrepo.Open(dest)
 }
 
 // onlyFile is an fs.FS that shows one file of its folder (a CLAUDE.md

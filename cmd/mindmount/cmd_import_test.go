@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"os"
@@ -340,5 +341,55 @@ func TestImportHostileRepositoryRunsNoProgram(t *testing.T) {
 	p.ranAs(t, "mindmount import viral")
 	if code != 0 {
 		t.Errorf("import: exit %d\n%s", code, out)
+	}
+}
+
+// TestImportIsTheOnlyWriter: while another process holds a repository's
+// daemon lock, neither form of import writes into it (it would be a second
+// writer beside the daemon).
+func TestImportIsTheOnlyWriter(t *testing.T) {
+	src := viralRepo(t)
+	holdDaemonLock(t, src)
+	before := gitOut(t, src, "rev-parse", "HEAD")
+	var out, errb bytes.Buffer
+	if code := run([]string{"import", "viral", src}, &out, &errb); code == 0 || !strings.Contains(errb.String(), "second writer") {
+		t.Fatalf("viral in place beside a daemon: exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	if gitOut(t, src, "rev-parse", "HEAD") != before || gitOut(t, src, "status", "--porcelain") != "" {
+		t.Fatal("the refused import changed the repository")
+	}
+
+	repo := filepath.Join(t.TempDir(), "memory")
+	runCmd(t, "init", repo)
+	claude := t.TempDir()
+	os.WriteFile(filepath.Join(claude, "CLAUDE.md"), []byte("# Notes\n\nThe user prefers tea.\n"), 0o600)
+	holdDaemonLock(t, repo)
+	before = gitOut(t, repo, "rev-parse", "HEAD")
+	out.Reset()
+	errb.Reset()
+	if code := run([]string{"import", "claude", claude, repo}, &out, &errb); code == 0 || !strings.Contains(errb.String(), "second writer") {
+		t.Fatalf("claude beside a daemon: exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	if gitOut(t, repo, "rev-parse", "HEAD") != before {
+		t.Fatal("the refused import committed")
+	}
+}
+
+// holdDaemonLock holds dir's daemon lock from another process (flock(1))
+// until the test ends, as a running daemon would.
+func holdDaemonLock(t *testing.T, dir string) {
+	t.Helper()
+	cmd := exec.Command("flock", "-n", filepath.Join(dir, ".git", "mindmount-daemon.lock"), "sh", "-c", "echo held; exec sleep 600")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("flock(1): %v", err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || line != "held\n" {
+		t.Fatalf("flock did not take the lock: %q %v", line, err)
 	}
 }
