@@ -127,8 +127,7 @@ func keySpan(top *yaml.Node, i int, lines []string, closing int) (start, end int
 // setField decodes the value v of key name (on line) into m.Front, or
 // records why it cannot.
 func (m *Memory) setField(name string, v *yaml.Node, line int, add problemFunc) {
-	switch name {
-	case "description", "supersedes", "superseded_by", "created", "source", "promoted_from":
+	if p := m.Front.textField(name); p != nil {
 		s, ok := scalarText(v)
 		if !ok {
 			add(line, "%s must be a single line of text", name)
@@ -138,20 +137,10 @@ func (m *Memory) setField(name string, v *yaml.Node, line int, add problemFunc) 
 			add(v.Line+1, "%s must name a memory inside the repository, like user_memory/likes-tea", name)
 			return
 		}
-		switch name {
-		case "description":
-			m.Front.Description = s
-		case "supersedes":
-			m.Front.Supersedes = s
-		case "superseded_by":
-			m.Front.SupersededBy = s
-		case "created":
-			m.Front.Created = s
-		case "source":
-			m.Front.Source = s
-		case "promoted_from":
-			m.Front.PromotedFrom = s
-		}
+		*p = s
+		return
+	}
+	switch name {
 	case "status":
 		s, _ := scalarText(v)
 		switch st := Status(strings.TrimSpace(s)); st {
@@ -181,34 +170,57 @@ func (m *Memory) setField(name string, v *yaml.Node, line int, add problemFunc) 
 			return
 		}
 		m.Front.Topic = s
-	case "tags", "keywords":
-		// keywords: the search terms extraction found for the memory,
-		// words a question may use that the text does not (recall).
-		list := &m.Front.Tags
-		if name == "keywords" {
-			list = &m.Front.Keywords
-		}
-		switch v.Kind {
-		case yaml.SequenceNode:
-			for _, t := range v.Content {
-				s, ok := scalarText(t)
-				if !ok {
-					add(t.Line+1, "each of %s must be a word or short phrase", name)
-					continue
-				}
-				*list = append(*list, s)
-			}
-		case yaml.ScalarNode:
-			for _, t := range strings.Split(v.Value, ",") {
-				if t = strings.TrimSpace(t); t != "" {
-					*list = append(*list, t)
-				}
-			}
-		default:
-			add(line, "%s must be a list like [coffee, mornings]", name)
-		}
+	case "tags":
+		setWords(&m.Front.Tags, name, v, line, add)
+	case "keywords":
+		// The search terms extraction found for the memory, words a
+		// question may use that the text does not (recall).
+		setWords(&m.Front.Keywords, name, v, line, add)
 	default:
 		add(line, "unknown frontmatter key %s; allowed keys are %s", keyName(name), allowedKeysText)
+	}
+}
+
+// textField is the field of a single-line text key, or nil for another key.
+func (f *Frontmatter) textField(name string) *string {
+	switch name {
+	case "description":
+		return &f.Description
+	case "supersedes":
+		return &f.Supersedes
+	case "superseded_by":
+		return &f.SupersededBy
+	case "created":
+		return &f.Created
+	case "source":
+		return &f.Source
+	case "promoted_from":
+		return &f.PromotedFrom
+	}
+	return nil
+}
+
+// setWords appends a list key's words: a YAML list, or one comma-separated
+// line.
+func setWords(list *[]string, name string, v *yaml.Node, line int, add problemFunc) {
+	switch v.Kind {
+	case yaml.SequenceNode:
+		for _, t := range v.Content {
+			s, ok := scalarText(t)
+			if !ok {
+				add(t.Line+1, "each of %s must be a word or short phrase", name)
+				continue
+			}
+			*list = append(*list, s)
+		}
+	case yaml.ScalarNode:
+		for _, t := range strings.Split(v.Value, ",") {
+			if t = strings.TrimSpace(t); t != "" {
+				*list = append(*list, t)
+			}
+		}
+	default:
+		add(line, "%s must be a list like [coffee, mornings]", name)
 	}
 }
 
@@ -280,84 +292,80 @@ func (m *Memory) fastFrontmatter(lines []string) bool {
 	var keys []fmKey
 	var seen [16]bool // one per knownKeys entry
 	for i, l := range lines {
-		l = strings.TrimSuffix(strings.TrimSuffix(l, "\n"), "\r")
-		colon := strings.IndexByte(l, ':')
-		if colon <= 0 || colon+1 < len(l) && l[colon+1] != ' ' {
-			return false
-		}
-		key := l[:colon]
-		for j := 0; j < len(key); j++ {
-			if c := key[j]; !(c >= 'a' && c <= 'z' || c == '_') {
-				return false
-			}
-		}
-		v := strings.TrimRight(l[colon+1:], " ")
-		if v == "" || v[0] != ' ' {
-			return false
-		}
-		v = v[1:]
-		if !plainSafe(v) {
+		key, v, ok := plainLine(l)
+		if !ok {
 			return false
 		}
 		k := slices.Index(knownKeys, key)
-		if k < 0 || seen[k] {
+		if k < 0 || seen[k] || !f.setPlain(key, v) {
 			return false
 		}
 		seen[k] = true
-		switch key {
-		case "description":
-			f.Description = v
-		case "status":
-			switch st := Status(v); st {
-			case StatusActive, StatusSuperseded, StatusRetracted, StatusContradicted:
-				f.Status = st
-			default:
-				return false
-			}
-		case "supersedes", "superseded_by":
-			if !linkOK(v) {
-				return false
-			}
-			if key == "supersedes" {
-				f.Supersedes = v
-			} else {
-				f.SupersededBy = v
-			}
-		case "created":
-			f.Created = v
-		case "source":
-			f.Source = v
-		case "promoted_from":
-			f.PromotedFrom = v
-		case "topic":
-			if !ValidTopic(v) {
-				return false
-			}
-			f.Topic = v
-		case "read_only":
-			switch v {
-			case "true":
-				f.ReadOnly = true
-			case "false":
-			default:
-				return false
-			}
-		case "pinned":
-			switch v {
-			case "true":
-				f.Pinned = true
-			case "false":
-			default:
-				return false
-			}
-		default: // tags, keywords
-			return false
-		}
 		keys = append(keys, fmKey{name: key, start: i + 1, end: i + 2})
 	}
 	m.Front = f
 	m.raw.keys = append(m.raw.keys[:0], keys...)
 	return true
+}
+
+// plainLine splits a "key: plain value" line; ok is false for any other
+// shape (see plainSafe).
+func plainLine(l string) (key, v string, ok bool) {
+	l = strings.TrimSuffix(strings.TrimSuffix(l, "\n"), "\r")
+	colon := strings.IndexByte(l, ':')
+	if colon <= 0 || colon+1 < len(l) && l[colon+1] != ' ' {
+		return "", "", false
+	}
+	key = l[:colon]
+	for j := 0; j < len(key); j++ {
+		if c := key[j]; !(c >= 'a' && c <= 'z' || c == '_') {
+			return "", "", false
+		}
+	}
+	v = strings.TrimRight(l[colon+1:], " ")
+	if v == "" || v[0] != ' ' {
+		return "", "", false
+	}
+	v = v[1:]
+	return key, v, plainSafe(v)
+}
+
+// setPlain sets key from a plain value as the full parser would; false
+// when the value is not one the fast path may decide.
+func (f *Frontmatter) setPlain(key, v string) bool {
+	if p := f.textField(key); p != nil {
+		if (key == "supersedes" || key == "superseded_by") && !linkOK(v) {
+			return false
+		}
+		*p = v
+		return true
+	}
+	switch key {
+	case "status":
+		switch st := Status(v); st {
+		case StatusActive, StatusSuperseded, StatusRetracted, StatusContradicted:
+			f.Status = st
+			return true
+		}
+	case "topic":
+		if ValidTopic(v) {
+			f.Topic = v
+			return true
+		}
+	case "read_only", "pinned":
+		b := &f.ReadOnly
+		if key == "pinned" {
+			b = &f.Pinned
+		}
+		switch v {
+		case "true":
+			*b = true
+			return true
+		case "false":
+			return true
+		}
+	}
+	return false // tags, keywords, a bad value
 }
 
 // plainSafe reports whether YAML reads v, written after "key: ", as a plain
