@@ -119,25 +119,7 @@ func runAgent(opts runOptions, argv []string) error {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		var tick <-chan time.Time
-		if opts.every > 0 {
-			t := time.NewTicker(opts.every)
-			defer t.Stop()
-			tick = t.C
-		}
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case s := <-sigs:
-				_ = cmd.Process.Signal(s)
-			case <-tick:
-				record()
-			}
-		}
-	}()
+	go relay(ctx, done, cmd.Process, sigs, opts.every, record)
 	werr := cmd.Wait()
 	cancel()
 	<-done
@@ -150,6 +132,28 @@ func runAgent(opts runOptions, argv []string) error {
 		return exitError{1} // killed by a signal
 	}
 	return werr
+}
+
+// relay passes the signals sent to us on to the agent and records the
+// transcript every interval (0: never) until ctx ends; it closes done.
+func relay(ctx context.Context, done chan<- struct{}, agent *os.Process, sigs <-chan os.Signal, every time.Duration, record func()) {
+	defer close(done)
+	var tick <-chan time.Time
+	if every > 0 {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case s := <-sigs:
+			_ = agent.Signal(s)
+		case <-tick:
+			record()
+		}
+	}
 }
 
 // newSessionID names a wrapped session: time first, so transcripts sort.
