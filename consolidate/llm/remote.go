@@ -229,83 +229,100 @@ func (r *Remote) Stream(ctx context.Context, msgs []Message, onDelta func(string
 // share when p has one). Errors cross as their text and kind; the text of
 // a provider error is already scrubbed of keys and secrets (scrubText).
 func ServeRemote(p ChatProvider) http.Handler {
-	chat := p
-	pick := func(r *http.Request) ChatProvider {
-		if bg, ok := chat.(interface{ Background() ChatProvider }); ok && r.Header.Get(shareHeader) == shareBackground {
-			return bg.Background()
-		}
-		return chat
-	}
+	s := remoteServer{p: p}
 	mux := http.NewServeMux()
-	reply := func(w http.ResponseWriter, ev remoteEvent, err error) {
-		w.Header().Set("Content-Type", "application/json")
-		if err != nil {
-			w.WriteHeader(http.StatusBadGateway)
-			ev = remoteEvent{Error: err.Error(), Kind: kindOf(err)}
-		}
-		json.NewEncoder(w).Encode(ev)
-	}
-	decode := func(w http.ResponseWriter, r *http.Request, v any) bool {
-		if err := json.NewDecoder(io.LimitReader(r.Body, remoteMax)).Decode(v); err != nil {
-			w.WriteHeader(http.StatusBadRequest)
-			json.NewEncoder(w).Encode(remoteEvent{Error: "bad request"})
-			return false
-		}
-		return true
-	}
-	mux.HandleFunc("POST /info", func(w http.ResponseWriter, r *http.Request) {
-		info := remoteInfo{Name: p.Name(), Model: p.Model()}
-		if e, ok := p.(Endpoint); ok {
-			info.Endpoint = e.Endpoint()
-		}
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(info)
-	})
-	mux.HandleFunc("POST /ping", func(w http.ResponseWriter, r *http.Request) {
-		var err error
-		if e, ok := p.(Endpoint); ok {
-			err = e.Ping(r.Context())
-		}
-		reply(w, remoteEvent{Done: true}, err)
-	})
-	mux.HandleFunc("POST /chat", func(w http.ResponseWriter, r *http.Request) {
-		var in remoteChat
-		if !decode(w, r, &in) {
-			return
-		}
-		out, err := pick(r).Chat(r.Context(), ChatRequest{System: in.System, Prompt: in.Prompt, SchemaName: in.SchemaName, Schema: in.Schema})
-		reply(w, remoteEvent{Content: out, Done: true}, err)
-	})
-	mux.HandleFunc("POST /embed", func(w http.ResponseWriter, r *http.Request) {
-		var texts []string
-		if !decode(w, r, &texts) {
-			return
-		}
-		v, err := pick(r).Embed(r.Context(), texts)
-		reply(w, remoteEvent{Vectors: v, Done: true}, err)
-	})
-	mux.HandleFunc("POST /stream", func(w http.ResponseWriter, r *http.Request) {
-		var msgs []Message
-		if !decode(w, r, &msgs) {
-			return
-		}
-		w.Header().Set("Content-Type", "application/x-ndjson")
-		enc := json.NewEncoder(w)
-		fl, _ := w.(http.Flusher)
-		err := pick(r).Stream(r.Context(), msgs, func(d string) error {
-			if err := enc.Encode(remoteEvent{Delta: d}); err != nil {
-				return err
-			}
-			if fl != nil {
-				fl.Flush()
-			}
-			return nil
-		})
-		if err != nil {
-			enc.Encode(remoteEvent{Error: err.Error(), Kind: kindOf(err)})
-			return
-		}
-		enc.Encode(remoteEvent{Done: true})
-	})
+	mux.HandleFunc("POST /info", s.info)
+	mux.HandleFunc("POST /ping", s.ping)
+	mux.HandleFunc("POST /chat", s.chat)
+	mux.HandleFunc("POST /embed", s.embed)
+	mux.HandleFunc("POST /stream", s.stream)
 	return mux
+}
+
+// remoteServer answers one Remote's calls with p.
+type remoteServer struct{ p ChatProvider }
+
+// pick is p, or its Background share for a call marked as consolidation.
+func (s remoteServer) pick(r *http.Request) ChatProvider {
+	if bg, ok := s.p.(interface{ Background() ChatProvider }); ok && r.Header.Get(shareHeader) == shareBackground {
+		return bg.Background()
+	}
+	return s.p
+}
+
+func reply(w http.ResponseWriter, ev remoteEvent, err error) {
+	w.Header().Set("Content-Type", "application/json")
+	if err != nil {
+		w.WriteHeader(http.StatusBadGateway)
+		ev = remoteEvent{Error: err.Error(), Kind: kindOf(err)}
+	}
+	json.NewEncoder(w).Encode(ev)
+}
+
+func decode(w http.ResponseWriter, r *http.Request, v any) bool {
+	if err := json.NewDecoder(io.LimitReader(r.Body, remoteMax)).Decode(v); err != nil {
+		w.WriteHeader(http.StatusBadRequest)
+		json.NewEncoder(w).Encode(remoteEvent{Error: "bad request"})
+		return false
+	}
+	return true
+}
+
+func (s remoteServer) info(w http.ResponseWriter, r *http.Request) {
+	info := remoteInfo{Name: s.p.Name(), Model: s.p.Model()}
+	if e, ok := s.p.(Endpoint); ok {
+		info.Endpoint = e.Endpoint()
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(info)
+}
+
+func (s remoteServer) ping(w http.ResponseWriter, r *http.Request) {
+	var err error
+	if e, ok := s.p.(Endpoint); ok {
+		err = e.Ping(r.Context())
+	}
+	reply(w, remoteEvent{Done: true}, err)
+}
+
+func (s remoteServer) chat(w http.ResponseWriter, r *http.Request) {
+	var in remoteChat
+	if !decode(w, r, &in) {
+		return
+	}
+	out, err := s.pick(r).Chat(r.Context(), ChatRequest{System: in.System, Prompt: in.Prompt, SchemaName: in.SchemaName, Schema: in.Schema})
+	reply(w, remoteEvent{Content: out, Done: true}, err)
+}
+
+func (s remoteServer) embed(w http.ResponseWriter, r *http.Request) {
+	var texts []string
+	if !decode(w, r, &texts) {
+		return
+	}
+	v, err := s.pick(r).Embed(r.Context(), texts)
+	reply(w, remoteEvent{Vectors: v, Done: true}, err)
+}
+
+func (s remoteServer) stream(w http.ResponseWriter, r *http.Request) {
+	var msgs []Message
+	if !decode(w, r, &msgs) {
+		return
+	}
+	w.Header().Set("Content-Type", "application/x-ndjson")
+	enc := json.NewEncoder(w)
+	fl, _ := w.(http.Flusher)
+	err := s.pick(r).Stream(r.Context(), msgs, func(d string) error {
+		if err := enc.Encode(remoteEvent{Delta: d}); err != nil {
+			return err
+		}
+		if fl != nil {
+			fl.Flush()
+		}
+		return nil
+	})
+	if err != nil {
+		enc.Encode(remoteEvent{Error: err.Error(), Kind: kindOf(err)})
+		return
+	}
+	enc.Encode(remoteEvent{Done: true})
 }
