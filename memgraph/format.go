@@ -109,6 +109,15 @@ func Parse(path string, data []byte) (*Memory, []Problem) {
 	return m, probs
 }
 
+// Body is text without its frontmatter block: what a reader shows as the
+// memory's markdown. Text without a closed frontmatter is all body.
+func Body(text string) string {
+	if _, rest, ok := splitFrontmatter(text); ok {
+		return rest
+	}
+	return text
+}
+
 // splitFrontmatter splits text into the frontmatter block (both delimiter
 // lines included) and the rest. ok is false when there is no frontmatter;
 // then rest is non-empty only when a block was opened and never closed.

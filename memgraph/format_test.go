@@ -232,3 +232,33 @@ func TestUseDates(t *testing.T) {
 		}
 	}
 }
+
+// TestBody: where a memory's frontmatter ends, as the web page shows the
+// body: a byte order mark, "..." as the end and CRLF lines are
+// frontmatter too; an unclosed block is all body.
+func TestBody(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"---\ndescription: x\n---\n# T\n", "# T\n"},
+		{"\ufeff---\ndescription: x\n---\n# T\n", "# T\n"},
+		{"---\ndescription: x\n...\n# T\n", "# T\n"},
+		{"---\r\ndescription: x\r\n---\r\n# T\r\n", "# T\r\n"},
+		{"---\n---\nbody", "body"},
+		{"---\nunterminated", "---\nunterminated"},
+		{"no frontmatter", "no frontmatter"},
+		{"", ""},
+	} {
+		if got := Body(c.in); got != c.want {
+			t.Errorf("Body(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func FuzzBody(f *testing.F) {
+	f.Add("---\ndescription: x\n---\n# T\n")
+	f.Add("\ufeff---\n...\nbody")
+	f.Fuzz(func(t *testing.T, text string) {
+		if body := Body(text); !strings.HasSuffix(text, body) {
+			t.Fatalf("body %q is not the tail of %q", body, text)
+		}
+	})
+}

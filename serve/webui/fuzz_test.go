@@ -30,21 +30,3 @@ func FuzzParseLog(f *testing.F) {
 	})
 }
 
-// FuzzSplitFront: front and body always come from the text: the body is
-// its tail, and when there is frontmatter the text is "---\n" + front +
-// "---\n" + body.
-func FuzzSplitFront(f *testing.F) {
-	f.Add("---\ndescription: x\n---\n# T\n")
-	f.Add("---\n---\nbody")
-	f.Add("no frontmatter")
-	f.Add("---\nunterminated")
-	f.Fuzz(func(t *testing.T, text string) {
-		front, body := splitFront(text)
-		if !strings.HasSuffix(text, body) {
-			t.Fatalf("body %q is not the tail of %q", body, text)
-		}
-		if front != "" && "---\n"+front+"---\n"+body != text {
-			t.Fatalf("front %q + body %q do not make %q", front, body, text)
-		}
-	})
-}

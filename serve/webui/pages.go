@@ -194,8 +194,7 @@ func (s *Server) memory(v *view, p string) {
 			probs = append(probs, p)
 		}
 	}
-	_, body := splitFront(string(data))
-	d := map[string]any{"Path": rel, "Problems": probs, "Body": renderMarkdown(body), "Raw": string(data)}
+	d := map[string]any{"Path": rel, "Problems": probs, "Body": renderMarkdown(memgraph.Body(string(data))), "Raw": string(data)}
 	if m != nil {
 		d["Memory"] = rowOf(m, 0)
 		d["Front"] = frontRows(m.Front)
@@ -238,22 +237,6 @@ func (s *Server) memory(v *view, p string) {
 	d["HistoryCut"] = len(hist) == historyLimit
 	d["HistorySlow"] = slow
 	s.render(v.w, "memory", http.StatusOK, s.page(v, "memories", rel, d))
-}
-
-// splitFront separates a memory's frontmatter from its body.
-func splitFront(text string) (front, body string) {
-	rest, ok := strings.CutPrefix(text, "---\n")
-	if !ok {
-		return "", text
-	}
-	if strings.HasPrefix(rest, "---\n") {
-		return "", rest[4:]
-	}
-	i := strings.Index(rest, "\n---\n")
-	if i < 0 {
-		return "", text
-	}
-	return rest[:i+1], rest[i+5:]
 }
 
 type kv struct{ Key, Value string }
