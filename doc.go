@@ -127,7 +127,7 @@
 //	memory names         memgraph: IsMemoryPath, ValidSlug, SlugProblem
 //	temp names           memgraph/atomicfile.TempName and IsTemp (mindmount's
 //	                     own and "*.tmp"), used by gitrepo and the MCP
-//	                     tree; fs/tracker.IsTemp adds the editors'
+//	                     tree; fs/tracker.IsScratch adds the editors'
 //	                     (never committed)
 //	a path in a repository  memgraph/subtree: openat2 RESOLVE_BENEATH |
 //	                     RESOLVE_NO_SYMLINKS, for every reader and writer
@@ -135,7 +135,7 @@
 //	                     consolidation, HTTP, MCP, hooks, the mount)
 //	replacing a file     atomicfile.WriteFile / Create outside a work tree
 //	                     (hooks, credentials, tokens, registry, caches);
-//	                     inside it gitrepo.WriteFile, confined to the tree
+//	                     inside it gitrepo.Repo.WriteFile, confined to the tree
 //	mindmount repository    serve/host.IsMindmountRepo
 //	FUSE errors          fs/mount's toErrno
 //	FUSE mount options   fs/mount's fuseOptions (an hour of caching); serve's
@@ -154,6 +154,11 @@
 //	operator switches    memgraph.OperatorSource: .git/mindmount/config,
 //	                     ROOT/config under serve; never the tracked tree
 //	                     (commit_secrets; merge: auto|review)
+//	access-log stamps    memgraph.UseStamp and memgraph.UseDates parse the
+//	                     "used, DD.MM.YY" lines (TestOneReaderOfTheUseStamp)
+//	where frontmatter    memgraph.Body (the web page's body view); Parse
+//	ends                 and SplitParts share its split (a byte order mark,
+//	                     "..." as the end)
 //	merging a memory     hooks.MergeMemory: git's driver, sync merges and
 //	                     a dream's merge (hooks.DreamMerger, wired into
 //	                     consolidate.Config by the daemon: hooks sits above)

@@ -10,7 +10,9 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -346,4 +348,100 @@ func TestDocNamesEveryPackage(t *testing.T) {
 			t.Errorf("doc.go's map names %s, which is no folder of the tree", p)
 		}
 	}
+}
+
+// TestDocRuleHomesAreTheOnlyDefinitions: every rule home doc.go names as
+// pkg.Name is declared in that package, and no other package of the tree
+// declares a function of the same name outside tests — a second home of a
+// rule usually starts as a copy under the same name.
+func TestDocRuleHomesAreTheOnlyDefinitions(t *testing.T) {
+	src, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, homes, ok := strings.Cut(string(src), "One home for each rule")
+	if !ok {
+		t.Fatal(`doc.go has no "One home for each rule" section`)
+	}
+	names := regexp.MustCompile(`\b([a-z][a-z0-9]*(?:/[a-z0-9]+)*)\.([A-Z][A-Za-z0-9]*)`).FindAllStringSubmatch(homes, -1)
+	if len(names) < 20 {
+		t.Fatalf("only %d rule homes found in doc.go: is the section's format changed?", len(names))
+	}
+	decls := topLevelDecls(t) // package folder -> name -> kind
+	for _, m := range names {
+		qual, name := m[1], m[2]
+		var home string
+		for dir := range decls {
+			if dir == qual || strings.HasSuffix(dir, "/"+qual) || dir == "." && qual == "mindmount" {
+				if home != "" {
+					t.Errorf("doc.go's %s.%s: %s names both %s and %s", qual, name, qual, home, dir)
+				}
+				home = dir
+			}
+		}
+		kind, declared := decls[home][name]
+		if home == "" || !declared {
+			t.Errorf("doc.go names %s.%s as a rule's home, but no package %s declares %s", qual, name, qual, name)
+			continue
+		}
+		if kind != "func" {
+			continue
+		}
+		for dir, ds := range decls {
+			if dir != home && ds[name] == "func" && !fixtures[path.Base(dir)] {
+				t.Errorf("%s declares a function %s beside the rule's home %s.%s (doc.go): a second home?", dir, name, home, name)
+			}
+		}
+	}
+}
+
+// topLevelDecls maps each package folder of the tree to its top-level
+// declarations outside tests: "func" for functions, "decl" for types,
+// variables and constants. Methods are not top-level.
+func topLevelDecls(t *testing.T) map[string]map[string]string {
+	t.Helper()
+	out := map[string]map[string]string{}
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") && p != "." || d.Name() == "testdata" || d.Name() == "node_modules") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		dir := filepath.ToSlash(filepath.Dir(p))
+		if out[dir] == nil {
+			out[dir] = map[string]string{}
+		}
+		for _, decl := range f.Decls {
+			switch d := decl.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil {
+					out[dir][d.Name.Name] = "func"
+				}
+			case *ast.GenDecl:
+				for _, spec := range d.Specs {
+					switch s := spec.(type) {
+					case *ast.TypeSpec:
+						out[dir][s.Name.Name] = "decl"
+					case *ast.ValueSpec:
+						for _, n := range s.Names {
+							out[dir][n.Name] = "decl"
+						}
+					}
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

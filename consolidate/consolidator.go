@@ -386,7 +386,7 @@ func (c *Consolidator) transcripts() ([]string, error) {
 			}
 			return nil
 		}
-		if d.IsDir() || !d.Type().IsRegular() || tracker.IsTemp(name) {
+		if d.IsDir() || !d.Type().IsRegular() || tracker.IsScratch(name) {
 			return nil
 		}
 		// git-ignored or not: transcripts/ is a local inbox that git

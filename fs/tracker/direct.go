@@ -64,7 +64,7 @@ func (t *Tracker) Write(ctx context.Context, who gitrepo.Author, label string, f
 	}
 	batch := map[string]string{}
 	for _, p := range ed.Paths {
-		if rel, ok := trackedRel(p); ok && !IsTemp(rel) {
+		if rel, ok := trackedRel(p); ok && !IsScratch(rel) {
 			batch[rel] = label
 		}
 	}

@@ -80,7 +80,7 @@ func (t *Tracker) dirty(ctx context.Context) (map[string]string, error) {
 	}
 	batch := map[string]string{}
 	for _, p := range paths {
-		if rel, ok := trackedRel(p); ok && !IsTemp(rel) {
+		if rel, ok := trackedRel(p); ok && !IsScratch(rel) {
 			batch[rel] = recoverIdentity
 		}
 	}

@@ -22,14 +22,14 @@ var tempGlobs = []string{
 	".goutputstream-*", // GNOME/gedit atomic writes
 }
 
-// IsTemp reports whether rel names an editor or tool temporary file: vim swap
+// IsScratch reports whether rel names an editor or tool temporary file: vim swap
 // files and its "4913" write probe, "~" backups, emacs ".#" locks and "#…#"
 // auto-saves, the "sedXXXXXX" temporaries of sed -i, and the "*.tmp" of
 // write-to-temp-then-rename (atomicfile.IsTemp: mindmount's own and many other
 // tools'). Such files may be written freely but are never committed. It
 // looks at the base name only; the tracker also skips whatever .gitignore
 // ignores.
-func IsTemp(rel string) bool {
+func IsScratch(rel string) bool {
 	base := path.Base(rel)
 	if base == "" || base == "." || base == "/" {
 		return false

@@ -15,25 +15,25 @@ func validMemoryName(base string) bool {
 	return ok && memgraph.ValidSlug(slug)
 }
 
-// FuzzIsTempProperties gives FuzzIsTemp (which only checks for panics)
+// FuzzIsScratchProperties gives FuzzIsScratch (which only checks for panics)
 // properties, so a mutant in the temp rule is caught (issue 14): a temp
 // name is never a valid memory name and a valid memory name is never temp;
 // the rule looks at the base name only; and a slug made from any text is
 // never temp once it is a memory file.
-func FuzzIsTempProperties(f *testing.F) {
+func FuzzIsScratchProperties(f *testing.F) {
 	for _, s := range []string{"a/.b.swp", "4913", "sedAAAAAA", "x~", "", "/", "likes-tea.md", "sed-notes.md", "4913.md", "#a#", ".#x", "a.tmp", "5036"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		base := path.Base(s)
-		temp := IsTemp(s)
+		temp := IsScratch(s)
 		if temp && validMemoryName(base) {
-			t.Fatalf("IsTemp(%q): a valid memory name is temp", s)
+			t.Fatalf("IsScratch(%q): a valid memory name is temp", s)
 		}
-		if temp != IsTemp("user_memory/"+base) || temp != IsTemp(base) {
-			t.Fatalf("IsTemp(%q) depends on more than the base name", s)
+		if temp != IsScratch("user_memory/"+base) || temp != IsScratch(base) {
+			t.Fatalf("IsScratch(%q) depends on more than the base name", s)
 		}
-		if slug := memgraph.Slug(s); IsTemp("user_memory/" + slug + ".md") {
+		if slug := memgraph.Slug(s); IsScratch("user_memory/" + slug + ".md") {
 			t.Fatalf("the memory made from %q (%s.md) counts as temp", s, slug)
 		}
 	})
@@ -43,13 +43,13 @@ func FuzzIsTempProperties(f *testing.F) {
 // really produce.
 func TestTempNamesAreNotMemories(t *testing.T) {
 	for _, n := range []string{".likes-tea.md.swp", "likes-tea.md~", ".#likes-tea.md", "#likes-tea.md#", "sedAb12Cd", "4913", "x.tmp", ".goutputstream-ABC"} {
-		if !IsTemp(n) || validMemoryName(n) {
-			t.Errorf("%q: temp %v, memory name %v", n, IsTemp(n), validMemoryName(n))
+		if !IsScratch(n) || validMemoryName(n) {
+			t.Errorf("%q: temp %v, memory name %v", n, IsScratch(n), validMemoryName(n))
 		}
 	}
 	for _, n := range []string{"likes-tea.md", "sed-notes.md", "4913.md", "sedative.md", "tmp.md"} {
-		if IsTemp(n) || !validMemoryName(n) {
-			t.Errorf("%q: temp %v, memory name %v", n, IsTemp(n), validMemoryName(n))
+		if IsScratch(n) || !validMemoryName(n) {
+			t.Errorf("%q: temp %v, memory name %v", n, IsScratch(n), validMemoryName(n))
 		}
 	}
 }

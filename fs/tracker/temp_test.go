@@ -6,7 +6,7 @@ import (
 	"github.com/mindmount/mindmount/memgraph/atomicfile"
 )
 
-func TestIsTemp(t *testing.T) {
+func TestIsScratch(t *testing.T) {
 	tests := []struct {
 		rel  string
 		want bool
@@ -51,17 +51,17 @@ func TestIsTemp(t *testing.T) {
 		{".", false},
 	}
 	for _, tt := range tests {
-		if got := IsTemp(tt.rel); got != tt.want {
-			t.Errorf("IsTemp(%q) = %v, want %v", tt.rel, got, tt.want)
+		if got := IsScratch(tt.rel); got != tt.want {
+			t.Errorf("IsScratch(%q) = %v, want %v", tt.rel, got, tt.want)
 		}
 	}
 }
 
-func FuzzIsTemp(f *testing.F) {
+func FuzzIsScratch(f *testing.F) {
 	for _, s := range []string{"a/.b.swp", "4913", "sedAAAAAA", "x~", "", "/"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		_ = IsTemp(s) // must not panic on any input
+		_ = IsScratch(s) // must not panic on any input
 	})
 }

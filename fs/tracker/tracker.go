@@ -268,7 +268,7 @@ func (t *Tracker) Identity(writer string) string {
 // IsTemp reports whether rel is an editor or tool temp file or is ignored by
 // .gitignore: such files are written freely but never committed.
 func (t *Tracker) IsTemp(rel string) bool {
-	return IsTemp(rel) || t.r.Ignored(rel)
+	return IsScratch(rel) || t.r.Ignored(rel)
 }
 
 // trackedRel cleans a repo-relative path (memgraph.CleanRel) and reports
@@ -323,7 +323,7 @@ func (t *Tracker) Touch(rel, writer string) {
 		return
 	}
 	rel, ok := trackedRel(rel)
-	if !ok || IsTemp(rel) {
+	if !ok || IsScratch(rel) {
 		return
 	}
 	id := t.Identity(writer)
@@ -354,13 +354,13 @@ func (t *Tracker) Renamed(old, new, writer string) {
 	n, okNew := trackedRel(new)
 	id := t.Identity(writer)
 	t.mu.Lock()
-	if okOld && !IsTemp(o) {
+	if okOld && !IsScratch(o) {
 		t.touchLocked(o, id)
 	}
-	if okNew && !IsTemp(n) {
+	if okNew && !IsScratch(n) {
 		t.touchLocked(n, id)
 	}
-	if okOld && okNew && !IsTemp(o) && !IsTemp(n) {
+	if okOld && okNew && !IsScratch(o) && !IsScratch(n) {
 		t.renames = append(t.renames, renamePair{o, n, id})
 	}
 	t.mu.Unlock()

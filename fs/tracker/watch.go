@@ -152,7 +152,7 @@ func (t *Tracker) rescan() {
 	}
 	for _, p := range paths {
 		rel, ok := trackedRel(p)
-		if !ok || IsTemp(rel) {
+		if !ok || IsScratch(rel) {
 			continue
 		}
 		t.mu.Lock()

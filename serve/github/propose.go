@@ -92,7 +92,7 @@ func (p *Proposal) Run(ctx context.Context, dreams []consolidate.Dream) (Outcome
 			if err := Push(ctx, p.Dir, d.Branch, true); err != nil {
 				return out, err
 			}
-			pr, err := p.Client.Open(ctx, d.Branch, Title(d), Body(d, p.Read))
+			pr, err := p.Client.Open(ctx, d.Branch, Title(d), PRBody(d, p.Read))
 			if err != nil {
 				return out, err
 			}
@@ -121,10 +121,10 @@ func sources(d consolidate.Dream) string {
 	return strings.Join(d.Sources, ", ")
 }
 
-// Body is a dream's pull request body: what would be added, updated and
+// PRBody is a dream's pull request body: what would be added, updated and
 // retired, with the supersede links and the notes of its commits (what
 // was kept beside what, and why), then what merging and closing do.
-func Body(d consolidate.Dream, read func(commit, rel string) []byte) string {
+func PRBody(d consolidate.Dream, read func(commit, rel string) []byte) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "<!-- mindmount:dream %s %s -->\n", d.Branch, d.Tip)
 	fmt.Fprintf(&b, "Memories distilled from %s by consolidation (`%s`).\n", mdText(sources(d)), d.Branch)

@@ -29,4 +29,3 @@ func FuzzParseLog(f *testing.F) {
 		}
 	})
 }
-
