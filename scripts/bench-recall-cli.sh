@@ -5,20 +5,26 @@
 # the repository: reading, parsing and indexing every memory, and the git
 # check; the query itself) and the rest (process start, package
 # initialisation, output, exit), with "mindmount version" as the cost of
-# starting the binary at all. Also the peak RSS of one recall with
+# starting the binary at all and "true" as the floor of running a command;
+# and the CPU time of recall and version, which a loaded machine inflates
+# far less than the wall time. Also the peak RSS of one recall with
 # WordNet's expansion (when it is installed) and without (--no-wordnet). Prints the load average:
 # on a shared machine, compare CPU times, not walls.
 #
 #   scripts/bench-recall-cli.sh            # 600 memories, 20 runs
 #   N=2000 RUNS=50 scripts/bench-recall-cli.sh
+#   MINDMOUNT_BIN=/tmp/mindmount scripts/bench-recall-cli.sh   # a binary already built
 set -eu
 cd "$(dirname "$0")/.."
 N=${N:-600}
 RUNS=${RUNS:-20}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/mindmount" ./cmd/mindmount
-mm="$tmp/mindmount"
+mm=${MINDMOUNT_BIN:-}
+if [ -z "$mm" ]; then
+  go build -o "$tmp/mindmount" ./cmd/mindmount
+  mm="$tmp/mindmount"
+fi
 export HOME="$tmp/home" GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_COUNT=2 \
   GIT_CONFIG_KEY_0=user.name GIT_CONFIG_VALUE_0='mindmount bench' \
   GIT_CONFIG_KEY_1=user.email GIT_CONFIG_VALUE_1=bench@mindmount.local
@@ -35,10 +41,18 @@ git -C "$repo" add -A >/dev/null
 git -C "$repo" commit -q --no-verify -m "bench: $N memories"
 
 now() { date +%s%N; }
+# cpu FILE CMD...: runs CMD, appends its user+system CPU time in µs to FILE.
+cpu() {
+  f=$1; shift
+  /usr/bin/time -f '%U %S' -o "$tmp/t" "$@" >/dev/null 2>"$tmp/log"
+  awk '{printf "%d\n", ($1 + $2) * 1000000}' "$tmp/t" >>"$f"
+}
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
-: >"$tmp/version" ; : >"$tmp/recall" ; : >"$tmp/inproc"
+for f in true version recall inproc cpu_version cpu_recall; do : >"$tmp/$f"; done
 r=0
 while [ "$r" -lt "$RUNS" ]; do
+  t0=$(now); /bin/true; t1=$(now)
+  echo $(((t1 - t0) / 1000)) >>"$tmp/true"
   t0=$(now); "$mm" version >/dev/null; t1=$(now)
   echo $(((t1 - t0) / 1000)) >>"$tmp/version"
   t0=$(now); MINDMOUNT_DEBUG=1 "$mm" recall "$repo" "what about cooking item 42" 2>"$tmp/log" >/dev/null; t1=$(now)
@@ -47,18 +61,26 @@ while [ "$r" -lt "$RUNS" ]; do
   sed -n 's/.*open_scan_index=\([^ ]*\) query=\([^ ]*\).*/\1 \2/p' "$tmp/log" | awk '
     function us(d) { if (d ~ /µs$/) return d + 0; if (d ~ /ms$/) return d * 1000; if (d ~ /s$/) return d * 1000000; return d / 1000 }
     { print us($1), us($2) }' >>"$tmp/inproc"
+  cpu "$tmp/cpu_version" "$mm" version
+  cpu "$tmp/cpu_recall" "$mm" recall "$repo" "what about cooking item 42"
   r=$((r + 1))
 done
 echo "load average after:  $(cut -d' ' -f1-3 /proc/loadavg)"
 p50() { sort -n "$1" | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)] / 1000}'; }
+avg() { awk '{s += $1} END {print s / NR / 1000}' "$1"; }
 cut -d' ' -f1 "$tmp/inproc" >"$tmp/open"; cut -d' ' -f2 "$tmp/inproc" >"$tmp/query"
-rec=$(p50 "$tmp/recall"); ver=$(p50 "$tmp/version"); open=$(p50 "$tmp/open"); q=$(p50 "$tmp/query")
+rec=$(p50 "$tmp/recall"); ver=$(p50 "$tmp/version"); tru=$(p50 "$tmp/true"); open=$(p50 "$tmp/open"); q=$(p50 "$tmp/query")
 echo "mindmount recall at $N memories, p50 of $RUNS runs (wall, ms):"
-printf '  whole command                %8.1f   (goal: <= 50 ms quiet; ratio %.2f)\n' "$rec" "$(echo "$rec / 50" | bc -l)"
+printf '  whole command                %8.1f   (goal: <= 50 ms quiet; ratio to the goal %.2f)\n' "$rec" "$(echo "$rec / 50" | bc -l)"
 printf '  opening the repository       %8.1f   (read, parse and index every memory; git check)\n' "$open"
 printf '  the query                    %8.2f\n' "$q"
 printf '  the rest                     %8.1f   (process start, package init, output, exit)\n' "$(echo "$rec - $open - $q" | bc -l)"
-printf '  for comparison: mindmount version %5.1f\n' "$ver"
+printf '  baseline: mindmount version  %8.1f   (recall / version: %.2f)\n' "$ver" "$(echo "$rec / $ver" | bc -l)"
+printf '  baseline: /bin/true          %8.1f   (starting any program, and the clock)\n' "$tru"
+cv=$(avg "$tmp/cpu_version"); cr=$(avg "$tmp/cpu_recall")
+echo "CPU time (user + system), mean of $RUNS runs, ms: it depends on the load far less than wall time"
+printf '  mindmount recall             %8.1f   (recall / version: %.2f)\n' "$cr" "$(echo "$cr / $cv" | bc -l)"
+printf '  mindmount version            %8.1f   (starting the binary: runtime and package initialisation)\n' "$cv"
 /usr/bin/time -f '%M' -o "$tmp/rss" "$mm" recall --no-wordnet "$repo" "what does the user drink" >/dev/null
 echo "peak RSS of one recall --no-wordnet: $(cat "$tmp/rss") KB"
 if [ -f /usr/share/wordnet/index.noun ]; then

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -171,8 +170,8 @@ func harnessFiles(home, cwd string) []string {
 // hookMention finds what a harness file runs of mindmount: the binary
 // and, after --repo or mcp, the memory it names.
 var (
-	harnessBinary = regexp.MustCompile(`([^\s"'\\]*mindmount)["']?\s+(?:hook|mcp)\b`)
-	harnessMemory = regexp.MustCompile(`(?:--repo\s+|--repo=|"mcp",\s*"|mcp\s+)["']?([^\s"'\\,]+)`)
+	harnessBinary = lazyRegexp(`([^\s"'\\]*mindmount)["']?\s+(?:hook|mcp)\b`)
+	harnessMemory = lazyRegexp(`(?:--repo\s+|--repo=|"mcp",\s*"|mcp\s+)["']?([^\s"'\\,]+)`)
 )
 
 // checkHarnesses checks every harness file that names mindmount.
@@ -201,14 +200,14 @@ func checkHarnessFile(f, text, home string) finding {
 		}
 		return p
 	}
-	for _, m := range harnessBinary.FindAllStringSubmatch(text, -1) {
+	for _, m := range harnessBinary().FindAllStringSubmatch(text, -1) {
 		bin := expand(m[1])
 		if _, err := exec.LookPath(bin); err != nil {
 			return finding{name: "harness", found: f + " runs " + bin + ", which is not there", fix: "install mindmount (go install ./cmd/mindmount) and run mindmount hooks install again", failed: true}
 		}
 	}
 	var memories []string
-	for _, m := range harnessMemory.FindAllStringSubmatch(text, -1) {
+	for _, m := range harnessMemory().FindAllStringSubmatch(text, -1) {
 		if p := expand(m[1]); filepath.IsAbs(p) && !slices.Contains(memories, p) {
 			memories = append(memories, p)
 		}

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/mindmount/mindmount/consolidate"
@@ -117,11 +116,11 @@ func ingestItem(ctx context.Context, o *ingestOptions) (it github.Item, skip str
 }
 
 // labelRE is a --source label: "PR#231", "issue#12", "ADR-7".
-var labelRE = regexp.MustCompile(`^(?i:(PR|issue))#([0-9]{1,9})$`)
+var labelRE = lazyRegexp(`^(?i:(PR|issue))#([0-9]{1,9})$`)
 
 // fileItem is --file's text as an item labelled source.
 func fileItem(source, url, commit, text string) (github.Item, string, error) {
-	m := labelRE.FindStringSubmatch(source)
+	m := labelRE().FindStringSubmatch(source)
 	if m == nil {
 		return github.Item{}, "", usageError{fmt.Sprintf("--source %q: want PR#N or issue#N", memgraph.ClipLine(source, 40))}
 	}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/mindmount/mindmount/memgraph"
 )
@@ -115,12 +116,16 @@ type lintRule struct {
 	msg     string
 }
 
-var lintRules = []lintRule{
-	{regexp.MustCompile(`(curl|wget|fetch)\b[^|]*\|\s*(sudo\s+)?(ba|z|da)?sh\b`), false, "pipes a download into a shell; vendor the script into the skill instead"},
-	{regexp.MustCompile(`\b(curl|wget)\b`), true, "fetches from the network; say so in the description, or vendor what it fetches"},
-	{regexp.MustCompile(`(^|[\s;|&(])(nc|ncat|netcat)\s`), true, "opens a raw network connection (nc)"},
-	{regexp.MustCompile(`(?i)\b(ignore|disregard|forget)\b.{0,30}\b(previous|prior|above|earlier|all|your|system)\b.{0,20}\b(instructions?|prompts?|rules)\b`), false, "tells the model to ignore its instructions"},
-}
+// lintRules are compiled on first use, not at start: every command pays
+// for package initialisation, and these patterns are slow to compile.
+var lintRules = sync.OnceValue(func() []lintRule {
+	return []lintRule{
+		{regexp.MustCompile(`(curl|wget|fetch)\b[^|]*\|\s*(sudo\s+)?(ba|z|da)?sh\b`), false, "pipes a download into a shell; vendor the script into the skill instead"},
+		{regexp.MustCompile(`\b(curl|wget)\b`), true, "fetches from the network; say so in the description, or vendor what it fetches"},
+		{regexp.MustCompile(`(^|[\s;|&(])(nc|ncat|netcat)\s`), true, "opens a raw network connection (nc)"},
+		{regexp.MustCompile(`(?i)\b(ignore|disregard|forget)\b.{0,30}\b(previous|prior|above|earlier|all|your|system)\b.{0,20}\b(instructions?|prompts?|rules)\b`), false, "tells the model to ignore its instructions"},
+	}
+})
 
 // maxSkillLines is where lint asks to move text to references/.
 const maxSkillLines = 500
@@ -191,7 +196,7 @@ func lintText(rel string, data []byte, warn func(rel string, line int, msg strin
 	}
 	script := strings.Contains(rel, "/scripts/")
 	for i, line := range lines {
-		for _, r := range lintRules {
+		for _, r := range lintRules() {
 			if (!r.scripts || script) && r.re.MatchString(line) {
 				warn(rel, i+1, r.msg)
 				break

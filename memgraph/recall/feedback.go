@@ -26,6 +26,12 @@ var (
 	// golden question among 10,000 distractors lost its answer from the
 	// top three).
 	feedbackPin = 1
+	// feedbackPasses is how many times feedback runs, each seeded from
+	// the ranking the previous pass left: the memories a first pass
+	// lifted name the words of the answer's remaining parts (LoCoMo's
+	// multi-hop all@10 0.246 -> 0.254, recall@10 0.716 -> 0.728 with one
+	// more pass; the golden sets unchanged).
+	feedbackPasses = 2
 )
 
 // feedbackTerm is a word of the first pass's best memories and its weight.
@@ -86,12 +92,11 @@ func (ix *Index) feedbackLocked(s *scratch, terms []queryTerm, opt Options, N fl
 	return out
 }
 
-// feedbackPass adds the second pass's scores into s.acc: each feedback
-// term at feedbackWeight times its weight relative to the strongest. It
-// returns the first pass's best feedbackPin memories (of at most n), whose
-// place the second pass does not change.
+// feedbackPass adds the feedback passes' scores into s.acc. It returns the
+// first pass's best feedbackPin memories (of at most n), whose place
+// feedback does not change.
 func (ix *Index) feedbackPass(s *scratch, terms []queryTerm, opt Options, N float64, avg *[numFields]float64, n int, named map[int32]int) []scored {
-	if feedbackDocs <= 0 || feedbackTerms <= 0 || feedbackWeight <= 0 {
+	if feedbackDocs <= 0 || feedbackTerms <= 0 || feedbackWeight <= 0 || feedbackPasses <= 0 {
 		return nil
 	}
 	fb := ix.feedbackLocked(s, terms, opt, N)
@@ -106,6 +111,18 @@ func (ix *Index) feedbackPass(s *scratch, terms []queryTerm, opt Options, N floa
 			pinned = ix.keepBest(pinned, scored{id, sc}, keep)
 		}
 	}
+	for pass := 0; pass < feedbackPasses && len(fb) > 0; pass++ {
+		if pass > 0 {
+			fb = ix.feedbackLocked(s, terms, opt, N)
+		}
+		ix.addFeedback(s, fb, N, avg, opt)
+	}
+	return pinned
+}
+
+// addFeedback adds one feedback pass's scores into s.acc, each term at
+// feedbackWeight times its weight relative to the strongest.
+func (ix *Index) addFeedback(s *scratch, fb []feedbackTerm, N float64, avg *[numFields]float64, opt Options) {
 	// Only memories the question itself matched are reordered: one that
 	// shares none of its words is not an answer however much it shares
 	// with the answers ("ethiopian" must not bring back "be brief").
@@ -119,7 +136,6 @@ func (ix *Index) feedbackPass(s *scratch, terms []queryTerm, opt Options, N floa
 		}
 		s.touched = s.touched[:0]
 	}
-	return pinned
 }
 
 // mergeBest adds the current term's best score per doc into the total.

@@ -82,3 +82,36 @@ func TestFeedbackPinMatters(t *testing.T) {
 		t.Fatalf("unpinned, camping.md stays first anyway (%v): the pin case would prove nothing", got)
 	}
 }
+
+// TestFeedbackSecondPass: of two memories that share one question word
+// ("kids"), the one that also shares a word with a memory the first
+// feedback pass lifted (the museum) rises above the other with a second
+// pass, not with one.
+func TestFeedbackSecondPass(t *testing.T) {
+	index := func() *Index {
+		ix := feedbackIndex()
+		for _, d := range []Doc{
+			{Path: "dinosaurs.md", Fact: "The kids loved the dinosaur bones at the museum"},
+			{Path: "school.md", Fact: "The kids start school soon"},
+			{Path: "nap.md", Fact: "A long nap on Sunday"},
+			{Path: "bones.md", Fact: "Dinosaur bones on the news"},
+		} {
+			d.Active = true
+			ix.Put(d)
+		}
+		return ix
+	}
+	old := feedbackPasses
+	t.Cleanup(func() { feedbackPasses = old })
+	for _, tc := range []struct {
+		passes int
+		want   bool
+	}{{1, false}, {2, true}} {
+		feedbackPasses = tc.passes
+		got := paths(index().Search("where did the kids go camping", Options{K: 20}))
+		d, s := slices.Index(got, "dinosaurs.md"), slices.Index(got, "school.md")
+		if d < 0 || s < 0 || (d < s) != tc.want {
+			t.Errorf("%d feedback passes: got %v, want dinosaurs.md above school.md: %v", tc.passes, got, tc.want)
+		}
+	}
+}
