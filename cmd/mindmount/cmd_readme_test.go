@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -145,7 +146,15 @@ func runReadmeBlock(t *testing.T, root, page, home string, env []string, b readm
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
+	before := untracked(t, root)
 	err := cmd.Run()
+	// A block runs where a reader's shell stands after cloning: what it
+	// makes there would litter the reader's checkout.
+	for _, p := range untracked(t, root) {
+		if !slices.Contains(before, p) {
+			t.Errorf("%s:%d: the block left %s in the source tree; make it work in a folder of its own (cd \"$(mktemp -d)\")", page, b.line, p)
+		}
+	}
 	// Whatever the block left running (a daemon it started with &) ends
 	// with it, and so do its mounts.
 	if cmd.Process != nil {
@@ -170,4 +179,14 @@ func detachMountsUnder(dir string) {
 			_ = exec.Command("fusermount3", "-u", "-z", f[1]).Run()
 		}
 	}
+}
+
+// untracked lists the files git does not track or ignore under root.
+func untracked(t *testing.T, root string) []string {
+	t.Helper()
+	out, err := exec.Command("git", "-C", root, "ls-files", "--others", "--exclude-standard").Output()
+	if err != nil {
+		t.Fatalf("git ls-files: %v", err)
+	}
+	return strings.Fields(string(out))
 }
