@@ -171,11 +171,18 @@ func graphSVG(g *memgraph.Graph, base string) (svg template.HTML, drawn, total i
 				class = "node-retired"
 			}
 			href := base + "/m/" + pathEscape(m.path)
-			fmt.Fprintf(&b, `<a href="%s"><circle cx="%.1f" cy="%.1f" r="%.1f" class="%s"><title>%s — %s (%d uses)</title></circle></a>`,
+			fmt.Fprintf(&b, `<a href="%s"><circle cx="%.1f" cy="%.1f" r="%.1f" class="%s"><title>%s — %s (%d %s)</title></circle></a>`,
 				template.HTMLEscapeString(href), n.x, n.y, n.r, class,
-				svgText(m.path), svgText(m.desc), m.uses)
+				svgText(m.path), svgText(m.desc), m.uses, memgraph.Plural(m.uses, "use", "uses"))
 			if labels {
-				fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" class="label">%s</text>`, n.x+n.r+3, n.y+4, svgText(m.slug))
+				// A name points to the centre: one on the right half
+				// ends left of its circle, or the picture's edge cuts it
+				// ("has-cat" drawn as "has").
+				x, anchor := n.x+n.r+3, "start"
+				if n.x > cx {
+					x, anchor = n.x-n.r-3, "end"
+				}
+				fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="%s" class="label">%s</text>`, x, n.y+4, anchor, svgText(m.slug))
 			}
 		}
 	}
