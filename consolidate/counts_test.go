@@ -60,9 +60,12 @@ func TestSubjectCountsMatchTheCommit(t *testing.T) {
 			if len(rep.Problems) > 0 {
 				t.Logf("problems: %q", rep.Problems)
 			}
-			subject := e.lastSubject()
-			if want := "consolidate transcripts/s.jsonl#1: " + tc.want; subject != want {
-				t.Errorf("subject %q, want %q", subject, want)
+			want := "consolidate transcripts/s.jsonl#1: " + tc.want
+			if subject := strings.TrimSpace(e.git("log", "-1", "--format=%s", "HEAD^2")); subject != want {
+				t.Errorf("the dream's subject %q, want %q", subject, want)
+			}
+			if subject := e.lastSubject(); subject != want+" (merge of dream 1)" {
+				t.Errorf("the merge's subject %q, want %q", subject, want+" (merge of dream 1)")
 			}
 			if got := counts(rep.Added, rep.Updated, rep.Contradicted, rep.Unchanged, rep.Skipped); got != tc.want {
 				t.Errorf("report %q, want %q", got, tc.want)

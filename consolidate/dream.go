@@ -292,18 +292,25 @@ func (c *Consolidator) three(d *dream, ours, p string) (b, o, t []byte, err erro
 // same reports equal contents, a missing file equal only to one.
 func same(a, b []byte) bool { return (a == nil) == (b == nil) && bytes.Equal(a, b) }
 
-// mergeMessage is the merge commit's message: the dream's subject (its one
-// chunk's, or a count of them), what was kept beside what, then the
-// bodies of the dream's commits — files, what was skipped and why, the
+// mergeSubject is the merge commit's subject: what merged, so the merge
+// and the dream's commit below it never read the same in "git log
+// --oneline". One chunk keeps its subject (the source and the counts,
+// which the web page and "mindmount status" read) and names the dream
+// after it; more say how many chunks the dream held.
+func mergeSubject(d *dream) string {
+	if len(d.chunks) == 1 {
+		return fmt.Sprintf("%s (merge of dream %d)", gitrepo.Subject(d.chunks[0]), d.n)
+	}
+	return fmt.Sprintf("consolidate: merge dream %d (%d %s)", d.n, len(d.chunks), memgraph.Plural(len(d.chunks), "chunk", "chunks"))
+}
+
+// mergeMessage is the merge commit's message: mergeSubject, what was kept
+// beside what, then the bodies of the dream's commits — files, what was skipped and why, the
 // model and source trailers — so "git log" of the live branch tells the
 // whole story, and one Mindmount-Dream trailer.
 func (c *Consolidator) mergeMessage(d *dream, siblings []string, extra string) string {
 	var b strings.Builder
-	if len(d.chunks) == 1 {
-		b.WriteString(gitrepo.Subject(d.chunks[0]))
-	} else {
-		fmt.Fprintf(&b, "consolidate: merge %s (%d %s)", d.branch, len(d.chunks), memgraph.Plural(len(d.chunks), "chunk", "chunks"))
-	}
+	b.WriteString(mergeSubject(d))
 	fmt.Fprintf(&b, "\n\nMerge branch '%s'\n", d.branch)
 	if len(siblings) > 0 {
 		b.WriteString("\nChanged here meanwhile; the dream's version is kept retired beside the newer:\n")

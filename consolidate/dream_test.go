@@ -42,7 +42,7 @@ func (e *env) dream() *dream {
 // TestDreamIsABranchAndAMerge: a run commits its proposal on
 // refs/heads/mindmount/dream/1 (with the provenance trailers), then merges
 // it into main with a real two-parent merge commit whose subject is the
-// run's; git log --graph shows the branch and the merge.
+// run's and names the dream; git log --graph shows the branch and the merge.
 func TestDreamIsABranchAndAMerge(t *testing.T) {
 	e := newEnv(t, "ollama", nil)
 	base := strings.TrimSpace(e.git("rev-parse", "HEAD"))
@@ -68,7 +68,7 @@ func TestDreamIsABranchAndAMerge(t *testing.T) {
 	if ps := strings.Fields(e.git("log", "-1", "--format=%P")); len(ps) != 2 || ps[0] != base || ps[1] != tip {
 		t.Fatalf("HEAD's parents %v, want [%s %s]", ps, base, tip)
 	}
-	if s := e.lastSubject(); s != "consolidate transcripts/s.jsonl#1: 1 added, 0 updated, 0 contradicted, 0 unchanged" {
+	if s := e.lastSubject(); s != "consolidate transcripts/s.jsonl#1: 1 added, 0 updated, 0 contradicted, 0 unchanged (merge of dream 1)" {
 		t.Fatalf("merge subject %q", s)
 	}
 	if graph := e.git("log", "--graph", "--oneline"); !strings.Contains(graph, "|\\") && !strings.Contains(graph, "|/") {

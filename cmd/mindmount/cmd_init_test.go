@@ -180,6 +180,9 @@ func TestInitRefusesForeignFolder(t *testing.T) {
 	if code := run([]string{"init", shared}, &out, &errb); code == 0 || !strings.Contains(errb.String(), "is not a git repository") || !strings.Contains(errb.String(), "--force") {
 		t.Fatalf("init on a folder with other files: exit %d\n%s", code, errb.String())
 	}
+	if !strings.Contains(errb.String(), "holds 1 other entry (someone-elses.txt) and") {
+		t.Errorf("one file is not \"1 other entry\": %s", errb.String())
+	}
 	if _, err := os.Stat(filepath.Join(shared, ".git")); err == nil {
 		t.Fatal("the refused init made a git repository")
 	}

@@ -108,6 +108,9 @@ func serveMount(dir, mnt string, cfg host.RuntimeConfig, opt mount.Options) erro
 	if opt.AllowOther {
 		allowOther = "--allow-other"
 	}
+	if err := liveMountError(mnt); err != nil { // cmd_mount_live.go
+		return err
+	}
 	if err := mount.CheckMount(dir, mnt, allowOther); err != nil {
 		return err
 	}

@@ -84,21 +84,22 @@ func runUI(_ context.Context, o *uiOptions, args []string) error {
 	return uiDaemon(args[0], o.addr, o.insecure, o.daemon.runtimeConfig(false, slog.Default()))
 }
 
-// uiDaemon serves the web page of dir on addr until a signal arrives.
+// uiDaemon serves the web page of dir on addr until a signal arrives. The
+// address is taken (or refused) first, before the repository is opened:
+// a ui that cannot start says only why.
 func uiDaemon(dir, addr string, insecure bool, cfg host.RuntimeConfig) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	defer ln.Close() // closed by the server once it serves; this is for a failed start
+	loopback := httpapi.IsLoopback(ln.Addr())
+	if !loopback && !insecure {
+		return fmt.Errorf("--http %s is not a loopback address: the login token and session would cross the network in clear text; use 127.0.0.1, or add --insecure-listen", addr)
+	}
 	return runDaemon(dir, cfg, func(ctx context.Context, rt *host.Runtime) (<-chan error, func(bool) error, error) {
-		ln, err := net.Listen("tcp", addr)
-		if err != nil {
-			return nil, nil, err
-		}
-		loopback := httpapi.IsLoopback(ln.Addr())
-		if !loopback && !insecure {
-			ln.Close()
-			return nil, nil, fmt.Errorf("--http %s is not a loopback address: the login token and session would cross the network in clear text; use 127.0.0.1, or add --insecure-listen", addr)
-		}
 		ui, err := webui.New(webui.Config{Single: rt, LoopbackHosts: loopback, Logger: cfg.Logger})
 		if err != nil {
-			ln.Close()
 			return nil, nil, err
 		}
 		hs := &http.Server{

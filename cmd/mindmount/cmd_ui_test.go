@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"io"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -68,6 +70,32 @@ func TestUIRefusesNonLoopback(t *testing.T) {
 	}
 	if !strings.Contains(errb.String(), "not a loopback address") || strings.Contains(out.String(), "token=") {
 		t.Fatalf("stdout %q, stderr %q", out.String(), errb.String())
+	}
+}
+
+// TestUIRefusesBeforeOpening: ui refused its address (not loopback, or
+// taken) before it opens the repository: no line about the repository's
+// files (here an invalid one, "file not committed … writer=editor")
+// comes before the refusal.
+func TestUIRefusesBeforeOpening(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "memory")
+	runCmd(t, "init", dir, "--user", "Ada")
+	if err := os.WriteFile(filepath.Join(dir, "user_memory", "broken.md"), []byte("---\ndescription: [\n---\nbroken\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	for _, addr := range []string{"0.0.0.0:0", taken.Addr().String()} {
+		var out, errb bytes.Buffer
+		if code := run([]string{"ui", dir, "--http", addr, "--consolidate=false"}, &out, &errb); code == 0 {
+			t.Fatalf("ui on %s started:\n%s", addr, out.String())
+		}
+		if strings.Contains(errb.String(), "writer=") || strings.Contains(errb.String(), "not committed") {
+			t.Errorf("ui on %s: a line about the repository before the refusal:\n%s", addr, errb.String())
+		}
 	}
 }
 

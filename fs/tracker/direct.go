@@ -15,6 +15,7 @@ import (
 type Edit struct {
 	Paths   []string
 	Renames [][2]string // {old, new}
+	Verb    string      // what the writer did to its one changed file ("use", "retire"), said in the subject for "update" (verb.go)
 }
 
 // ErrGitBusy is returned by Write, and by Apply of a change to HEAD's
@@ -84,6 +85,7 @@ func (t *Tracker) Write(ctx context.Context, who gitrepo.Author, label string, f
 	var hash string
 	if len(res.changes) > 0 {
 		msg, _ := message(res.entries)
+		msg = retitle(msg, res.entries, ed.Verb)
 		hash, err = t.commitNow(res.changes, t.userTrailer(msg), who)
 		if err != nil {
 			// The files are on disk: the debounced path retries them.

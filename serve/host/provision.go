@@ -17,6 +17,7 @@ import (
 	"github.com/mindmount/mindmount/fs/gitrepo"
 	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/hooks"
+	"github.com/mindmount/mindmount/memgraph"
 	"github.com/mindmount/mindmount/template"
 )
 
@@ -153,8 +154,8 @@ func CheckInitTarget(dir string) error {
 		return err
 	}
 	if len(ents) > 0 {
-		return fmt.Errorf("%s holds %d other entries (%s, ...) and is not a git repository: init makes a new memory repository in a new or empty folder, e.g. mindmount init %s (or pass --force to make this one)",
-			dir, len(ents), ents[0].Name(), filepath.Join(dir, "memory"))
+		return fmt.Errorf("%s holds %d other %s (%s%s) and is not a git repository: init makes a new memory repository in a new or empty folder, e.g. mindmount init %s (or pass --force to make this one)",
+			dir, len(ents), memgraph.Plural(len(ents), "entry", "entries"), ents[0].Name(), memgraph.Plural(len(ents), "", ", ..."), filepath.Join(dir, "memory"))
 	}
 	return nil
 }

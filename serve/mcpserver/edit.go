@@ -31,8 +31,10 @@ func (s *server) readExisting(rel string) ([]byte, error) {
 
 // replaceFile is the write step shared by the editing tools: rel's new
 // content is computed from its current one by change, validated against
-// HEAD, and only then written and committed.
-func (s *server) replaceFile(ctx context.Context, req *mcp.CallToolRequest, rel string, change func(old []byte) ([]byte, error)) (string, error) {
+// HEAD, and only then written and committed. verb, when set, is what the
+// commit's subject says the tool did ("use", "retire") where git sees only
+// an update.
+func (s *server) replaceFile(ctx context.Context, req *mcp.CallToolRequest, rel, verb string, change func(old []byte) ([]byte, error)) (string, error) {
 	return s.commit(ctx, req, func() (tracker.Edit, error) {
 		old, err := s.readExisting(rel)
 		if err != nil {
@@ -51,7 +53,7 @@ func (s *server) replaceFile(ctx context.Context, req *mcp.CallToolRequest, rel 
 		if err := s.tree.write(rel, data); err != nil {
 			return tracker.Edit{}, writeError(rel, err)
 		}
-		return tracker.Edit{Paths: []string{rel}}, nil
+		return tracker.Edit{Paths: []string{rel}, Verb: verb}, nil
 	})
 }
 
@@ -110,7 +112,7 @@ func (s *server) strReplace(ctx context.Context, req *mcp.CallToolRequest, in st
 	if in.OldStr == "" {
 		return nil, nil, errors.New("old_str is empty; give text that occurs exactly once in the file (use insert to add text)")
 	}
-	hash, err := s.replaceFile(ctx, req, rel, func(old []byte) ([]byte, error) {
+	hash, err := s.replaceFile(ctx, req, rel, "", func(old []byte) ([]byte, error) {
 		text := string(old)
 		switch n := strings.Count(text, in.OldStr); n {
 		case 1:
@@ -150,7 +152,7 @@ func (s *server) insert(ctx context.Context, req *mcp.CallToolRequest, in insert
 	if err != nil {
 		return nil, nil, err
 	}
-	hash, err := s.replaceFile(ctx, req, rel, func(old []byte) ([]byte, error) {
+	hash, err := s.replaceFile(ctx, req, rel, "", func(old []byte) ([]byte, error) {
 		text := string(old)
 		lines := strings.SplitAfter(text, "\n")
 		if len(lines) > 0 && lines[len(lines)-1] == "" {
@@ -207,7 +209,7 @@ func (s *server) delete(ctx context.Context, req *mcp.CallToolRequest, in delete
 		return nil, nil, fmt.Errorf("%s is a block that is always in the context, so it cannot be retired; edit it with str_replace, or remove it with hard: true", shown(rel))
 	}
 	already := false
-	hash, err := s.replaceFile(ctx, req, rel, func(old []byte) ([]byte, error) {
+	hash, err := s.replaceFile(ctx, req, rel, "retire", func(old []byte) ([]byte, error) {
 		m, probs := memgraph.Parse(rel, old)
 		if len(probs) > 0 {
 			return nil, fmt.Errorf("%s is invalid (%s); fix it first, or delete it with hard: true", rel, probs[0])
@@ -280,7 +282,7 @@ func (s *server) use(ctx context.Context, req *mcp.CallToolRequest, in useArgs) 
 		return nil, nil, err
 	}
 	uses := 0
-	hash, err := s.replaceFile(ctx, req, rel, func(old []byte) ([]byte, error) {
+	hash, err := s.replaceFile(ctx, req, rel, "use", func(old []byte) ([]byte, error) {
 		m, probs := memgraph.Parse(rel, old)
 		if len(probs) > 0 {
 			return nil, fmt.Errorf("%s is invalid (%s); fix it first", rel, probs[0])

@@ -229,6 +229,9 @@ func TestDeleteSoftAndHard(t *testing.T) {
 	if got := c.committed("user_memory/likes-tea.md"); !strings.Contains(got, "status: retracted") {
 		t.Errorf("HEAD has:\n%s", got)
 	}
+	if got := c.git("log", "-1", "--format=%s"); got != "mcp (test-client): retire user_memory/likes-tea.md" {
+		t.Errorf("soft delete's subject %q", got)
+	}
 	if got := c.ok("view", map[string]any{"path": "user_memory.md"}); strings.Contains(got, "likes-tea") {
 		t.Errorf("the index still lists a retired memory:\n%s", got)
 	}
@@ -288,6 +291,9 @@ func TestUseCounts(t *testing.T) {
 	}
 	if got := c.committed("user_memory/likes-tea.md"); !strings.HasSuffix(got, "## Access log\nused, 02.09.26\nused, 02.09.26\n") {
 		t.Errorf("HEAD has:\n%s", got)
+	}
+	if got := c.git("log", "-1", "--format=%s"); got != "mcp (test-client): use user_memory/likes-tea.md" {
+		t.Errorf("use's subject %q", got)
 	}
 	if got := c.ok("view", map[string]any{"path": "user_memory.md"}); !strings.Contains(got, "likes-tea.md — Drinks green tea every morning (uses: 2)") {
 		t.Errorf("index:\n%s", got)

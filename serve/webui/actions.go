@@ -212,7 +212,7 @@ func (s *Server) revert(v *view) {
 			todo = append(todo, p)
 		}
 	}
-	hash, err := s.commitAction(v, "revert "+c.Short, true, func(ctx context.Context, head string) ([]planned, error) {
+	hash, err := s.commitAction(v, revertWhat(c), true, func(ctx context.Context, head string) ([]planned, error) {
 		return s.revertPaths(ctx, v, c, parent, head, todo)
 	})
 	if err != nil {
@@ -224,6 +224,13 @@ func (s *Server) revert(v *view) {
 		return
 	}
 	s.done(v, "reverted "+c.Short+" in commit "+shortHash(hash))
+}
+
+// revertWhat is what a revert of c says it does, as "git revert" says it:
+// the commit and its subject, quoted ("revert eafbcff6 \"agent: add
+// user_memory/x.md\""), clipped to a line.
+func revertWhat(c commit) string {
+	return "revert " + c.Short + " " + strconv.Quote(memgraph.ClipLine(memgraph.SafeLine(c.Subject), 120))
 }
 
 // planned is one file an action writes (data) or removes.

@@ -37,7 +37,10 @@ func TestRevertConsolidation(t *testing.T) {
 	s := newSiteSeeded(t, consolidationSeed(t))
 	target := s.head()
 	s.revertOnTop(target)
-	mustContain(t, s.git("log", "-1", "--format=%s"), "revert "+target[:8])
+	// The subject says what was reverted, as git revert's does.
+	if got, want := s.git("log", "-1", "--format=%s"), `ui: revert `+target[:8]+` "consolidate transcripts/s1.jsonl: 1 added, 1 contradicted"`; got != want {
+		t.Fatalf("revert subject %q, want %q", got, want)
+	}
 	if _, err := os.Stat(filepath.Join(s.dir, "user_memory/lisbon.md")); !os.IsNotExist(err) {
 		t.Fatalf("lisbon.md is still there: %v", err)
 	}

@@ -100,12 +100,7 @@ func graphSVG(g *memgraph.Graph, base string) (svg template.HTML, drawn, total i
 	}, memgraph.KindUser, memgraph.KindCharacter)
 	// The retired ones drawn are the last by path, user memories before
 	// character memories.
-	slices.SortFunc(retired, func(a, b gnode) int {
-		if c := cmp.Compare(kindOrder(a.path), kindOrder(b.path)); c != 0 {
-			return c
-		}
-		return strings.Compare(a.path, b.path)
-	})
+	slices.SortFunc(retired, byKindAndPath)
 	if len(retired) > graphRetired {
 		retired = retired[len(retired)-graphRetired:]
 	}
@@ -171,16 +166,37 @@ func graphSVG(g *memgraph.Graph, base string) (svg template.HTML, drawn, total i
 				class = "node-retired"
 			}
 			href := base + "/m/" + pathEscape(m.path)
-			fmt.Fprintf(&b, `<a href="%s"><circle cx="%.1f" cy="%.1f" r="%.1f" class="%s"><title>%s — %s (%d uses)</title></circle></a>`,
+			fmt.Fprintf(&b, `<a href="%s"><circle cx="%.1f" cy="%.1f" r="%.1f" class="%s"><title>%s — %s (%d %s)</title></circle></a>`,
 				template.HTMLEscapeString(href), n.x, n.y, n.r, class,
-				svgText(m.path), svgText(m.desc), m.uses)
+				svgText(m.path), svgText(m.desc), m.uses, memgraph.Plural(m.uses, "use", "uses"))
 			if labels {
-				fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" class="label">%s</text>`, n.x+n.r+3, n.y+4, svgText(m.slug))
+				x, anchor := labelAt(n.x, n.r, cx)
+				fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="%s" class="label">%s</text>`, x, n.y+4, anchor, svgText(m.slug))
 			}
 		}
 	}
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String()), len(ms), total // every interpolated string above is escaped
+}
+
+// byKindAndPath orders user memories before character memories, each by
+// path.
+func byKindAndPath(a, b gnode) int {
+	if c := cmp.Compare(kindOrder(a.path), kindOrder(b.path)); c != 0 {
+		return c
+	}
+	return strings.Compare(a.path, b.path)
+}
+
+// labelAt is where the name of a memory drawn at x with radius r goes, and
+// its text-anchor: toward the centre cx, so the picture's edge never cuts
+// it (a name on the right half ends left of its circle; "has-cat-miso"
+// on the outer ring's right edge was drawn "has").
+func labelAt(x, r, cx float64) (float64, string) {
+	if x > cx {
+		return x - r - 3, "end"
+	}
+	return x + r + 3, "start"
 }
 
 // svgText is s escaped for the graph's labels, on one line with its

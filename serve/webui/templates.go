@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/mindmount/mindmount/memgraph"
 )
 
 // pageNames are the pages drawn inside layout.html; login.html stands
@@ -17,6 +19,7 @@ var funcs = template.FuncMap{
 	shownFunc:    shown,
 	"pathURL":    pathEscape,
 	"join":       strings.Join,
+	"plural":     memgraph.Plural,
 	"trimPrefix": strings.TrimPrefix,
 	"iso":        func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 	"when":       func(t time.Time) string { return t.Local().Format("2006-01-02 15:04") },
