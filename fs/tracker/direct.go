@@ -64,6 +64,9 @@ func (t *Tracker) Write(ctx context.Context, who gitrepo.Author, label string, f
 	}
 	batch := map[string]string{}
 	for _, p := range ed.Paths {
+		if rel, ok := trackedRel(p); ok {
+			t.sawPath(rel)
+		}
 		if rel, ok := trackedRel(p); ok && !IsTemp(rel) {
 			batch[rel] = label
 		}

@@ -167,6 +167,8 @@ type Tracker struct {
 	who  authorship // mindmount serve's user and sandboxes (authorship.go)
 	echo echoes     // files the tracker wrote itself, whose fsnotify reports are echoes
 
+	usage usage // the work tree's size against its limit (usage.go)
+
 	graphMu     sync.Mutex        // serialises the tracker's updates of the graph (graph.go)
 	graphSums   map[string]string // rel -> fingerprint of what the tracker gave the graph; "" removed
 	graphWrites atomic.Int64      // updates of the graph (Counts)

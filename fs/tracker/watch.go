@@ -145,6 +145,7 @@ func (t *Tracker) due() (time.Duration, bool) {
 // lost. Invalid files whose content did not change are left alone so the
 // scan does not re-log them.
 func (t *Tracker) rescan() {
+	t.recount()
 	paths, err := t.r.Dirty()
 	if err != nil {
 		t.log.Warn("rescan failed", "err", err)
@@ -285,12 +286,15 @@ func (ws *watchState) handle(ev fsnotify.Event) {
 			}
 			if ev.Has(fsnotify.Rename) {
 				t.rescan()
+			} else {
+				t.Removed(rel)
 			}
 			t.observed(rel)
 			return
 		}
 	}
 	t.observed(rel)
+	t.sawPath(rel)
 	if t.echo.report(t.r.Tree(), rel) {
 		return // a file the tracker wrote itself (held until it is committed)
 	}

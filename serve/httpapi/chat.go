@@ -73,6 +73,11 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, c caller) {
 		transcriptError(w, err)
 		return
 	}
+	// The tree's size limit, before the model is asked: a chat that
+	// cannot be recorded is refused (507).
+	if !roomFor(w, rt, sess.rel, len(req.Message)+128) {
+		return
+	}
 	msgs := make([]llm.Message, 0, len(sess.msgs)+2)
 	msgs = append(msgs, llm.Message{Role: "system", Content: s.systemPrompt(r.Context(), rt.Graph, req.Message)})
 	hist := sess.msgs
