@@ -141,8 +141,10 @@ type Tracker struct {
 	log  *slog.Logger
 	root string
 
-	inboxMu   sync.Mutex            // guards inboxSeen; taken alone, never with mu
-	inboxSeen map[string]inboxStamp // what each transcript looked like when last reported
+	inboxMu    sync.Mutex            // guards inboxSeen; taken alone, never with mu
+	inboxSeen  map[string]inboxStamp // what each transcript looked like when last reported
+	inboxID    dirID                 // the inbox folder's identity (inboxalias.go)
+	inboxKnown bool
 
 	mu          sync.Mutex
 	pending     map[string]string // rel -> identity; "" = seen by fsnotify, unclaimed

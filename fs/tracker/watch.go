@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+	"github.com/mindmount/mindmount/memgraph"
 	"github.com/mindmount/mindmount/memgraph/subtree"
 )
 
@@ -33,6 +34,7 @@ func (t *Tracker) Run(ctx context.Context) error {
 		return err
 	}
 	ws.watchGit()
+	t.noteInbox()
 
 	t.mu.Lock()
 	// Settle's barrier needs the .git watch.
@@ -265,6 +267,12 @@ func (ws *watchState) handle(ev fsnotify.Event) {
 	}
 	if ev.Has(fsnotify.Create) {
 		if fi, err := os.Lstat(ev.Name); err == nil && fi.IsDir() {
+			if rel == memgraph.TranscriptsDir {
+				t.noteInbox()
+			} else if dir, ok := t.renamedInbox(rel); ok && dir == rel {
+				t.restoreInbox(rel)
+				return
+			}
 			if _, ok := trackedRel(rel); ok {
 				if err := ws.addTree(ev.Name, true); err != nil {
 					t.log.Warn("cannot watch new directory", "dir", rel, "err", err)
@@ -288,6 +296,9 @@ func (ws *watchState) handle(ev fsnotify.Event) {
 				t.rescan()
 			} else {
 				t.Removed(rel)
+				if rel == memgraph.TranscriptsDir {
+					t.noteInbox() // removed: a folder reusing its inode is not it
+				}
 			}
 			t.observed(rel)
 			return
