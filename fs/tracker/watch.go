@@ -30,11 +30,9 @@ func (t *Tracker) Run(ctx context.Context) error {
 	}
 	defer w.Close()
 	ws := &watchState{t: t, w: w, dirs: map[string]bool{}}
-	if err := ws.addTree(t.root, false); err != nil {
+	if err := ws.start(); err != nil {
 		return err
 	}
-	ws.watchGit()
-	t.noteInbox()
 
 	t.mu.Lock()
 	// Settle's barrier needs the .git watch.
@@ -225,6 +223,17 @@ func (ws *watchState) addTree(dir string, touch bool) error {
 		}
 		return nil
 	})
+}
+
+// start watches the tree and .git, and notes the inbox folder's identity
+// (inboxalias.go).
+func (ws *watchState) start() error {
+	if err := ws.addTree(ws.t.root, false); err != nil {
+		return err
+	}
+	ws.watchGit()
+	ws.t.noteInbox()
+	return nil
 }
 
 // watchGit watches the .git directory itself (HEAD, packed-refs and our
