@@ -87,3 +87,26 @@ func TestTreeLimitAsk(t *testing.T) {
 		t.Fatalf("no limit: %v %v", ps, err)
 	}
 }
+
+// BenchmarkTreeLimitGrow: the size rule's cost per write through the
+// mount (one Grow of a file that keeps growing), against the same call
+// with no limit (tree_limit_mib: 0), its natural baseline.
+func BenchmarkTreeLimitGrow(b *testing.B) {
+	for _, limit := range []string{"0", "1024"} {
+		b.Run("tree_limit_mib="+limit, func(b *testing.B) {
+			dir := conformance.NewRepo(b)
+			op := filepath.Join(b.TempDir(), "config")
+			if err := os.WriteFile(op, []byte("tree_limit_mib: "+limit+"\n"), 0o600); err != nil {
+				b.Fatal(err)
+			}
+			tr, _, _ := open(b, dir, tracker.Config{Operator: &memgraph.OperatorSource{Path: op}})
+			tr.TreeUsage() // the one walk, outside the loop
+			b.ResetTimer()
+			for i := range b.N {
+				if err := tr.Grow("notes/log.txt", int64(i+1)*128); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
