@@ -50,11 +50,10 @@ func mib(n int64) string {
 
 // usage is the running total of the work tree's size.
 type usage struct {
-	mu     sync.Mutex
-	fresh  bool             // sizes came from a walk and events since
-	sizes  map[string]int64 // rel -> size of a regular file last seen
-	total  int64
-	walked int64 // walks made (tests)
+	mu    sync.Mutex
+	fresh bool             // sizes came from a walk and events since
+	sizes map[string]int64 // rel -> size of a regular file last seen
+	total int64
 }
 
 // counted says whether rel counts towards the limit.
@@ -90,7 +89,6 @@ func (u *usage) walk(tree *subtree.Tree) {
 		return nil
 	})
 	u.fresh = true
-	u.walked++
 }
 
 // setLocked records rel at size (0: gone).
@@ -234,6 +232,16 @@ func (t *Tracker) Moved(old, new string) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if !u.fresh {
+		return
+	}
+	if size, isFile := u.sizes[old]; isFile {
+		// A file (an editor's save): no scan of the others.
+		u.setLocked(old, 0)
+		if counted(new) {
+			u.setLocked(new, size)
+		} else {
+			u.setLocked(new, 0)
+		}
 		return
 	}
 	moved := map[string]int64{}
