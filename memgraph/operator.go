@@ -3,6 +3,7 @@ package memgraph
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -22,7 +23,11 @@ import (
 const OperatorFile = "mindmount/config" // relative to the git directory
 
 // OperatorKeys are the keys only the operator's file may hold.
-var OperatorKeys = []string{"commit_secrets", "merge", "skills"}
+var OperatorKeys = []string{"commit_secrets", "merge", "skills", "tree_limit_mib"}
+
+// DefaultTreeLimit is the size limit of a work tree (.git not counted)
+// when the operator's file does not set tree_limit_mib: 1 GiB.
+const DefaultTreeLimit = 1 << 30
 
 // MergeMode says how a consolidation's dream (its branch) reaches the
 // memory: merged at once, or after a person approves it.
@@ -47,7 +52,26 @@ type Operator struct {
 	// once) or "skills: review" (it lands as a draft); "" means review.
 	// Here for Merge's reason: an agent must not turn the review off.
 	Skills MergeMode
+	// TreeLimitMiB is "tree_limit_mib: N": the most the work tree (.git
+	// not counted) may hold, in MiB; 0 means no limit. TreeLimitSet is
+	// false when the file does not say (DefaultTreeLimit). Here because
+	// the user whose tree it limits must not raise it.
+	TreeLimitMiB int64
+	TreeLimitSet bool
 }
+
+// TreeLimit is the work tree's size limit in bytes: tree_limit_mib, or
+// DefaultTreeLimit when the file does not say; 0 means no limit.
+func (o Operator) TreeLimit() int64 {
+	if !o.TreeLimitSet {
+		return DefaultTreeLimit
+	}
+	return o.TreeLimitMiB << 20
+}
+
+// maxTreeLimitMiB bounds tree_limit_mib so that the limit in bytes fits an
+// int64 with room to spare (1 PiB).
+const maxTreeLimitMiB = 1 << 30
 
 // isOperatorKey reports whether key belongs to the operator's file.
 func isOperatorKey(key string) bool {
@@ -78,6 +102,13 @@ func ParseOperator(name string, data []byte) (Operator, []Problem) {
 			default:
 				add(n, "skills must be auto or review")
 			}
+		case key == "tree_limit_mib":
+			n64, err := strconv.ParseInt(val, 10, 64)
+			if err != nil || n64 < 0 || n64 > maxTreeLimitMiB {
+				add(n, "tree_limit_mib must be a whole number of MiB from 0 (no limit) to %d", maxTreeLimitMiB)
+				return
+			}
+			o.TreeLimitMiB, o.TreeLimitSet = n64, true
 		case key == "merge":
 			switch m := MergeMode(val); m {
 			case MergeAuto, MergeReview:

@@ -80,8 +80,13 @@ func TestParseOperator(t *testing.T) {
 func FuzzParseOperator(f *testing.F) {
 	f.Add([]byte("commit_secrets: true\n"))
 	f.Add([]byte("commit_secrets: maybe\nx\n"))
+	f.Add([]byte("tree_limit_mib: 1024\n"))
+	f.Add([]byte("tree_limit_mib: -1\ntree_limit_mib: 99999999999999999999\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		o, probs := ParseOperator("config", data)
+		if l := o.TreeLimit(); l < 0 || l > maxTreeLimitMiB<<20 {
+			t.Fatalf("tree limit %d out of range: %q", l, data)
+		}
 		for _, p := range probs {
 			if p.Line < 1 {
 				t.Fatalf("problem without a line: %v", p)

@@ -34,6 +34,7 @@ var commandTable = []*command{
 	serveCommand,
 	serviceCommand,
 	statusCommand,
+	statusLineCommand,
 	syncCommand,
 	teamCommand,
 	teamsCommand,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/user"
@@ -108,6 +109,11 @@ var selfExe = os.Executable
 // the command goes on as the user. argv's paths must be absolute (the
 // new process starts in /). Commands not run as root are not affected.
 func asOwner(ctx context.Context, argv []string, paths ...string) (handed bool, err error) {
+	return asOwnerTo(ctx, stdout, argv, paths...)
+}
+
+// asOwnerTo is asOwner with the new process's standard output sent to out.
+func asOwnerTo(ctx context.Context, out io.Writer, argv []string, paths ...string) (handed bool, err error) {
 	if os.Geteuid() != 0 {
 		return false, nil
 	}
@@ -138,7 +144,7 @@ func asOwner(ctx context.Context, argv []string, paths ...string) (handed bool, 
 	// under HOME (sync's credentials file) must find the owner's, and root's
 	// 0700 home would only answer "permission denied".
 	cmd.Env = append(withoutEnv(os.Environ(), "HOME"), "HOME="+ownerHome(o.UID), ownerEnv+"="+o.String())
-	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.Stdout, cmd.Stderr = out, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
 	cmd.WaitDelay = 5 * time.Second

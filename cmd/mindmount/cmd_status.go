@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -55,7 +57,7 @@ func runStatus(ctx context.Context, o *statusOptions, args []string) error {
 			fmt.Fprintln(stderr, "mindmount status: give either REPO or --root ROOT")
 			return exitError{2}
 		}
-		return statusRoot(o.root)
+		return statusRoot(ctx, o.root)
 	}
 	if len(args) != 1 {
 		fmt.Fprintln(stderr, "mindmount status: missing REPO (or --root ROOT)")
@@ -87,7 +89,7 @@ func runStatus(ctx context.Context, o *statusOptions, args []string) error {
 
 // statusRoot prints the summary of a serve ROOT: the live one from a
 // running daemon's mount when we may read it, else one read from disk.
-func statusRoot(root string) error {
+func statusRoot(ctx context.Context, root string) error {
 	if err := requireDir(root); err != nil {
 		return err
 	}
@@ -104,12 +106,50 @@ func statusRoot(root string) error {
 	} else {
 		fmt.Fprintln(stdout, "daemon: not running")
 	}
-	b, err := host.StatusOf(root)
+	b, err := host.StatusOf(root, func(dir string) string { return lastCommitAsOwner(ctx, dir) })
 	if err != nil {
 		return err
 	}
 	_, err = stdout.Write(b)
 	return err
+}
+
+// statusLineCommand is the internal "mindmount status-line": status --root
+// runs it, through asOwner, for each user whose repository another user
+// owns, so that root never opens that repository with go-git.
+var statusLineCommand = newCommand(command{
+	name:  "status-line",
+	usage: "status-line REPO (run by mindmount status --root, not by hand)",
+	help: `Internal: prints the last commit of REPO as one line of mindmount status
+--root, with the rights of REPO's owner (mindmount status --root runs it as
+that user when it runs as root).`,
+}, runStatusLine)
+
+// runStatusLine prints REPO's last commit line, as REPO's owner.
+func runStatusLine(ctx context.Context, _ *noOptions, args []string) error {
+	if len(args) != 1 || !filepath.IsAbs(args[0]) {
+		return errors.New("mindmount status-line is run by mindmount status --root")
+	}
+	if handed, err := asOwner(ctx, []string{"status-line", args[0]}, args[0]); handed {
+		return err
+	}
+	fmt.Fprintln(stdout, host.LastCommitLine(args[0]))
+	return nil
+}
+
+// lastCommitAsOwner is status --root's reader of a user's last commit:
+// the asOwner rule decides — a repository root owns is read here, any
+// other by "mindmount status-line" re-executed as its owner.
+func lastCommitAsOwner(ctx context.Context, dir string) string {
+	var out bytes.Buffer
+	handed, err := asOwnerTo(ctx, &out, []string{"status-line", dir}, dir)
+	if err != nil {
+		return ""
+	}
+	if !handed {
+		return host.LastCommitLine(dir)
+	}
+	return strings.TrimSpace(out.String())
 }
 
 // lastConsolidation is the status line of the last consolidation commit in

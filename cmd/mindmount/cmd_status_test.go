@@ -1,7 +1,9 @@
 package main
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -43,5 +45,54 @@ func TestStatusAsRootRunsNoUserProgram(t *testing.T) {
 	}
 	if left := rootOwned(t, p.dir); len(left) > 0 {
 		t.Errorf("status left files of root's in alice's repository: %v", left)
+	}
+}
+
+// TestStatusRootReadsAsTheOwner: "mindmount status --root" run as root
+// reads each user's last commit with that user's rights, never its own.
+// Root runs here without CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH, and
+// alice's .git is hers alone (0700): root-side code that opened her
+// repository could not read it and would print "-"; the owner's reader
+// prints her last commit. Root-owned bob is read in-process.
+func TestStatusRootReadsAsTheOwner(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: the repository belongs to another uid")
+	}
+	if _, err := exec.LookPath("setpriv"); err != nil {
+		t.Skip("needs setpriv (util-linux) to drop root's DAC capabilities")
+	}
+	root := serveRoot(t)
+	alice := host.UserDir(root, "alice")
+	// Her folder may be traversed (a stat of .git and character.md says
+	// it is a repository); what is inside .git is hers alone.
+	if err := os.Chmod(alice, 0o711); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Join(alice, ".git"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	head, err := exec.Command("git", "-c", "safe.directory=*", "-C", alice, "log", "-1", "--format=%h").Output()
+	want := strings.TrimSpace(string(head))
+	if err != nil || want == "" {
+		t.Fatalf("alice's HEAD: %v", err)
+	}
+	caps := "-dac_override,-dac_read_search"
+	cmd := exec.Command("setpriv", "--inh-caps="+caps, "--bounding-set="+caps, "--", mindmountBinary(t), "status", "--root", root)
+	cmd.Env = append(os.Environ(), "HOME=/nonexistent")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("status --root: %v\n%s", err, out)
+	}
+	var line string
+	for _, l := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(l, "alice ") {
+			line = l
+		}
+	}
+	if !strings.Contains(line, want) {
+		t.Fatalf("alice's last commit %s is not in her line %q:\n%s", want, line, out)
+	}
+	if left := rootOwned(t, alice); len(left) > 0 {
+		t.Errorf("status --root left files of root's in alice's repository: %v", left)
 	}
 }

@@ -36,7 +36,9 @@ sync refuses and says why. Run as root on a repository another user owns,
 sync runs as that user.
 
 The token comes from $MINDMOUNT_GIT_TOKEN or the credentials file (see
-"mindmount remote"). A running daemon also syncs by itself: it pushes a few
+"mindmount remote"); for a serve user's repository (ROOT/users/<id>) it is
+ROOT/credentials/<id>/git, as for that user's worker, never the
+environment. A running daemon also syncs by itself: it pushes a few
 seconds after each commit and fetches every few minutes.`,
 }, runSync)
 
@@ -97,7 +99,8 @@ func syncNow(ctx context.Context, dir string) error {
 		}
 		defer unlock()
 		var res remote.Result
-		res, err = remote.New(r, remote.Options{Credentials: remote.FromEnv(), Logger: slog.New(slog.DiscardHandler)}).Sync(ctx)
+		sroot, id, _ := host.ServedUser(r.Dir())
+		res, err = remote.New(r, remote.Options{Credentials: syncCredentials(sroot, id), Logger: slog.New(slog.DiscardHandler)}).Sync(ctx)
 		if err == nil {
 			fmt.Fprintf(stdout, "Synced: %s\n", res)
 		}
@@ -114,17 +117,25 @@ func syncNow(ctx context.Context, dir string) error {
 	return err
 }
 
+// syncCredentials is the one home of which token a sync uses: a served
+// user's (root is its serve ROOT) is ROOT/credentials/<id>/git, for the
+// worker's sync and a sync run in place alike, never the environment; a
+// single repository's is the environment's or the default credentials
+// file's.
+func syncCredentials(root, id string) remote.Credentials {
+	if root != "" {
+		return remote.CredentialsFor(root, id)
+	}
+	return remote.FromEnv()
+}
+
 // syncService is the daemons' sync loop (host.RuntimeConfig.Services): it
 // pushes after commits and fetches periodically, beside the write path.
 // A served user's token is ROOT/credentials/<id>; a single repository's
 // comes from the environment or the default credentials file.
 func syncService(ctx context.Context, rt *host.Runtime) {
-	creds := remote.FromEnv()
-	if rt.Root != "" {
-		creds = remote.CredentialsFor(rt.Root, rt.ID)
-	}
 	s := remote.New(rt.Repo, remote.Options{
-		Credentials: creds,
+		Credentials: syncCredentials(rt.Root, rt.ID),
 		Writer:      rt.Tracker,
 		Logger:      slog.Default().With("user", rt.ID),
 	})

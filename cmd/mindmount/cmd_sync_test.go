@@ -7,12 +7,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/mindmount/mindmount/serve/control"
 	"github.com/mindmount/mindmount/serve/host"
+	"github.com/mindmount/mindmount/serve/remote"
 )
 
 // syncToken is the token the sync tests hunt for.
@@ -152,5 +154,67 @@ func TestSyncRefusesBesideServe(t *testing.T) {
 	}
 	if left := rootOwned(t, dir); len(left) > 0 {
 		t.Errorf("sync left files of root's in alice's repository: %v", left)
+	}
+}
+
+// TestSyncInPlaceUsesTheServedUsersToken: root's "mindmount sync" on
+// alice's served repository, run in place (no daemon), sends the token
+// of ROOT/credentials/alice/git, as her worker does, never the one in
+// root's environment.
+func TestSyncInPlaceUsesTheServedUsersToken(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: the repository belongs to another uid")
+	}
+	const theirs, envToken = "ghp_ALICEownTOKEN0123456789abcdefXYZ", "ghp_ROOTenvTOKEN0123456789abcdefXYZ"
+	var mu sync.Mutex
+	var seen []string
+	gitHost := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, pw, ok := r.BasicAuth()
+		if !ok {
+			w.Header().Set("WWW-Authenticate", `Basic realm="git"`)
+			http.Error(w, "authentication required", http.StatusUnauthorized)
+			return
+		}
+		mu.Lock()
+		seen = append(seen, pw)
+		mu.Unlock()
+		http.Error(w, "no such repository", http.StatusNotFound)
+	}))
+	defer gitHost.Close()
+	root := serveRoot(t)
+	dir := host.UserDir(root, "alice")
+	if out, err := as(aliceUID, "env", "HOME=/nonexistent", "git", "-C", dir, "remote", "add", "origin", gitHost.URL+"/alice.git"); err != nil {
+		t.Fatalf("remote: %v\n%s", err, out)
+	}
+	// ROOT/credentials/alice is hers (0700), as serve makes it.
+	creds := remote.CredentialsDir(root, "alice")
+	if err := os.MkdirAll(filepath.Dir(creds), 0o711); err != nil {
+		t.Fatal(err)
+	}
+	reachable(filepath.Dir(creds))
+	if err := os.Mkdir(creds, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(creds, "git"), []byte(gitHost.URL+" "+theirs+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{creds, filepath.Join(creds, "git")} {
+		if err := os.Chown(p, aliceUID, aliceUID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, _ := runBinary(t, []string{"HOME=/nonexistent", remote.TokenEnv + "=" + envToken}, "sync", dir)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) == 0 {
+		t.Fatalf("the git host was sent no token:\n%s", out)
+	}
+	for _, pw := range seen {
+		if pw != theirs {
+			t.Fatalf("sync sent a token that is not alice's own (root's environment?):\n%s", out)
+		}
+	}
+	if strings.Contains(out, theirs) || strings.Contains(out, envToken) {
+		t.Errorf("the output holds a token:\n%s", out)
 	}
 }

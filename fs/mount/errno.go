@@ -49,6 +49,8 @@ func toErrno(log *slog.Logger, op string, err error) syscall.Errno {
 	case errors.Is(err, tracker.ErrReadOnly), errors.Is(err, tracker.ErrInbox), errors.Is(err, tracker.ErrNotMemory), errors.Is(err, tracker.ErrCursor),
 		errors.Is(err, errHardLink), errors.Is(err, errSpecialFile), errors.Is(err, errXattr):
 		return syscall.EPERM
+	case errors.Is(err, tracker.ErrTreeFull):
+		return syscall.ENOSPC
 	case errors.Is(err, tracker.ErrBadName):
 		return syscall.EINVAL
 	case errors.Is(err, errVirtualDir):

@@ -64,6 +64,9 @@ func (n *node) Write(ctx context.Context, f fusefs.FileHandle, data []byte, off 
 		return 0, toErrno(n.m.log, "write "+rel, err)
 	}
 	appending := n.m.isAppend(ctx)
+	if err := n.m.room(rel, off, int64(len(data)), appending); err != nil {
+		return 0, toErrno(n.m.log, "write "+rel, err)
+	}
 	var written uint32
 	if w, ok := f.(fusefs.FileWriter); ok && !appending {
 		var errno syscall.Errno

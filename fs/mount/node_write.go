@@ -105,6 +105,7 @@ func (n *node) Unlink(ctx context.Context, name string) syscall.Errno {
 	if errno := n.LoopbackNode.Unlink(ctx, name); errno != 0 {
 		return errno
 	}
+	n.m.tracker.Removed(rel)
 	n.m.changed(rel, n.m.callers.of(ctx))
 	return 0
 }
@@ -144,6 +145,11 @@ func (n *node) Rename(ctx context.Context, name string, newParent fusefs.InodeEm
 	}
 	n.m.own.mark(n.m.abs(oldRel), oldRel)
 	n.m.own.mark(n.m.abs(newRel), newRel)
+	if exchange {
+		n.m.tracker.Exchanged(oldRel, newRel)
+	} else {
+		n.m.tracker.Moved(oldRel, newRel)
+	}
 
 	writer := n.m.callers.of(ctx)
 	if dir {
@@ -224,6 +230,11 @@ func (n *node) Setattr(ctx context.Context, f fusefs.FileHandle, in *fuse.SetAtt
 	if ok {
 		if err := n.checkChange(rel); err != nil {
 			return toErrno(n.m.log, "setattr", err)
+		}
+	}
+	if size, sizeSet := in.GetSize(); ok && sizeSet {
+		if err := n.m.tracker.Truncate(rel, int64(size)); err != nil {
+			return toErrno(n.m.log, "truncate "+rel, err)
 		}
 	}
 	if h, isOurs := f.(*handle); isOurs {

@@ -79,6 +79,13 @@ type changes interface {
 	Status() []byte
 	CanChange(rel string, scope tracker.Scope) error
 	CanCreate(rel string, scope tracker.Scope) error
+	// The size rule and its running total (tracker's usage.go).
+	Grow(rel string, end int64) error
+	Truncate(rel string, size int64) error
+	AppendRoom(rel string, n int64) error
+	Removed(rel string)
+	Moved(oldRel, newRel string)
+	Exchanged(a, b string)
 }
 
 // deps bundles what a mount projects.

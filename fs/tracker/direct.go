@@ -65,7 +65,11 @@ func (t *Tracker) Write(ctx context.Context, who gitrepo.Author, label string, f
 	}
 	batch := map[string]string{}
 	for _, p := range ed.Paths {
-		if rel, ok := trackedRel(p); ok && !IsScratch(rel) {
+		rel, ok := trackedRel(p)
+		if ok {
+			t.sawPath(rel)
+		}
+		if ok && !IsScratch(rel) {
 			batch[rel] = label
 		}
 	}

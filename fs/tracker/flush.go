@@ -285,6 +285,13 @@ func (t *Tracker) heldBack(rel, id string, res *result) bool {
 		}
 		return true
 	}
+	if dir, ok := t.renamedInbox(rel); ok {
+		// The inbox under another name (inboxalias.go): its files
+		// are the inbox's, never committed.
+		t.clearInvalid(rel, res)
+		t.restoreInbox(dir)
+		return true
+	}
 	if bad, key := uncommittable(rel); bad != nil {
 		// Reported like an invalid file and left out of the commit:
 		// one such name must never block the others.

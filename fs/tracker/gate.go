@@ -298,5 +298,8 @@ func (t *Tracker) Ask(rel string, data []byte) ([]memgraph.Problem, error) {
 		return nil, err
 	}
 	before := Version{Data: prev, Exists: ok}
+	if err := t.sizeRoom(rel, int64(len(data))); err != nil {
+		return []memgraph.Problem{{Path: memgraph.SafeLine(rel), Msg: err.Error(), Err: ErrTreeFull}}, nil
+	}
 	return Check(rel, Version{Data: data, Exists: true}, before, Rules{Door: DoorTree, CommitSecrets: t.commitSecrets()}), nil
 }

@@ -141,8 +141,10 @@ type Tracker struct {
 	log  *slog.Logger
 	root string
 
-	inboxMu   sync.Mutex            // guards inboxSeen; taken alone, never with mu
-	inboxSeen map[string]inboxStamp // what each transcript looked like when last reported
+	inboxMu    sync.Mutex            // guards inboxSeen; taken alone, never with mu
+	inboxSeen  map[string]inboxStamp // what each transcript looked like when last reported
+	inboxID    dirID                 // the inbox folder's identity (inboxalias.go)
+	inboxKnown bool
 
 	mu          sync.Mutex
 	pending     map[string]string // rel -> identity; "" = seen by fsnotify, unclaimed
@@ -166,6 +168,8 @@ type Tracker struct {
 
 	who  authorship // mindmount serve's user and sandboxes (authorship.go)
 	echo echoes     // files the tracker wrote itself, whose fsnotify reports are echoes
+
+	usage usage // the work tree's size against its limit (usage.go)
 
 	graphMu     sync.Mutex        // serialises the tracker's updates of the graph (graph.go)
 	graphSums   map[string]string // rel -> fingerprint of what the tracker gave the graph; "" removed

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+	"github.com/mindmount/mindmount/memgraph"
 	"github.com/mindmount/mindmount/memgraph/subtree"
 )
 
@@ -29,10 +30,9 @@ func (t *Tracker) Run(ctx context.Context) error {
 	}
 	defer w.Close()
 	ws := &watchState{t: t, w: w, dirs: map[string]bool{}}
-	if err := ws.addTree(t.root, false); err != nil {
+	if err := ws.start(); err != nil {
 		return err
 	}
-	ws.watchGit()
 
 	t.mu.Lock()
 	// Settle's barrier needs the .git watch.
@@ -145,6 +145,7 @@ func (t *Tracker) due() (time.Duration, bool) {
 // lost. Invalid files whose content did not change are left alone so the
 // scan does not re-log them.
 func (t *Tracker) rescan() {
+	t.recount()
 	paths, err := t.r.Dirty()
 	if err != nil {
 		t.log.Warn("rescan failed", "err", err)
@@ -224,6 +225,17 @@ func (ws *watchState) addTree(dir string, touch bool) error {
 	})
 }
 
+// start watches the tree and .git, and notes the inbox folder's identity
+// (inboxalias.go).
+func (ws *watchState) start() error {
+	if err := ws.addTree(ws.t.root, false); err != nil {
+		return err
+	}
+	ws.watchGit()
+	ws.t.noteInbox()
+	return nil
+}
+
 // watchGit watches the .git directory itself (HEAD, packed-refs and our
 // settle markers live there) and the refs tree, to notice a HEAD moved by
 // git commands in the backing repository. Objects are not watched.
@@ -264,6 +276,12 @@ func (ws *watchState) handle(ev fsnotify.Event) {
 	}
 	if ev.Has(fsnotify.Create) {
 		if fi, err := os.Lstat(ev.Name); err == nil && fi.IsDir() {
+			if rel == memgraph.TranscriptsDir {
+				t.noteInbox()
+			} else if dir, ok := t.renamedInbox(rel); ok && dir == rel {
+				t.restoreInbox(rel)
+				return
+			}
 			if _, ok := trackedRel(rel); ok {
 				if err := ws.addTree(ev.Name, true); err != nil {
 					t.log.Warn("cannot watch new directory", "dir", rel, "err", err)
@@ -285,12 +303,18 @@ func (ws *watchState) handle(ev fsnotify.Event) {
 			}
 			if ev.Has(fsnotify.Rename) {
 				t.rescan()
+			} else {
+				t.Removed(rel)
+				if rel == memgraph.TranscriptsDir {
+					t.noteInbox() // removed: a folder reusing its inode is not it
+				}
 			}
 			t.observed(rel)
 			return
 		}
 	}
 	t.observed(rel)
+	t.sawPath(rel)
 	if t.echo.report(t.r.Tree(), rel) {
 		return // a file the tracker wrote itself (held until it is committed)
 	}

@@ -42,6 +42,8 @@ func TestREADMEConfigKeys(t *testing.T) {
 			func(o memgraph.Operator, _ memgraph.Settings) bool { return o.Merge == memgraph.MergeReview }},
 		{"skills", "skills: auto", operator, []string{".git/mindmount/config", "ROOT/config"},
 			func(o memgraph.Operator, _ memgraph.Settings) bool { return o.Skills == memgraph.MergeAuto }},
+		{"tree_limit_mib", "tree_limit_mib: 2048", operator, []string{".git/mindmount/config", "ROOT/config"},
+			func(o memgraph.Operator, _ memgraph.Settings) bool { return o.TreeLimit() == 2048<<20 }},
 		{"skill_list_chars", "skill_list_chars: 4000", settings, []string{".mindmount/settings"},
 			func(_ memgraph.Operator, s memgraph.Settings) bool { return s.SkillListChars == 4000 }},
 		{"index_tokens", "index_tokens: 3000", settings, []string{".mindmount/settings"},
@@ -79,7 +81,7 @@ func TestREADMEConfigKeys(t *testing.T) {
 		}
 	}
 	for _, k := range memgraph.OperatorKeys {
-		if !slices.Contains([]string{"commit_secrets", "merge", "skills"}, k) {
+		if !slices.Contains([]string{"commit_secrets", "merge", "skills", "tree_limit_mib"}, k) {
 			t.Errorf("operator key %s is not in this table (nor, likely, in the README)", k)
 		}
 	}

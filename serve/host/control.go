@@ -73,6 +73,29 @@ func (rt *Runtime) consolidateNow(ctx context.Context, _ control.Request) (contr
 	return control.Answer{Data: data}, err
 }
 
+// ServedUser reports whether dir is a registered user's repository of a
+// serve ROOT (ROOT/users/<id>, <id> in ROOT's registry), served now or
+// not, and returns ROOT and the ID: such a repository's settings outside
+// the tree (its token: remote.CredentialsFor) live under ROOT, whoever
+// runs a command on it.
+func ServedUser(dir string) (root, id string, ok bool) {
+	abs, err := filepath.Abs(dir)
+	if err != nil || filepath.Base(filepath.Dir(abs)) != UsersDir {
+		return "", "", false
+	}
+	root, id = RootOf(abs), filepath.Base(abs)
+	entries, err := ReadRegistry(root)
+	if err != nil {
+		return "", "", false
+	}
+	for _, e := range entries {
+		if e.ID == id {
+			return root, id, true
+		}
+	}
+	return "", "", false
+}
+
 // ServedBy reports whether a mindmount serve serves the repository dir
 // (ROOT/users/<id>), with its pid: a live lock on ROOT decides, not the
 // repository's control socket. A user's worker stops when idle and its

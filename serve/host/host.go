@@ -72,8 +72,10 @@ type Host struct {
 	cfg Config
 	// fromDisk marks StatusOf's host: no daemon, users read from disk.
 	fromDisk bool
-	log      *slog.Logger
-	lock     *os.File // the ROOT lock, held for the host's life
+	// lastOf reads an unloaded user's last commit (StatusOf's reader).
+	lastOf LastCommitReader
+	log    *slog.Logger
+	lock   *os.File // the ROOT lock, held for the host's life
 
 	ctx    context.Context // parent of every Runtime
 	cancel context.CancelFunc

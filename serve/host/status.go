@@ -43,14 +43,23 @@ func (h *Host) Status(queue string) []byte {
 	return b.Bytes()
 }
 
+// LastCommitReader returns the status line of the last commit of the
+// repository at dir ("" when it cannot tell). StatusOf never opens a
+// user's repository itself: it runs as root (mindmount status --root), so
+// its caller reads each one with the owner's rights (cmd's asOwner rule).
+type LastCommitReader func(dir string) string
+
 // StatusOf is Status for a ROOT no daemon serves (mindmount status --root):
-// every user read from disk.
-func StatusOf(root string) ([]byte, error) {
+// every user read from disk, each user's last commit by last.
+func StatusOf(root string, last LastCommitReader) ([]byte, error) {
 	entries, err := ReadRegistry(root)
 	if err != nil {
 		return nil, err
 	}
-	h := &Host{cfg: Config{Root: root}, users: map[string]*slot{}, fromDisk: true}
+	if last == nil {
+		return nil, errors.New("host.StatusOf: no reader of the last commit")
+	}
+	h := &Host{cfg: Config{Root: root}, users: map[string]*slot{}, fromDisk: true, lastOf: last}
 	held := readHeld(root)
 	for _, e := range entries {
 		s := &slot{entry: e}
@@ -90,8 +99,8 @@ func (h *Host) userLine(u User) string {
 			}
 			return fmt.Sprintf("%s\t%s\t%s\t%s", state, invalid, "-", cons)
 		}
-		if r, err := gitrepo.Open(u.Dir); err == nil {
-			last = lastCommit(r)
+		if h.lastOf != nil {
+			last = h.lastOf(u.Dir)
 		}
 	}
 	if last == "" {
@@ -120,6 +129,17 @@ func (h *Host) acquireLoaded(id string) (*Runtime, func(), error) {
 		s.refs--
 		s.mu.Unlock()
 	}, nil
+}
+
+// LastCommitLine is the status line of the last commit of the repository
+// at dir, read with the caller's rights ("" when there is none): what a
+// LastCommitReader runs as the repository's owner.
+func LastCommitLine(dir string) string {
+	r, err := gitrepo.Open(dir)
+	if err != nil {
+		return ""
+	}
+	return lastCommit(r)
 }
 
 func lastCommit(r *gitrepo.Repo) string {

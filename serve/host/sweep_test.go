@@ -62,7 +62,7 @@ func TestStatusOfWithoutDaemon(t *testing.T) {
 	if err := AddUser(root, Entry{ID: "alice", UID: testUID(root, "alice"), GID: testUID(root, "alice")}); err != nil {
 		t.Fatal(err)
 	}
-	b, err := StatusOf(root)
+	b, err := StatusOf(root, LastCommitLine)
 	if err != nil || !strings.Contains(string(b), "alice") {
 		t.Fatalf("%s, %v", b, err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/mindmount/mindmount/consolidate/llm"
 	"github.com/mindmount/mindmount/memgraph"
 	"github.com/mindmount/mindmount/memgraph/recall"
+	"github.com/mindmount/mindmount/serve/host"
 )
 
 type chatRequest struct {
@@ -65,12 +66,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, c caller) {
 	}
 	defer sess.release()
 
-	// The transcript's folder is checked (made, never through a link)
-	// before the model is asked: a chat that cannot be recorded is
-	// refused, and one the model never answered leaves no trace.
-	if err := prepareTranscript(rt.Dir, sess.rel); err != nil {
-		s.logUser(user).Error("chat transcript", "transcript", sess.rel, "err", err)
-		transcriptError(w, err)
+	if !s.readyTranscript(w, rt, user, sess.rel, len(req.Message)) {
 		return
 	}
 	msgs := make([]llm.Message, 0, len(sess.msgs)+2)
@@ -133,6 +129,19 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, c caller) {
 	// write joins it) and tells the consolidator once.
 	rt.Tracker.Touch(sess.rel, chatWriter)
 	s.logUser(user).Info("chat", "transcript", sess.rel, "answer_bytes", answer.Len(), "cut", cut)
+}
+
+// readyTranscript checks a chat's transcript before the model is asked:
+// its folder is made (never through a link) and the tree has room for
+// it (507 otherwise). A chat that cannot be recorded is refused, and one
+// the model never answered leaves no trace. It answers the refusal itself.
+func (s *Server) readyTranscript(w http.ResponseWriter, rt *host.Runtime, user, rel string, msgLen int) bool {
+	if err := prepareTranscript(rt.Dir, rel); err != nil {
+		s.logUser(user).Error("chat transcript", "transcript", rel, "err", err)
+		transcriptError(w, err)
+		return false
+	}
+	return roomFor(w, rt, rel, msgLen+128)
 }
 
 // chatWriter is the writer /v1/chat's transcript lines are touched as.

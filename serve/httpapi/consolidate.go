@@ -154,6 +154,9 @@ func (s *Server) consolidate(w http.ResponseWriter, r *http.Request, c caller) {
 	}
 	now := s.cfg.Now()
 	rel := path.Join(TranscriptDir, postedName(now))
+	if !roomFor(w, rt, rel, transcriptSize(lines)) {
+		return
+	}
 	if err := consolidate.AppendTranscript(rt.Dir, rel, lines...); err != nil {
 		s.logUser(id).Error("posted transcript", "transcript", rel, "err", err)
 		transcriptError(w, err)
@@ -166,6 +169,16 @@ func (s *Server) consolidate(w http.ResponseWriter, r *http.Request, c caller) {
 	}
 	rt.Consolidator.Request()
 	writeJSON(w, http.StatusOK, map[string]any{"status": "consolidating", "user_id": string(req.UserID), "messages": len(req.Transcript)})
+}
+
+// transcriptSize is about what lines take in a transcript (the text; the
+// JSON around it is small).
+func transcriptSize(lines []consolidate.Line) int {
+	n := 0
+	for _, l := range lines {
+		n += len(l.Content) + 64
+	}
+	return n
 }
 
 // runConsolidation consolidates the user's new transcripts now and answers

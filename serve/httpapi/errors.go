@@ -83,6 +83,25 @@ func transcriptError(w http.ResponseWriter, err error) {
 	writeError(w, http.StatusInternalServerError, "the transcript cannot be written")
 }
 
+// treeFull answers a write the work tree's size limit refused
+// (tracker.ErrTreeFull): 507, with the limit and the key that sets it.
+func treeFull(w http.ResponseWriter, err error) {
+	writeError(w, http.StatusInsufficientStorage, err.Error())
+}
+
+// roomFor asks the user's tree for n more bytes at rel and answers 507
+// itself when there is none.
+func roomFor(w http.ResponseWriter, rt *host.Runtime, rel string, n int) bool {
+	if rt.Tracker == nil {
+		return true
+	}
+	if err := rt.Tracker.Room(rel, int64(n)); err != nil {
+		treeFull(w, err)
+		return false
+	}
+	return true
+}
+
 // tooLarge answers 413 with the limit and the flag that sets it.
 func (s *Server) tooLarge(w http.ResponseWriter) {
 	writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the request body is larger than %d bytes, the most this server accepts (serve --max-body)", s.cfg.MaxBody))
