@@ -1,22 +1,27 @@
 package main
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 )
 
-// TestEvalConsolidationSkills: "mindmount eval" prints the golden skill
-// cases and passes them with the scripted model.
-func TestEvalConsolidationSkills(t *testing.T) {
-	var b bytes.Buffer
-	ok, why, err := evalConsolidation(t.Context(), &b)
-	if err != nil || !ok || len(why) > 0 {
-		t.Fatalf("ok %v why %v err %v\n%s", ok, why, err, b.String())
+// TestEvalConsolidationSection: mindmount eval prints the consolidation
+// figures of issue 15 and meets their goals.
+func TestEvalConsolidationSection(t *testing.T) {
+	out, errs, code := runMindmount(t, "eval", "-n", "100", "--reps", "1")
+	if code != 0 {
+		t.Fatalf("eval: exit %d: %s\n%s", code, errs, out)
 	}
-	for _, want := range []string{"skills (scripted model): 3 cases", "ok   a correction updates the skill"} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("output lacks %q:\n%s", want, b.String())
+	for _, want := range []string{
+		"consolidation (scripted model, with topics): 5 contradiction scenarios, 1 converse",
+		"candidates holding the memory to retire: 5/5 (goal: all)",
+		"contradictory memories left active:      0 (goal: none)",
+		"for comparison, without topics: 1/5 offered, 5 left active",
+		"skills (scripted model): 3 cases",
+		"ok   a correction updates the skill",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("eval output lacks %q:\n%s", want, out)
 		}
 	}
 }
