@@ -229,7 +229,6 @@ var longFunctions = map[string]int{
 	"consolidate/llmtest/anthropic.go anthropicMessages": 85,
 	"scripts/benchpack/main.go main":                     84,
 	"memgraph/frontmatter.go fastFrontmatter":            84,
-	"consolidate/golden/golden.go runOne":                83,
 	"cmd/mindmount/cmd_run.go runAgent":                  82,
 	"consolidate/llm/remote.go ServeRemote":              81,
 }
