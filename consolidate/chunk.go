@@ -68,7 +68,9 @@ func (c *Consolidator) runChunk(ctx context.Context, t *Transcript, ch chunk, ne
 	c.propose(rep, out.proposals)
 	rep.Sources = append(rep.Sources, s.src)
 	for rel := range out.skills {
-		rep.Skills = append(rep.Skills, rel)
+		if memgraph.IsSkillFile(rel) {
+			rep.Skills = append(rep.Skills, rel)
+		}
 	}
 	rep.Messages += ch.hi - ch.lo
 	rep.Added += out.added

@@ -23,8 +23,8 @@ func (s *chunkRun) commit(out *outcome, next *Cursor) (string, error) {
 	next.Last = &LastRun{Message: s.message(subject, rels, out), Files: rels}
 	changes := make([]gitrepo.Change, 0, len(rels)+1)
 	for _, rel := range rels {
-		if data, ok := out.skills[rel]; ok {
-			changes = append(changes, gitrepo.Change{Path: rel, Data: data})
+		if f, ok := out.skills[rel]; ok {
+			changes = append(changes, gitrepo.Change{Path: rel, Data: f.data, Exec: f.exec})
 			continue
 		}
 		changes = append(changes, gitrepo.Change{Path: rel, Data: out.files[rel].Render()})

@@ -133,6 +133,19 @@ func (c *Consolidator) commitDream(d *dream, changes []gitrepo.Change, msg strin
 	return hash, nil
 }
 
+// carryExec gives the last of changes, when it writes p, the executable
+// bit p has at commit (a learned skill's script stays 100755 when its
+// dream is merged).
+func (c *Consolidator) carryExec(changes []gitrepo.Change, commit, p string) {
+	n := len(changes)
+	if n == 0 || changes[n-1].Path != p || changes[n-1].Delete {
+		return
+	}
+	if exec, ok, err := c.r.ExecAt(commit, p); err == nil && ok {
+		changes[n-1].Exec = exec
+	}
+}
+
 // merge integrates d into the live branch: one commit with the two
 // parents HEAD and d's tip, whose files the drivers merged, written into
 // the work tree (never over an uncommitted edit) through the tracker. HEAD
@@ -242,6 +255,7 @@ func (c *Consolidator) mergeChanges(d *dream, ours string) ([]gitrepo.Change, []
 		switch {
 		case same(o, b): // only the dream changed it
 			set(p, o, t, t == nil)
+			c.carryExec(changes, d.tip, p)
 		case same(o, t): // both made the same change
 		case p == CursorFile && o != nil && t != nil:
 			oc, err1 := ParseCursor(o)

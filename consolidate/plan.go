@@ -19,7 +19,7 @@ type outcome struct {
 	touched  map[string][]int            // existing rel -> facts that change it
 	created  map[string][]int            // new rel -> facts that create it
 	problems []string
-	skills   map[string][]byte // skills/<name>/SKILL.md -> new content (skill.go)
+	skills   map[string]skillFile // files of skills/<name>/ -> new content (skill.go, skill_files.go)
 
 	// The counts of the commit subject and the Report. added, updated and
 	// contradicted count the files the commit writes (tally): a
@@ -34,7 +34,7 @@ type outcome struct {
 }
 
 func newOutcome() *outcome {
-	return &outcome{files: map[string]*memgraph.Memory{}, skills: map[string][]byte{}, touched: map[string][]int{}, created: map[string][]int{}}
+	return &outcome{files: map[string]*memgraph.Memory{}, skills: map[string]skillFile{}, touched: map[string][]int{}, created: map[string][]int{}}
 }
 
 // plan applies the decisions to the snapshot, in memory. No fact is lost

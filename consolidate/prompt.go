@@ -42,6 +42,7 @@ Fields of each skill:
 - name: 1 to 64 characters of lower-case a-z, 0-9 and single hyphens naming the workflow, e.g. "deploy-staging".
 - description: one or two sentences: what the workflow does and when to use it.
 - body: the steps in Markdown, numbered, complete enough to follow without the conversation; no secrets.
+- files: usually []. Only when the conversation shows the exact script or reference the workflow uses: up to 4 files, each {"path": "scripts/<name>" or "references/<name>" or "assets/<name>", "content": the whole file, "executable": true only for a script that is run}. Never invent one; no secrets.
 
 Answer with one JSON object that matches the schema, and nothing else.`
 

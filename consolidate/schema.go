@@ -64,9 +64,23 @@ var extractSchema = json.RawMessage(`{
         "properties": {
           "name": {"type": "string"},
           "description": {"type": "string"},
-          "body": {"type": "string"}
+          "body": {"type": "string"},
+          "files": {
+            "type": "array",
+            "maxItems": 4,
+            "items": {
+              "type": "object",
+              "properties": {
+                "path": {"type": "string"},
+                "content": {"type": "string"},
+                "executable": {"type": "boolean"}
+              },
+              "required": ["path", "content", "executable"],
+              "additionalProperties": false
+            }
+          }
         },
-        "required": ["name", "description", "body"],
+        "required": ["name", "description", "body", "files"],
         "additionalProperties": false
       }
     }

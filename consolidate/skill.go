@@ -31,6 +31,9 @@ type SkillDraft struct {
 	Name        string `json:"name"`
 	Description string `json:"description"`
 	Body        string `json:"body"`
+	// Files are the skill's other files (skill_files.go), none by
+	// default.
+	Files []SkillFile `json:"files,omitempty"`
 }
 
 // ParseSkills reads the optional "skills" list of an extraction answer.
@@ -57,7 +60,10 @@ func ParseSkills(answer string) (skills []SkillDraft, problems []string) {
 			problems = append(problems, fmt.Sprintf("the model returned %d skills; only the first %d are used", len(items), MaxSkills))
 			break
 		}
-		sk, err := parseSkillDraft(it)
+		sk, fprobs, err := parseSkillDraft(it)
+		for _, p := range fprobs {
+			problems = append(problems, fmt.Sprintf("skill %d: %s", i, p))
+		}
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("skill %d skipped: %v", i, err))
 			continue
@@ -67,28 +73,30 @@ func ParseSkills(answer string) (skills []SkillDraft, problems []string) {
 	return skills, problems
 }
 
-func parseSkillDraft(raw json.RawMessage) (SkillDraft, error) {
+func parseSkillDraft(raw json.RawMessage) (SkillDraft, []string, error) {
 	m, err := fields(raw)
 	if err != nil {
-		return SkillDraft{}, err
+		return SkillDraft{}, nil, err
 	}
 	var s SkillDraft
 	if s.Name, err = stringField(m, "name", true); err != nil {
-		return s, err
+		return s, nil, err
 	}
 	if s.Description, err = stringField(m, "description", true); err != nil {
-		return s, err
+		return s, nil, err
 	}
 	if s.Body, err = stringField(m, "body", true); err != nil {
-		return s, err
+		return s, nil, err
 	}
+	var probs []string
+	s.Files, probs = parseSkillFiles(m)
 	s.Name = shorten(strings.TrimSpace(stripControl(s.Name)), MaxSlugFromModel)
 	s.Description = strings.Join(strings.Fields(stripControl(strings.ToValidUTF8(s.Description, ""))), " ")
 	s.Body = shorten(strings.TrimSpace(stripControl(strings.ToValidUTF8(s.Body, ""))), MaxSkillBodyText)
 	if s.Body == "" {
-		return s, fmt.Errorf("empty body")
+		return s, probs, fmt.Errorf("empty body")
 	}
-	return s, nil
+	return s, probs, nil
 }
 
 // skill redacts every field of s.
@@ -96,6 +104,9 @@ func (r *redactor) skill(s *SkillDraft) {
 	s.Name = r.text(s.Name)
 	s.Description = r.text(s.Description)
 	s.Body = r.text(s.Body)
+	for i := range s.Files {
+		s.Files[i].Content = r.text(s.Files[i].Content)
+	}
 }
 
 // skillStatus is the status of a new learned skill: active when the
@@ -139,7 +150,8 @@ func (s *chunkRun) planSkills(skills []SkillDraft, out *outcome) {
 			out.problems = append(out.problems, "skill "+memgraph.SafeLine(sk.Name)+" not written: "+redacted(probs[0].String()))
 			continue
 		}
-		out.skills[rel] = data
+		out.skills[rel] = skillFile{data: data}
+		s.planSkillFiles(sk, rules, out)
 	}
 }
 

@@ -196,6 +196,7 @@ func TestParseSkills(t *testing.T) {
 
 func FuzzParseSkills(f *testing.F) {
 	f.Add(`{"facts":[],"skills":[{"name":"a","description":"d","body":"b"}]}`)
+	f.Add(`{"skills":[{"name":"a","description":"d","body":"b","files":[{"path":"scripts/x.sh","content":"echo","executable":true},{"path":"../x","content":""}]}]}`)
 	f.Add(`{"skills":[{"name":"\u0000x","description":"` + strings.Repeat("é", 30) + `","body":"---\n# h"}]}`)
 	f.Fuzz(func(t *testing.T, answer string) {
 		sk, _ := ParseSkills(answer)
@@ -203,8 +204,14 @@ func FuzzParseSkills(f *testing.F) {
 			t.Fatalf("%d skills", len(sk))
 		}
 		for _, s := range sk {
-			if s.Body == "" || len([]rune(s.Body)) > MaxSkillBodyText || strings.ContainsRune(s.Name, 0) {
+			if s.Body == "" || len([]rune(s.Body)) > MaxSkillBodyText || strings.ContainsRune(s.Name, 0) || len(s.Files) > MaxSkillFiles {
 				t.Fatalf("skill %+v", s)
+			}
+			for _, f := range s.Files {
+				if checkSkillFilePath(f.Path) != nil || len(f.Content) > MaxSkillFileText+1 || strings.ContainsRune(f.Content, 0) ||
+					f.Executable && !strings.HasPrefix(f.Path, "scripts/") || strings.Contains(f.Path, "..") {
+					t.Fatalf("file %+v", f)
+				}
 			}
 		}
 	})

@@ -38,5 +38,13 @@ func evalConsolidation(ctx context.Context, w io.Writer) (ok bool, why []string,
 		why = append(why, fmt.Sprintf("consolidation: %d/%d candidates held the memory to retire, %d contradictory memories left active, %d unrelated changed, %d failed",
 			s.Offered, s.Contradictions, s.LeftActive, s.WronglyChanged, s.Failed))
 	}
-	return s.Pass(), why, nil
+	skills := cgolden.RunSkills(ctx, tmp+"-skills", cgolden.Options{})
+	defer os.RemoveAll(tmp + "-skills")
+	cgolden.WriteSkillsText(w, "scripted model", skills)
+	for _, r := range skills {
+		if !r.OK() {
+			why = append(why, "skills: "+r.Scenario.Name+" missed its goal")
+		}
+	}
+	return s.Pass() && len(why) == 0, why, nil
 }

@@ -17,6 +17,8 @@ func TestEvalConsolidationSection(t *testing.T) {
 		"candidates holding the memory to retire: 5/5 (goal: all)",
 		"contradictory memories left active:      0 (goal: none)",
 		"for comparison, without topics: 1/5 offered, 5 left active",
+		"skills (scripted model): 3 cases",
+		"ok   a correction updates the skill",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("eval output lacks %q:\n%s", want, out)

@@ -20,6 +20,9 @@ func projectSkills(name, scope, home, project, mem string, uninstall bool) error
 		if scope == "project" {
 			base = project
 		}
+		if err := projectTeamSkills(name, dir, base, mem, true); err != nil { // cmd_harness_team_skills.go
+			return err
+		}
 		removed, err := harness.UnprojectSkills(dir, mem, base)
 		if len(removed) > 0 {
 			fmt.Fprintf(stdout, "mindmount: %s: removed %d skill %s from %s\n", name, len(removed), memgraph.Plural(len(removed), "link", "links"), dir)
@@ -43,5 +46,8 @@ func projectSkills(name, scope, home, project, mem string, uninstall bool) error
 	if len(made) > 0 {
 		fmt.Fprintf(stdout, "mindmount: %s: linked %d %s into %s\n", name, len(made), memgraph.Plural(len(made), "skill", "skills"), dir)
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	return projectTeamSkills(name, dir, "", mem, false) // cmd_harness_team_skills.go
 }

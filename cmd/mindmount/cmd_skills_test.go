@@ -94,3 +94,49 @@ func TestHooksInstallProjectsSkills(t *testing.T) {
 		t.Error("uninstall left ~/.agents")
 	}
 }
+
+// hooks install links a team's active skills as <team>-<name> (the team
+// under the memory's shared/, as a mount shows it); uninstall removes
+// them and the folder.
+func TestHooksInstallProjectsTeamSkills(t *testing.T) {
+	dir := mgRepo(t, map[string]string{
+		"user.md":                "You talk to Ada.\n",
+		"skills/deploy/SKILL.md": "---\nname: deploy\ndescription: Deploy the app.\n---\n# Deploy\n",
+	})
+	ops := filepath.Join(dir, "shared", "ops")
+	for rel, data := range map[string]string{
+		"skills/review/SKILL.md": "---\nname: review\ndescription: Review a pull request the team's way.\n---\n# Review\n",
+		"skills/old/SKILL.md":    "---\nname: old\ndescription: Retired.\nmetadata:\n  mindmount-status: retired\n---\n",
+	} {
+		p := filepath.Join(ops, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("CODEX_HOME", "")
+	skills := filepath.Join(home, ".agents", "skills")
+	out, errOut, code := mgRun("hooks", "install", "--harness", "codex", dir)
+	if code != 0 || !strings.Contains(out, "linked 1 team skill into "+skills) {
+		t.Fatalf("install (exit %d):\n%s%s", code, out, errOut)
+	}
+	if b, err := os.ReadFile(filepath.Join(skills, "ops-review", "SKILL.md")); err != nil || !strings.Contains(string(b), "name: review") {
+		t.Errorf("the team's SKILL.md through its link: %q %v", b, err)
+	}
+	for _, n := range []string{"ops-old", "old", "review"} {
+		if _, err := os.Lstat(filepath.Join(skills, n)); err == nil {
+			t.Errorf("%s was projected", n)
+		}
+	}
+	out, errOut, code = mgRun("hooks", "uninstall", "--harness", "codex", dir)
+	if code != 0 || !strings.Contains(out, "removed 1 skill link of team ops") {
+		t.Fatalf("uninstall (exit %d):\n%s%s", code, out, errOut)
+	}
+	if _, err := os.Lstat(skills); err == nil {
+		t.Error("uninstall left the skills folder")
+	}
+}

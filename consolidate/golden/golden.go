@@ -141,38 +141,14 @@ var when = time.Date(2026, 11, 29, 15, 0, 0, 0, time.UTC)
 
 func runOne(ctx context.Context, dir string, sc Scenario, opt Options) (Result, error) {
 	res := Result{Scenario: sc}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return res, err
-	}
-	r, err := gitrepo.Init(dir)
-	if err != nil {
-		return res, err
-	}
 	files := map[string]string{
 		".gitignore":   "/transcripts/*\n",
 		"user.md":      "---\ndescription: Who the user is\n---\n# User\n",
 		sc.Old.Path():  sc.Old.render(),
 		"character.md": "---\ndescription: The assistant\n---\n# Character\n",
 	}
-	var changes []gitrepo.Change
-	for rel, data := range files {
-		abs := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
-			return res, err
-		}
-		if err := os.WriteFile(abs, []byte(data), 0o600); err != nil {
-			return res, err
-		}
-		changes = append(changes, gitrepo.Change{Path: rel, Data: []byte(data)})
-	}
-	if _, err := (tracker.Alone{Repo: r}).Apply(ctx, tracker.Change{Changes: changes, Message: "golden scenario", Author: gitrepo.Writer("golden"), When: when.Add(-time.Hour)}); err != nil {
-		return res, err
-	}
-	transcript := filepath.Join(dir, memgraph.TranscriptsDir, "chat.jsonl")
-	if err := os.MkdirAll(filepath.Dir(transcript), 0o700); err != nil {
-		return res, err
-	}
-	if err := os.WriteFile(transcript, []byte(fmt.Sprintf("{\"role\":\"user\",\"content\":%q}\n", sc.Say)), 0o600); err != nil {
+	r, err := seedRepo(ctx, dir, files, fmt.Sprintf("{\"role\":\"user\",\"content\":%q}\n", sc.Say))
+	if err != nil {
 		return res, err
 	}
 	g, err := memgraph.Scan(dir)
@@ -221,6 +197,37 @@ func runOne(ctx context.Context, dir string, sc Scenario, opt Options) (Result, 
 	res.Retired = m != nil && !m.Active()
 	res.Linked = m != nil && m.Front.SupersededBy != ""
 	return res, nil
+}
+
+// seedRepo makes a repository at dir holding files, committed, and
+// transcript (JSONL) in the inbox.
+func seedRepo(ctx context.Context, dir string, files map[string]string, transcript string) (*gitrepo.Repo, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	r, err := gitrepo.Init(dir)
+	if err != nil {
+		return nil, err
+	}
+	var changes []gitrepo.Change
+	for rel, data := range files {
+		abs := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(abs, []byte(data), 0o600); err != nil {
+			return nil, err
+		}
+		changes = append(changes, gitrepo.Change{Path: rel, Data: []byte(data)})
+	}
+	if _, err := (tracker.Alone{Repo: r}).Apply(ctx, tracker.Change{Changes: changes, Message: "golden scenario", Author: gitrepo.Writer("golden"), When: when.Add(-time.Hour)}); err != nil {
+		return nil, err
+	}
+	p := filepath.Join(dir, memgraph.TranscriptsDir, "chat.jsonl")
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		return nil, err
+	}
+	return r, os.WriteFile(p, []byte(transcript), 0o600)
 }
 
 // Decide is the scripted model's decision: for each fact, DELETE the first

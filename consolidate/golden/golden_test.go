@@ -3,6 +3,7 @@ package golden
 import (
 	"bytes"
 	"os/exec"
+	"strings"
 	"testing"
 )
 
@@ -59,5 +60,53 @@ func TestDecide(t *testing.T) {
 	ds := Decide(prompt)
 	if len(ds) != 2 || ds[0].Action != "DELETE" || ds[0].Target != "user_memory/b" || ds[1].Action != "ADD" {
 		t.Fatalf("%+v", ds)
+	}
+}
+
+// TestGoldenSkills: a workflow shown three times becomes one skill, a
+// draft holding its steps; a one-off is no skill; a correction updates the
+// known skill (one folder, the corrected step in, the old one out), for
+// both providers.
+func TestGoldenSkills(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git CLI not installed")
+	}
+	for _, provider := range []string{"ollama", "openai"} {
+		t.Run(provider, func(t *testing.T) {
+			rs := RunSkills(t.Context(), t.TempDir(), Options{Provider: provider})
+			var b bytes.Buffer
+			WriteSkillsText(&b, provider, rs)
+			if len(rs) != len(SkillScenarios) {
+				t.Fatalf("%d results\n%s", len(rs), b.String())
+			}
+			for _, r := range rs {
+				if !r.OK() {
+					t.Errorf("%s: %+v\n%s", r.Scenario.Name, r, b.String())
+				}
+			}
+		})
+	}
+}
+
+// TestScriptSkill: the scripted model keeps a known skill's name for a
+// correction, needs a workflow three times for a new skill, and returns
+// nothing for a one-off.
+func TestScriptSkill(t *testing.T) {
+	three, oneOff, fix := SkillScenarios[0], SkillScenarios[1], SkillScenarios[2]
+	if got := ScriptSkill(strings.Repeat(three.Marker+"\n", 3), three); len(got) != 1 || got[0].Name != "deploy-staging" {
+		t.Fatalf("three times: %+v", got)
+	}
+	if got := ScriptSkill(strings.Repeat(three.Marker+"\n", 2), three); got != nil {
+		t.Fatalf("twice: %+v", got)
+	}
+	if got := ScriptSkill(oneOff.Marker, oneOff); got != nil {
+		t.Fatalf("one-off: %+v", got)
+	}
+	known := fix.Marker + "\n\nSkills already in the memory (...):\n- deploy-staging: Deploy the app to staging.\n"
+	if got := ScriptSkill(known, fix); len(got) != 1 || got[0].Name != "deploy-staging" {
+		t.Fatalf("correction with the list: %+v", got)
+	}
+	if got := ScriptSkill(fix.Marker, fix); got != nil {
+		t.Fatalf("correction without the list: %+v", got)
 	}
 }

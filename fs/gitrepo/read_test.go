@@ -27,10 +27,25 @@ func TestHeadExec(t *testing.T) {
 		{"notes", false, false}, // a tree, not a file
 		{"missing.md", false, false},
 	}
+	first, err := r.Head()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Commit([]Change{{Path: "run.sh", Data: []byte("#!/bin/sh\n")}}, "not executable now", who, time.Now()); err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range tests {
 		exec, ok, err := r.HeadExec(tt.rel)
+		if tt.rel == "run.sh" {
+			exec = !exec // the second commit dropped the bit
+		}
 		if err != nil || exec != tt.exec || ok != tt.ok {
 			t.Errorf("HeadExec(%q) = %v, %v, %v; want %v, %v", tt.rel, exec, ok, err, tt.exec, tt.ok)
+		}
+		// ExecAt reads the commit it is given, not HEAD.
+		exec, ok, err = r.ExecAt(first, tt.rel)
+		if err != nil || exec != tt.exec || ok != tt.ok {
+			t.Errorf("ExecAt(first, %q) = %v, %v, %v; want %v, %v", tt.rel, exec, ok, err, tt.exec, tt.ok)
 		}
 	}
 }

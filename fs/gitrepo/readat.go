@@ -31,6 +31,23 @@ func (r *Repo) ReadAt(commit, rel string) (data []byte, ok bool, err error) {
 	return b, true, nil
 }
 
+// ExecAt reports whether commit ("" means HEAD) has a regular file at rel
+// and whether git records it executable (mode 100755): a merge of a
+// branch carries the bit of the side that changed the file.
+func (r *Repo) ExecAt(commit, rel string) (exec, ok bool, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	tree, err := r.treeOf(commit, true)
+	if err != nil || tree.IsZero() {
+		return false, false, err
+	}
+	e, ok, err := r.lookup(tree, rel)
+	if err != nil || !ok || e.isTree() || e.mode == modeGitlink {
+		return false, false, err
+	}
+	return e.mode == modeExec, true, nil
+}
+
 // Branches returns the branches whose names start with prefix (without
 // "refs/heads/"), each with the commit it points to.
 func (r *Repo) Branches(prefix string) (map[string]string, error) {

@@ -46,6 +46,12 @@ func SkillsDir(h, scope, home, project string) (string, error) {
 // is never touched: the link is called mm-<name> instead, and when that is
 // taken too the skill is left out and said so.
 func ProjectSkills(dir, memory string, names []string) (made, notes []string, err error) {
+	return projectAs(dir, memory, names, "")
+}
+
+// projectAs is ProjectSkills with each link named prefix+<name> (a
+// team's skills: <team>-<name>).
+func projectAs(dir, memory string, names []string, prefix string) (made, notes []string, err error) {
 	want := map[string]bool{}
 	for _, n := range names {
 		want[n] = true
@@ -69,7 +75,7 @@ func ProjectSkills(dir, memory string, names []string) (made, notes []string, er
 	for _, n := range names {
 		target := filepath.Join(memory, "skills", n)
 		link, ok := "", false
-		for _, cand := range []string{n, SkillPrefix + n} {
+		for _, cand := range []string{prefix + n, SkillPrefix + prefix + n} {
 			if got, ours := ourLink(dir, cand, memory); ours && got == n {
 				link, ok = cand, true
 				break
@@ -83,11 +89,11 @@ func ProjectSkills(dir, memory string, names []string) (made, notes []string, er
 			}
 		}
 		if !ok {
-			notes = append(notes, fmt.Sprintf("skill %s left out: %s and %s already exist in %s and are not mindmount's", n, n, SkillPrefix+n, dir))
+			notes = append(notes, fmt.Sprintf("skill %s left out: %s and %s already exist in %s and are not mindmount's", prefix+n, prefix+n, SkillPrefix+prefix+n, dir))
 			continue
 		}
-		if link != n {
-			notes = append(notes, fmt.Sprintf("skill %s linked as %s: %s is your own skill", n, link, filepath.Join(dir, n)))
+		if link != prefix+n {
+			notes = append(notes, fmt.Sprintf("skill %s linked as %s: %s is your own skill", prefix+n, link, filepath.Join(dir, prefix+n)))
 		}
 		made = append(made, filepath.Join(dir, link))
 	}

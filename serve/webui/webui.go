@@ -400,6 +400,8 @@ func (s *Server) serveRepo(v *view, p string) {
 		s.status(v)
 	case p == "/graph":
 		s.graph(v)
+	case p == "/skills" || strings.HasPrefix(p, "/skills/"):
+		s.skills(v, strings.TrimPrefix(p, "/skills"))
 	case p == "/events":
 		s.events(v)
 	default:
