@@ -25,6 +25,20 @@
 #              over through the mount: each refused, the file unchanged
 #   bidi       U+202E in a memory (check) and in a model's answer (review of
 #              the dream): the output shows it escaped, never raw
+#   approve    alice's dreams under review, serve's model slowed: a dream
+#              neither shown nor approved while its run writes it; the
+#              agent's read,write token cannot approve; a branch alice
+#              moves after it was shown is refused (the shown tip and her
+#              own); an approval during the next run merges exactly the
+#              shown tip, and the dream never waits again
+#   settings   root's "hooks install --harness claude-code --scope project"
+#              in alice's project whose settings are links to root's file,
+#              to /dev/zero, to a FIFO, a FIFO, .claude a link, a link
+#              swapped in meanwhile: refused within 5 s naming the link,
+#              root's files unchanged, no backup beside them
+#   importroot root's "import claude" from paths through alice's links to
+#              bob's private Claude memory: bob's canary never reaches the
+#              repository (in her folder or a shared one)
 #   boundary   after every round: no file of alice's uid outside her trees,
 #              no root-owned file in her trees, bob's canary never in
 #              anything alice is answered
@@ -32,7 +46,9 @@
 # usage: scripts/soak-attacker.sh DURATION   (e.g. 60, 10m, 1h; default 60s)
 # Prints one line per kind: attempts and violations; an attack that could
 # not be set up is printed as "not covered". Exit status 1 on any
-# violation. Needs root, /dev/fuse, setpriv, git, curl and python3 (the
+# violation. ATTACKS="approve_race …" runs some rounds only; BREAK=approve,
+# settings or importroot points that round's check at something that must
+# fail, to show it reports a violation. Needs root, /dev/fuse, setpriv, git, curl and python3 (the
 # model and remote that never answer). Every request goes to 127.0.0.1,
 # every loop is bounded in count and time. KEEP=1 keeps the work folder.
 set -euo pipefail
@@ -635,18 +651,19 @@ merge_problems() {
     [[ $a == "$b" ]] || echo "$p in the merge is not the shown tip's"
   done
 }
-# smuggle TIP N: alice (her own repository, plain git) adds a memory on top
-# of dream N's branch after the reviewer saw TIP; prints the new tip.
+# smuggle TIP N [TRAILER]: alice (her own repository, plain git) adds a
+# memory on top of dream N's branch after the reviewer saw TIP, with the
+# run's Mindmount-Dream trailer when TRAILER is set; prints the new tip.
 smuggle() {
   as_uid "$A" sh -c 'set -e
 cd "$1"; idx=$4/idx.$$; export GIT_INDEX_FILE=$idx
 blob=$(printf -- "---\ndescription: Smuggled\n---\n# Smuggled\n\n## Fact\nNot what the reviewer saw.\n" | git hash-object -w --stdin)
 git read-tree "$2"
 git update-index --add --cacheinfo "100644,$blob,user_memory/smuggled-$3.md"
-c=$(git commit-tree "$(git write-tree)" -p "$2" -m "consolidate: one more")
+c=$(git commit-tree "$(git write-tree)" -p "$2" -m "consolidate: one more" ${5:+-m "Mindmount-Dream: mindmount/dream/$3"})
 rm -f "$idx"
 git update-ref "refs/heads/mindmount/dream/$3" "$c" "$2"
-echo "$c"' sh "$arepo" "$1" "$2" "$work/alice"
+echo "$c"' sh "$arepo" "$1" "$2" "$work/alice" "${3:-}"
 }
 attack_approve_race() {
   local cfg=$arepo/.git/mindmount/config had="" n n2 tip shown t code moved p i early=""
@@ -708,13 +725,24 @@ attack_approve_race() {
     # 3. the branch moves after the reviewer saw it: approving the shown
     #    tip is refused, nothing smuggled is merged
     attempt approve
-    moved=$(smuggle "$tip" "$n" 2>"$work/smuggle.err" || true)
+    moved=$(smuggle "$tip" "$n" "$([[ ${BREAK:-} == approve ]] && echo trailer)" 2>"$work/smuggle.err" || true)
     if [[ -z $moved ]]; then
       uncovered approve "alice could not move dream $n's branch: $(tail -1 "$work/smuggle.err")"
     else
       shown=$tip
+      # the tip alice made, never shown (the dream then shows nothing):
+      # approving it is refused too, never a "merged" of nothing
+      code=""
+      if [[ ${BREAK:-} != approve ]]; then
+        attempt approve
+        code=$(api POST "/v1/review/$n/approve" "$review_tok" "$work/review.unshown" "{\"userId\":\"alice\",\"tip\":\"$moved\"}")
+        if [[ $code == 200 ]]; then
+          violation approve "approving dream $n at alice's own tip ${moved:0:12} answered $(head -c 120 "$work/review.unshown")"
+        fi
+        [[ $code == 409 || $code == 200 ]] || note approve "unshown-approve:$code"
+      fi
       [[ ${BREAK:-} == approve ]] && shown=$moved
-      code=$(api POST "/v1/review/$n/approve" "$review_tok" "$work/review.moved" "{\"userId\":\"alice\",\"tip\":\"$shown\"}")
+      [[ $code == 200 ]] || code=$(api POST "/v1/review/$n/approve" "$review_tok" "$work/review.moved" "{\"userId\":\"alice\",\"tip\":\"$shown\"}")
       if [[ $code == 200 ]]; then
         if ag cat-file -e "HEAD:user_memory/smuggled-$n.md" 2>/dev/null; then
           violation approve "dream $n merged a memory added after the reviewer saw ${tip:0:12} ($code)"
