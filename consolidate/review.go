@@ -368,6 +368,14 @@ func (c *Consolidator) Approve(ctx context.Context, n int, tip string) (string, 
 		c.setLast("", err)
 		return "", err
 	}
+	if d.Base == d.Tip {
+		// the tip is no commit of the run (something else moved the
+		// branch): the dream shows nothing, and a merge of nothing is
+		// no approval
+		err := fmt.Errorf("%w: %s's tip %s is no commit of its run; nothing was merged", ErrDreamMoved, d.Branch, gitrepo.ShortHash(d.Tip))
+		c.setLast("", err)
+		return "", err
+	}
 	hash, err := c.merge(ctx, &dream{n: d.N, branch: d.Branch, base: d.Base, tip: d.Tip, chunks: d.Messages}, "Mindmount-Approved: "+d.Branch+"\n", d.N)
 	if err == nil {
 		if _, derr := c.w.Apply(ctx, tracker.Change{Branch: d.Branch, DeleteBranch: true, Parents: []string{d.Tip}, Author: Reviewer, When: c.cfg.Now()}); derr != nil {

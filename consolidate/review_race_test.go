@@ -111,3 +111,36 @@ func TestApproveMergesWhatWasShown(t *testing.T) {
 		t.Fatalf("the next dream: %+v, want mindmount/dream/2", rep)
 	}
 }
+
+// TestApproveRefusesATipNotOfTheRun: a commit that is not the run's (no
+// Mindmount-Dream trailer: someone with the repository appended it to the
+// dream's branch) leaves the dream listed with nothing to show. Approving
+// that tip is refused: nothing is merged, the branch and its run's
+// commits stay, and no "merged" is reported for a merge that never was.
+func TestApproveRefusesATipNotOfTheRun(t *testing.T) {
+	e := newEnv(t, "ollama", nil)
+	e.setMerge("review")
+	e.restart()
+	e.addTranscript("transcripts/s1.jsonl", jsonl("I keep two beehives on the roof of my house."))
+	e.script([]Fact{{Kind: "user", Slug: "keeps-bees", Description: "Keeps bees", Fact: "You keep two beehives."}},
+		[]Decision{{Fact: 0, Action: ActionAdd}})
+	e.run()
+	b, _ := e.r.Branches(DreamPrefix)
+	tip := b["mindmount/dream/1"]
+	if tip == "" {
+		t.Fatalf("no dream after the run: %v", b)
+	}
+	head := e.git("rev-parse", "HEAD")
+	other := strings.TrimSpace(e.git("commit-tree", tip+"^{tree}", "-p", tip, "-m", "one more"))
+	e.git("update-ref", "refs/heads/mindmount/dream/1", other, tip)
+	hash, err := e.c.Approve(context.Background(), 1, other)
+	if !errors.Is(err, ErrDreamMoved) {
+		t.Fatalf("approve of a tip no run wrote: %q, %v; want ErrDreamMoved", hash, err)
+	}
+	if e.git("rev-parse", "HEAD") != head || e.exists("user_memory/keeps-bees.md") {
+		t.Fatal("a refused approval changed the live branch")
+	}
+	if b, _ := e.r.Branches(DreamPrefix); b["mindmount/dream/1"] != other {
+		t.Fatalf("the dream's branch was deleted or moved: %v", b)
+	}
+}

@@ -25,6 +25,20 @@
 #              over through the mount: each refused, the file unchanged
 #   bidi       U+202E in a memory (check) and in a model's answer (review of
 #              the dream): the output shows it escaped, never raw
+#   approve    alice's dreams under review, serve's model slowed: a dream
+#              neither shown nor approved while its run writes it; the
+#              agent's read,write token cannot approve; a branch alice
+#              moves after it was shown is refused (the shown tip and her
+#              own); an approval during the next run merges exactly the
+#              shown tip, and the dream never waits again
+#   settings   root's "hooks install --harness claude-code --scope project"
+#              in alice's project whose settings are links to root's file,
+#              to /dev/zero, to a FIFO, a FIFO, .claude a link, a link
+#              swapped in meanwhile: refused within 5 s naming the link,
+#              root's files unchanged, no backup beside them
+#   importroot root's "import claude" from paths through alice's links to
+#              bob's private Claude memory: bob's canary never reaches the
+#              repository (in her folder or a shared one)
 #   boundary   after every round: no file of alice's uid outside her trees,
 #              no root-owned file in her trees, bob's canary never in
 #              anything alice is answered
@@ -32,7 +46,9 @@
 # usage: scripts/soak-attacker.sh DURATION   (e.g. 60, 10m, 1h; default 60s)
 # Prints one line per kind: attempts and violations; an attack that could
 # not be set up is printed as "not covered". Exit status 1 on any
-# violation. Needs root, /dev/fuse, setpriv, git, curl and python3 (the
+# violation. ATTACKS="approve_race …" runs some rounds only; BREAK=approve,
+# settings or importroot points that round's check at something that must
+# fail, to show it reports a violation. Needs root, /dev/fuse, setpriv, git, curl and python3 (the
 # model and remote that never answer). Every request goes to 127.0.0.1,
 # every loop is bounded in count and time. KEEP=1 keeps the work folder.
 set -euo pipefail
@@ -88,7 +104,7 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 # Counters: attempts, violations and notes per kind.
-kinds=(planted bigfile symlink sigterm workerkill mcp cursor bidi boundary)
+kinds=(planted bigfile symlink sigterm workerkill mcp cursor bidi approve settings importroot boundary)
 declare -A att vio notcov notes
 for k in "${kinds[@]}"; do att[$k]=0 vio[$k]=0 notcov[$k]=0 notes[$k]=""; done
 attempt() { att[$1]=$(( ${att[$1]} + 1 )); }
@@ -150,6 +166,39 @@ llm_url=$(head -1 "$work/llm.url") bidi_url=$(head -1 "$work/bidillm.url") hang_
 : >"$work/hang.count"
 export MINDMOUNT_LLM=ollama MINDMOUNT_MODEL=fake MINDMOUNT_LLM_TIMEOUT=60s
 fast_model=(OLLAMA_HOST="$llm_url")
+# serve's model: the fast one behind a proxy that holds every chat call
+# for the seconds written in $work/slow (none when it is empty), so that
+# the approve round can make a dream's run last while it races it.
+: >"$work/slow"
+python3 -c '
+import http.client, http.server, sys, time, urllib.parse
+up, slow = urllib.parse.urlparse(sys.argv[1]), sys.argv[2]
+class H(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def log_message(self, *a): pass
+    def fwd(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(n) if n else None
+        if "chat" in self.path or "messages" in self.path:
+            try: d = float(open(slow).read().strip() or 0)
+            except (OSError, ValueError): d = 0
+            time.sleep(min(d, 30))
+        c = http.client.HTTPConnection(up.hostname, up.port, timeout=120)
+        c.request(self.command, self.path, body=body, headers={k: v for k, v in self.headers.items() if k.lower() not in ("host", "connection", "content-length")})
+        r = c.getresponse(); data = r.read(); c.close()
+        self.send_response(r.status)
+        for k, v in r.getheaders():
+            if k.lower() not in ("transfer-encoding", "connection", "content-length"): self.send_header(k, v)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers(); self.wfile.write(data)
+    do_GET = do_POST = do_HEAD = fwd
+srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+print("http://127.0.0.1:%d" % srv.server_address[1], flush=True)
+srv.serve_forever()
+' "$llm_url" "$work/slow" >"$work/proxy.url" 2>"$work/proxy.log" &
+bg_pids+=($!)
+for _ in $(seq 100); do [[ -s $work/proxy.url ]] && break; sleep 0.1; done
+serve_model=(OLLAMA_HOST="$(head -1 "$work/proxy.url")")
 bidi_model=(OLLAMA_HOST="$bidi_url")
 hang_model=(OLLAMA_HOST="http://127.0.0.1:$hang_port")
 hang_accepted() { wc -l <"$work/hang.count"; }
@@ -159,13 +208,14 @@ echo "== ROOT with alice (uid $A) and bob (uid $B)"
 "$mm" users add "$root" bob --uid "$B" >/dev/null
 alice_tok=$("$mm" users token "$root" alice 2>/dev/null | tr -d '[:space:]')
 bob_tok=$("$mm" users token "$root" bob 2>/dev/null | tr -d '[:space:]')
+review_tok=$("$mm" users token "$root" alice --scope review 2>/dev/null | tr -d '[:space:]')
 arepo=$root/users/alice
 # alice's own folders beside ROOT: scratch repositories and her tools.
 mkdir -p "$work/alice"
 chown "$A:$A" "$work/alice"
 chmod 1777 "$work/alice"
 
-env "${fast_model[@]}" "$mm" serve --root "$root" --mount "$mnt" --http 127.0.0.1:0 --debounce 200ms --max-wait 1s \
+env "${serve_model[@]}" "$mm" serve --root "$root" --mount "$mnt" --http 127.0.0.1:0 --debounce 200ms --max-wait 1s \
   >"$work/serve.out" 2>"$work/serve.log" &
 serve_pid=$!
 for _ in $(seq 600); do
@@ -541,6 +591,309 @@ attack_bidi() {
   as_uid "$A" timeout -s KILL 20 rm -f "$mnt/alice/user_memory/bidi-tea.md" 2>/dev/null || true
 }
 
+# ---- approve: an approval racing a running dream -----------------------
+# alice's dreams wait for review during this round (her own
+# .git/mindmount/config); serve's model answers each chat call after 1 s,
+# so a run over a long transcript commits chunk after chunk for a while.
+# ag ARGS: git as alice in her served repository (never root's git there).
+ag() { as_uid "$A" git -C "$arepo" "$@"; }
+dream_tip() { ag rev-parse -q --verify "refs/heads/mindmount/dream/$1" 2>/dev/null || true; }
+dream_numbers() { ag for-each-ref --format='%(refname:short)' 'refs/heads/mindmount/dream/' 2>/dev/null | sed 's|.*/||' | sort -n; }
+# api METHOD PATH TOKEN OUT [BODY]: the HTTP status, the answer in OUT.
+api() {
+  curl -s -o "$4" -m 60 -w '%{http_code}' -X "$1" -H "Authorization: Bearer $3" ${5:+-H 'Content-Type: application/json' -d "$5"} "$base$2" 2>/dev/null || true
+}
+# listed_tip N: the tip GET /v1/review lists for dream N, empty when not listed.
+listed_tip() {
+  api GET "/v1/review?userId=alice" "$review_tok" "$work/review.list" >/dev/null
+  python3 -c 'import json, sys
+try: ds = json.load(open(sys.argv[1])).get("dreams") or []
+except Exception: ds = []
+print(next((d["tip"] for d in ds if str(d["n"]) == sys.argv[2]), ""))' "$work/review.list" "$1"
+}
+listed_numbers() {
+  api GET "/v1/review?userId=alice" "$review_tok" "$work/review.list" >/dev/null
+  python3 -c 'import json, sys
+try: print(" ".join(str(d["n"]) for d in json.load(open(sys.argv[1])).get("dreams") or []))
+except Exception: pass' "$work/review.list"
+}
+# start_dream TAG: posts a long transcript to /v1/consolidate?wait=1 in the
+# background (dream_pid: it ends when the run does).
+start_dream() {
+  python3 -c 'import json, sys
+words = "the hives by the river need checking before the honey harvest and the queen".split()
+msgs = [{"role": "user", "content": "About my bees, part %d of %s: " % (i, sys.argv[1]) + " ".join(words[(i + j) % len(words)] for j in range(700))} for i in range(14)]
+print(json.dumps({"userId": "alice", "transcript": msgs}))' "$1-$RANDOM" >"$work/dream.$1.json"
+  curl -s -m 300 -o "$work/dream.$1.out" -H "Authorization: Bearer $alice_tok" -H 'Content-Type: application/json' \
+    --data-binary @"$work/dream.$1.json" "$base/v1/consolidate?wait=1" 2>/dev/null &
+  dream_pid=$!
+}
+# new_dream BEFORE: the number of a dream branch not in BEFORE, waited for
+# while the run goes on (empty when none came).
+new_dream() {
+  local n
+  for _ in $(seq 240); do
+    for n in $(dream_numbers); do [[ " $1 " == *" $n "* ]] || { echo "$n"; return; }; done
+    alive "$dream_pid" || return 0
+    sleep 0.25
+  done
+}
+# merge_problems SHOWN: what the live branch merged of a dream beyond the
+# tip SHOWN: no merge of it, or a memory of the merge other than the
+# shown tip's. Prints nothing when the merge is exactly what was shown.
+merge_problems() {
+  local m p a b
+  m=$(ag log --merges --format='%H %P' HEAD 2>/dev/null | awk -v t="$1" '$3 == t { print $1; exit }')
+  [[ -n $m ]] || { echo "no merge of ${1:0:12} on the live branch"; return; }
+  for p in $(ag diff --name-only "$m^1" "$m" -- user_memory character_memory 2>/dev/null); do
+    a=$(ag rev-parse -q --verify "$m:$p" 2>/dev/null || echo gone)
+    b=$(ag rev-parse -q --verify "$1:$p" 2>/dev/null || echo gone)
+    [[ $a == "$b" ]] || echo "$p in the merge is not the shown tip's"
+  done
+}
+# smuggle TIP N [TRAILER]: alice (her own repository, plain git) adds a
+# memory on top of dream N's branch after the reviewer saw TIP, with the
+# run's Mindmount-Dream trailer when TRAILER is set; prints the new tip.
+smuggle() {
+  as_uid "$A" sh -c 'set -e
+cd "$1"; idx=$4/idx.$$; export GIT_INDEX_FILE=$idx
+blob=$(printf -- "---\ndescription: Smuggled\n---\n# Smuggled\n\n## Fact\nNot what the reviewer saw.\n" | git hash-object -w --stdin)
+git read-tree "$2"
+git update-index --add --cacheinfo "100644,$blob,user_memory/smuggled-$3.md"
+c=$(git commit-tree "$(git write-tree)" -p "$2" -m "consolidate: one more" ${5:+-m "Mindmount-Dream: mindmount/dream/$3"})
+rm -f "$idx"
+git update-ref "refs/heads/mindmount/dream/$3" "$c" "$2"
+echo "$c"' sh "$arepo" "$1" "$2" "$work/alice" "${3:-}"
+}
+attack_approve_race() {
+  local cfg=$arepo/.git/mindmount/config had="" n n2 tip shown t code moved p i early=""
+  had=$(cat "$cfg" 2>/dev/null || echo '<none>')
+  as_uid "$A" sh -c 'mkdir -p "${1%/*}" && printf "merge: review\n" >>"$1"' sh "$cfg"
+  echo 1 >"$work/slow"
+  # 1. while the run writes dream N: it is not shown, and not approved,
+  #    even with the tip read from the branch itself
+  start_dream a
+  n=$(new_dream "$(dream_numbers | tr '\n' ' ')")
+  if [[ -z $n ]]; then
+    uncovered approve "the run made no dream branch: $(head -c 200 "$work/dream.a.out" 2>/dev/null)"
+  fi
+  [[ -n $n ]] && attempt approve
+  for i in $(seq 120); do
+    [[ -n $n ]] && alive "$dream_pid" || break
+    tip=$(dream_tip "$n")
+    code=$(api GET "/v1/review/$n?userId=alice" "$review_tok" "$work/review.show")
+    if [[ $code == 200 ]] && alive "$dream_pid"; then
+      shown=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1])).get("tip", ""))' "$work/review.show" 2>/dev/null)
+      echo "$shown" >>"$work/early.shown"
+    fi
+    if [[ -n $tip && -z $early ]]; then
+      attempt approve
+      early=$(api POST "/v1/review/$n/approve" "$review_tok" "$work/review.early" "{\"userId\":\"alice\",\"tip\":\"$tip\"}")
+      note approve "approve-while-running:$early"
+      if [[ $early == 200 ]]; then
+        for _ in $(seq 240); do alive "$dream_pid" || break; sleep 0.25; done
+        [[ -n $(dream_tip "$n") && $(dream_tip "$n") != "$tip" || -n $(listed_tip "$n") ]] &&
+          violation approve "dream $n approved at ${tip:0:12} while its run still wrote it: it kept growing after the merge"
+      fi
+    fi
+    sleep 0.25
+  done
+  wait "$dream_pid" 2>/dev/null || true
+  if [[ -s $work/early.shown && -n $n ]]; then
+    t=$(dream_tip "$n")
+    while read -r shown; do
+      [[ -n $t && $shown != "$t" ]] && violation approve "GET /v1/review/$n showed ${shown:0:12} while its run still wrote it (it ended at ${t:0:12})"
+    done <"$work/early.shown"
+    rm -f "$work/early.shown"
+  fi
+  [[ $early == 200 ]] && n=""
+  tip=""
+  if [[ -n $n ]]; then
+    tip=$(listed_tip "$n")
+    [[ -n $tip ]] || uncovered approve "dream $n was not listed once its run ended: $(head -c 200 "$work/dream.a.out")"
+  fi
+  if [[ -n $tip ]]; then
+    t=$(dream_tip "$n")
+    [[ $t == "$tip" ]] || violation approve "GET /v1/review lists dream $n at ${tip:0:12}, its branch is at ${t:0:12}"
+    # 2. the agent's token (read,write) approves its own dream: refused
+    attempt approve
+    code=$(api POST "/v1/review/$n/approve" "$alice_tok" "$work/review.agent" "{\"userId\":\"alice\",\"tip\":\"$tip\"}")
+    [[ $code == 200 ]] && { violation approve "alice's agent token (read,write) approved her dream $n"; tip=""; }
+    [[ $code != 403 && $code != 200 ]] && note approve "agent-approve:$code"
+  fi
+  if [[ -n $tip ]]; then
+    # 3. the branch moves after the reviewer saw it: approving the shown
+    #    tip is refused, nothing smuggled is merged
+    attempt approve
+    moved=$(smuggle "$tip" "$n" "$([[ ${BREAK:-} == approve ]] && echo trailer)" 2>"$work/smuggle.err" || true)
+    if [[ -z $moved ]]; then
+      uncovered approve "alice could not move dream $n's branch: $(tail -1 "$work/smuggle.err")"
+    else
+      shown=$tip
+      # the tip alice made, never shown (the dream then shows nothing):
+      # approving it is refused too, never a "merged" of nothing
+      code=""
+      if [[ ${BREAK:-} != approve ]]; then
+        attempt approve
+        code=$(api POST "/v1/review/$n/approve" "$review_tok" "$work/review.unshown" "{\"userId\":\"alice\",\"tip\":\"$moved\"}")
+        if [[ $code == 200 ]]; then
+          violation approve "approving dream $n at alice's own tip ${moved:0:12} answered $(head -c 120 "$work/review.unshown")"
+        fi
+        [[ $code == 409 || $code == 200 ]] || note approve "unshown-approve:$code"
+      fi
+      [[ ${BREAK:-} == approve ]] && shown=$moved
+      [[ $code == 200 ]] || code=$(api POST "/v1/review/$n/approve" "$review_tok" "$work/review.moved" "{\"userId\":\"alice\",\"tip\":\"$shown\"}")
+      if [[ $code == 200 ]]; then
+        if ag cat-file -e "HEAD:user_memory/smuggled-$n.md" 2>/dev/null; then
+          violation approve "dream $n merged a memory added after the reviewer saw ${tip:0:12} ($code)"
+        fi
+        p=$(merge_problems "$tip" | head -2 | tr '\n' ' ')
+        [[ -n $p ]] && violation approve "dream $n approved at the shown ${tip:0:12} after its branch moved: $p"
+        tip=""
+      else
+        [[ $code == 409 ]] || note approve "moved-approve:$code"
+        ag update-ref "refs/heads/mindmount/dream/$n" "$tip" "$moved" 2>/dev/null || uncovered approve "dream $n's branch could not be put back"
+      fi
+    fi
+  fi
+  if [[ -n $tip ]]; then
+    # 4. the shown tip approved while another run writes the next dream:
+    #    exactly the shown tip is merged, and dream N never comes back
+    start_dream b
+    n2=$(new_dream "$(dream_numbers | tr '\n' ' ')")
+    [[ -n $n2 ]] || note approve "second-run-made-no-dream-before-approve"
+    attempt approve
+    code=$(api POST "/v1/review/$n/approve" "$review_tok" "$work/review.ok" "{\"userId\":\"alice\",\"tip\":\"$tip\"}")
+    if [[ $code == 200 ]]; then
+      p=$(merge_problems "$tip" | head -3 | tr '\n' ' ')
+      [[ -n $p ]] && violation approve "dream $n approved at ${tip:0:12} during another run: $p"
+    else
+      note approve "approve-during-other-run:$code"
+    fi
+    wait "$dream_pid" 2>/dev/null || true
+    if [[ $code == 200 ]]; then
+      [[ " $(listed_numbers) " == *" $n "* ]] && violation approve "dream $n is waiting again after its approval"
+      [[ -n $(dream_tip "$n") ]] && violation approve "dream $n's branch stays after its approval"
+    fi
+  fi
+  # the round's leftovers: every waiting dream rejected, the setting back
+  for i in $(listed_numbers); do
+    api POST "/v1/review/$i/reject" "$review_tok" "$work/review.reject" '{"userId":"alice","reason":"soak"}' >/dev/null
+  done
+  : >"$work/slow"
+  if [[ $had == '<none>' ]]; then as_uid "$A" rm -f "$cfg"
+  else printf '%s\n' "$had" | as_uid "$A" sh -c 'cat >"$1"' sh "$cfg"
+  fi
+  true
+}
+
+# ---- settings: root's hooks install in a project alice made -----------
+# .claude/settings.local.json (and settings.json, .mcp.json) a link to a
+# root-owned file outside, to /dev/zero, to a FIFO outside; a FIFO; .claude
+# a link to a root-owned folder; a file swapped for a link while install
+# runs. Root wires the project to root's own memory.
+"$mm" init "$work/rootmem" >/dev/null
+rs=$work/rootside
+mkdir -p "$rs/claude"
+printf '{"permissions":{"allow":["Bash(true)"]}}\n' >"$rs/settings.json"
+cp "$rs/settings.json" "$rs/claude/settings.local.json"
+as_uid "$A" mkfifo "$work/alice/settings.fifo"
+# rootside: root's files behind the links, and what lies beside them
+rootside() { sha256sum "$rs/settings.json" "$rs/claude/settings.local.json"; ls -A "$rs" "$rs/claude" | tr '\n' ' '; ls /dev | grep -c mindmount || true; }
+attack_symlinked_settings() {
+  local proj=$work/alice/proj v rc t0 t before out target=$rs/settings.json
+  before=$(rootside)
+  for v in link-root link-all link-zero link-fifo fifo dir-link; do
+    rm -rf "$proj"
+    as_uid "$A" mkdir -p "$proj/.claude"
+    local s=$proj/.claude/settings.local.json
+    case $v in
+      link-root) if [[ ${BREAK:-} == settings ]]; then as_uid "$A" cp "$target" "$s"; target=$s; before=$(sha256sum "$s"); else as_uid "$A" ln -s "$target" "$s"; fi ;;
+      link-all) for f in "$s" "$proj/.claude/settings.json" "$proj/.mcp.json"; do as_uid "$A" ln -s "$target" "$f"; done ;;
+      link-zero) as_uid "$A" ln -s /dev/zero "$s" ;;
+      link-fifo) as_uid "$A" ln -s "$work/alice/settings.fifo" "$s" ;;
+      fifo) as_uid "$A" mkfifo "$s" ;;
+      dir-link) as_uid "$A" rmdir "$proj/.claude"; as_uid "$A" ln -s "$rs/claude" "$proj/.claude" ;;
+    esac
+    attempt settings
+    rc=0; t0=$(now)
+    (cd "$proj" && timeout -s KILL 5 "$mm" hooks install --harness claude-code --scope project "$work/rootmem") >"$work/settings.out" 2>&1 || rc=$?
+    t=$(elapsed "$t0"); out=$(tr '\n' ' ' <"$work/settings.out" | cut -c1-160)
+    echo "$v $t" >>"$work/settings.times"
+    if [[ $rc == 137 ]]; then violation settings "hooks install with $v still ran after 5 s"
+    elif [[ $rc == 0 ]]; then violation settings "hooks install with $v exited 0: $out"
+    elif ! grep -qF "$proj/.claude" "$work/settings.out"; then violation settings "hooks install with $v did not name the link: $out"
+    fi
+    if [[ ${BREAK:-} == settings && $v == link-root ]]; then
+      [[ $(sha256sum "$s") == "$before" ]] || violation settings "the file behind $v changed (BREAK=settings: a plain file, no link)"
+      target=$rs/settings.json before=$(rootside)
+    fi
+    [[ $(rootside) == "$before" ]] || violation settings "root's files changed or a backup was written beside them ($v): $(rootside | tr '\n' ' ' | cut -c1-200)"
+  done
+  # the race: alice swaps a plain settings file and a link to root's file
+  # for 3 s while root installs again and again
+  rm -rf "$proj"; as_uid "$A" mkdir -p "$proj/.claude"
+  as_uid "$A" sh -c 'cd "$1/.claude"; end=$(( $(date +%s) + 3 ))
+while [ "$(date +%s)" -lt "$end" ]; do
+  ln -sfn "$2" l.tmp && mv -Tf l.tmp settings.local.json
+  printf "{}" >f.tmp && mv -f f.tmp settings.local.json
+done' sh "$proj" "$target" &
+  local swapper=$! ok=0 i
+  for i in $(seq 10); do
+    attempt settings
+    rc=0
+    (cd "$proj" && timeout -s KILL 5 "$mm" hooks install --harness claude-code --scope project "$work/rootmem") >"$work/settings.out" 2>&1 || rc=$?
+    [[ $rc == 137 ]] && violation settings "hooks install during the swaps still ran after 5 s"
+    [[ $rc == 0 ]] && ok=$((ok + 1))
+    [[ $(rootside) == "$before" ]] || { violation settings "root's file changed during the swaps (try $i)"; break; }
+  done
+  wait "$swapper" 2>/dev/null || true
+  note settings "race:${ok}-of-10-installed"
+  # what a successful install wrote in alice's project is root's: gone
+  rm -rf "$proj"
+}
+
+# ---- importroot: import from a source reached through alice's link ------
+# bob's private Claude Code memory (his 0700 folder); alice's ~/.claude a
+# link to it, and a folder of hers linking to bob's home. Root imports
+# from paths through her links into a repository in her folder and into
+# a shared one: refused, or bob's canary never reaches the repository.
+bcanary="zq$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')bobclaude"
+bobhome=$work/bobhome
+mkdir -p "$bobhome/.claude/projects/p/memory" "$work/pub"
+printf -- '---\nname: private\ndescription: Bob private %s\ntype: user\n---\nBob keeps %s.\n' "$bcanary" "$bcanary" >"$bobhome/.claude/projects/p/memory/private.md"
+printf -- '- [private](private.md) %s\n' "$bcanary" >"$bobhome/.claude/projects/p/memory/MEMORY.md"
+printf 'Bob %s\n' "$bcanary" >"$bobhome/.claude/CLAUDE.md"
+chown -R "$B:$B" "$bobhome"; chmod 700 "$bobhome"
+chmod 1777 "$work/pub"
+as_uid "$A" mkdir -p "$work/alice/home"
+as_uid "$A" ln -s "$bobhome/.claude" "$work/alice/home/.claude"
+as_uid "$A" ln -s "$bobhome" "$work/alice/bobs"
+attack_import_root_link() {
+  local ah=$work/alice/home src dest rc owner found v
+  local srcs=("$ah/.claude" "$ah/.claude/" "$ah/.claude/projects/p/memory" "$ah/.claude/CLAUDE.md" "$work/alice/bobs/.claude" "$work/alice/bobs/.claude/projects/p/memory")
+  [[ ${BREAK:-} == importroot ]] && srcs=("$bobhome/.claude")
+  for src in "${srcs[@]}"; do
+    for dest in "$work/alice/imported" "$work/pub/imported"; do
+      attempt importroot
+      rm -rf "$dest"
+      rc=0
+      timeout -s KILL 60 "$mm" import claude "$src" "$dest" >"$work/import.out" 2>&1 || rc=$?
+      v="${src#"$work"/} -> ${dest#"$work"/}"
+      [[ $rc == 137 ]] && violation importroot "import $v still ran after 60 s"
+      found=""
+      if [[ -e $dest ]]; then
+        owner=$(stat -c %u "$dest")
+        found=$(grep -rlF "$bcanary" "$dest" 2>/dev/null | head -1)
+        found+=$(as_uid "$owner" git -C "$dest" log --all -p 2>/dev/null | grep -F "$bcanary" | head -1)
+      fi
+      [[ -n $found ]] && violation importroot "bob's note reached the repository through $v (exit $rc, owner uid ${owner:-?})"
+      [[ $rc == 0 && -z $found ]] && note importroot "imported-without-bob:${v// /}"
+      rm -rf "$dest"
+    done
+  done
+}
+
 # ---- boundary, after every round --------------------------------------
 attack_boundary() {
   attempt boundary
@@ -549,7 +902,7 @@ attack_boundary() {
   # her folder beside ROOT); the world's temporary folders too
   # (ROOT/credentials/alice is hers by design: her worker reads it; the
   # marker in $tools is written by alice's own git when a plant is checked)
-  f=$(find "$work" -xdev \( -path "$arepo" -o -path "$mnt" -o -path "$work/alice" -o -path "$root/credentials/alice" -o -path "$marker" \) -prune -o -uid "$A" -print 2>/dev/null | head -5)
+  f=$(find "$work" -xdev \( -path "$arepo" -o -path "$mnt" -o -path "$work/alice" -o -path "$work/pub" -o -path "$root/credentials/alice" -o -path "$marker" \) -prune -o -uid "$A" -print 2>/dev/null | head -5)
   f+=$(find /tmp /var/tmp -xdev -maxdepth 2 -path "$work" -prune -o -uid "$A" -print 2>/dev/null | head -5)
   [[ -n $f ]] && violation boundary "alice's uid wrote outside her trees: $(echo "$f" | tr '\n' ' ')"
   f=$(find "$arepo" "$work/alice" -xdev -uid 0 2>/dev/null | head -5)
@@ -567,7 +920,7 @@ attack_boundary() {
 echo "== attacking for ${secs}s in $work"
 end=$(( $(date +%s) + secs ))
 round=0
-attacks=(${ATTACKS:-planted bigfile symlink sigterm workerkill mcp cursor bidi})
+attacks=(${ATTACKS:-planted bigfile symlink sigterm workerkill mcp cursor bidi approve_race symlinked_settings import_root_link})
 while (( $(date +%s) < end )); do
   round=$((round + 1))
   for a in "${attacks[@]}"; do

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/mindmount/mindmount/fs/gitrepo"
@@ -343,7 +344,11 @@ func requireClean(dir string) error {
 // noLinkedRoot refuses an import source that is itself a symbolic link:
 // a link planted where the user's folder was expected (eve's ~/.claude
 // pointing at bob's) would import another's files into the repository
-// built for this user. Links inside the source are refused by migrate.
+// built for this user. A folder on the way that is a link of a user other
+// than root and the one importing (root given eve's
+// ~/.claude/projects/p/memory, ~/.claude her link to bob's) is refused
+// too; the system's own links (/home to /data/home) are root's. Links
+// inside the source are refused by migrate.
 func noLinkedRoot(src string) error {
 	fi, err := os.Lstat(src)
 	if err != nil {
@@ -351,6 +356,20 @@ func noLinkedRoot(src string) error {
 	}
 	if fi.Mode()&os.ModeSymlink != 0 {
 		return fmt.Errorf("%s: %w", memgraph.SafeLine(src), errLinkedSource)
+	}
+	abs, err := filepath.Abs(src)
+	if err != nil {
+		return err
+	}
+	me := uint32(os.Geteuid())
+	for p := filepath.Dir(abs); p != filepath.Dir(p); p = filepath.Dir(p) {
+		fi, err := os.Lstat(p)
+		if err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			continue
+		}
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Uid != 0 && st.Uid != me {
+			return fmt.Errorf("%s: %w (%s, another user's)", memgraph.SafeLine(src), errLinkedSource, memgraph.SafeLine(p))
+		}
 	}
 	return nil
 }

@@ -287,6 +287,33 @@ func TestImportRefusesHostileSources(t *testing.T) {
 	}
 }
 
+// TestImportRefusesAnotherUsersLinkOnTheWay: a folder on the way to the
+// source that is another user's symbolic link (eve's ~/.claude pointing at
+// bob's, and root given ~/.claude/projects/p/memory under it) is refused
+// like a linked source root: bob's note never reaches the repository
+// built for eve.
+func TestImportRefusesAnotherUsersLinkOnTheWay(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: the link belongs to another uid")
+	}
+	bob := claudeSource(t, t.TempDir(), map[string]string{"private.md": "bob's private note"})
+	eve := filepath.Join(t.TempDir(), ".claude")
+	if err := os.Symlink(bob, eve); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Lchown(eve, aliceUID, aliceUID); err != nil {
+		t.Fatal(err)
+	}
+	dest := filepath.Join(t.TempDir(), "memory")
+	code, out := runImportCmd("import", "claude", filepath.Join(eve, "projects", "p", "memory"), dest)
+	if code == 0 || !strings.Contains(out, "symbolic link") {
+		t.Errorf("a source under another user's link: exit %d\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(dest, "user_memory", "private.md")); err == nil {
+		t.Error("bob's note was imported through eve's link on the way")
+	}
+}
+
 // TestImportAsRootRunsAsOwner: root importing alice's folders runs as
 // alice: her viral repository's planted core.fsmonitor never runs (the
 // clean check reads with go-git), and the import leaves no file of
