@@ -441,7 +441,7 @@ func parseSynset(line []byte) (synset, bool) {
 	}
 	pcnt, err := strconv.Atoi(f[i])
 	i++
-	if err != nil || pcnt < 0 || i+4*pcnt > len(f) {
+	if err != nil || pcnt < 0 || pcnt > (len(f)-i)/4 { // no overflow: pcnt may be huge
 		return s, len(s.words) > 0
 	}
 	for range pcnt {
