@@ -52,6 +52,7 @@ type serveOptions struct {
 	llmConcurrency int
 	llmBackground  int
 	userMemory     uint64
+	cgroups        bool
 	debug          bool
 	cluster        clusterOptions
 }
@@ -64,6 +65,7 @@ func (o *serveOptions) AddFlags(fl *flag.FlagSet) {
 	fl.IntVar(&o.llmConcurrency, "llm-concurrency", 0, "chat model calls running at once, shared fairly by all users (0: the provider's own: Ollama's OLLAMA_NUM_PARALLEL or 1, a hosted API 8)")
 	fl.IntVar(&o.llmBackground, "llm-background", 0, "consolidation model calls running at once, beside the chats' (0: Ollama 1, a hosted API 2)")
 	fl.Uint64Var(&o.userMemory, "user-memory", defaultUserMemory, "bound each user's worker to this many `BYTES` of memory (RLIMIT_DATA; 0: no bound)")
+	fl.BoolVar(&o.cgroups, "cgroups", true, "confine each user's worker and the programs it runs to a cgroup of its own where the host allows it: memory twice --user-memory, "+strconv.Itoa(cgroupProcs)+" processes, one core")
 	fl.BoolVar(&o.debug, "debug", false, "log every FUSE request")
 	o.cluster.AddFlags(fl)
 	for _, f := range serveFronts {
@@ -71,6 +73,24 @@ func (o *serveOptions) AddFlags(fl *flag.FlagSet) {
 			f.flags(fl)
 		}
 	}
+}
+
+// cgroupProcs bounds the processes and threads of a worker's cgroup.
+const cgroupProcs = 1024
+
+// cgroupBounds are the bounds of each worker's cgroup (nil: --cgroups=false).
+// The memory bound covers the worker and the git it runs, so it is twice
+// the worker's own; a binary built with -race needs several times the
+// memory and gets none, as it gets no RLIMIT_DATA.
+func (o *serveOptions) cgroupBounds() *host.Cgroups {
+	if !o.cgroups {
+		return nil
+	}
+	c := &host.Cgroups{Root: "/sys/fs/cgroup", Name: "mindmount", Pids: cgroupProcs, CPU: 1}
+	if o.userMemory > 0 && !raceBuild {
+		c.Memory = int64(2 * o.userMemory)
+	}
+	return c
 }
 
 // defaultUserMemory bounds a worker's writable memory (RLIMIT_DATA: heap
@@ -227,6 +247,7 @@ func (o *serveOptions) workers(log *slog.Logger) (*host.Workers, error) {
 		Args:        args,
 		Pool:        pool,
 		Memory:      o.userMemory,
+		Cgroups:     o.cgroupBounds(),
 		UnloadAfter: o.unloadAfter,
 		Logger:      log,
 	})

@@ -341,6 +341,11 @@ func TestServeWorkerDropsEverything(t *testing.T) {
 				t.Errorf("%s's worker: %s soft %s hard %s, want %s for both", id, l.name, soft, hard, l.want)
 			}
 		}
+		// Where root may make cgroups, each worker has its own (what it
+		// and its git use is bounded together, one user's apart).
+		if hostHasCgroups() && !strings.Contains(readProc(pid, "cgroup"), "/mindmount/"+id+"\n") {
+			t.Errorf("%s's worker is not in its own cgroup:\n%s", id, readProc(pid, "cgroup"))
+		}
 	}
 	if out, err := within(15*time.Second, aliceUID, "cat", mnt+"/alice/user.md"); err != nil {
 		t.Fatalf("alice's mount: %v\n%s", err, out)
@@ -368,4 +373,16 @@ func TestServeWorkerDropsEverything(t *testing.T) {
 		t.Errorf("%d mindmount mounts, want alice's and bob's", mounts)
 	}
 	stopMindmount(t, cmd, logs)
+}
+
+// hostHasCgroups reports whether root may make cgroups here (v2, or v1's
+// pids hierarchy).
+func hostHasCgroups() bool {
+	for _, p := range []string{"/sys/fs/cgroup/cgroup.subtree_control", "/sys/fs/cgroup/pids/cgroup.procs"} {
+		if f, err := os.OpenFile(p, os.O_WRONLY, 0); err == nil {
+			f.Close()
+			return true
+		}
+	}
+	return false
 }

@@ -48,6 +48,9 @@ type WorkersConfig struct {
 	Pool *llm.Pool
 	// Memory bounds each worker's address space in bytes (0: no bound).
 	Memory uint64
+	// Cgroups, when set, confines each worker (and the programs it runs)
+	// to a control group of its own where the host allows it.
+	Cgroups *Cgroups
 	// UnloadAfter stops a worker without a mount idle this long (default
 	// 10 minutes). A mounted user's worker serves its mount for the
 	// mount's life: a FUSE connection is answered by one process.
@@ -77,6 +80,7 @@ type Workers struct {
 	end    context.CancelFunc
 	wg     sync.WaitGroup // the watchers, restarts and background re-reads
 	heldMu sync.Mutex     // serialises writes of HeldFile
+	noCgrp sync.Once      // says once that workers are not in cgroups
 
 	spares spares
 }
@@ -585,6 +589,12 @@ func (ws *Workers) start(ctx context.Context, w *worker) error {
 	if err != nil {
 		return fail(err)
 	}
+	if c := ws.cfg.Cgroups; c != nil {
+		// Before the spare becomes the user's: nothing it runs escapes.
+		if err := c.Confine(e.ID, sp.cmd.Process.Pid); err != nil {
+			ws.noCgrp.Do(func() { ws.log.Warn("workers run without a cgroup; their rlimits bound them", "err", err) })
+		}
+	}
 	if err := sp.assign(Assignment{Args: args, Fuse: fuseFile != nil}, files); err != nil {
 		sp.kill()
 		return fail(err)
@@ -1059,6 +1069,9 @@ func (ws *Workers) Close(ctx context.Context) error {
 	ws.wg.Wait()
 	os.Remove(filepath.Join(ws.cfg.Root, HeldFile))
 	ws.spares.close()
+	if ws.cfg.Cgroups != nil {
+		ws.cfg.Cgroups.Remove()
+	}
 	ws.lock.Close()
 	return nil
 }
