@@ -89,7 +89,7 @@ func TestMCPStdio(t *testing.T) {
 		t.Errorf("mindmount mcp did not exit cleanly: %v\n%s", cmd.ProcessState, logs.String())
 	}
 	authors := gitOut(t, dir, "log", "--format=%an|%s", "-2")
-	want := "mcp (stdio-test)|mcp (stdio-test): update user_memory/peanut-allergy.md\nmcp (stdio-test)|mcp (stdio-test): add user_memory/peanut-allergy.md"
+	want := "mcp (stdio-test)|mcp (stdio-test): use user_memory/peanut-allergy.md\nmcp (stdio-test)|mcp (stdio-test): add user_memory/peanut-allergy.md"
 	if authors != want {
 		t.Errorf("last commits:\n%s\nwant:\n%s", authors, want)
 	}
