@@ -15,6 +15,11 @@ import (
 // repository and outlive a run by design (consolidate/lock_unix.go), go
 // there, also from the daemons the tests start (they inherit TMPDIR).
 func TestMain(m *testing.M) {
+	// A command a test runs in this process re-executes this binary as a
+	// repository's owner (asOwner): then it is mindmount, not the tests.
+	if os.Getenv(ownerEnv) != "" {
+		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
 	os.Exit(runInOwnTmp(m))
 }
 

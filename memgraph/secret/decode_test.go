@@ -262,3 +262,35 @@ func TestScanReversed(t *testing.T) {
 		}
 	}
 }
+
+// TestScanSplit: a token cut into pieces — by spaces, one piece a line,
+// or concatenated strings — is found over the pieces' extent; the same
+// prefixes in prose, and a whole token, are not read as split.
+func TestScanSplit(t *testing.T) {
+	gh := ghToken
+	for _, c := range []struct{ name, text string }{
+		{"spaces", "# Notes\n\nkey: " + gh[:12] + " " + gh[12:24] + " " + gh[24:] + "\n"},
+		{"lines", "# Notes\n\n" + gh[:20] + "\n" + gh[20:] + "\n"},
+		{"concatenated", "# Notes\n\ntoken = \"" + gh[:15] + "\" + \"" + gh[15:] + "\"\n"},
+		{"aws", "# Notes\n\naws AKIAZ7QW ERTY UIOP ASDF here\n"},
+	} {
+		found, err := Scan([]byte(c.text))
+		if err != nil || len(found) != 1 || found[0].Line != 3 || (found[0].Via != "split" && c.name != "concatenated") {
+			// A concatenation's assignment is found by the labelled-value
+			// rule too; then split is not needed.
+			t.Errorf("%s: %+v %v", c.name, found, err)
+		}
+	}
+	if found, _ := Scan([]byte("# Notes\n\nwhole: " + gh + "\n")); len(found) != 1 || found[0].Via != "" {
+		t.Errorf("a whole token: %+v", found)
+	}
+	for _, text := range []string{
+		"# Git\n\nThe prefix ghp_ marks a personal access token and gho_ an OAuth one; we rotate them every quarter and store them in the vault.\n",
+		"# Keys\n\nAWS keys start with AKIA followed by sixteen letters or digits such as the ones in our docs.\n",
+		"# Slack\n\nBot tokens look like xoxb- followed by numbers and letters separated by dashes.\n",
+	} {
+		if found, _ := Scan([]byte(text)); len(found) != 0 {
+			t.Errorf("%q: %+v", text, found)
+		}
+	}
+}

@@ -163,7 +163,7 @@ func (sc *scanner) window(st *streamState, w []byte, owned int, last bool, scrat
 		return scratch, ErrUnscannable
 	}
 	at, line := 0, st.line
-	for _, s := range withReversed(str, spansOf(str)) {
+	for _, s := range withReversed(str, withSplit(str, spansOf(str))) {
 		if binary && s.rule == phrasingRule {
 			continue
 		}
@@ -181,6 +181,9 @@ func (sc *scanner) window(st *streamState, w []byte, owned int, last bool, scrat
 		via := st.via
 		if s.reversed {
 			via = strings.TrimPrefix(via+", reversed", ", ")
+		}
+		if s.split {
+			via = strings.TrimPrefix(via+", split", ", ")
 		}
 		if err := sc.add(Finding{Rule: s.rule, Line: l, Via: via, start: int(abs), end: int(st.off) + s.end}); err != nil {
 			return scratch, err
@@ -214,6 +217,122 @@ func withReversed(text string, spans []span) []span {
 	all := append(slices.Clone(spans), out...)
 	sort.SliceStable(all, func(i, j int) bool { return all[i].start < all[j].start })
 	return all
+}
+
+// tokenPrefixes start the tokens most often pasted cut into pieces. Only
+// prefixes that prose does not hold: an all-capitals sentence glued
+// together would look like the rest of an "ASIA" key.
+var tokenPrefixes = []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xoxb-", "xoxp-", "sk-ant-", "sk-proj-", "sk_live_", "AKIA", "AIza"}
+
+// splitReach is how far after its prefix a token cut into pieces may
+// reach, joiners included.
+const splitReach = 400
+
+// isJoiner reports what a token cut into pieces is cut by: white space,
+// quotes and the + of a concatenation.
+func isJoiner(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '"' || c == '\'' || c == '`' || c == '+'
+}
+
+// withSplit adds to spans the tokens text holds cut into pieces
+// ("ghp_AbCd EfGh…", one piece a line, or "ghp_AbCd" + "EfGh…"): after
+// each token prefix no span covers, the next splitReach bytes are read
+// with the joiners taken out, and a token-shaped rule matching from the
+// prefix over more than one piece is a finding over the pieces' extent.
+func withSplit(text string, spans []span) []span {
+	var out []span
+	for _, p := range tokenPrefixes {
+		for off := 0; off < len(text); {
+			i := strings.Index(text[off:], p)
+			if i < 0 {
+				break
+			}
+			start := off + i
+			off = start + len(p)
+			if coveredAt(start, spans) || coveredAt(start, out) {
+				continue
+			}
+			if s, ok := splitAt(text, start); ok {
+				out = append(out, s)
+				off = max(off, s.end)
+			}
+		}
+	}
+	if len(out) == 0 {
+		return spans
+	}
+	all := append(slices.Clone(spans), out...)
+	sort.SliceStable(all, func(i, j int) bool { return all[i].start < all[j].start })
+	return all
+}
+
+// splitAt is the token cut into pieces that starts at text[start], if a
+// token-shaped rule finds one there in the first two to maxPieces pieces
+// joined (fewer first: the piece after a token's end must not be glued
+// to it). A token is random: the joined match must hold two digits at
+// least (see splitMatch), which words glued together almost never do.
+func splitAt(text string, start int) (span, bool) {
+	end := min(len(text), start+splitReach)
+	var joined []byte
+	var pos []int // pos[i]: joined[i]'s offset in text
+	pieces := 0
+	for j := start; j < end && pieces < maxPieces; {
+		k := j
+		for k < end && !isJoiner(text[k]) {
+			joined = append(joined, text[k])
+			pos = append(pos, k)
+			k++
+		}
+		pieces++
+		for k < end && isJoiner(text[k]) {
+			k++
+		}
+		j = k
+		if pieces < 2 {
+			continue
+		}
+		if s, ok := splitMatch(string(joined), pos, start); ok {
+			return s, true
+		}
+	}
+	return span{}, false
+}
+
+// maxPieces bounds how many pieces a split token is looked for in.
+const maxPieces = 8
+
+// splitMatch is a token-shaped rule's match at the start of joined that
+// spans more than one piece and holds two digits (one, when it has no
+// lower-case letter).
+func splitMatch(joined string, pos []int, start int) (span, bool) {
+	for _, s := range spansOf(joined) {
+		if s.start != 0 || proseRules[s.rule] {
+			continue
+		}
+		last := pos[s.end-1] + 1
+		digits, lower := 0, false
+		for _, c := range joined[s.start:s.end] {
+			digits += b2i(c >= '0' && c <= '9')
+			lower = lower || c >= 'a' && c <= 'z'
+		}
+		// Glued prose is lower case; an all-capitals key (AWS) holds
+		// fewer digits, and capitals glued to AKIA are no sentence.
+		if last-start == s.end-s.start || digits < 2 && (lower || digits < 1) {
+			return span{}, false
+		}
+		return span{start: start, end: last, rule: s.rule, split: true}, true
+	}
+	return span{}, false
+}
+
+// coveredAt reports whether a span covers offset i.
+func coveredAt(i int, spans []span) bool {
+	for _, s := range spans {
+		if s.start <= i && i < s.end {
+			return true
+		}
+	}
+	return false
 }
 
 // phrasingRule reads a secret from the words of a sentence ("my password
@@ -410,4 +529,11 @@ func SafeName(name string) string {
 // return and the printable ASCII range.
 func printable(c byte) bool {
 	return c == '\t' || c == '\n' || c == '\r' || (c >= 0x20 && c < 0x7f)
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -91,6 +91,7 @@ type span struct {
 	start, end int
 	rule       string
 	reversed   bool // found in the text read backwards (Scan)
+	split      bool // found with the pieces it was cut into joined (Scan)
 }
 
 func (s span) finding(text string) Finding {
