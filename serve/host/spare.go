@@ -43,8 +43,18 @@ type spares struct {
 	wg      sync.WaitGroup
 }
 
-// takeSpare returns the ready spare, or starts one now when there is none.
-func (ws *Workers) takeSpare() (*spare, error) {
+// takeSpare returns the ready spare, or starts one now when there is none,
+// confined to user id's cgroup before it becomes the user's.
+func (ws *Workers) takeSpare(id string) (*spare, error) {
+	s, err := ws.readySpare()
+	if err == nil {
+		ws.confine(id, s.cmd.Process.Pid)
+	}
+	return s, err
+}
+
+// readySpare is the ready spare, or one started now when there is none.
+func (ws *Workers) readySpare() (*spare, error) {
 	sp := &ws.spares
 	sp.mu.Lock()
 	s, closed := sp.next, sp.closed

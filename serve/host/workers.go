@@ -585,15 +585,9 @@ func (ws *Workers) start(ctx context.Context, w *worker) error {
 	// one serves, so it does not compete with this user's first read.
 	began := time.Now()
 	defer ws.refill()
-	sp, err := ws.takeSpare()
+	sp, err := ws.takeSpare(e.ID)
 	if err != nil {
 		return fail(err)
-	}
-	if c := ws.cfg.Cgroups; c != nil {
-		// Before the spare becomes the user's: nothing it runs escapes.
-		if err := c.Confine(e.ID, sp.cmd.Process.Pid); err != nil {
-			ws.noCgrp.Do(func() { ws.log.Warn("workers run without a cgroup; their rlimits bound them", "err", err) })
-		}
 	}
 	if err := sp.assign(Assignment{Args: args, Fuse: fuseFile != nil}, files); err != nil {
 		sp.kill()
@@ -648,6 +642,19 @@ func (ws *Workers) start(ctx context.Context, w *worker) error {
 	}
 	ws.log.Info("user's worker started", "user", e.ID, "uid", e.UID, "pid", cmd.Process.Pid, "ready_ms", time.Since(began).Milliseconds(), "cpu_ms", float64(cpu.Microseconds())/1000)
 	return nil
+}
+
+// confine moves a worker into its user's cgroup where the host allows it,
+// so that nothing it runs escapes the bounds; where it cannot, the log
+// says so once and the rlimits remain.
+func (ws *Workers) confine(id string, pid int) {
+	c := ws.cfg.Cgroups
+	if c == nil {
+		return
+	}
+	if err := c.Confine(id, pid); err != nil {
+		ws.noCgrp.Do(func() { ws.log.Warn("workers run without a cgroup; their rlimits bound them", "err", err) })
+	}
 }
 
 // ErrRootWorker refuses to serve a user registered with uid 0: a worker
