@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Runs every mindmount test: formatting, vet, the go.mod tidy check, the unit,
-# mount, sandbox and protocol tests under the race detector, and a short
-# fuzz pass over each parser. Installs what the tests need first when run as
+# Runs every mindmount test: formatting, vet, the go.mod tidy check and the
+# unit, mount, sandbox and protocol tests (each fuzz target's seeds
+# included). With --full (what CI runs) the tests run under the race
+# detector and a short fuzz pass over each parser follows: about twice as
+# long. Installs what the tests need first when run as
 # root (fuse3, bubblewrap, vim, git, node); as another user it says what is
 # missing and the tests that need it skip with a message.
 #
@@ -12,6 +14,16 @@
 # setpriv) into a failure.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
+
+full=false
+case "${1:-}" in
+--full) full=true ;;
+"") ;;
+*)
+  echo "usage: ./scripts/test.sh [--full]   (--full: under the race detector, then a fuzz pass)" >&2
+  exit 2
+  ;;
+esac
 
 start=$SECONDS
 failed=()
@@ -83,9 +95,13 @@ stage "go mod tidy -diff" go mod tidy -diff
 # them honest. -json feeds scripts/testreport, which prints what plain
 # "go test" would (package lines, failed tests' output) and lists skips.
 tests() {
-  go test -race -count=1 -p 1 -timeout 40m -json ./... | go run ./scripts/testreport
+  go test "$@" -count=1 -p 1 -timeout 40m -json ./... | go run ./scripts/testreport
 }
-stage "go test -race" tests
+if $full; then
+  stage "go test -race" tests -race
+else
+  stage "go test" tests
+fi
 
 # A count, not a duration: with a duration, Go 1.26's fuzz coordinator can
 # fail a target with a bare "context deadline exceeded" as time runs out
@@ -109,7 +125,9 @@ fuzz_all() { # every target runs; the stage fails if one did
   done
   return $rc
 }
-stage "fuzz (short)" fuzz_all
+if $full; then
+  stage "fuzz (short)" fuzz_all
+fi
 
 echo "== stages"
 printf '   %s\n' "${durations[@]}"
