@@ -127,7 +127,8 @@ func TestLayout(t *testing.T) {
 	}
 }
 
-// TestNoSafeDirectory: no non-test Go file names git's safe.directory.
+// TestNoSafeDirectory: no non-test Go file names git's safe.directory,
+// nor duplicates a descriptor without close-on-exec (below).
 // Setting it (to "*" above all) makes git trust a repository another user
 // owns, whose configuration then runs its programs with the caller's
 // rights; a command run as root on a user's repository runs as that user
@@ -155,6 +156,14 @@ func TestNoSafeDirectory(t *testing.T) {
 		checked++
 		if bytes.Contains(b, []byte("safe."+"directory")) {
 			t.Errorf("%s names safe.directory", p)
+		}
+		// dup(2) makes a descriptor without close-on-exec: one on a
+		// user's folder then reaches every process the daemon starts
+		// meanwhile (a spare worker that becomes another user's).
+		for _, dup := range []string{"unix.Dup" + "(", "syscall.Dup" + "("} {
+			if bytes.Contains(b, []byte(dup)) {
+				t.Errorf("%s calls %s: use fcntl F_DUPFD_CLOEXEC", p, strings.TrimSuffix(dup, "("))
+			}
 		}
 		return nil
 	})

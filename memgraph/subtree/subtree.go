@@ -143,7 +143,7 @@ func (t *Tree) walkOpen(rel string, flags int, perm uint32) (int, error) {
 
 // openParent opens the directory holding rel, one component at a time.
 func (t *Tree) openParent(rel string) (int, error) {
-	fd, err := unix.Dup(t.fd)
+	fd, err := unix.FcntlInt(uintptr(t.fd), unix.F_DUPFD_CLOEXEC, 0)
 	if err != nil {
 		return -1, err
 	}
@@ -184,7 +184,7 @@ func (t *Tree) openErr(rel string, err error) error {
 // linkOnPath reports whether a component of rel is a symbolic link. It is
 // only asked after a failure, to name the failure right.
 func (t *Tree) linkOnPath(rel string) bool {
-	fd, err := unix.Dup(t.fd)
+	fd, err := unix.FcntlInt(uintptr(t.fd), unix.F_DUPFD_CLOEXEC, 0)
 	if err != nil {
 		return false
 	}

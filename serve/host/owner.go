@@ -47,7 +47,7 @@ func giveDir(dfd int, uid, gid uint32, own func(uint32) bool, depth int) error {
 	if depth > maxDepth {
 		return errors.New("folders nested too deep")
 	}
-	f, err := unix.Dup(dfd)
+	f, err := dupCloexec(dfd)
 	if err != nil {
 		return err
 	}
@@ -98,4 +98,11 @@ func readNames(fd int) ([]string, error) {
 		}
 		_, _, names = unix.ParseDirent(buf[:n], -1, names)
 	}
+}
+
+// dupCloexec duplicates fd closed on exec: a plain dup(2) would leak the
+// user's folder into every process the daemon starts meanwhile (a spare
+// worker, later another user's).
+func dupCloexec(fd int) (int, error) {
+	return unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
 }
