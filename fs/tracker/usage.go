@@ -132,22 +132,23 @@ func (t *Tracker) Truncate(rel string, size int64) error {
 
 // AppendRoom is the size rule for appending n bytes to rel.
 func (t *Tracker) AppendRoom(rel string, n int64) error {
-	if !counted(rel) || n <= 0 {
-		return nil
-	}
-	limit := t.treeLimit()
-	if limit <= 0 {
-		return nil
-	}
-	u := t.usageLocked()
-	defer u.mu.Unlock()
-	return u.growLocked(rel, u.sizes[rel]+n, false, limit)
+	return t.withRoom(rel, n, func(u *usage, limit int64) error {
+		return u.growLocked(rel, u.sizes[rel]+n, false, limit)
+	})
 }
 
 // Room is the size rule asked before appending n bytes to rel by a door
 // that writes beside the mount (HTTP's transcripts): it records nothing,
 // the watch sees the write itself.
 func (t *Tracker) Room(rel string, n int64) error {
+	return t.withRoom(rel, n, func(u *usage, limit int64) error {
+		return u.roomLocked(rel, u.sizes[rel]+n, limit)
+	})
+}
+
+// withRoom runs check under the usage lock with the tree's limit, for n
+// more bytes of a counted path under a limit; anything else passes.
+func (t *Tracker) withRoom(rel string, n int64, check func(u *usage, limit int64) error) error {
 	if !counted(rel) || n <= 0 {
 		return nil
 	}
@@ -157,7 +158,7 @@ func (t *Tracker) Room(rel string, n int64) error {
 	}
 	u := t.usageLocked()
 	defer u.mu.Unlock()
-	return u.roomLocked(rel, u.sizes[rel]+n, limit)
+	return check(u, limit)
 }
 
 func (t *Tracker) resize(rel string, size int64, set bool) error {
