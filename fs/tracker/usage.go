@@ -132,7 +132,10 @@ func (t *Tracker) Truncate(rel string, size int64) error {
 
 // AppendRoom is the size rule for appending n bytes to rel.
 func (t *Tracker) AppendRoom(rel string, n int64) error {
-	return t.withRoom(rel, n, func(u *usage, limit int64) error {
+	if n <= 0 {
+		return nil
+	}
+	return t.withRoom(rel, func(u *usage, limit int64) error {
 		return u.growLocked(rel, u.sizes[rel]+n, false, limit)
 	})
 }
@@ -141,15 +144,18 @@ func (t *Tracker) AppendRoom(rel string, n int64) error {
 // that writes beside the mount (HTTP's transcripts): it records nothing,
 // the watch sees the write itself.
 func (t *Tracker) Room(rel string, n int64) error {
-	return t.withRoom(rel, n, func(u *usage, limit int64) error {
+	if n <= 0 {
+		return nil
+	}
+	return t.withRoom(rel, func(u *usage, limit int64) error {
 		return u.roomLocked(rel, u.sizes[rel]+n, limit)
 	})
 }
 
-// withRoom runs check under the usage lock with the tree's limit, for n
-// more bytes of a counted path under a limit; anything else passes.
-func (t *Tracker) withRoom(rel string, n int64, check func(u *usage, limit int64) error) error {
-	if !counted(rel) || n <= 0 {
+// withRoom runs check under the usage lock with the tree's limit, for a
+// counted path under a limit; anything else passes.
+func (t *Tracker) withRoom(rel string, check func(u *usage, limit int64) error) error {
+	if !counted(rel) {
 		return nil
 	}
 	limit := t.treeLimit()
@@ -162,16 +168,9 @@ func (t *Tracker) withRoom(rel string, n int64, check func(u *usage, limit int64
 }
 
 func (t *Tracker) resize(rel string, size int64, set bool) error {
-	if !counted(rel) {
-		return nil
-	}
-	limit := t.treeLimit()
-	if limit <= 0 {
-		return nil
-	}
-	u := t.usageLocked()
-	defer u.mu.Unlock()
-	return u.growLocked(rel, size, set, limit)
+	return t.withRoom(rel, func(u *usage, limit int64) error {
+		return u.growLocked(rel, size, set, limit)
+	})
 }
 
 func (u *usage) growLocked(rel string, size int64, set bool, limit int64) error {
@@ -197,16 +196,9 @@ func (u *usage) roomLocked(rel string, size, limit int64) error {
 // sizeRoom is the size rule asked before content of size bytes replaces
 // rel (Ask): it records nothing, the write's own report does.
 func (t *Tracker) sizeRoom(rel string, size int64) error {
-	if !counted(rel) {
-		return nil
-	}
-	limit := t.treeLimit()
-	if limit <= 0 {
-		return nil
-	}
-	u := t.usageLocked()
-	defer u.mu.Unlock()
-	return u.roomLocked(rel, size, limit)
+	return t.withRoom(rel, func(u *usage, limit int64) error {
+		return u.roomLocked(rel, size, limit)
+	})
 }
 
 // Removed records that rel (a file or a folder) is gone.
