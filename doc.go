@@ -137,6 +137,9 @@
 //	                     (hooks, credentials, tokens, registry, caches);
 //	                     inside it gitrepo.Repo.WriteFile, confined to the tree
 //	mindmount repository    serve/host.IsMindmountRepo
+//	a served user's ROOT serve/host.RootOf; a path given to a command is
+//	                     resolved once (links, then ROOT/users/<id>) for
+//	                     ServedUser, ServedBy and CheckNotServed
 //	FUSE errors          fs/mount's toErrno
 //	FUSE mount options   fs/mount's fuseOptions (an hour of caching); serve's
 //	                     per-user mounts are made by mount.MountFd

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 
 	"github.com/mindmount/mindmount/serve/control"
 )
@@ -79,11 +78,10 @@ func (rt *Runtime) consolidateNow(ctx context.Context, _ control.Request) (contr
 // the tree (its token: remote.CredentialsFor) live under ROOT, whoever
 // runs a command on it.
 func ServedUser(dir string) (root, id string, ok bool) {
-	abs, err := filepath.Abs(dir)
-	if err != nil || filepath.Base(filepath.Dir(abs)) != UsersDir {
+	root, id, ok = userDirOf(dir)
+	if !ok {
 		return "", "", false
 	}
-	root, id = RootOf(abs), filepath.Base(abs)
 	entries, err := ReadRegistry(root)
 	if err != nil {
 		return "", "", false
@@ -103,10 +101,10 @@ func ServedUser(dir string) (root, id string, ok bool) {
 // may start the worker at any moment: a command must then not write
 // beside it.
 func ServedBy(dir string) (pid string, served bool) {
-	abs, err := filepath.Abs(dir)
-	if err != nil || filepath.Base(filepath.Dir(abs)) != UsersDir {
+	root, _, ok := userDirOf(dir)
+	if !ok {
 		return "", false
 	}
-	running, pid, _ := Running(RootOf(abs))
+	running, pid, _ := Running(root)
 	return pid, running
 }

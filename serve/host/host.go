@@ -545,22 +545,14 @@ var ErrServed = errors.New("is served by mindmount serve")
 // user's repository from its start). Single-repository daemons (mount,
 // watch, mcp) call it before they start.
 func CheckNotServed(dir string) error {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return err
-	}
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = real
-	}
-	users := filepath.Dir(abs)
-	if filepath.Base(users) != UsersDir {
+	root, id, ok := userDirOf(dir)
+	if !ok {
 		return nil
 	}
-	root := filepath.Dir(users)
 	if running, pid, mnt := Running(root); running {
 		where := ""
 		if mnt != "" {
-			where = "; use " + filepath.Join(mnt, filepath.Base(abs)) + " instead"
+			where = "; use " + filepath.Join(mnt, id) + " instead"
 		}
 		return fmt.Errorf("%s %w (pid %s, root %s)%s", dir, ErrServed, pid, root, where)
 	}

@@ -62,6 +62,25 @@ func UserDir(root, id string) string { return filepath.Join(root, UsersDir, id) 
 // ROOT/config and ROOT/credentials/<id> through it.
 func RootOf(userDir string) string { return filepath.Dir(filepath.Dir(userDir)) }
 
+// userDirOf is the one way a command finds the ROOT and user ID of a
+// repository it was given: the absolute path with its symbolic links
+// resolved (a link to ROOT/users/<id> is that repository, and must meet
+// the same daemon), then ROOT/users/<id> by shape. ok is false for any
+// other path.
+func userDirOf(dir string) (root, id string, ok bool) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", "", false
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	if filepath.Base(filepath.Dir(abs)) != UsersDir {
+		return "", "", false
+	}
+	return RootOf(abs), filepath.Base(abs), true
+}
+
 // ReadRegistry returns the users of root, sorted by ID. A root without a
 // registry has no users. Entries with an invalid ID are skipped: a registry
 // edited by hand must not make the daemon serve a path outside users/.

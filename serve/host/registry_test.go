@@ -89,3 +89,47 @@ func TestRemoveUserRemovesCredentials(t *testing.T) {
 		t.Errorf("the link's target went too: %v", err)
 	}
 }
+
+// TestServedUserThroughALink: a command given a symbolic link to
+// ROOT/users/<id>, or a relative path to it, finds the same ROOT and user
+// as one given the path itself — ServedUser, ServedBy and CheckNotServed
+// share one derivation — and a path of another shape is nobody's.
+func TestServedUserThroughALink(t *testing.T) {
+	base := t.TempDir()
+	root := filepath.Join(base, "root")
+	if err := os.MkdirAll(UserDir(root, "alice"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	reg := `{"users":[{"id":"alice","uid":1001,"gid":1001}]}`
+	if err := os.WriteFile(filepath.Join(root, RegistryFile), []byte(reg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(base, "alice-link")
+	if err := os.Symlink(UserDir(root, "alice"), link); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(filepath.Join(root, UsersDir))
+	for _, c := range []struct {
+		dir    string
+		wantOK bool
+	}{
+		{UserDir(root, "alice"), true},
+		{link, true},
+		{"alice", true},
+		{filepath.Join(root, UsersDir, "bob"), false}, // not registered
+		{root, false},
+		{base, false},
+	} {
+		gotRoot, id, ok := ServedUser(c.dir)
+		if ok != c.wantOK {
+			t.Errorf("ServedUser(%q) ok = %v, want %v", c.dir, ok, c.wantOK)
+			continue
+		}
+		if ok {
+			real, _ := filepath.EvalSymlinks(root)
+			if gotRoot != real || id != "alice" {
+				t.Errorf("ServedUser(%q) = %q, %q; want %q, alice", c.dir, gotRoot, id, real)
+			}
+		}
+	}
+}
