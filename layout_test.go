@@ -239,7 +239,6 @@ var longFunctions = map[string]int{
 	"hooks/harness/install.go apply":                     102,
 	"cmd/mindmount/cmd_worker.go runWorker":              100,
 	"cmd/mindmount/cmd_serve_http.go start":              100,
-	"serve/webui/render.go graphSVG":                     98,
 	"fs/tracker/status.go Status":                        95,
 	"fs/mount/server.go mount":                           90,
 	"serve/webui/webui.go route":                         85,

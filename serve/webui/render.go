@@ -85,10 +85,36 @@ func useChart(dates []time.Time, now time.Time) chart {
 // memories draws n-1 lines). Every label is escaped by fmt's %s through
 // template.HTMLEscapeString.
 func graphSVG(g *memgraph.Graph, base string) (svg template.HTML, drawn, total int) {
-	// A picture of ten thousand dots says nothing and costs a lot: the
-	// most used memories and some retired ones are drawn, the rest
-	// counted.
-	var active, retired []gnode
+	active, retired, total := graphPick(g)
+	ms := append(append([]gnode{}, active...), retired...)
+	pos := graphLayout(active, retired)
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %.0f %.0f" class="graph" role="img" aria-label="memory graph">`, graphSize, graphSize)
+	graphEdges(&b, ms, pos)
+	// Names fit beside the circles while there are few of them.
+	labels := len(ms) <= 60
+	for _, list := range [][]gnode{retired, active} {
+		for _, m := range list {
+			graphNode(&b, m, pos[m.path], base, labels)
+		}
+	}
+	b.WriteString(`</svg>`)
+	return template.HTML(b.String()), len(ms), total // every interpolated string is escaped
+}
+
+// graphSize is the picture's width and height, in its own units.
+const graphSize = 800.0
+
+// graphPoint is where a memory's circle is drawn, and its radius.
+type graphPoint struct {
+	x, y, r float64
+}
+
+// graphPick chooses what the picture draws. A picture of ten thousand
+// dots says nothing and costs a lot: the most used memories and some
+// retired ones are drawn, the rest counted in total. The retired ones
+// drawn are the last by path, user memories before character memories.
+func graphPick(g *memgraph.Graph) (active, retired []gnode, total int) {
 	g.EachRanked(func(m *memgraph.Memory, rank int) {
 		total++
 		switch {
@@ -98,37 +124,40 @@ func graphSVG(g *memgraph.Graph, base string) (svg template.HTML, drawn, total i
 			active = append(active, gnodeOf(m))
 		}
 	}, memgraph.KindUser, memgraph.KindCharacter)
-	// The retired ones drawn are the last by path, user memories before
-	// character memories.
 	slices.SortFunc(retired, byKindAndPath)
 	if len(retired) > graphRetired {
 		retired = retired[len(retired)-graphRetired:]
 	}
-	ms := append(append([]gnode{}, active...), retired...)
-	const size = 800.0
-	cx, cy := size/2, size/2
-	type node struct {
-		x, y, r float64
-	}
-	pos := map[string]node{}
+	return active, retired, total
+}
+
+// graphLayout places the active memories on an inner circle (nearer the
+// centre when there are few) and the retired ones on an outer circle,
+// each sized by its uses.
+func graphLayout(active, retired []gnode) map[string]graphPoint {
+	c := graphSize / 2
+	pos := map[string]graphPoint{}
 	place := func(list []gnode, radius float64) {
 		for i, m := range list {
 			a := 2 * math.Pi * float64(i) / float64(max(len(list), 1))
 			r := 4 + 3*math.Sqrt(float64(m.uses))
-			pos[m.path] = node{cx + radius*math.Cos(a), cy + radius*math.Sin(a), min(r, 30)}
+			pos[m.path] = graphPoint{c + radius*math.Cos(a), c + radius*math.Sin(a), min(r, 30)}
 		}
 	}
-	// The most used memories sit nearest the centre when there are few.
-	inner := 0.30 * size
+	inner := 0.30 * graphSize
 	if len(active) > 60 {
-		inner = 0.38 * size
+		inner = 0.38 * graphSize
 	}
 	place(active, inner)
-	place(retired, 0.46*size)
-	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %.0f %.0f" class="graph" role="img" aria-label="memory graph">`, size, size)
-	line := func(a, c node, class string) {
-		fmt.Fprintf(&b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" class="%s"/>`, a.x, a.y, c.x, c.y, class)
+	place(retired, 0.46*graphSize)
+	return pos
+}
+
+// graphEdges draws one line per supersede link between two drawn
+// memories, then a chain through each topic's memories.
+func graphEdges(b *strings.Builder, ms []gnode, pos map[string]graphPoint) {
+	line := func(a, c graphPoint, class string) {
+		fmt.Fprintf(b, `<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" class="%s"/>`, a.x, a.y, c.x, c.y, class)
 	}
 	byTopic := map[string][]string{}
 	edges := map[[2]string]bool{}
@@ -156,27 +185,24 @@ func graphSVG(g *memgraph.Graph, base string) (svg template.HTML, drawn, total i
 			line(pos[paths[i-1]], pos[paths[i]], "edge-topic")
 		}
 	}
-	// Names fit beside the circles while there are few of them.
-	labels := len(ms) <= 60
-	for _, list := range [][]gnode{retired, active} {
-		for _, m := range list {
-			n := pos[m.path]
-			class := "node-" + string(memgraph.KindOf(m.path))
-			if m.retired {
-				class = "node-retired"
-			}
-			href := base + "/m/" + pathEscape(m.path)
-			fmt.Fprintf(&b, `<a href="%s"><circle cx="%.1f" cy="%.1f" r="%.1f" class="%s"><title>%s — %s (%d %s)</title></circle></a>`,
-				template.HTMLEscapeString(href), n.x, n.y, n.r, class,
-				svgText(m.path), svgText(m.desc), m.uses, memgraph.Plural(m.uses, "use", "uses"))
-			if labels {
-				x, anchor := labelAt(n.x, n.r, cx)
-				fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="%s" class="label">%s</text>`, x, n.y+4, anchor, svgText(m.slug))
-			}
-		}
+}
+
+// graphNode draws one memory: a circle linking to its page, its path,
+// description and uses as the tooltip, and its name beside it when
+// labels fit. Every string is escaped.
+func graphNode(b *strings.Builder, m gnode, n graphPoint, base string, label bool) {
+	class := "node-" + string(memgraph.KindOf(m.path))
+	if m.retired {
+		class = "node-retired"
 	}
-	b.WriteString(`</svg>`)
-	return template.HTML(b.String()), len(ms), total // every interpolated string above is escaped
+	href := base + "/m/" + pathEscape(m.path)
+	fmt.Fprintf(b, `<a href="%s"><circle cx="%.1f" cy="%.1f" r="%.1f" class="%s"><title>%s — %s (%d %s)</title></circle></a>`,
+		template.HTMLEscapeString(href), n.x, n.y, n.r, class,
+		svgText(m.path), svgText(m.desc), m.uses, memgraph.Plural(m.uses, "use", "uses"))
+	if label {
+		x, anchor := labelAt(n.x, n.r, graphSize/2)
+		fmt.Fprintf(b, `<text x="%.1f" y="%.1f" text-anchor="%s" class="label">%s</text>`, x, n.y+4, anchor, svgText(m.slug))
+	}
 }
 
 // byKindAndPath orders user memories before character memories, each by
