@@ -34,32 +34,26 @@ func (c *anthropicContent) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-func (s *Server) anthropicMessages(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	var req struct {
-		Model     string           `json:"model"`
-		MaxTokens int              `json:"max_tokens"`
-		System    anthropicContent `json:"system"`
-		Messages  []struct {
-			Role    string           `json:"role"`
-			Content anthropicContent `json:"content"`
-		} `json:"messages"`
-		Stream       bool `json:"stream"`
-		OutputConfig struct {
-			Format struct {
-				Type   string          `json:"type"`
-				Schema json.RawMessage `json:"schema"`
-			} `json:"format"`
-		} `json:"output_config"`
-	}
-	if err := json.Unmarshal(body, &req); err != nil || req.MaxTokens <= 0 || req.Model == "" {
-		msg := "max_tokens and model are required"
-		if err != nil {
-			msg = "invalid request: " + err.Error()
-		}
-		anthropicError(w, 400, msg)
-		return
-	}
+// anthropicRequest is the part of a Messages API request the fake reads.
+type anthropicRequest struct {
+	Model     string           `json:"model"`
+	MaxTokens int              `json:"max_tokens"`
+	System    anthropicContent `json:"system"`
+	Messages  []struct {
+		Role    string           `json:"role"`
+		Content anthropicContent `json:"content"`
+	} `json:"messages"`
+	Stream       bool `json:"stream"`
+	OutputConfig struct {
+		Format struct {
+			Type   string          `json:"type"`
+			Schema json.RawMessage `json:"schema"`
+		} `json:"format"`
+	} `json:"output_config"`
+}
+
+// call records the request as the Call a script answers.
+func (req *anthropicRequest) call(r *http.Request, body []byte) Call {
 	var prompt []string
 	for _, m := range req.Messages {
 		prompt = append(prompt, string(m.Content))
@@ -68,9 +62,25 @@ func (s *Server) anthropicMessages(w http.ResponseWriter, r *http.Request) {
 		Title string `json:"title"`
 	}
 	_ = json.Unmarshal(req.OutputConfig.Format.Schema, &title)
-	c := Call{API: "anthropic", Path: r.URL.Path, Kind: kindOf(title.Title, string(req.System)), Model: req.Model,
+	return Call{API: "anthropic", Path: r.URL.Path, Kind: kindOf(title.Title, string(req.System)), Model: req.Model,
 		System: string(req.System), Prompt: strings.Join(prompt, "\n"), Stream: req.Stream,
 		Schema: req.OutputConfig.Format.Schema, Body: body, Header: r.Header.Clone()}
+}
+
+// anthropicMessages answers POST /v1/messages with the script's next
+// reply, whole or as the API's server-sent events.
+func (s *Server) anthropicMessages(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	var req anthropicRequest
+	if err := json.Unmarshal(body, &req); err != nil || req.MaxTokens <= 0 || req.Model == "" {
+		msg := "max_tokens and model are required"
+		if err != nil {
+			msg = "invalid request: " + err.Error()
+		}
+		anthropicError(w, 400, msg)
+		return
+	}
+	c := req.call(r, body)
 	rep := s.next(c)
 	if !s.wait(r, rep) {
 		return
@@ -90,13 +100,19 @@ func (s *Server) anthropicMessages(w http.ResponseWriter, r *http.Request) {
 		stop = "max_tokens"
 	}
 	id := fmt.Sprintf("msg_%d", len(s.Calls()))
-	usage := map[string]any{"input_tokens": len(c.Prompt) / 4, "output_tokens": len(rep.Content) / 4}
 	if !req.Stream {
+		usage := map[string]any{"input_tokens": len(c.Prompt) / 4, "output_tokens": len(rep.Content) / 4}
 		writeJSON(w, 200, map[string]any{"id": id, "type": "message", "role": "assistant", "model": req.Model,
 			"content":     []any{map[string]any{"type": "text", "text": rep.Content}},
 			"stop_reason": stop, "stop_sequence": nil, "usage": usage})
 		return
 	}
+	s.anthropicStream(w, r, rep, id, req.Model, stop, len(c.Prompt)/4)
+}
+
+// anthropicStream sends a reply as the Messages API's events; a reply
+// cut short (or Truncate) ends without message_stop.
+func (s *Server) anthropicStream(w http.ResponseWriter, r *http.Request, rep Reply, id, model, stop string, inTokens int) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(200)
@@ -105,8 +121,8 @@ func (s *Server) anthropicMessages(w http.ResponseWriter, r *http.Request) {
 		b, _ := json.Marshal(v)
 		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, b)
 	}
-	event("message_start", map[string]any{"message": map[string]any{"id": id, "type": "message", "role": "assistant", "model": req.Model,
-		"content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": map[string]any{"input_tokens": len(c.Prompt) / 4, "output_tokens": 1}}})
+	event("message_start", map[string]any{"message": map[string]any{"id": id, "type": "message", "role": "assistant", "model": model,
+		"content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": map[string]any{"input_tokens": inTokens, "output_tokens": 1}}})
 	event("content_block_start", map[string]any{"index": 0, "content_block": map[string]any{"type": "text", "text": ""}})
 	event("ping", map[string]any{})
 	ok := s.streamPieces(w, r, rep, func(piece string) {
