@@ -33,73 +33,102 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	who := gitrepo.Writer("bench")
-	ctx := context.Background()
-	w := tracker.Alone{Repo: r} // no daemon: the commits of the tracker's sequence alone
-	mem := func(i, v int) []byte {
-		return []byte(fmt.Sprintf("---\ndescription: Memory %d\n---\n# Memory %d\n\n## Fact\nYou like thing %d, version %d.\n", i, i, i, v))
-	}
-	write := func(rel string, data []byte) {
-		abs := filepath.Join(*dir, rel)
-		os.MkdirAll(filepath.Dir(abs), 0o755)
-		if err := os.WriteFile(abs, data, 0o644); err != nil {
-			log.Fatal(err)
-		}
-	}
-	seed := make([]gitrepo.Change, *memories)
-	for i := range seed {
-		rel := fmt.Sprintf("user_memory/memory-%05d.md", i)
-		write(rel, mem(i, 0))
-		seed[i] = gitrepo.Change{Path: rel, Data: mem(i, 0)}
-	}
-	if _, err := w.Apply(ctx, tracker.Change{Changes: seed, Message: "seed", Author: who}); err != nil {
-		log.Fatal(err)
-	}
-
-	kick := make(chan struct{}, 1)
-	finished := make(chan struct{}) // closed after the last commit
-	done := make(chan struct{})
-	packs := 0
-	go func() {
-		defer close(done)
-		if !*pack {
-			return
-		}
-		for {
-			select {
-			case <-kick:
-			case <-finished:
-				// The daemon would go on running: let the packing it
-				// owes the last commits finish before measuring.
-				if r.Loose() < *threshold {
-					return
-				}
-			}
-			if r.Loose() >= *threshold {
-				if err := r.Pack(ctx); err != nil {
-					log.Print(err)
-				}
-				packs++
-			}
-		}
-	}()
+	b := bench{dir: *dir, w: tracker.Alone{Repo: r}, who: gitrepo.Writer("bench")}
+	b.seed(*memories)
+	packer := packer{r: r, threshold: *threshold, kick: make(chan struct{}, 1), finished: make(chan struct{}), done: make(chan struct{})}
+	go packer.run(*pack)
 	start := time.Now()
 	for c := 1; c <= *commits; c++ {
-		i := (c * 7919) % *memories // spread over the folder
-		rel := fmt.Sprintf("user_memory/memory-%05d.md", i)
-		write(rel, mem(i, c))
-		if _, err := w.Apply(ctx, tracker.Change{Changes: []gitrepo.Change{{Path: rel, Data: mem(i, c)}}, Message: fmt.Sprintf("agent: update %s", rel), Author: who}); err != nil {
-			log.Fatal(err)
-		}
+		b.update((c*7919)%*memories, c) // spread over the folder
 		if *pack {
 			select {
-			case kick <- struct{}{}:
+			case packer.kick <- struct{}{}:
 			default:
 			}
 		}
 	}
 	elapsed := time.Since(start)
-	close(finished)
-	<-done
-	fmt.Printf("commits=%d elapsed=%s per-commit=%s background-packs=%d\n", *commits, elapsed.Round(time.Millisecond), (elapsed / time.Duration(*commits)).Round(time.Microsecond), packs)
+	close(packer.finished)
+	<-packer.done
+	fmt.Printf("commits=%d elapsed=%s per-commit=%s background-packs=%d\n", *commits, elapsed.Round(time.Millisecond), (elapsed / time.Duration(*commits)).Round(time.Microsecond), packer.packs)
+}
+
+// bench writes memories and commits them through the tracker's sequence
+// alone (no daemon).
+type bench struct {
+	dir string
+	w   tracker.Alone
+	who gitrepo.Author
+}
+
+// mem is memory i at version v.
+func mem(i, v int) []byte {
+	return []byte(fmt.Sprintf("---\ndescription: Memory %d\n---\n# Memory %d\n\n## Fact\nYou like thing %d, version %d.\n", i, i, i, v))
+}
+
+func memPath(i int) string { return fmt.Sprintf("user_memory/memory-%05d.md", i) }
+
+func (b bench) write(rel string, data []byte) {
+	abs := filepath.Join(b.dir, rel)
+	os.MkdirAll(filepath.Dir(abs), 0o755)
+	if err := os.WriteFile(abs, data, 0o644); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// seed writes n memories and commits them at once.
+func (b bench) seed(n int) {
+	seed := make([]gitrepo.Change, n)
+	for i := range seed {
+		b.write(memPath(i), mem(i, 0))
+		seed[i] = gitrepo.Change{Path: memPath(i), Data: mem(i, 0)}
+	}
+	if _, err := b.w.Apply(context.Background(), tracker.Change{Changes: seed, Message: "seed", Author: b.who}); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// update rewrites memory i at version v in one commit.
+func (b bench) update(i, v int) {
+	rel := memPath(i)
+	b.write(rel, mem(i, v))
+	ch := tracker.Change{Changes: []gitrepo.Change{{Path: rel, Data: mem(i, v)}}, Message: fmt.Sprintf("agent: update %s", rel), Author: b.who}
+	if _, err := b.w.Apply(context.Background(), ch); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// packer packs in the background as the tracker does: once the loose
+// objects pass the threshold, one pack at a time.
+type packer struct {
+	r         *gitrepo.Repo
+	threshold int
+	kick      chan struct{}
+	finished  chan struct{} // closed after the last commit
+	done      chan struct{}
+	packs     int
+}
+
+func (p *packer) run(enabled bool) {
+	defer close(p.done)
+	if !enabled {
+		return
+	}
+	for {
+		select {
+		case <-p.kick:
+		case <-p.finished:
+			// The daemon would go on running: let the packing it owes
+			// the last commits finish before measuring.
+			if p.r.Loose() < p.threshold {
+				return
+			}
+		}
+		if p.r.Loose() >= p.threshold {
+			if err := p.r.Pack(context.Background()); err != nil {
+				log.Print(err)
+			}
+			p.packs++
+		}
+	}
 }
