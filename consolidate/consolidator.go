@@ -234,83 +234,119 @@ func (c *Consolidator) Run(ctx context.Context) (rep Report, err error) {
 	// merge: auto makes each chunk a dream merged before the next starts
 	// (so the next one's candidates include what it added); merge: review
 	// makes the run one dream, which waits.
-	var d *dream
+	st := &runState{mode: mode, cur: cur, own: own, hold: hold, rep: &rep}
 	defer func() {
-		if mode == memgraph.MergeReview && d != nil && d.tip != d.base {
-			rep.Pending = append(rep.Pending, d.branch)
+		if mode == memgraph.MergeReview && st.d != nil && st.d.tip != st.d.base {
+			rep.Pending = append(rep.Pending, st.d.branch)
 		}
 	}()
 	paths, err := c.transcripts()
 	if err != nil {
 		return rep, err
 	}
-	tree := c.r.Tree()
 	for _, rel := range paths {
-		st, err := tree.Lstat(rel)
-		if err != nil || !st.Mode().IsRegular() {
-			continue // vanished since the listing, or not a file (a link, a FIFO)
-		}
-		stamp := fileStamp{st.Size(), st.ModTime(), cur.Transcripts[rel]}
-		if c.consumed(rel, stamp) {
-			continue
-		}
-		if st.Size() > MaxTranscriptSize {
-			c.log.Warn("transcript too large; split it into smaller files", "transcript", rel, "bytes", st.Size(), "limit", MaxTranscriptSize)
-			rep.problem("%s: %d bytes, more than the %d a transcript may have; skipped", rel, st.Size(), MaxTranscriptSize)
-			continue
-		}
-		data, err := tree.ReadFile(rel, MaxTranscriptSize)
+		t, start, ok, err := c.readNew(rel, st)
 		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) || errors.Is(err, subtree.ErrUnsafePath) || errors.Is(err, subtree.ErrNotRegular) || errors.Is(err, subtree.ErrTooLarge) {
-				continue // replaced since the listing; seen again at the next run
-			}
 			return rep, err
 		}
-		t := ParseTranscript(rel, data)
-		start, rewritten := cur.Start(t)
-		if rewritten {
-			c.log.Warn("transcript was rewritten below the cursor; consolidating it again from the start", "transcript", rel)
-		}
-		if start >= len(t.Messages) {
-			c.markConsumed(rel, stamp)
-			continue
-		}
-		for _, p := range t.Problems {
-			c.log.Warn("transcript line skipped", "problem", p.String())
-			rep.problem("%s", p.String())
-		}
-		for _, ch := range chunks(t, start, len(t.Messages), c.cfg.ChunkChars) {
-			if err := ctx.Err(); err != nil {
+		if ok {
+			if err := c.runTranscript(ctx, t, start, st); err != nil {
 				return rep, err
 			}
-			if d == nil || mode != memgraph.MergeReview {
-				if d, err = c.newDream(cur.Dreams); err != nil {
-					return rep, err
-				}
-				if err := hold.set(d.branch); err != nil {
-					return rep, err
-				}
-			}
-			next := cur.Clone()
-			next.Advance(t, ch.hi)
-			ownNext := own.Clone()
-			ownNext.Advance(t, ch.hi)
-			ownNext.Dreams = next.Dreams
-			if err := c.runChunk(ctx, t, ch, ownNext, &rep, d); err != nil {
-				return rep, err
-			}
-			if mode != memgraph.MergeReview {
-				merged, err := c.merge(ctx, d, "", 0)
-				if err != nil {
-					return rep, fmt.Errorf("%s: %w", d.branch, err)
-				}
-				rep.Merges = append(rep.Merges, merged)
-			}
-			cur, own = next, ownNext
 		}
 	}
-	c.expire(paths, cur)
+	c.expire(paths, st.cur)
 	return rep, nil
+}
+
+// runState is what one Run carries from transcript to transcript: the
+// merge mode, the cursor (and the run's own), the dream being written and
+// the hold on it, and the report.
+type runState struct {
+	mode     memgraph.MergeMode
+	cur, own *Cursor
+	d        *dream
+	hold     *dreamHold
+	rep      *Report
+}
+
+// readNew reads a transcript with messages past the cursor: ok is false
+// for one already consumed, gone, not a regular file or too large (a
+// problem in the report); its line problems go to the report.
+func (c *Consolidator) readNew(rel string, st *runState) (t *Transcript, start int, ok bool, err error) {
+	tree := c.r.Tree()
+	info, err := tree.Lstat(rel)
+	if err != nil || !info.Mode().IsRegular() {
+		return nil, 0, false, nil // vanished since the listing, or not a file (a link, a FIFO)
+	}
+	stamp := fileStamp{info.Size(), info.ModTime(), st.cur.Transcripts[rel]}
+	if c.consumed(rel, stamp) {
+		return nil, 0, false, nil
+	}
+	if info.Size() > MaxTranscriptSize {
+		c.log.Warn("transcript too large; split it into smaller files", "transcript", rel, "bytes", info.Size(), "limit", MaxTranscriptSize)
+		st.rep.problem("%s: %d bytes, more than the %d a transcript may have; skipped", rel, info.Size(), MaxTranscriptSize)
+		return nil, 0, false, nil
+	}
+	data, err := tree.ReadFile(rel, MaxTranscriptSize)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, subtree.ErrUnsafePath) || errors.Is(err, subtree.ErrNotRegular) || errors.Is(err, subtree.ErrTooLarge) {
+			return nil, 0, false, nil // replaced since the listing; seen again at the next run
+		}
+		return nil, 0, false, err
+	}
+	t = ParseTranscript(rel, data)
+	start, rewritten := st.cur.Start(t)
+	if rewritten {
+		c.log.Warn("transcript was rewritten below the cursor; consolidating it again from the start", "transcript", rel)
+	}
+	if start >= len(t.Messages) {
+		c.markConsumed(rel, stamp)
+		return nil, 0, false, nil
+	}
+	for _, p := range t.Problems {
+		c.log.Warn("transcript line skipped", "problem", p.String())
+		st.rep.problem("%s", p.String())
+	}
+	return t, start, true, nil
+}
+
+// runTranscript consolidates a transcript's messages from start, chunk by
+// chunk: each chunk is committed with its cursor advance in a dream (one
+// per chunk, merged at once, unless the run waits for review).
+func (c *Consolidator) runTranscript(ctx context.Context, t *Transcript, start int, st *runState) error {
+	for _, ch := range chunks(t, start, len(t.Messages), c.cfg.ChunkChars) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if st.d == nil || st.mode != memgraph.MergeReview {
+			d, err := c.newDream(st.cur.Dreams)
+			if err != nil {
+				return err
+			}
+			st.d = d
+			if err := st.hold.set(d.branch); err != nil {
+				return err
+			}
+		}
+		next := st.cur.Clone()
+		next.Advance(t, ch.hi)
+		ownNext := st.own.Clone()
+		ownNext.Advance(t, ch.hi)
+		ownNext.Dreams = next.Dreams
+		if err := c.runChunk(ctx, t, ch, ownNext, st.rep, st.d); err != nil {
+			return err
+		}
+		if st.mode != memgraph.MergeReview {
+			merged, err := c.merge(ctx, st.d, "", 0)
+			if err != nil {
+				return fmt.Errorf("%s: %w", st.d.branch, err)
+			}
+			st.rep.Merges = append(st.rep.Merges, merged)
+		}
+		st.cur, st.own = next, ownNext
+	}
+	return nil
 }
 
 // ErrLinkedFolder means a folder consolidation writes into is a symbolic
