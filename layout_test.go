@@ -233,7 +233,6 @@ func TestOneReaderOfTheUseStamp(t *testing.T) {
 // limit fails the test.
 var longFunctions = map[string]int{
 	"serve/host/workers.go start":                        158,
-	"memgraph/recall/golden/distract.go Distractors":     116,
 	"serve/httpapi/chat.go chat":                         102,
 	"hooks/harness/install.go apply":                     102,
 	"cmd/mindmount/cmd_worker.go runWorker":              100,
