@@ -165,6 +165,12 @@ func TestNoSafeDirectory(t *testing.T) {
 				t.Errorf("%s calls %s: use fcntl F_DUPFD_CLOEXEC", p, strings.TrimSuffix(dup, "("))
 			}
 		}
+		// A tree is handed to a uid one way (serve/host GiveTo: no link
+		// followed, no second hard link, no other user's file); a plain
+		// walk that chowned everything once sat beside it.
+		if p != filepath.Join("serve", "host", "owner.go") && (bytes.Contains(b, []byte("os.Lchown"+"(")) || bytes.Contains(b, []byte("Fchownat"+"("))) {
+			t.Errorf("%s changes owners itself: hand a tree over with serve/host GiveTo", p)
+		}
 		// A served user's ROOT is found one way (serve/host userDirOf:
 		// links resolved, then ROOT/users/<id> by shape); a second
 		// derivation once let a link to a served repository escape the

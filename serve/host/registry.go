@@ -198,7 +198,7 @@ func AddUserPicking(root string, e Entry, pick func(users []Entry) (uid, gid uin
 	if err != nil {
 		return e, err
 	}
-	return e, chownTree(dir, e.UID, e.GID)
+	return e, handOver(dir, e.UID, e.GID)
 }
 
 // ErrRootIDs refuses a user with uid or gid 0: a user's worker runs with
@@ -331,11 +331,15 @@ func MoveAside(root, id string) (string, error) {
 	return dest, nil
 }
 
-// chownTree gives every file of dir to uid:gid (lchown: links are not
-// followed). Nothing to do when they own it already or when we may not.
-func chownTree(dir string, uid, gid uint32) error {
+// handOver gives a new user's repository to uid:gid through the one
+// hand-over (GiveTo: never following a link, skipping a file with a second
+// hard link, leaving other users' entries alone): what root or the
+// repository's current owner made becomes the user's. A repository that
+// already has those ids is left as it is; one that another uid owns needs
+// root.
+func handOver(dir string, uid, gid uint32) error {
 	var st syscall.Stat_t
-	if err := syscall.Stat(dir, &st); err != nil {
+	if err := syscall.Lstat(dir, &st); err != nil {
 		return err
 	}
 	if st.Uid == uid && st.Gid == gid {
@@ -344,10 +348,5 @@ func chownTree(dir string, uid, gid uint32) error {
 	if os.Geteuid() != 0 {
 		return fmt.Errorf("%s is owned by %d:%d, not %d:%d: chown it (as root) or add the user as root", dir, st.Uid, st.Gid, uid, gid)
 	}
-	return filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		return os.Lchown(p, int(uid), int(gid))
-	})
+	return GiveTo(dir, uid, gid, st.Uid)
 }

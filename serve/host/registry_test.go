@@ -4,7 +4,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
+
+	"github.com/mindmount/mindmount/fs/gitrepo"
+	"github.com/mindmount/mindmount/memgraph"
+	"github.com/mindmount/mindmount/template"
 )
 
 // TestRootOf: a worker finds its ROOT from its repository's path, as
@@ -130,6 +135,74 @@ func TestServedUserThroughALink(t *testing.T) {
 			if gotRoot != real || id != "alice" {
 				t.Errorf("ServedUser(%q) = %q, %q; want %q, alice", c.dir, gotRoot, id, real)
 			}
+		}
+	}
+}
+
+// TestAddUserHandsOverSafely: adding a user gives the repository to the
+// user's ids through the one hand-over: a hard link in it to a file root
+// owns elsewhere (/etc/shadow, here a stand-in) stays root's, a symbolic
+// link is not followed, and another user's file stays theirs.
+func TestAddUserHandsOverSafely(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("hands files to another uid: needs root")
+	}
+	root := t.TempDir()
+	dir := UserDir(root, "alice")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := gitrepo.Init(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := template.Write(dir, "alice", false); err != nil {
+		t.Fatal(err)
+	}
+	outside := t.TempDir()
+	shadow := filepath.Join(outside, "shadow")
+	target := filepath.Join(outside, "target")
+	for _, f := range []string{shadow, target} {
+		if err := os.WriteFile(f, []byte("root's\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Link(shadow, filepath.Join(dir, "hardlink")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, filepath.Join(dir, "symlink")); err != nil {
+		t.Fatal(err)
+	}
+	bobs := filepath.Join(dir, "bobs")
+	if err := os.WriteFile(bobs, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(bobs, 4242, 4242); err != nil {
+		t.Fatal(err)
+	}
+	if err := AddUser(root, Entry{ID: "alice", UID: 4100, GID: 4100}); err != nil {
+		t.Fatal(err)
+	}
+	owner := func(p string) uint32 {
+		var st syscall.Stat_t
+		if err := syscall.Lstat(p, &st); err != nil {
+			t.Fatal(err)
+		}
+		return st.Uid
+	}
+	for _, c := range []struct {
+		path string
+		want uint32
+	}{
+		{dir, 4100},
+		{filepath.Join(dir, memgraph.UserFile), 4100},
+		{filepath.Join(dir, ".git", "HEAD"), 4100},
+		{filepath.Join(dir, "symlink"), 4100}, // the link itself
+		{target, 0},                           // not what it points at
+		{shadow, 0},                           // a second name of root's file
+		{bobs, 4242},
+	} {
+		if got := owner(c.path); got != c.want {
+			t.Errorf("%s owned by %d after AddUser, want %d", c.path, got, c.want)
 		}
 	}
 }
