@@ -165,6 +165,10 @@ func TestNoSafeDirectory(t *testing.T) {
 				t.Errorf("%s calls %s: use fcntl F_DUPFD_CLOEXEC", p, strings.TrimSuffix(dup, "("))
 			}
 		}
+		// Comments say what and why; which issue asked for it is git's.
+		if m := regexp.MustCompile(`//.*\b(?i:issue|defect) [0-9]+`).Find(b); m != nil {
+			t.Errorf("%s: a comment names an issue (%q): say what and why, not which issue", p, m)
+		}
 		// A tree is handed to a uid one way (serve/host GiveTo: no link
 		// followed, no second hard link, no other user's file); a plain
 		// walk that chowned everything once sat beside it.

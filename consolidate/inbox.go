@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// The transcripts rule (issue 14, defect 3). Transcripts hold private talk
+// The transcripts rule. Transcripts hold private talk
 // and never reach git:
 //
 //   - transcripts/ is a local inbox: the template's .gitignore ignores it

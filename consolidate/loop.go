@@ -205,7 +205,7 @@ func (c *Consolidator) record(ctx context.Context, rep Report, err error) {
 	if err != nil {
 		if ctx.Err() != nil {
 			// Shutting down: not a failure to back off from. (Returning
-			// here with c.mu held once deadlocked SIGTERM: issue 14.1.)
+			// here with c.mu held once deadlocked SIGTERM.)
 			return
 		}
 		c.failures++

@@ -10,7 +10,7 @@ import (
 // "job", "partner", "reply-style". Consolidation writes it on ADD and
 // UPDATE and offers every active memory of the same kind and topic as a
 // candidate for a new fact, so "moved to Lisbon" meets "lives in Porto"
-// although they share no word (issue 15). People and agents may set it too.
+// although they share no word. People and agents may set it too.
 
 // MaxTopicLen bounds a topic: a few words, never a sentence.
 const MaxTopicLen = 40

@@ -12,7 +12,7 @@ import (
 // evalConsolidation prints the consolidation section of "mindmount eval": the
 // golden contradiction scenarios (consolidate/golden) played with a
 // scripted model through the fake server, with topics (today) and without
-// them (before issue 15), and says whether the goals were met: the memory
+// them (as before topics existed), and says whether the goals were met: the memory
 // to retire is always among the candidates, no contradictory memory is
 // left active, no unrelated memory is changed.
 func evalConsolidation(ctx context.Context, w io.Writer) (ok bool, why []string, err error) {

@@ -1,4 +1,4 @@
-// Package golden holds consolidation's golden scenarios (issue 15): a new
+// Package golden holds consolidation's golden scenarios: a new
 // fact that contradicts an old memory while sharing no word with it
 // (relocation, diet, job, relationship, a reversed reply-style
 // preference), and the converse (a fact on another topic that shares
@@ -114,7 +114,7 @@ func (r Result) OK() bool {
 type Options struct {
 	Provider string // "ollama" (default) or "openai": which production client
 	// NoTopics strips topics and search terms from the extraction answer:
-	// consolidation as it was before issue 15, for comparison.
+	// consolidation as it was before topics and search terms, for comparison.
 	NoTopics bool
 }
 

@@ -9,7 +9,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The read path without OPEN (issue 16.1). node.Open answers ENOSYS, so the
+// The read path without OPEN. node.Open answers ENOSYS, so the
 // kernel (FUSE_NO_OPEN_SUPPORT) stops sending OPEN for good and treats
 // every file as FOPEN_KEEP_CACHE: a warm cat or grep -r is served from the
 // page cache without a single request. Reads and writes then arrive without

@@ -11,7 +11,7 @@ import (
 )
 
 // IsInbox reports whether rel is in the transcripts/ inbox. Transcripts
-// hold private talk and never reach git (issue 14, defect 3): the tracker
+// hold private talk and never reach git: the tracker
 // never commits such a path — whatever .gitignore says, so repositories
 // made before the template ignored the folder are covered — but tells its
 // subscribers it changed, which is how the consolidator hears of new

@@ -11,7 +11,7 @@ func init() {
 	Suite["UncommittablePathsReported"] = uncommittablePathsReported
 }
 
-// uncommittablePathsReported is issue 14 defects 7 and 10: a file git
+// uncommittablePathsReported: a file git
 // cannot hold (a backslash or a control character in its name, a folder
 // named .git in another letter case) is reported in .mindmount/status like an
 // invalid file and never blocks the commits of other files.

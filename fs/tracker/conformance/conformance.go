@@ -547,7 +547,7 @@ func readOnlyDeleteRefused(t *testing.T, env Env) {
 }
 
 // transcriptStaysLocal: transcripts/ is a local inbox, never committed (the
-// transcripts rule, issue 14 defect 3): the file stays on disk, and no
+// transcripts rule): the file stays on disk, and no
 // word of it reaches any git object.
 func transcriptStaysLocal(t *testing.T, env Env) {
 	data := `{"role":"user","content":"I switched to decaf. My password is hunter2."}` + "\n" + "not json at all\n"
@@ -568,8 +568,8 @@ func transcriptStaysLocal(t *testing.T, env Env) {
 }
 
 // secretNotCommitted: a memory written with a secret is kept out of git
-// and reported in .mindmount/status by file, line and rule — never the value
-// (issue 14 defect 4); removing the secret commits it.
+// and reported in .mindmount/status by file, line and rule — never the value;
+// removing the secret commits it.
 func secretNotCommitted(t *testing.T, env Env) {
 	key := "sk_live_" + "u8jzPde0IgxLd6GncfBAepfJ" // split: no scanner flags this file
 	WriteFile(t, env.Dir, "user_memory/shop-key.md", Memory("Shop key", "Shop Key", "Your shop key is "+key+"."))
@@ -778,7 +778,7 @@ func vimSave(t *testing.T, env Env) {
 	CheckRepo(t, env.Repo)
 }
 
-// fullIndexAtFooterPath: an index cut at its budget (issue 16.2) ends with
+// fullIndexAtFooterPath: an index cut at its budget ends with
 // a footer naming the full listing, and that path is readable through Dir
 // (synthesized in the mount, a real git-ignored file in watch mode): it
 // lists every memory of the index, follows a change, and is never
