@@ -13,6 +13,7 @@ import (
 
 	"github.com/mindmount/mindmount/consolidate/llm"
 	"github.com/mindmount/mindmount/serve/host"
+	"github.com/mindmount/mindmount/serve/remote"
 )
 
 // daemonFlags are the flags every daemon shares (mount, watch, mcp, ui,
@@ -22,6 +23,7 @@ type daemonFlags struct {
 	debounce, maxWait, rescan, idle time.Duration
 	every, indexTokens              int
 	consolidate                     bool
+	sync                            remote.Timing
 }
 
 func (d *daemonFlags) AddFlags(fl *flag.FlagSet) {
@@ -31,6 +33,8 @@ func (d *daemonFlags) AddFlags(fl *flag.FlagSet) {
 	fl.BoolVar(&d.consolidate, "consolidate", true, "consolidate transcripts into memories (needs a model)")
 	fl.DurationVar(&d.idle, "idle", 10*time.Minute, "consolidate when transcripts were quiet this long")
 	fl.IntVar(&d.every, "every", 30, "consolidate when this many new user messages arrived")
+	fl.DurationVar(&d.sync.PushDelay, "push-delay", 5*time.Second, "with a git remote: quiet time after a commit before it is pushed")
+	fl.DurationVar(&d.sync.FetchEvery, "fetch-every", 5*time.Minute, "with a git remote: how often others' changes are fetched and merged")
 	fl.IntVar(&d.indexTokens, "index-tokens", 0, "budget of user_memory.md and character_memory.md in estimated `TOKENS` (default: .mindmount/settings, else 2000)")
 }
 
@@ -41,6 +45,7 @@ func (d *daemonFlags) args() []string {
 		"--debounce=" + d.debounce.String(), "--max-wait=" + d.maxWait.String(), "--rescan=" + d.rescan.String(),
 		"--consolidate=" + strconv.FormatBool(d.consolidate), "--idle=" + d.idle.String(),
 		"--every=" + strconv.Itoa(d.every), "--index-tokens=" + strconv.Itoa(d.indexTokens),
+		"--push-delay=" + d.sync.PushDelay.String(), "--fetch-every=" + d.sync.FetchEvery.String(),
 	}
 }
 
@@ -73,7 +78,8 @@ func (d *daemonFlags) baseConfig(writeSynthesized bool, log *slog.Logger) host.R
 		Every:            d.every,
 		IndexTokens:      d.indexTokens,
 		Logger:           log,
-		Services:         []host.Service{syncService}, // cmd_sync.go: push after commits, fetch periodically
+		// cmd_sync.go: push after commits, fetch periodically
+		Services: []host.Service{func(ctx context.Context, rt *host.Runtime) { syncService(ctx, rt, d.sync) }},
 	}
 	return cfg
 }

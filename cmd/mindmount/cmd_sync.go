@@ -133,7 +133,7 @@ func syncCredentials(root, id string) remote.Credentials {
 // pushes after commits and fetches periodically, beside the write path.
 // A served user's token is ROOT/credentials/<id>; a single repository's
 // comes from the environment or the default credentials file.
-func syncService(ctx context.Context, rt *host.Runtime) {
+func syncService(ctx context.Context, rt *host.Runtime, timing remote.Timing) {
 	s := remote.New(rt.Repo, remote.Options{
 		Credentials: syncCredentials(rt.Root, rt.ID),
 		Writer:      rt.Tracker,
@@ -144,11 +144,8 @@ func syncService(ctx context.Context, rt *host.Runtime) {
 		Status:  func() string { return remote.StatusText(rt.Repo) },
 	})
 	rt.Handle(control.Sync, s.Answer) // "mindmount sync" while the daemon runs
-	s.Serve(ctx, syncTiming)
+	s.Serve(ctx, timing)
 }
-
-// syncTiming is the daemons' sync timing; tests shorten it.
-var syncTiming remote.Timing
 
 // errNotAnswering means a daemon serves the repository but cannot be
 // asked: the command refuses rather than write beside it.
