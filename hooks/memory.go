@@ -163,7 +163,7 @@ func mergeList(b, o, t []memgraph.Part, union func(name, b, o, t string) (string
 		}
 		switch {
 		case inO && inT:
-			v, ok := pick(bv, ov, tv)
+			v, ok := pickOrAppend(bv, ov, tv)
 			if !ok {
 				return false
 			}
