@@ -109,6 +109,8 @@ type candidate struct {
 	Path string // repo path with .md
 	Mem  *memgraph.Memory
 	Why  string // "same topic home-city", "search match" or both
+	// Sibling: distilled from the batch being decided (same source).
+	Sibling bool
 }
 
 func targetName(p string) string { return strings.TrimSuffix(p, ".md") }
@@ -130,6 +132,9 @@ func decidePrompt(facts []Fact, cands [][]candidate) string {
 				fmt.Fprintf(&b, "- path: %s\n", targetName(c.Path))
 				if c.Why != "" {
 					fmt.Fprintf(&b, "  offered because: %s\n", c.Why)
+				}
+				if c.Sibling {
+					b.WriteString(siblingLine)
 				}
 				if c.Mem.Front.Topic != "" {
 					fmt.Fprintf(&b, "  topic: %s\n", c.Mem.Front.Topic)
