@@ -55,7 +55,8 @@ const decideBatchRules = `
 
 This batch comes from one source of a software project (a pull request or an issue); the facts are decisions, gotchas, conventions and dead ends, not facts about a user.
 - A candidate marked "same source" was distilled from this very source: it is a sibling. Never UPDATE or DELETE a sibling, whatever it says: a decision and the convention that supports it are both kept (ADD).
-- DELETE an older candidate (another source) only when the new fact reverses it: the project changed its decision ("use SQLite" vs "move to Redis"). A new convention or gotcha that only adds to a decision is an ADD.`
+- "tags" names the kind of a fact or a candidate: decision, gotcha, convention or dead-end.
+- DELETE an older candidate (another source) only when the new fact reverses it: a decision of the same topic changed ("use SQLite" vs "move to Redis"), a convention replaced by another. A gotcha, a dead end or a convention that only adds to a decision is an ADD.`
 
 // siblingLine marks a candidate of the same batch in the decision prompt.
 const siblingLine = "  same source: a sibling of these facts\n"
