@@ -83,6 +83,8 @@ var facts = map[string][]map[string]any{
 		{"kind": "convention", "slug": "cache-through-store-interface", "description": "Convention: reach the cache only through the Store interface", "fact": "Code reaches the cache only through cache.Store, never the database directly.",
 			"topic": "cache-access", "keywords": []string{"cache", "store", "interface"}},
 	},
+	"PR#1 review": {{"kind": "convention", "slug": "cache-tests-use-memory-store", "description": "Convention: cache tests use the in-memory Store", "fact": "Cache tests use the in-memory Store, never a real SQLite file.",
+		"topic": "cache-tests", "keywords": []string{"cache", "sqlite", "test"}}},
 	"PR#2": {{"kind": "gotcha", "slug": "sqlite-wal-checkpoint", "description": "Gotcha: SQLite WAL files grow until checkpointed", "fact": "Run a WAL checkpoint after bulk cache writes or the -wal file grows without bound.",
 		"topic": "sqlite-wal", "keywords": []string{"sqlite", "wal", "gotcha"}}},
 	"PR#3": {{"kind": "convention", "slug": "lint-with-golangci", "description": "Convention: lint with golangci-lint before merging", "fact": "Every change passes golangci-lint.",
@@ -98,10 +100,11 @@ var (
 	factRE   = regexp.MustCompile(`<fact number="(\d+)"`)
 )
 
-// model scripts the fake model: extraction by source; decisions ADD,
-// except a Redis fact, which contradicts the SQLite decision when it is a
-// candidate, and a convention of PR#1 that (wrongly) claims to
-// contradict the decision, its own sibling.
+// model scripts the fake model: extraction by source (and PR#1's review
+// comment, ingested later); decisions ADD, except a Redis fact, which
+// contradicts the SQLite decision when it is a candidate, and the
+// conventions of PR#1 that (wrongly) claim to contradict the decision,
+// their own sibling.
 func model(t *testing.T) llm.Provider {
 	srv := llmtest.New(t)
 	srv.Handle(func(c llmtest.Call) llmtest.Reply {
@@ -110,6 +113,9 @@ func model(t *testing.T) llm.Provider {
 			m := sourceRE.FindStringSubmatch(c.Prompt)
 			if m == nil {
 				return llmtest.Reply{Content: `{"facts": []}`}
+			}
+			if strings.Contains(c.Prompt, "in-memory Store") {
+				return llmtest.Reply{Content: llmtest.JSON(map[string]any{"facts": facts[m[1]+" review"]})}
 			}
 			return llmtest.Reply{Content: llmtest.JSON(map[string]any{"facts": facts[m[1]]})}
 		case llmtest.KindDecide:
@@ -126,7 +132,7 @@ func model(t *testing.T) llm.Provider {
 				switch {
 				case strings.Contains(head, "Redis") && strings.Contains(block, "path: user_memory/cache-uses-sqlite\n"):
 					d["action"], d["target"] = "DELETE", "user_memory/cache-uses-sqlite"
-				case strings.Contains(head, "Store interface") && strings.Contains(block, "path: user_memory/cache-uses-sqlite\n"):
+				case (strings.Contains(head, "Store interface") || strings.Contains(head, "in-memory Store")) && strings.Contains(block, "path: user_memory/cache-uses-sqlite\n"):
 					d["action"], d["target"] = "DELETE", "user_memory/cache-uses-sqlite"
 				}
 				decs = append(decs, d)
@@ -196,9 +202,9 @@ func (d *demo) ingest(it github.Item) (github.Outcome, int) {
 }
 
 // merged ingests merged pull request n and merges the proposal.
-func (d *demo) merged(n int, title, body string, files []string) github.PR {
+func (d *demo) merged(n int, title, body string, files []string, review ...string) github.PR {
 	d.t.Helper()
-	d.fake.AddPR(n, title, body, files, nil)
+	d.fake.AddPR(n, title, body, files, review)
 	out, _ := d.ingest(event(d.t, n, "closed", title, body, true, "main", fmt.Sprintf("feature-%d", n)))
 	if len(out.Opened) != 1 {
 		d.t.Fatalf("PR#%d: want one proposal, got %+v", n, out)
@@ -276,6 +282,22 @@ func TestDemo(t *testing.T) {
 	conv := d.memory("user_memory/cache-through-store-interface.md")
 	if !conv.Active() {
 		t.Fatalf("the convention was retired by its sibling: %+v", conv.Front)
+	}
+
+	// PR#1 again, with a review comment fetched since: one more batch of
+	// the same source. Its convention (wrongly) claims to contradict the
+	// SQLite decision, offered to it as a candidate: a sibling, so it is
+	// added beside it and the decision stays.
+	again := d.merged(1, "Cache: store in SQLite", "We decided to use SQLite for the cache. Reach it only through cache.Store.", []string{"internal/cache/sqlite.go", "internal/cache/store.go"},
+		"Tests use the in-memory Store, never a real SQLite file.")
+	if body := d.pr(again.Number).Body; !strings.Contains(body, "distilled from the same source, PR\\#1") {
+		t.Errorf("the proposal does not say the sibling was kept:\n%s", body)
+	}
+	if m := d.memory("user_memory/cache-uses-sqlite.md"); !m.Active() || m.Front.SupersededBy != "" {
+		t.Fatalf("the decision was superseded by a later batch of its own source: %+v", m.Front)
+	}
+	if m := d.memory("user_memory/cache-tests-use-memory-store.md"); !m.Active() || !strings.HasPrefix(m.Front.Source, "PR#1 ") {
+		t.Fatalf("the review's convention: %+v", m.Front)
 	}
 
 	// A new pull request opens: the SQLite decision is recalled, in one
