@@ -101,12 +101,17 @@ func (s *chunkRun) extract(ctx context.Context, text string, rep *Report) ([]Fac
 	var facts []Fact
 	var skills []SkillDraft
 	for i, part := range parts {
-		ans, err := s.c.p.Chat(ctx, llm.ChatRequest{System: extractSystem, Prompt: extractPrompt(s.src, s.now, part, i+1, len(parts)) + known,
-			SchemaName: SchemaExtract, Schema: extractSchema})
+		req := llm.ChatRequest{System: extractSystemFor(s.origin != nil), Prompt: extractPrompt(s.src, s.now, part, i+1, len(parts)) + known,
+			SchemaName: SchemaExtract, Schema: extractSchema}
+		parse := ParseFacts
+		if s.origin != nil {
+			req.Schema, parse = batchExtractSchema, ParseBatchFacts
+		}
+		ans, err := s.c.p.Chat(ctx, req)
 		if err != nil {
 			return nil, nil, fmt.Errorf("extracting facts from %s: %w", s.src, err)
 		}
-		fs, probs, err := ParseFacts(ans)
+		fs, probs, err := parse(ans)
 		if err != nil {
 			return nil, nil, fmt.Errorf("extracting facts from %s: unusable answer from %s/%s: %s", s.src, s.c.p.Name(), s.c.p.Model(), redacted(err.Error()))
 		}
@@ -233,7 +238,7 @@ func (s *chunkRun) candidatesFrom(f Fact, hits []recall.Hit) []candidate {
 			return false
 		}
 		at[rel] = len(out)
-		out = append(out, candidate{Path: rel, Mem: m, Why: why})
+		out = append(out, candidate{Path: rel, Mem: m, Why: why, Sibling: s.sibling(m)})
 		return true
 	}
 	if f.Topic != "" {
@@ -320,7 +325,7 @@ func topicIndex(g *memgraph.Graph) map[string][]string {
 
 // decide asks for one decision per fact; the result is indexed by fact.
 func (s *chunkRun) decide(ctx context.Context, facts []Fact, cands [][]candidate) ([]*Decision, []string, error) {
-	ans, err := s.c.p.Chat(ctx, llm.ChatRequest{System: decideSystem, Prompt: decidePrompt(facts, cands),
+	ans, err := s.c.p.Chat(ctx, llm.ChatRequest{System: decideSystemFor(s.origin != nil), Prompt: decidePrompt(facts, cands),
 		SchemaName: SchemaDecide, Schema: decideSchema})
 	if err != nil {
 		return nil, nil, fmt.Errorf("deciding on the facts of %s: %w", s.src, err)

@@ -331,6 +331,9 @@ func (s *chunkRun) newMemory(f Fact, desc, text string, out *outcome, pending ma
 		m.SetTopic(f.Topic)
 	}
 	m.SetKeywords(f.Keywords)
+	if len(f.Tags) > 0 {
+		m.SetTags(f.Tags)
+	}
 	if f.Pinned {
 		m.SetPinned(true)
 	}

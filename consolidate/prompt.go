@@ -109,6 +109,8 @@ type candidate struct {
 	Path string // repo path with .md
 	Mem  *memgraph.Memory
 	Why  string // "same topic home-city", "search match" or both
+	// Sibling: distilled from the batch being decided (same source).
+	Sibling bool
 }
 
 func targetName(p string) string { return strings.TrimSuffix(p, ".md") }
@@ -116,11 +118,18 @@ func targetName(p string) string { return strings.TrimSuffix(p, ".md") }
 // decidePrompt lists facts with their candidates.
 func decidePrompt(facts []Fact, cands [][]candidate) string {
 	var b strings.Builder
+	batch := false
+	for _, f := range facts {
+		batch = batch || len(f.Tags) > 0
+	}
 	for i, f := range facts {
 		fmt.Fprintf(&b, "<fact number=\"%d\" kind=\"%s\">\n", i, f.Kind)
 		fmt.Fprintf(&b, "description: %s\nfact: %s\n", f.Description, oneLineText(f.Fact, 600))
 		if f.Topic != "" {
 			fmt.Fprintf(&b, "topic: %s\n", f.Topic)
+		}
+		if batch && len(f.Tags) > 0 {
+			fmt.Fprintf(&b, "tags: %s\n", strings.Join(f.Tags, ", "))
 		}
 		if len(cands[i]) == 0 {
 			b.WriteString("candidates: none\n")
@@ -131,8 +140,14 @@ func decidePrompt(facts []Fact, cands [][]candidate) string {
 				if c.Why != "" {
 					fmt.Fprintf(&b, "  offered because: %s\n", c.Why)
 				}
+				if c.Sibling {
+					b.WriteString(siblingLine)
+				}
 				if c.Mem.Front.Topic != "" {
 					fmt.Fprintf(&b, "  topic: %s\n", c.Mem.Front.Topic)
+				}
+				if batch && len(c.Mem.Front.Tags) > 0 {
+					fmt.Fprintf(&b, "  tags: %s\n", oneLineText(strings.Join(c.Mem.Front.Tags, ", "), 100))
 				}
 				fmt.Fprintf(&b, "  description: %s\n  fact: %s\n",
 					oneLineText(c.Mem.Front.Description, 200), oneLineText(c.Mem.Fact, 600))

@@ -134,6 +134,9 @@ type Fact struct {
 	// Pinned: the user marked the fact as one to always remember (an
 	// allergy, "always remember…"); the memory gets pinned: true.
 	Pinned bool `json:"pinned,omitempty"`
+	// Tags are a batch's kind of fact (ProjectKinds: "decision"); the
+	// memory stores them as tags:. None for a conversation's fact.
+	Tags []string `json:"tags,omitempty"`
 }
 
 // Action is what the decision says to do with a fact.
@@ -154,6 +157,30 @@ type Decision struct {
 	Description string `json:"description"`
 	Text        string `json:"text"`
 }
+
+// setKind checks the kind the model gave: "user" or "character" for a
+// conversation; for a batch one of ProjectKinds, which becomes the tag of
+// a "user" fact.
+func (f *Fact) setKind(batch bool) error {
+	given := f.Kind
+	if batch {
+		k, ok := projectKind(given)
+		if !ok {
+			return fmt.Errorf("kind %q is not %s", memgraph.ClipLine(given, 40), strings.Join(ProjectKinds, ", "))
+		}
+		f.Kind, f.Tags = string(memgraph.KindUser), []string{k}
+		return nil
+	}
+	f.Kind = strings.ToLower(strings.TrimSpace(given))
+	if f.Kind != "user" && f.Kind != "character" {
+		return fmt.Errorf("kind %q is not user or character", memgraph.ClipLine(given, 40))
+	}
+	return nil
+}
+
+// batchExtractSchema is extractSchema with a batch's kinds.
+var batchExtractSchema = json.RawMessage(strings.Replace(string(extractSchema),
+	`"enum": ["user", "character"]`, `"enum": ["decision", "gotcha", "convention", "dead-end"]`, 1))
 
 // firstJSONObject finds the first JSON object in a model answer that may be
 // wrapped in a code fence or preceded by prose ("Sure! Here is…").
@@ -261,6 +288,17 @@ func listField(answer, key string) ([]json.RawMessage, error) {
 // ParseFacts validates an extraction answer. Items that break the schema
 // are skipped and described in problems; more than MaxFacts are cut.
 func ParseFacts(answer string) (facts []Fact, problems []string, err error) {
+	return parseFacts(answer, false)
+}
+
+// ParseBatchFacts validates the extraction answer of a batch (a pull
+// request or an issue): each fact's kind is one of ProjectKinds; the fact
+// becomes a user_memory/ fact tagged with it.
+func ParseBatchFacts(answer string) (facts []Fact, problems []string, err error) {
+	return parseFacts(answer, true)
+}
+
+func parseFacts(answer string, batch bool) (facts []Fact, problems []string, err error) {
 	items, err := listField(answer, "facts")
 	if err != nil {
 		return nil, nil, err
@@ -270,7 +308,7 @@ func ParseFacts(answer string) (facts []Fact, problems []string, err error) {
 			problems = append(problems, fmt.Sprintf("the model returned %d facts; only the first %d are used", len(items), MaxFacts))
 			break
 		}
-		f, perr := parseFact(it)
+		f, perr := parseFact(it, batch)
 		if perr != nil {
 			problems = append(problems, fmt.Sprintf("fact %d skipped: %v", i, perr))
 			continue
@@ -280,7 +318,7 @@ func ParseFacts(answer string) (facts []Fact, problems []string, err error) {
 	return facts, problems, nil
 }
 
-func parseFact(raw json.RawMessage) (Fact, error) {
+func parseFact(raw json.RawMessage, batch bool) (Fact, error) {
 	m, err := fields(raw)
 	if err != nil {
 		return Fact{}, err
@@ -289,9 +327,8 @@ func parseFact(raw json.RawMessage) (Fact, error) {
 	if f.Kind, err = stringField(m, "kind", true); err != nil {
 		return f, err
 	}
-	f.Kind = strings.ToLower(strings.TrimSpace(f.Kind))
-	if f.Kind != "user" && f.Kind != "character" {
-		return f, fmt.Errorf("kind %q is not user or character", memgraph.ClipLine(f.Kind, 40))
+	if err := f.setKind(batch); err != nil {
+		return f, err
 	}
 	if f.Slug, err = stringField(m, "slug", false); err != nil {
 		return f, err

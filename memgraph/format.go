@@ -451,6 +451,19 @@ func (m *Memory) SetKeywords(words []string) {
 	m.Front.Keywords = clean
 }
 
+// SetTags sets the tags list, one flow-style line like "tags: [decision]"
+// (removed when empty).
+func (m *Memory) SetTags(tags []string) {
+	var clean []string
+	for _, w := range tags {
+		if w = SafeLine(w); w != "" {
+			clean = append(clean, w)
+		}
+	}
+	m.setKeyLine("tags", yamlListLine("tags", clean))
+	m.Front.Tags = clean
+}
+
 // UseStamp reads one line of an access log: use is true for a use stamp
 // ("used, DD.MM.YY", white space around it allowed), ok when its date is
 // valid. The one reader of the stamp; AddUse writes it.

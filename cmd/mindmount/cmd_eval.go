@@ -30,6 +30,13 @@ missed (recall@1 >= 0.85, recall@3 >= 0.90 on the golden set), and marks
 each missed goal with MISSED:. -v lists the questions whose answer was
 not ranked first.
 
+It then plays consolidation's golden scenarios and the pull-request
+golden set (consolidate/golden: a project's merged pull requests and
+issues ingested one batch at a time, then recall as "mindmount github
+recall" comments on new pull requests) with a scripted model, and prints
+recall@3, precision@3, the staleness rate (goal: 0) and the conflict
+detection accuracy.
+
 "mindmount eval locomo PATH" measures recall on the LoCoMo benchmark
 instead (see "mindmount help eval locomo").
 

@@ -46,5 +46,10 @@ func evalConsolidation(ctx context.Context, w io.Writer) (ok bool, why []string,
 			why = append(why, "skills: "+r.Scenario.Name+" missed its goal")
 		}
 	}
-	return s.Pass() && len(why) == 0, why, nil
+	pok, pwhy, err := evalPRs(ctx, w)
+	if err != nil {
+		return false, nil, err
+	}
+	why = append(why, pwhy...)
+	return s.Pass() && pok && len(why) == 0, why, nil
 }

@@ -19,6 +19,10 @@ func TestEvalConsolidationSection(t *testing.T) {
 		"for comparison, without topics: 1/5 offered, 5 left active",
 		"skills (scripted model): 3 cases",
 		"ok   a correction updates the skill",
+		"pull requests (scripted model, the recall comment's query and threshold): 15 pull requests and issues, 21 facts (4 supersede cases), 12 new pull requests",
+		"staleness rate 0.000",
+		"conflict detection accuracy 1.000 (21/21",
+		"siblings superseded: 0 (goal: 0)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("eval output lacks %q:\n%s", want, out)

@@ -78,18 +78,20 @@ func clone(t *testing.T, bare string) string {
 // facts the scripted model extracts, by source.
 var facts = map[string][]map[string]any{
 	"PR#1": {
-		{"kind": "user", "slug": "cache-uses-sqlite", "description": "Decision: use SQLite for the cache", "fact": "The cache is stored in SQLite; no cache server is run.",
+		{"kind": "decision", "slug": "cache-uses-sqlite", "description": "Decision: use SQLite for the cache", "fact": "The cache is stored in SQLite; no cache server is run.",
 			"topic": "cache-backend", "keywords": []string{"cache", "sqlite", "storage"}},
-		{"kind": "user", "slug": "cache-through-store-interface", "description": "Convention: reach the cache only through the Store interface", "fact": "Code reaches the cache only through cache.Store, never the database directly.",
+		{"kind": "convention", "slug": "cache-through-store-interface", "description": "Convention: reach the cache only through the Store interface", "fact": "Code reaches the cache only through cache.Store, never the database directly.",
 			"topic": "cache-access", "keywords": []string{"cache", "store", "interface"}},
 	},
-	"PR#2": {{"kind": "user", "slug": "sqlite-wal-checkpoint", "description": "Gotcha: SQLite WAL files grow until checkpointed", "fact": "Run a WAL checkpoint after bulk cache writes or the -wal file grows without bound.",
+	"PR#1 review": {{"kind": "convention", "slug": "cache-tests-use-memory-store", "description": "Convention: cache tests use the in-memory Store", "fact": "Cache tests use the in-memory Store, never a real SQLite file.",
+		"topic": "cache-tests", "keywords": []string{"cache", "sqlite", "test"}}},
+	"PR#2": {{"kind": "gotcha", "slug": "sqlite-wal-checkpoint", "description": "Gotcha: SQLite WAL files grow until checkpointed", "fact": "Run a WAL checkpoint after bulk cache writes or the -wal file grows without bound.",
 		"topic": "sqlite-wal", "keywords": []string{"sqlite", "wal", "gotcha"}}},
-	"PR#3": {{"kind": "user", "slug": "lint-with-golangci", "description": "Convention: lint with golangci-lint before merging", "fact": "Every change passes golangci-lint.",
+	"PR#3": {{"kind": "convention", "slug": "lint-with-golangci", "description": "Convention: lint with golangci-lint before merging", "fact": "Every change passes golangci-lint.",
 		"topic": "lint", "keywords": []string{"lint", "ci"}}},
-	"PR#4": {{"kind": "user", "slug": "cache-uses-redis", "description": "Decision: move the cache to Redis", "fact": "The cache is stored in Redis, shared by every instance; SQLite is no longer used for it.",
+	"PR#4": {{"kind": "decision", "slug": "cache-uses-redis", "description": "Decision: move the cache to Redis", "fact": "The cache is stored in Redis, shared by every instance; SQLite is no longer used for it.",
 		"topic": "cache-backend", "keywords": []string{"cache", "redis", "storage"}}},
-	"PR#6": {{"kind": "user", "slug": "no-orm", "description": "Decision: no ORM, plain SQL", "fact": "Queries are written in plain SQL.",
+	"PR#6": {{"kind": "decision", "slug": "no-orm", "description": "Decision: no ORM, plain SQL", "fact": "Queries are written in plain SQL.",
 		"topic": "orm", "keywords": []string{"sql"}}},
 }
 
@@ -98,10 +100,11 @@ var (
 	factRE   = regexp.MustCompile(`<fact number="(\d+)"`)
 )
 
-// model scripts the fake model: extraction by source; decisions ADD,
-// except a Redis fact, which contradicts the SQLite decision when it is a
-// candidate, and a convention of PR#1 that (wrongly) claims to
-// contradict the decision, its own sibling.
+// model scripts the fake model: extraction by source (and PR#1's review
+// comment, ingested later); decisions ADD, except a Redis fact, which
+// contradicts the SQLite decision when it is a candidate, and the
+// conventions of PR#1 that (wrongly) claim to contradict the decision,
+// their own sibling.
 func model(t *testing.T) llm.Provider {
 	srv := llmtest.New(t)
 	srv.Handle(func(c llmtest.Call) llmtest.Reply {
@@ -110,6 +113,9 @@ func model(t *testing.T) llm.Provider {
 			m := sourceRE.FindStringSubmatch(c.Prompt)
 			if m == nil {
 				return llmtest.Reply{Content: `{"facts": []}`}
+			}
+			if strings.Contains(c.Prompt, "in-memory Store") {
+				return llmtest.Reply{Content: llmtest.JSON(map[string]any{"facts": facts[m[1]+" review"]})}
 			}
 			return llmtest.Reply{Content: llmtest.JSON(map[string]any{"facts": facts[m[1]]})}
 		case llmtest.KindDecide:
@@ -126,7 +132,7 @@ func model(t *testing.T) llm.Provider {
 				switch {
 				case strings.Contains(head, "Redis") && strings.Contains(block, "path: user_memory/cache-uses-sqlite\n"):
 					d["action"], d["target"] = "DELETE", "user_memory/cache-uses-sqlite"
-				case strings.Contains(head, "Store interface") && strings.Contains(block, "path: user_memory/cache-uses-sqlite\n"):
+				case (strings.Contains(head, "Store interface") || strings.Contains(head, "in-memory Store")) && strings.Contains(block, "path: user_memory/cache-uses-sqlite\n"):
 					d["action"], d["target"] = "DELETE", "user_memory/cache-uses-sqlite"
 				}
 				decs = append(decs, d)
@@ -196,9 +202,9 @@ func (d *demo) ingest(it github.Item) (github.Outcome, int) {
 }
 
 // merged ingests merged pull request n and merges the proposal.
-func (d *demo) merged(n int, title, body string, files []string) github.PR {
+func (d *demo) merged(n int, title, body string, files []string, review ...string) github.PR {
 	d.t.Helper()
-	d.fake.AddPR(n, title, body, files, nil)
+	d.fake.AddPR(n, title, body, files, review)
 	out, _ := d.ingest(event(d.t, n, "closed", title, body, true, "main", fmt.Sprintf("feature-%d", n)))
 	if len(out.Opened) != 1 {
 		d.t.Fatalf("PR#%d: want one proposal, got %+v", n, out)
@@ -249,15 +255,25 @@ func TestDemo(t *testing.T) {
 		t.Skip("git CLI not installed")
 	}
 	d := newDemo(t)
+	// The project's own pull requests exist before any proposal, as on the
+	// service, where proposals take the next free numbers.
+	for _, n := range []int{1, 2, 3, 4, 11} {
+		d.fake.AddPR(n, "", "", nil, nil)
+	}
 	first := d.merged(1, "Cache: store in SQLite", "We decided to use SQLite for the cache. Reach it only through cache.Store.", []string{"internal/cache/sqlite.go", "internal/cache/store.go"})
 	d.merged(2, "Checkpoint the SQLite WAL", "The -wal file grew to 3 GB in production.", []string{"internal/cache/sqlite.go"})
 	d.merged(3, "Lint in CI", "Adds golangci-lint.", []string{".golangci.yml"})
-	if !strings.Contains(d.fake.PRs()[3].Body, "cache-uses-sqlite.md") && !strings.Contains(first.URL, "pull") {
-		t.Fatalf("first proposal body:\n%s", d.fake.PRs()[3].Body)
+	if body := d.pr(first.Number).Body; !strings.Contains(body, "cache-uses-sqlite.md") || !strings.Contains(body, "cache-through-store-interface.md") {
+		t.Fatalf("the first proposal does not list both memories of PR#1:\n%s", body)
 	}
 	dec := d.memory("user_memory/cache-uses-sqlite.md")
 	if dec.Front.Source != "PR#1 https://github.example/acme/shop/pull/1 merge 0000000" {
 		t.Errorf("provenance: source %q", dec.Front.Source)
+	}
+	for rel, kind := range map[string]string{"user_memory/cache-uses-sqlite.md": "decision", "user_memory/cache-through-store-interface.md": "convention", "user_memory/sqlite-wal-checkpoint.md": "gotcha"} {
+		if tags := d.memory(rel).Front.Tags; len(tags) != 1 || tags[0] != kind {
+			t.Errorf("%s: tags %v, want [%s]", rel, tags, kind)
+		}
 	}
 	if log := run(t, d.bare, "log", "--format=%B", github.MemoryBranch); !strings.Contains(log, "Mindmount-Source: PR#1\n") ||
 		!strings.Contains(log, "Mindmount-Provenance: https://github.example/acme/shop/pull/1 merge "+fmt.Sprintf("%040d", 1)) {
@@ -268,21 +284,41 @@ func TestDemo(t *testing.T) {
 		t.Fatalf("the convention was retired by its sibling: %+v", conv.Front)
 	}
 
-	// A new pull request opens: the SQLite decision is recalled, once.
-	d.fake.AddPR(10, "Warm the cache on start", "Preload the cache at boot.", []string{"internal/cache/sqlite.go"}, nil)
-	open := event(t, 10, "opened", "Warm the cache on start", "Preload the cache at boot.", false, "main", "feature-10")
+	// PR#1 again, with a review comment fetched since: one more batch of
+	// the same source. Its convention (wrongly) claims to contradict the
+	// SQLite decision, offered to it as a candidate: a sibling, so it is
+	// added beside it and the decision stays.
+	again := d.merged(1, "Cache: store in SQLite", "We decided to use SQLite for the cache. Reach it only through cache.Store.", []string{"internal/cache/sqlite.go", "internal/cache/store.go"},
+		"Tests use the in-memory Store, never a real SQLite file.")
+	if body := d.pr(again.Number).Body; !strings.Contains(body, "distilled from the same source, PR\\#1") {
+		t.Errorf("the proposal does not say the sibling was kept:\n%s", body)
+	}
+	if m := d.memory("user_memory/cache-uses-sqlite.md"); !m.Active() || m.Front.SupersededBy != "" {
+		t.Fatalf("the decision was superseded by a later batch of its own source: %+v", m.Front)
+	}
+	if m := d.memory("user_memory/cache-tests-use-memory-store.md"); !m.Active() || !strings.HasPrefix(m.Front.Source, "PR#1 ") {
+		t.Fatalf("the review's convention: %+v", m.Front)
+	}
+
+	// A new pull request opens: the SQLite decision is recalled, in one
+	// comment that a second run edits.
+	d.fake.AddPR(4, "Move the cache to Redis", "SQLite cannot be shared by instances: move the cache to Redis.", []string{"internal/cache/redis.go"}, []string{"drop the sqlite file too"})
+	open := event(t, 4, "opened", "Move the cache to Redis", "SQLite cannot be shared by instances: move the cache to Redis.", false, "main", "feature-4")
 	body := d.recall(open)
 	if !strings.Contains(body, "cache-uses-sqlite.md") || !strings.Contains(body, github.Marker) || !strings.Contains(body, "[PR\\#1](https://github.example/acme/shop/pull/1)") {
 		t.Fatalf("recall comment:\n%s", body)
 	}
+	posts := len(d.fake.Writes())
 	d.recall(open)
-	if cs := d.fake.Comments(10); len(cs) != 1 {
+	if cs := d.fake.Comments(4); len(cs) != 1 {
 		t.Fatalf("recall twice: %d comments, want one edited", len(cs))
+	}
+	if again := d.fake.Writes()[posts:]; len(again) != 1 || !strings.HasPrefix(again[0], "PATCH /repos/acme/shop/issues/comments/") {
+		t.Fatalf("recall again: %v, want one PATCH of the comment", again)
 	}
 
 	// It reverses the decision and is merged: the proposal supersedes
 	// SQLite and adds Redis.
-	d.fake.AddPR(4, "Move the cache to Redis", "SQLite cannot be shared by instances: move the cache to Redis.", []string{"internal/cache/redis.go"}, []string{"drop the sqlite file too"})
 	out, _ := d.ingest(event(t, 4, "closed", "Move the cache to Redis", "SQLite cannot be shared by instances: move the cache to Redis.", true, "main", "feature-4"))
 	if len(out.Opened) != 1 {
 		t.Fatalf("want one proposal, got %+v", out)
@@ -308,11 +344,11 @@ func TestDemo(t *testing.T) {
 		t.Fatalf("the convention was superseded: %+v", m.Front)
 	}
 
-	// Recall never returns SQLite again.
+	// Recall never returns SQLite again; it recalls Redis instead.
 	d.fake.AddPR(11, "Tune the SQLite cache", "sqlite cache tuning", []string{"internal/cache/sqlite.go"}, nil)
 	body = d.recall(event(t, 11, "opened", "Tune the SQLite cache", "sqlite cache tuning", false, "main", "feature-11"))
-	if strings.Contains(body, "cache-uses-sqlite.md") {
-		t.Fatalf("a superseded memory was recalled:\n%s", body)
+	if strings.Contains(body, "cache-uses-sqlite.md") || !strings.Contains(body, "cache-uses-redis.md") {
+		t.Fatalf("after the reversal, the recall comment:\n%s", body)
 	}
 	g, err := tracker.ScanServed(clone(t, d.bare))
 	if err != nil {
@@ -329,6 +365,18 @@ func TestDemo(t *testing.T) {
 	if n != 0 || len(out.Opened) != 0 {
 		t.Fatalf("ingest again: %d sources, %+v", n, out)
 	}
+}
+
+// pr is the fake's pull request n.
+func (d *demo) pr(n int) githubtest.PR {
+	d.t.Helper()
+	for _, p := range d.fake.PRs() {
+		if p.Number == n {
+			return p
+		}
+	}
+	d.t.Fatalf("no pull request %d", n)
+	return githubtest.PR{}
 }
 
 // proposeIn runs propose in the clone dir.

@@ -108,6 +108,13 @@ func (s *Server) Comments(n int) []Comment {
 	return out
 }
 
+// Writes returns a copy of Posts: every write request so far, in order.
+func (s *Server) Writes() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.Posts...)
+}
+
 // Close closes pull request n without merging it.
 func (s *Server) ClosePR(n int) {
 	s.mu.Lock()
