@@ -161,8 +161,8 @@ func RuleFor(path string, b, o, t []byte) Rule {
 func oneSide(b, o, t []byte) Merged {
 	out := o
 	switch {
-	case same(o, t):
-	case b != nil && same(b, o), o == nil:
+	case same(o, t), b != nil && same(b, t): // a nil ours deletes
+	case b != nil && same(b, o), o == nil: // a nil theirs deletes
 		out = t
 	}
 	if out == nil {

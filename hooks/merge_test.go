@@ -31,6 +31,8 @@ func TestMergeFileRules(t *testing.T) {
 			rule: RuleOneSide, want: []string{"x\n"}},
 		{name: "theirs deleted what ours kept", path: "notes.txt", b: []byte(text), o: []byte(text), t: nil,
 			rule: RuleOneSide, deleted: true},
+		{name: "ours deleted what theirs kept", path: "notes.txt", b: []byte(text), o: nil, t: []byte(text),
+			rule: RuleOneSide, deleted: true},
 		{name: "a deletion loses to a change", path: "notes.txt", b: []byte(text), o: nil, t: []byte("x\n"),
 			rule: RuleOneSide, want: []string{"x\n"}},
 		{name: "the same change on both sides", path: memgraph.CursorFile, b: cur(1), o: cur(2), t: cur(2),
@@ -142,8 +144,9 @@ func FuzzMergeFile(f *testing.F) {
 	f.Add(uint8(3), []byte("{1}\n"), []byte("{1}\n{2}\n"), []byte("{1}\n{3}\n"), false)
 	f.Add(uint8(4), []byte("a\x00"), []byte("b"), []byte("c"), false)
 	paths := []string{"user_memory/fuzz.md", "notes/plain.txt", memgraph.CursorFile, "transcripts/s.jsonl", "skills/x/run.sh", memgraph.SettingsFile, memgraph.ContextFile}
+	f.Add(uint8(0x20), []byte(baseMem), []byte(baseMem), []byte(baseMem), false)
 	f.Fuzz(func(t *testing.T, which uint8, base, ours, theirs []byte, newer bool) {
-		p := paths[int(which)%len(paths)]
+		p := paths[int(which&0x0f)%len(paths)]
 		watchdog := time.AfterFunc(30*time.Second, func() { panic("MergeFile did not return in 30s") })
 		defer watchdog.Stop()
 		for _, x := range [][]byte{base, ours, theirs} {
@@ -154,7 +157,19 @@ func FuzzMergeFile(f *testing.F) {
 				}
 			}
 		}
+		// which's high bits make sides missing files.
+		for i, side := range []*[]byte{&base, &ours, &theirs} {
+			if which&(0x10<<i) != 0 {
+				*side = nil
+			}
+		}
 		res, err := MergeFile(MergeInput{Path: p, Base: base, Ours: ours, Theirs: theirs, TheirsNewer: newer})
+		if same(base, ours) && (err != nil || res.Deleted != (theirs == nil) || !bytes.Equal(res.Data, theirs)) {
+			t.Fatalf("%s: only theirs changed, but the merge is %q deleted %v, %v", p, res.Data, res.Deleted, err)
+		}
+		if same(base, theirs) && (err != nil || res.Deleted != (ours == nil) || !bytes.Equal(res.Data, ours)) {
+			t.Fatalf("%s: only ours changed, but the merge is %q deleted %v, %v", p, res.Data, res.Deleted, err)
+		}
 		if res.Rule == RuleMemory {
 			both := lineSet(ours)
 			for l := range lineSet(theirs) {
