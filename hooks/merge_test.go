@@ -3,6 +3,8 @@ package hooks
 import (
 	"bytes"
 	"errors"
+	"io"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -201,4 +203,33 @@ func lineSet(data []byte) map[string]bool {
 // rewritten (that is what retiring it means).
 func isStatusLine(l string) bool {
 	return strings.HasPrefix(l, "status:") || strings.HasPrefix(l, "superseded_by:")
+}
+
+// TestDriverLineMerge: a file that reaches git's driver but is no memory
+// (an .md under a dot folder) merges by lines in process: clean, ours
+// gets the merge; a conflict leaves git's markers in ours and says so.
+func TestDriverLineMerge(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, s string) string {
+		p := dir + "/" + name
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	const rel = ".notes/plan.md"
+	b, o, th := write("b", "a\nb\nc\n"), write("o", "A\nb\nc\n"), write("t", "a\nb\nC\n")
+	if err := MemoryDriver(b, o, th, rel, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(o); string(got) != "A\nb\nC\n" {
+		t.Fatalf("clean merge wrote %q", got)
+	}
+	o, th = write("o", "a\nX\nc\n"), write("t", "a\nY\nc\n")
+	if err := MemoryDriver(b, o, th, rel, io.Discard); !errors.Is(err, ErrConflict) {
+		t.Fatalf("conflict: %v, want ErrConflict", err)
+	}
+	if got, _ := os.ReadFile(o); string(got) != "a\n<<<<<<< ours\nX\n=======\nY\n>>>>>>> theirs\nc\n" {
+		t.Fatalf("conflict wrote %q", got)
+	}
 }
