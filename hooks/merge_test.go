@@ -115,6 +115,7 @@ func TestMergeFileRules(t *testing.T) {
 // TestMergeLines: the line merge agrees with git merge-file on the cases
 // that matter (checked by hand against git 2.x: "git merge-file -p").
 func TestMergeLines(t *testing.T) {
+	long := strings.Repeat("l\n", maxMergeLines)
 	cases := []struct {
 		b, o, t, want string
 		ok            bool
@@ -126,6 +127,8 @@ func TestMergeLines(t *testing.T) {
 		{"a", "b", "a", "b", true},
 		{"", "", "x\n", "x\n", true},
 		{"a\n", "a\nx", "a\ny", "a\n<<<<<<< ours\nx\n=======\ny\n>>>>>>> theirs\n", false},
+		// Longer than maxMergeLines: one conflict, the whole file, undiffed.
+		{long, "x\n" + long, long + "y\n", "<<<<<<< ours\nx\n" + long + "=======\n" + long + "y\n>>>>>>> theirs\n", false},
 	}
 	for _, tc := range cases {
 		got, ok := mergeLines([]byte(tc.b), []byte(tc.o), []byte(tc.t))
