@@ -165,9 +165,14 @@
 //	where frontmatter    memgraph.Body (the web page's body view); Parse
 //	ends                 and SplitParts share its split (a byte order mark,
 //	                     "..." as the end)
-//	merging a memory     hooks.MergeMemory: git's driver, sync merges and
-//	                     a dream's merge (hooks.DreamMerger, wired into
-//	                     consolidate.Config by the daemon: hooks sits above)
+//	merging a file       hooks.MergeFile, the one three-way merge per path
+//	                     (hooks.RuleFor: cursor, memory, synthesized,
+//	                     binary, transcript appends, text lines), in
+//	                     process: git's drivers, sync merges, a proposal's
+//	                     approval, the web page's revert and a dream's
+//	                     merge (hooks.DreamMerger, wired into
+//	                     consolidate.Config by the daemon: hooks sits above
+//	                     consolidate, whose cursor it merges)
 //	harness noise        consolidate noise.go (DropNoise): what never
 //	                     reaches the model of a transcript
 //	HTTP credentials     serve/httpapi: auth.go (fail closed),

@@ -254,6 +254,51 @@ var longFunctions = map[string]int{
 // maxFuncLines is the longest a function may be, outside tests.
 const maxFuncLines = 80
 
+// TestOneMergePerPath: hooks.MergeFile is the one three-way merge of a
+// repository's file (doc.go); no other package declares a merge of its
+// own under one of its rules' names (any case), and no program of the tree
+// runs "git merge-file", whose choice of merge is not the path's.
+func TestOneMergePerPath(t *testing.T) {
+	rules := map[string]bool{"mergefile": true, "mergememory": true, "mergecursors": true, "mergelines": true}
+	for dir, ds := range topLevelDecls(t) {
+		for name, kind := range ds {
+			if kind == "func" && dir != "hooks" && rules[strings.ToLower(name)] {
+				t.Errorf("%s declares %s: a second merge per path; use hooks.MergeFile", dir, name)
+			}
+		}
+	}
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if n := d.Name(); p != "." && (strings.HasPrefix(n, ".") || n == "testdata" || n == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+				if s, err := strconv.Unquote(lit.Value); err == nil && strings.TrimSpace(s) == "merge-file" {
+					t.Errorf("%s runs git merge-file: use hooks.MergeFile", p)
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestFunctionLength holds every non-test function to maxFuncLines, but
 // for the listed debts, which may only shrink.
 func TestFunctionLength(t *testing.T) {

@@ -145,12 +145,12 @@ func BenchmarkApply100Decisions(b *testing.B) {
 func BenchmarkDreamMerge10k(b *testing.B) {
 	_, r, g := benchRepo(b, 10000)
 	tr := tracker.New(g, r, tracker.Config{Logger: quietLogger()})
-	// A stand-in for hooks.MergeMemory (consolidate may not import hooks):
+	// A stand-in for hooks.DreamMerger (consolidate may not import hooks):
 	// the live version stays, the dream's is kept beside it.
-	merger := func(rel string, base, ours, theirs []byte, taken func(string) bool) ([]byte, bool, string, []byte) {
-		return ours, false, strings.TrimSuffix(rel, ".md") + "-dream.md", theirs
+	merger := func(rel string, base, ours, theirs []byte, taken func(string) bool) ([]byte, bool, string, []byte, error) {
+		return ours, false, strings.TrimSuffix(rel, ".md") + "-dream.md", theirs, nil
 	}
-	c := New(tr, fakeProvider{}, Config{Logger: quietLogger(), Now: func() time.Time { return testNow }, MergeMemory: merger})
+	c := New(tr, fakeProvider{}, Config{Logger: quietLogger(), Now: func() time.Time { return testNow }, MergeFile: merger})
 	agent := gitrepo.Writer("agent")
 	var mergeT, baseT time.Duration
 	b.ResetTimer()

@@ -50,10 +50,10 @@ type Config struct {
 	// .git/mindmount/config [that file]; Default, when the repository's
 	// says nothing (serve's ROOT/config, for every user) [none: auto].
 	Operator, Default *memgraph.OperatorSource
-	// MergeMemory merges a memory changed by a dream and meanwhile on the
-	// live branch (hooks.MergeMemory, wired by the daemon) [none: such a
+	// MergeFile merges a file changed by a dream and meanwhile on the
+	// live branch (hooks.DreamMerger, wired by the daemon) [none: such a
 	// dream is not merged and waits on its branch].
-	MergeMemory MemoryMerger
+	MergeFile FileMerger
 	// Scopes are teams whose memories are offered as candidates beside
 	// the personal ones, read-only: a fact a team already knows is
 	// recognised (NONE), and a change to a team memory becomes a

@@ -95,7 +95,7 @@ func (c *Cursor) Clone() *Cursor {
 
 // Merge takes o's position for every transcript where it is further than
 // c's: positions only move forward. This is the rule of the cursor merge
-// driver (hooks.MergeCursors) and of the floor. c keeps its Last, or takes
+// driver (hooks.MergeFile's cursor rule) and of the floor. c keeps its Last, or takes
 // o's when it has none, and the higher dream number. When both stopped at the same count with different
 // hashes (the transcript was rewritten on one side), c's wins.
 func (c *Cursor) Merge(o *Cursor) {

@@ -34,5 +34,5 @@
 //
 // "mindmount consolidate REPO" calls Run once. The cursor (.mindmount/cursor.json)
 // moves only in the commit holding the memories it accounts for; the
-// MergeCursors git merge driver keeps it from moving back on "git revert".
+// cursor rule of hooks.MergeFile (the git merge driver) keeps it from moving back on "git revert".
 package consolidate

@@ -23,7 +23,7 @@ import (
 // provenance trailers. Then it is integrated into the live branch with a
 // real two-parent merge commit through the tracker (merge: auto), or waits
 // for a person (merge: review; Dreams, Approve, Reject). The merge uses
-// the merge drivers (Config.MergeMemory: the access-log union, a retired
+// the merge drivers (Config.MergeFile: the access-log union, a retired
 // sibling on a real conflict); a merge they cannot settle changes nothing,
 // keeps the branch and leaves the cursor where it was, so the next run
 // retries the same transcripts.
@@ -39,13 +39,15 @@ var ErrDreamConflict = errors.New("the dream could not be merged")
 // ErrNoDream means no pending dream has the number asked for.
 var ErrNoDream = errors.New("no pending dream with that number")
 
-// MemoryMerger merges three versions of a memory file (a nil side is a
-// missing file): the merged content (deleted when the merge removes the
-// file) and, on a real conflict, the other version retired beside it at
-// siblingPath. taken reports whether a path is in use. The daemon wires
-// hooks.MergeMemory in (hooks sits above consolidate); without one, a
-// memory changed on both sides is a conflict.
-type MemoryMerger func(rel string, base, ours, theirs []byte, taken func(string) bool) (data []byte, deleted bool, siblingPath string, sibling []byte)
+// FileMerger merges three versions of a file both the dream and the live
+// branch changed (a nil side is a missing file): the merged content
+// (deleted when the merge removes the file) and, on a memory's real
+// conflict, the other version retired beside it at siblingPath; err when
+// no rule merges the two changes. taken reports whether a path is in use.
+// The daemon wires hooks.DreamMerger in (hooks.MergeFile, the one merge per
+// path; hooks sits above consolidate); without one, a file changed on
+// both sides is a conflict.
+type FileMerger func(rel string, base, ours, theirs []byte, taken func(string) bool) (data []byte, deleted bool, siblingPath string, sibling []byte, err error)
 
 // dream is one proposal under way.
 type dream struct {
@@ -252,30 +254,26 @@ func (c *Consolidator) mergeChanges(d *dream, ours string) ([]gitrepo.Change, []
 		if err != nil {
 			return nil, nil, err
 		}
-		switch {
-		case same(o, b): // only the dream changed it
+		if same(o, b) { // only the dream changed it: its version, and its mode
 			set(p, o, t, t == nil)
 			c.carryExec(changes, d.tip, p)
-		case same(o, t): // both made the same change
-		case p == CursorFile && o != nil && t != nil:
-			oc, err1 := ParseCursor(o)
-			tc, err2 := ParseCursor(t)
-			if err := errors.Join(err1, err2); err != nil {
-				return nil, nil, fmt.Errorf("%w: %s: %v", ErrDreamConflict, p, err)
-			}
-			oc.Merge(tc)
-			oc.Last = tc.Last
-			set(p, o, oc.Render(), false)
-		case memgraph.IsMemoryPath(p) && c.cfg.MergeMemory != nil:
-			data, deleted, sibPath, sib := c.cfg.MergeMemory(p, b, o, t, taken)
-			set(p, o, data, deleted)
-			if sib != nil {
-				used[sibPath] = true
-				siblings = append(siblings, sibPath)
-				changes = append(changes, gitrepo.Change{Path: sibPath, Data: sib})
-			}
-		default:
+			continue
+		}
+		if same(o, t) {
+			continue
+		}
+		if c.cfg.MergeFile == nil {
 			return nil, nil, fmt.Errorf("%w: %s changed on both sides and no driver merges it; %s is kept", ErrDreamConflict, p, d.branch)
+		}
+		data, deleted, sibPath, sib, err := c.cfg.MergeFile(p, b, o, t, taken)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: %v; %s is kept", ErrDreamConflict, err, d.branch)
+		}
+		set(p, o, data, deleted)
+		if sib != nil {
+			used[sibPath] = true
+			siblings = append(siblings, sibPath)
+			changes = append(changes, gitrepo.Change{Path: sibPath, Data: sib})
 		}
 	}
 	return changes, siblings, nil

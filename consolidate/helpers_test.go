@@ -75,9 +75,29 @@ func newEnv(t *testing.T, provider string, files map[string]string) *env {
 	}
 	e := &env{t: t, dir: dir, r: r, srv: llmtest.New(t)}
 	e.p = e.provider(provider)
-	e.cfg = Config{Logger: quietLogger(), Now: func() time.Time { return testNow }}
+	e.cfg = Config{Logger: quietLogger(), Now: func() time.Time { return testNow }, MergeFile: cursorMerger}
 	e.restart()
 	return e
+}
+
+// cursorMerger stands in for hooks.DreamMerger (hooks imports this
+// package, so a test here cannot): its cursor rule, positions only move
+// forward; every other file changed on both sides is a conflict, as
+// without a merger.
+func cursorMerger(rel string, _, ours, theirs []byte, _ func(string) bool) ([]byte, bool, string, []byte, error) {
+	if rel != CursorFile || ours == nil || theirs == nil {
+		return nil, false, "", nil, fmt.Errorf("%s: no stand-in rule merges it", rel)
+	}
+	o, err := ParseCursor(ours)
+	if err != nil {
+		return nil, false, "", nil, err
+	}
+	t, err := ParseCursor(theirs)
+	if err != nil {
+		return nil, false, "", nil, err
+	}
+	o.Merge(t)
+	return o.Render(), false, "", nil, nil
 }
 
 func (e *env) provider(name string) llm.Provider {

@@ -43,7 +43,7 @@ func mergeDriverMain(args []string) int {
 	}
 	theirs, _ := os.ReadFile(args[2])
 	_ = base
-	// hooks.MergeCursors in one step (hooks imports this package, so a
+	// hooks.MergeFile's cursor rule in one step (hooks imports this package, so a
 	// test here cannot import it): positions only move forward.
 	o, err := ParseCursor(ours)
 	if err != nil {

@@ -17,7 +17,7 @@ import (
 // The cursor floor: what every cursor in HEAD's history consumed.
 //
 // "git revert" of the latest consolidation never reaches the cursor merge
-// driver (hooks.MergeCursors): HEAD's cursor equals the reverted commit's,
+// driver (hooks.MergeFile's cursor rule): HEAD's cursor equals the reverted commit's,
 // so git takes the older cursor as it is, and a reader of HEAD alone would
 // consolidate the reverted messages again and bring the memory back. So
 // the cursor is read with a floor: every position a cursor reachable from

@@ -390,7 +390,7 @@ func TestScenarioReadOnlyNeverTouched(t *testing.T) {
 
 // TestScenarioConcurrentEditWithoutDriver: a person saves the memory the
 // dream refines while the model thinks. Without a merge driver wired (the
-// daemon wires hooks.MergeMemory; hooks/dream_test.go tests that merge),
+// daemon wires hooks.DreamMerger; hooks/dream_test.go tests that merge),
 // the dream is not merged: main keeps the person's version, the dream
 // waits on its branch, and the cursor stays, so nothing is lost.
 func TestScenarioConcurrentEditWithoutDriver(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"github.com/mindmount/mindmount/consolidate"
 )
 
-// MergeCursors merges two versions of the consolidation cursor
+// mergeCursors merges two versions of the consolidation cursor
 // (.mindmount/cursor.json) for git: base, ours, theirs. Every transcript keeps
 // the further of the two positions (consolidate.Cursor.Merge), so:
 //
@@ -18,7 +18,7 @@ import (
 //   - merging the histories of two machines keeps what both consolidated.
 //
 // base is unused: positions only move forward.
-func MergeCursors(base, ours, theirs []byte) ([]byte, error) {
+func mergeCursors(base, ours, theirs []byte) ([]byte, error) {
 	o, err := consolidate.ParseCursor(ours)
 	if err != nil {
 		return nil, fmt.Errorf("ours: %w", err)

@@ -26,7 +26,7 @@ func TestMergeCursors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			out, err := MergeCursors(cur(tc.base), cur(tc.ours), cur(tc.theirs))
+			out, err := mergeCursors(cur(tc.base), cur(tc.ours), cur(tc.theirs))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -44,7 +44,7 @@ func TestMergeCursors(t *testing.T) {
 			}
 		})
 	}
-	if _, err := MergeCursors(nil, []byte("{"), nil); err == nil {
+	if _, err := mergeCursors(nil, []byte("{"), nil); err == nil {
 		t.Fatal("broken ours accepted")
 	}
 }

@@ -21,7 +21,7 @@ import (
 )
 
 // The dream's merge with the real drivers (consolidate/dream.go wires
-// them through Config.MergeMemory): tested here, because consolidate may
+// them through Config.MergeFile): tested here, because consolidate may
 // not import hooks.
 
 type dreamEnv struct {
@@ -61,7 +61,7 @@ func newDreamEnv(t *testing.T, files map[string]string) *dreamEnv {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	e := &dreamEnv{t: t, dir: dir, r: r, srv: llmtest.New(t)}
 	e.tr = tracker.New(g, r, tracker.Config{Logger: log})
-	e.c = consolidate.New(e.tr, llm.NewOllama(e.srv.OllamaURL(), "fake-model"), consolidate.Config{Logger: log, MergeMemory: DreamMerger})
+	e.c = consolidate.New(e.tr, llm.NewOllama(e.srv.OllamaURL(), "fake-model"), consolidate.Config{Logger: log, MergeFile: DreamMerger})
 	return e
 }
 

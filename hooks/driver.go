@@ -1,60 +1,50 @@
 package hooks
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 
 	"github.com/mindmount/mindmount/memgraph"
 )
 
-// ErrConflict is returned by a driver that left a conflict for git to
-// report (only for files that are not memories).
-var ErrConflict = errors.New("merge conflict")
-
-// CursorDriver is "mindmount merge-cursor %O %A %B": it merges the cursor
-// versions in the three files and writes the result over ours, as git
-// expects of a merge driver.
+// CursorDriver is "mindmount merge-cursor %O %A %B": MemoryDriver for the
+// consolidation cursor (memgraph.CursorFile).
 func CursorDriver(basePath, oursPath, theirsPath string) error {
-	base, ours, theirs, err := readThree(basePath, oursPath, theirsPath)
-	if err != nil {
-		return err
-	}
-	out, err := MergeCursors(base, ours, theirs)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(oursPath, out, 0o644)
+	return MemoryDriver(basePath, oursPath, theirsPath, memgraph.CursorFile, io.Discard)
 }
 
 // MemoryDriver is "mindmount merge-memory %O %A %B %P", run by git in the
-// work tree's top directory. A memory file merges with MergeMemory; on a
-// real conflict ours (the version of the person running git merge) stays
-// and theirs is written, retired, beside it as an untracked file, named on
-// log. A file that is not a memory merges as git would (git merge-file).
+// work tree's top directory: MergeFile's rule for the path, written over
+// ours as git expects of a merge driver. On a memory's real conflict ours
+// (the version of the person running git merge) stays and theirs is
+// written, retired, beside it as an untracked file, named on log. A
+// conflict no rule merges leaves git's markers in ours and returns
+// ErrConflict for git to report.
 func MemoryDriver(basePath, oursPath, theirsPath, rel string, log io.Writer) error {
-	if !memgraph.IsMemoryPath(rel) {
-		err := exec.Command("git", "merge-file", "-L", "ours", "-L", "base", "-L", "theirs", oursPath, basePath, theirsPath).Run()
-		var ee *exec.ExitError
-		if errors.As(err, &ee) && ee.ExitCode() > 0 {
-			return ErrConflict
-		}
-		return err
-	}
 	base, ours, theirs, err := readThree(basePath, oursPath, theirsPath)
 	if err != nil {
 		return err
 	}
-	res := MergeMemory(MemoryMergeInput{
+	res, err := MergeFile(MergeInput{
 		Path: rel, Base: base, Ours: ours, Theirs: theirs,
 		Taken: func(p string) bool {
 			_, err := os.Lstat(filepath.FromSlash(p))
 			return err == nil
 		},
 	})
+	if err != nil {
+		if res.Data != nil && !bytes.Equal(res.Data, ours) {
+			if werr := os.WriteFile(oursPath, res.Data, 0o644); werr != nil {
+				return werr
+			}
+		}
+		return err
+	}
 	if res.Sibling != nil {
 		if err := os.MkdirAll(filepath.Dir(filepath.FromSlash(res.SiblingPath)), 0o755); err != nil {
 			return err
@@ -69,9 +59,13 @@ func MemoryDriver(basePath, oursPath, theirsPath, rel string, log io.Writer) err
 }
 
 // readThree reads a driver's files; git passes an empty file for a side
-// that does not have the path (an add/add merge has an empty base).
+// that does not have the path (an add/add merge has an empty base). A
+// missing base file is no common ancestor.
 func readThree(b, o, t string) (base, ours, theirs []byte, err error) {
-	if base, err = os.ReadFile(b); err != nil {
+	if base, err = os.ReadFile(b); errors.Is(err, fs.ErrNotExist) {
+		base, err = nil, nil // no common ancestor
+	}
+	if err != nil {
 		return
 	}
 	if ours, err = os.ReadFile(o); err != nil {

@@ -10,8 +10,8 @@ import (
 	"github.com/mindmount/mindmount/memgraph"
 )
 
-// MemoryMerge is the result of merging one memory file.
-type MemoryMerge struct {
+// memoryMerge is the result of merging one memory file.
+type memoryMerge struct {
 	// Data is the merged file: a clean three-way merge, or on a real
 	// conflict the newer version (with the union of both access logs).
 	Data []byte
@@ -25,9 +25,9 @@ type MemoryMerge struct {
 	Sibling     []byte
 }
 
-// MemoryMergeInput is one three-way merge of a memory file. A nil side is
+// memoryMergeInput is one three-way merge of a memory file. A nil side is
 // a missing file (added or deleted).
-type MemoryMergeInput struct {
+type memoryMergeInput struct {
 	Path               string // repo-relative, slash-separated
 	Base, Ours, Theirs []byte
 	// TheirsNewer says which version stays in place on a real conflict;
@@ -38,14 +38,14 @@ type MemoryMergeInput struct {
 	Taken func(rel string) bool
 }
 
-// MergeMemory merges three versions of a memory file. The access log is a
+// mergeMemory merges three versions of a memory file. The access log is a
 // union of both sides' lines, ordered by date, duplicates dropped;
 // frontmatter keys and sections merge three-way, each as a whole. A key or
 // section changed differently on both sides, or a result the daemon would
 // refuse, is a real conflict: the newer version stays and the other
 // becomes a retired sibling. It never writes conflict markers. A file
 // deleted on one side and changed on the other is kept.
-func MergeMemory(in MemoryMergeInput) MemoryMerge {
+func mergeMemory(in memoryMergeInput) memoryMerge {
 	b, o, t := in.Base, in.Ours, in.Theirs
 	switch {
 	case bytes.Equal(o, t) && (o == nil) == (t == nil):
@@ -55,21 +55,21 @@ func MergeMemory(in MemoryMergeInput) MemoryMerge {
 	case b != nil && t != nil && bytes.Equal(b, t):
 		return keep(o)
 	case o == nil:
-		return MemoryMerge{Data: t} // deleted here, changed there: keep the change
+		return memoryMerge{Data: t} // deleted here, changed there: keep the change
 	case t == nil:
-		return MemoryMerge{Data: o}
+		return memoryMerge{Data: o}
 	}
 	if merged, ok := mergeParts(in.Path, b, o, t); ok {
-		return MemoryMerge{Data: merged}
+		return memoryMerge{Data: merged}
 	}
 	return retire(in)
 }
 
-func keep(data []byte) MemoryMerge {
+func keep(data []byte) memoryMerge {
 	if data == nil {
-		return MemoryMerge{Deleted: true}
+		return memoryMerge{Deleted: true}
 	}
-	return MemoryMerge{Data: data}
+	return memoryMerge{Data: data}
 }
 
 // mergeParts merges key by key and section by section; ok is false on a
@@ -230,7 +230,7 @@ func validMerge(rel string, merged, o, t []byte) bool {
 
 // retire resolves a real conflict: the newer version stays at Path with
 // both access logs, the other moves to a sibling path and is retired.
-func retire(in MemoryMergeInput) MemoryMerge {
+func retire(in memoryMergeInput) memoryMerge {
 	kept, other := in.Ours, in.Theirs
 	if in.TheirsNewer {
 		kept, other = in.Theirs, in.Ours
@@ -252,7 +252,7 @@ func retire(in MemoryMergeInput) MemoryMerge {
 	sib := dir + slug + ".md"
 	m, _ := memgraph.Parse(sib, other)
 	m.SetStatus(memgraph.StatusSuperseded, strings.TrimSuffix(in.Path, ".md"))
-	return MemoryMerge{Data: kept, SiblingPath: sib, Sibling: m.Render()}
+	return memoryMerge{Data: kept, SiblingPath: sib, Sibling: m.Render()}
 }
 
 // withAccessLog gives kept the union of both versions' access logs, so the
@@ -282,12 +282,13 @@ func withAccessLog(rel string, kept, other []byte) []byte {
 	return kept
 }
 
-// DreamMerger is consolidate.MemoryMerger over MergeMemory, for merging a
+// DreamMerger is consolidate.FileMerger over MergeFile, for merging a
 // consolidation's dream (theirs) into the live branch (ours): the
-// access-log union, and on a real conflict the live version stays in
-// place — a write of the agent's or a person's beats the model's proposal
-// — with the dream's version retired beside it, so no line is lost.
-func DreamMerger(rel string, base, ours, theirs []byte, taken func(string) bool) ([]byte, bool, string, []byte) {
-	res := MergeMemory(MemoryMergeInput{Path: rel, Base: base, Ours: ours, Theirs: theirs, Taken: taken})
-	return res.Data, res.Deleted, res.SiblingPath, res.Sibling
+// access-log union, and on a memory's real conflict the live version stays
+// in place — a write of the agent's or a person's beats the model's
+// proposal — with the dream's version retired beside it, so no line is
+// lost.
+func DreamMerger(rel string, base, ours, theirs []byte, taken func(string) bool) ([]byte, bool, string, []byte, error) {
+	res, err := MergeFile(MergeInput{Path: rel, Base: base, Ours: ours, Theirs: theirs, Taken: taken})
+	return res.Data, res.Deleted, res.SiblingPath, res.Sibling, err
 }

@@ -108,11 +108,11 @@ func TestMergeMemory(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			res := MergeMemory(MemoryMergeInput{Path: rel, Base: []byte(baseMem), Ours: tc.ours, Theirs: tc.theirs, TheirsNewer: true})
+			res := mergeMemory(memoryMergeInput{Path: rel, Base: []byte(baseMem), Ours: tc.ours, Theirs: tc.theirs, TheirsNewer: true})
 			if !tc.sibling {
 				// Without a real conflict, which side is newer must not
 				// matter.
-				if older := MergeMemory(MemoryMergeInput{Path: rel, Base: []byte(baseMem), Ours: tc.ours, Theirs: tc.theirs}); !bytes.Equal(older.Data, res.Data) || older.Deleted != res.Deleted {
+				if older := mergeMemory(memoryMergeInput{Path: rel, Base: []byte(baseMem), Ours: tc.ours, Theirs: tc.theirs}); !bytes.Equal(older.Data, res.Data) || older.Deleted != res.Deleted {
 					t.Fatalf("the result depends on which side is newer:\n%s\nvs\n%s", res.Data, older.Data)
 				}
 			}
@@ -178,7 +178,7 @@ func FuzzMergeMemory(f *testing.F) {
 		// report as "0 execs/sec": crash with the stacks instead.
 		watchdog := time.AfterFunc(30*time.Second, func() { panic("MergeMemory did not return in 30s") })
 		defer watchdog.Stop()
-		res := MergeMemory(MemoryMergeInput{Path: rel, Base: base, Ours: ours, Theirs: theirs, TheirsNewer: newer})
+		res := mergeMemory(memoryMergeInput{Path: rel, Base: base, Ours: ours, Theirs: theirs, TheirsNewer: newer})
 		if res.Deleted {
 			return
 		}

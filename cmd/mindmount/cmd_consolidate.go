@@ -102,20 +102,7 @@ func runMergeCursor(_ context.Context, _ *noOptions, args []string) error {
 	if len(args) != 3 {
 		return errUsage
 	}
-	base, _ := os.ReadFile(args[0]) // absent base: no common ancestor
-	ours, err := os.ReadFile(args[1])
-	if err != nil {
-		return err
-	}
-	theirs, err := os.ReadFile(args[2])
-	if err != nil {
-		return err
-	}
-	out, err := hooks.MergeCursors(base, ours, theirs)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(args[1], out, 0o644)
+	return hooks.CursorDriver(args[0], args[1], args[2]) // an absent base: no common ancestor
 }
 
 // runConsolidate consolidates dir's new transcripts now: through the
@@ -166,7 +153,7 @@ func runConsolidate(ctx context.Context, dir string, opt providerOptions) error 
 		return err
 	}
 	useCachedVectors(g)
-	c := consolidate.New(tracker.New(g, r, tracker.Config{}), p, consolidate.Config{Logger: slog.Default(), MergeMemory: hooks.DreamMerger})
+	c := consolidate.New(tracker.New(g, r, tracker.Config{}), p, consolidate.Config{Logger: slog.Default(), MergeFile: hooks.DreamMerger})
 	rep, err := c.Run(ctx)
 	switch {
 	case errors.Is(err, llm.ErrNoModel):

@@ -48,8 +48,9 @@ the access log is the union of both sides' lines ordered by date, and the
 frontmatter keys and sections merge three-way. When the same key or section
 was changed on both sides, your version stays and theirs is written beside
 it as a retired memory (status: superseded, superseded_by: yours), never
-with conflict markers; git add it. Files that are not memories merge as
-"git merge-file" merges them.
+with conflict markers; git add it. Other files merge by mindmount's rule
+for their path (hooks.MergeFile): text line by line as "git merge-file"
+does, conflicts marked as git marks them.
 
 "mindmount hooks install REPO" registers it:
 

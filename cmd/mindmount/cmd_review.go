@@ -331,5 +331,5 @@ func openReview(dir string, write bool) (*consolidate.Consolidator, func(), erro
 		done = unlock
 	}
 	tr := tracker.New(g, r, tracker.Config{Logger: slog.New(slog.DiscardHandler)})
-	return consolidate.New(tr, nil, consolidate.Config{Logger: slog.New(slog.DiscardHandler), MergeMemory: hooks.DreamMerger}), done, nil
+	return consolidate.New(tr, nil, consolidate.Config{Logger: slog.New(slog.DiscardHandler), MergeFile: hooks.DreamMerger}), done, nil
 }

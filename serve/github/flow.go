@@ -33,7 +33,7 @@ func open(dir string, p llm.Provider, log *slog.Logger, prov func(string) (conso
 		return nil, nil, nil, err
 	}
 	c := consolidate.New(tracker.New(g, r, tracker.Config{Logger: log}), p,
-		consolidate.Config{Logger: log, MergeMemory: hooks.DreamMerger, Provenance: prov})
+		consolidate.Config{Logger: log, MergeFile: hooks.DreamMerger, Provenance: prov})
 	return c, r, unlock, nil
 }
 

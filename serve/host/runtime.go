@@ -221,7 +221,7 @@ func (rt *Runtime) consolidateConfig() consolidate.Config {
 		// A dream's merge keeps both versions of a memory changed
 		// meanwhile; serve's ROOT/config sets every user's default merge
 		// mode, the repository's own file overrides it.
-		MergeMemory: hooks.DreamMerger, Default: rt.cfg.Operator}
+		MergeFile: hooks.DreamMerger, Default: rt.cfg.Operator}
 }
 
 // Reviewer lists, approves and rejects the repository's waiting dreams:

@@ -49,9 +49,9 @@ func Approve(ctx context.Context, w tracker.Writer, r *gitrepo.Repo, branch, tip
 }
 
 // mergeChanges turns HEAD's tree into the merge of HEAD and proposal p:
-// a file HEAD left as p's base had takes p's version; a memory both
-// changed goes through the memory merge (the proposal's version kept in
-// place on a real conflict, HEAD's retired beside it).
+// each path merges by hooks.MergeFile's rule (a memory both changed keeps
+// the proposal's version in place on a real conflict, HEAD's retired
+// beside it); a file no rule merges is ErrConflict.
 func mergeChanges(r *gitrepo.Repo, p Proposal, head string) ([]gitrepo.Change, error) {
 	var out []gitrepo.Change
 	for _, path := range p.Paths {
@@ -67,17 +67,17 @@ func mergeChanges(r *gitrepo.Repo, p Proposal, head string) ([]gitrepo.Change, e
 		if err != nil {
 			return nil, err
 		}
-		switch {
-		case ook == tok && bytes.Equal(ours, theirs):
+		if ook == tok && bytes.Equal(ours, theirs) {
 			continue // the same on both sides
-		case ook == bok && bytes.Equal(ours, base):
-			out = append(out, gitrepo.Change{Path: path, Data: theirs, Delete: !tok})
-			continue
-		case !strings.HasSuffix(path, ".md"):
-			return nil, fmt.Errorf("%w: %s", ErrConflict, path)
 		}
-		m := hooks.MergeMemory(hooks.MemoryMergeInput{Path: path, Base: nilIf(base, bok), Ours: nilIf(ours, ook), Theirs: nilIf(theirs, tok), TheirsNewer: true,
+		m, err := hooks.MergeFile(hooks.MergeInput{Path: path, Base: nilIf(base, bok), Ours: nilIf(ours, ook), Theirs: nilIf(theirs, tok), TheirsNewer: true,
 			Taken: func(rel string) bool { _, ok, _ := r.ReadAt(head, rel); return ok }})
+		switch {
+		case errors.Is(err, hooks.ErrConflict):
+			return nil, fmt.Errorf("%w: %s", ErrConflict, path)
+		case err != nil:
+			return nil, err
+		}
 		out = append(out, gitrepo.Change{Path: path, Data: m.Data, Delete: m.Deleted})
 		if m.SiblingPath != "" {
 			out = append(out, gitrepo.Change{Path: m.SiblingPath, Data: m.Sibling})

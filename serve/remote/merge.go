@@ -14,7 +14,6 @@ import (
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/mindmount/mindmount/consolidate"
 	"github.com/mindmount/mindmount/fs/gitrepo"
 	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/hooks"
@@ -218,63 +217,49 @@ func (m *merger) run() error {
 	return nil
 }
 
-// both merges a path changed on both sides.
+// both merges a path changed on both sides with hooks.MergeFile; a text
+// or binary file no rule merges keeps ours in place and theirs beside it,
+// so no line is lost.
 func (m *merger) both(p string, bv, ov, tv []byte) error {
 	if bytes.Equal(ov, tv) && (ov == nil) == (tv == nil) {
 		return nil
 	}
 	m.fromRemote++
+	res, err := hooks.MergeFile(hooks.MergeInput{
+		Path: p, Base: bv, Ours: ov, Theirs: tv, TheirsNewer: m.theirsNewer, Taken: m.taken,
+	})
+	var ce *hooks.ConflictError
 	switch {
-	case p == consolidate.CursorFile && ov != nil && tv != nil:
-		out, err := hooks.MergeCursors(bv, ov, tv)
-		if err != nil {
-			return err
-		}
-		m.set(p, ov, out)
-	case memgraph.IsMemoryPath(p):
-		res := hooks.MergeMemory(hooks.MemoryMergeInput{
-			Path: p, Base: bv, Ours: ov, Theirs: tv, TheirsNewer: m.theirsNewer, Taken: m.taken,
-		})
-		if res.Deleted {
-			m.set(p, ov, nil)
-			return nil
-		}
-		m.set(p, ov, res.Data)
-		if res.Sibling != nil {
-			m.used[res.SiblingPath] = true
-			m.siblings = append(m.siblings, res.SiblingPath)
-			m.changes = append(m.changes, gitrepo.Change{Path: res.SiblingPath, Data: res.Sibling})
-		}
-	default:
-		m.other(p, bv, ov, tv)
+	case errors.As(err, &ce) && (ce.Rule == hooks.RuleLines || ce.Rule == hooks.RuleBinary):
+		m.keepBeside(p, tv)
+		return nil
+	case err != nil: // a cursor that does not parse stops the sync
+		return err
+	case res.Deleted:
+		m.set(p, ov, nil)
+		return nil
+	}
+	m.set(p, ov, res.Data)
+	if res.Sibling != nil {
+		m.used[res.SiblingPath] = true
+		m.siblings = append(m.siblings, res.SiblingPath)
+		m.changes = append(m.changes, gitrepo.Change{Path: res.SiblingPath, Data: res.Sibling})
 	}
 	return nil
 }
 
-// other merges a file that is not a memory: an append on both sides (a
-// transcript) keeps both appends; a deletion loses to a change; anything
-// else keeps ours in place and theirs beside it, so no line is lost.
-func (m *merger) other(p string, bv, ov, tv []byte) {
-	switch {
-	case ov == nil:
-		m.set(p, ov, tv)
-	case tv == nil:
-	case bytes.HasPrefix(tv, ov):
-		m.set(p, ov, tv)
-	case bytes.HasPrefix(ov, tv):
-	case bv != nil && bytes.HasPrefix(ov, bv) && bytes.HasPrefix(tv, bv):
-		m.set(p, ov, append(append([]byte(nil), ov...), tv[len(bv):]...))
-	default:
-		ext := path.Ext(p)
-		stem := strings.TrimSuffix(p, ext)
-		sib := stem + ".remote" + ext
-		for n := 2; m.taken(sib); n++ {
-			sib = fmt.Sprintf("%s.remote-%d%s", stem, n, ext)
-		}
-		m.used[sib] = true
-		m.siblings = append(m.siblings, sib)
-		m.changes = append(m.changes, gitrepo.Change{Path: sib, Data: tv})
+// keepBeside writes theirs of p beside ours, as p's name with ".remote"
+// before the extension (numbered when taken).
+func (m *merger) keepBeside(p string, tv []byte) {
+	ext := path.Ext(p)
+	stem := strings.TrimSuffix(p, ext)
+	sib := stem + ".remote" + ext
+	for n := 2; m.taken(sib); n++ {
+		sib = fmt.Sprintf("%s.remote-%d%s", stem, n, ext)
 	}
+	m.used[sib] = true
+	m.siblings = append(m.siblings, sib)
+	m.changes = append(m.changes, gitrepo.Change{Path: sib, Data: tv})
 }
 
 // set records the merged content of p when it differs from ours.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/mindmount/mindmount/fs/gitrepo"
 )
 
@@ -128,4 +129,27 @@ func headHas(t *testing.T, n *node, rel string) (string, bool) {
 		return "", false
 	}
 	return out + "\n", true
+}
+
+// TestMergerTextByLines: a text file that is no memory, changed on both
+// sides, merges by lines (hooks.MergeFile) when the changes are in
+// different lines; in the same lines ours stays and theirs is kept beside
+// it as NAME.remote.EXT, without conflict markers.
+func TestMergerTextByLines(t *testing.T) {
+	const p = "notes/plan.txt"
+	base := []byte("one\ntwo\nthree\n")
+	m := &merger{used: map[string]bool{}}
+	if err := m.both(p, base, []byte("ONE\ntwo\nthree\n"), []byte("one\ntwo\nTHREE\n")); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := describe(m.changes), "write "+p+":\nONE\ntwo\nTHREE\n"; got != want {
+		t.Fatalf("changes\n%s\nwant\n%s", got, want)
+	}
+	m = &merger{used: map[string]bool{}, o: &object.Tree{}, t: &object.Tree{}}
+	if err := m.both(p, base, []byte("uno\ntwo\nthree\n"), []byte("eins\ntwo\nthree\n")); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := describe(m.changes), "write notes/plan.remote.txt:\neins\ntwo\nthree\n"; got != want {
+		t.Fatalf("changes\n%s\nwant\n%s", got, want)
+	}
 }

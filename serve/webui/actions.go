@@ -7,9 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -17,6 +14,7 @@ import (
 	"github.com/mindmount/mindmount/consolidate"
 	"github.com/mindmount/mindmount/fs/gitrepo"
 	"github.com/mindmount/mindmount/fs/tracker"
+	"github.com/mindmount/mindmount/hooks"
 	"github.com/mindmount/mindmount/memgraph"
 )
 
@@ -183,8 +181,8 @@ func actionCode(err error) int {
 }
 
 // revert undoes one commit: every file it changed gets back the content of
-// its first parent, merged three ways with what changed since (git
-// merge-file), as git revert would — but written and committed through the
+// its first parent, merged three ways with what changed since
+// (hooks.MergeFile, in process), as git revert would — but written and committed through the
 // tracker. The consolidation cursor and other files under .mindmount/ are
 // left alone: undoing a consolidation's memories must not make the next
 // run read the same transcript lines again and redo them.
@@ -276,14 +274,17 @@ func (s *Server) revertPaths(ctx context.Context, v *view, c commit, parent, hea
 		case hasCur == hadBefore && bytes.Equal(cur, before):
 			continue // already as before the commit
 		case hasCur && hadAfter && hadBefore:
-			merged, ok, err := mergeFile(ctx, cur, after, before)
+			// The changes from after to before, applied to cur: hooks.MergeFile's
+			// rule for the path. A memory's real conflict would keep a retired
+			// sibling: a revert refuses instead.
+			m, err := hooks.MergeFile(hooks.MergeInput{Path: p, Base: after, Ours: cur, Theirs: before})
+			if errors.Is(err, hooks.ErrConflict) || err == nil && (m.Sibling != nil || m.Deleted) {
+				return nil, fmt.Errorf("%w: %s changed since %s in the same lines; edit it by hand instead", ErrRefused, p, c.Short)
+			}
 			if err != nil {
 				return nil, err
 			}
-			if !ok {
-				return nil, fmt.Errorf("%w: %s changed since %s in the same lines; edit it by hand instead", ErrRefused, p, c.Short)
-			}
-			target = merged
+			target = m.Data
 		default:
 			return nil, fmt.Errorf("%w: %s was added or removed again since %s; edit it by hand instead", ErrRefused, p, c.Short)
 		}
@@ -312,33 +313,6 @@ func planFile(ctx context.Context, v *view, head, rel string, data []byte) ([]pl
 		pl.op = opAdd
 	}
 	return []planned{pl}, nil
-}
-
-// mergeFile merges three versions as git merge-file does: the changes from
-// base to other applied to cur. ok is false on a conflict.
-func mergeFile(ctx context.Context, cur, base, other []byte) (merged []byte, ok bool, err error) {
-	tmp, err := os.MkdirTemp("", "mindmount-revert-")
-	if err != nil {
-		return nil, false, err
-	}
-	defer os.RemoveAll(tmp)
-	names := []string{"current", "base", "other"}
-	for i, b := range [][]byte{cur, base, other} {
-		if err := os.WriteFile(filepath.Join(tmp, names[i]), b, 0o600); err != nil {
-			return nil, false, err
-		}
-	}
-	cmd := exec.CommandContext(ctx, "git", "merge-file", "-p", "-q", names[0], names[1], names[2])
-	cmd.Dir = tmp
-	out, err := cmd.Output()
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-		return out, true, nil
-	case errors.As(err, &ee) && ee.ExitCode() > 0 && ee.ExitCode() < 128:
-		return nil, false, nil // the number of conflicts
-	}
-	return nil, false, fmt.Errorf("git merge-file: %w", err)
 }
 
 // setStatus retires (status: retracted) or reactivates a memory.
