@@ -39,7 +39,7 @@ func TestPickOrAppend(t *testing.T) {
 func TestMergeMemoryBothAppend(t *testing.T) {
 	ours := edit(baseMem, "You enjoy specialty coffee.\n", "You enjoy specialty coffee.\n- alice: Ethiopian\n")
 	theirs := edit(baseMem, "You enjoy specialty coffee.\n", "You enjoy specialty coffee.\n- bob: Kenyan\n")
-	res := MergeMemory(MemoryMergeInput{Path: "user_memory/likes-coffee.md", Base: []byte(baseMem), Ours: ours, Theirs: theirs})
+	res := mergeMemory(memoryMergeInput{Path: "user_memory/likes-coffee.md", Base: []byte(baseMem), Ours: ours, Theirs: theirs})
 	if res.SiblingPath != "" {
 		t.Fatalf("a sibling %s for two appends:\n%s", res.SiblingPath, res.Sibling)
 	}
