@@ -178,4 +178,12 @@
 //	HTTP credentials     serve/httpapi: auth.go (fail closed),
 //	                     tokens.go (IDs, revocation, bound to the registry
 //	                     entry's UUID)
+//	size of a file       memgraph.SizeProblem and SizeLimit: 64 KiB for
+//	                     memories, skills and the settings file, worded
+//	                     by kind, judged from a stat without a read (the
+//	                     graph, the tracker, the gate's Version.Size)
+//	size of a tree       fs/tracker usage.go (tree_limit_mib): the mount,
+//	                     Ask and Apply share one guard (ErrTreeFull)
+//	handing files over   serve/host.GiveTo, never through a link: workers'
+//	                     trees, and hooks install --scope project as root
 package mindmount

@@ -67,8 +67,9 @@ func Parse(path string, data []byte) (*Memory, []Problem) {
 	add := func(line int, format string, args ...any) {
 		probs = append(probs, Problem{Path: path, Line: line, Msg: fmt.Sprintf(format, args...)})
 	}
-	if len(data) > MaxFileSize {
-		add(0, "file is %d bytes; memory files may be at most %d bytes (64 KiB): split it or move details elsewhere", len(data), MaxFileSize)
+	sizeProb, tooBig := sizeProblem(sizeMemory, path, int64(len(data)))
+	if tooBig {
+		probs = append(probs, sizeProb)
 	}
 	if i := bytes.IndexByte(data, 0); i >= 0 {
 		add(lineAt(data, i), "file contains a NUL byte at offset %d; memory files must be plain UTF-8 text", i)
@@ -78,7 +79,7 @@ func Parse(path string, data []byte) (*Memory, []Problem) {
 		add(lineAt(data, off), "file is not valid UTF-8 (first bad byte 0x%02x at offset %d); save it as UTF-8", data[off], off)
 	}
 	text := string(data)
-	if len(data) > MaxFileSize {
+	if tooBig {
 		// Too big to be a memory: keep the bytes for Render, but do not
 		// spend time (or YAML decoding) on what cannot be valid anyway.
 		m.raw.secs = []section{{raw: text, line: 1}}

@@ -144,6 +144,7 @@ func Scan(root string) (*Graph, error) {
 	// Reading is bound by system calls, not CPU: a few readers in parallel
 	// cut the wall time of a scan on a cold or slow disk.
 	datas := make([][]byte, len(rels))
+	sizes := make([]int64, len(rels)) // a file the size rule refuses, unread
 	errs := make([]error, len(rels))
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -156,7 +157,7 @@ func Scan(root string) (*Graph, error) {
 				if i >= len(rels) {
 					return
 				}
-				datas[i], errs[i] = tree.ReadFile(rels[i], 0)
+				datas[i], sizes[i], errs[i] = scanRead(tree, rels[i])
 			}
 		}()
 	}
@@ -169,6 +170,10 @@ func Scan(root string) (*Graph, error) {
 			g.files[rel] = &entry{probs: []Problem{{Path: rel, Msg: "cannot read file: " + errs[i].Error()}}}
 			g.countDirs(rel, 1)
 			g.bad[rel] = true
+			continue
+		}
+		if p, tooBig := SizeProblem(rel, sizes[i]); tooBig {
+			g.tooLargeLocked(rel, p)
 			continue
 		}
 		g.putLocked(rel, datas[i], false)
@@ -193,6 +198,16 @@ func Scan(root string) (*Graph, error) {
 		g.recallPut(m)
 	}
 	return g, nil
+}
+
+// scanRead reads one file Scan listed (readMemoryFile): its content, or
+// the size of a file the size rule refuses, which is not read.
+func scanRead(tree *subtree.Tree, rel string) ([]byte, int64, error) {
+	data, tooLarge, isDir, notRegular, err := readMemoryFile(tree, rel)
+	if err == nil && (isDir || notRegular) {
+		err = &fs.PathError{Op: "read", Path: rel, Err: subtree.ErrNotRegular}
+	}
+	return data, tooLarge, err
 }
 
 // MemoryFiles lists the memory files under root (regular files for which
@@ -255,7 +270,7 @@ func (g *Graph) Update(rel string) error {
 		}
 		return nil
 	}
-	data, isDir, notRegular, err := readMemoryFile(g.tree, rel)
+	data, tooLarge, isDir, notRegular, err := readMemoryFile(g.tree, rel)
 	switch {
 	case errors.Is(err, fs.ErrNotExist), notRegular:
 		g.Remove(rel)
@@ -264,6 +279,9 @@ func (g *Graph) Update(rel string) error {
 		return err
 	case isDir:
 		return g.updateDir(rel)
+	case tooLarge > 0:
+		g.PutTooLarge(rel, tooLarge)
+		return nil
 	}
 	g.Put(rel, data)
 	return nil
@@ -290,8 +308,12 @@ func (g *Graph) updateDir(rel string) error {
 		}
 		if d.Type().IsRegular() && IsMemoryPath(r) {
 			present[r] = true
-			data, err := g.tree.ReadFile(r, 0)
-			if err == nil {
+			data, tooLarge, err := scanRead(g.tree, r)
+			switch {
+			case err != nil:
+			case tooLarge > 0:
+				g.PutTooLarge(r, tooLarge)
+			default:
 				g.Put(r, data)
 			}
 		}
@@ -332,6 +354,44 @@ func (g *Graph) Put(rel string, data []byte) {
 		g.recallPut(m)
 	}
 	g.notify([]string{rel})
+}
+
+// PutTooLarge records that the memory at rel is size bytes, more than the
+// size rule allows (SizeProblem), without its content, which the caller
+// never read: as for invalid content given to Put, the problem is reported
+// and the last valid version keeps serving. A size the rule allows, or a
+// path that is not a memory, is ignored.
+func (g *Graph) PutTooLarge(rel string, size int64) {
+	p, tooBig := SizeProblem(rel, size)
+	if !tooBig || !IsMemoryPath(rel) {
+		return
+	}
+	g.wmu.Lock()
+	defer g.wmu.Unlock()
+	g.mu.Lock()
+	changed := g.tooLargeLocked(rel, p)
+	g.mu.Unlock()
+	if changed {
+		g.notify([]string{rel})
+	}
+}
+
+// tooLargeLocked files the size problem p of rel (PutTooLarge) and
+// reports whether anything changed. Caller holds g.mu.
+func (g *Graph) tooLargeLocked(rel string, p Problem) bool {
+	e := g.files[rel]
+	if e == nil {
+		e = &entry{}
+		g.files[rel] = e
+		g.countDirs(rel, 1)
+	} else if !e.seen && len(e.probs) == 1 && e.probs[0] == p {
+		return false
+	}
+	e.seen = false // the next content given is parsed, whatever its hash
+	e.probs = []Problem{p}
+	g.bad[rel] = true
+	g.bump()
+	return true
 }
 
 // putLocked parses data as rel and files it. It returns the new valid

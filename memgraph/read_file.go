@@ -12,33 +12,38 @@ import (
 // every write the mount sees. It follows no symlink, anywhere on the path:
 // a memory is a regular file, and a link could point outside the
 // repository. isDir reports a directory; notRegular anything else that is
-// not a file, or a path through a link.
-func readMemoryFile(tree *subtree.Tree, rel string) (data []byte, isDir, notRegular bool, err error) {
+// not a file, or a path through a link. A file the size rule refuses
+// (SizeProblem) is not read: its size comes back in tooLarge, data nil.
+func readMemoryFile(tree *subtree.Tree, rel string) (data []byte, tooLarge int64, isDir, notRegular bool, err error) {
 	p := rel
 	fd, err := tree.OpenFd(rel, syscall.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		if errors.Is(err, subtree.ErrUnsafePath) {
-			return nil, false, true, nil
+			return nil, 0, false, true, nil
 		}
 		if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ENOTDIR) {
-			return nil, false, false, fs.ErrNotExist
+			return nil, 0, false, false, fs.ErrNotExist
 		}
-		return nil, false, false, err
+		return nil, 0, false, false, err
 	}
 	defer syscall.Close(fd)
 	var st syscall.Stat_t
 	if err := syscall.Fstat(fd, &st); err != nil {
-		return nil, false, false, &fs.PathError{Op: "fstat", Path: p, Err: err}
+		return nil, 0, false, false, &fs.PathError{Op: "fstat", Path: p, Err: err}
 	}
 	switch st.Mode & syscall.S_IFMT {
 	case syscall.S_IFDIR:
-		return nil, true, false, nil
+		return nil, 0, true, false, nil
 	case syscall.S_IFREG:
 	default:
-		return nil, false, true, nil
+		return nil, 0, false, true, nil
+	}
+	limit := SizeLimit(rel)
+	if limit > 0 && st.Size > limit {
+		return nil, st.Size, false, false, nil
 	}
 	// One byte more than the size, so a file that grew since fstat is
-	// still read to its end.
+	// still read to its end (up to the limit and one byte).
 	buf := make([]byte, st.Size+1)
 	n := 0
 	for {
@@ -47,15 +52,18 @@ func readMemoryFile(tree *subtree.Tree, rel string) (data []byte, isDir, notRegu
 			continue
 		}
 		if err != nil {
-			return nil, false, false, &fs.PathError{Op: "read", Path: p, Err: err}
+			return nil, 0, false, false, &fs.PathError{Op: "read", Path: p, Err: err}
 		}
 		if m == 0 {
 			break
 		}
 		n += m
+		if limit > 0 && int64(n) > limit {
+			return nil, int64(n), false, false, nil // grew past the rule as we read
+		}
 		if n == len(buf) {
 			buf = append(buf, make([]byte, len(buf))...)
 		}
 	}
-	return buf[:n], false, false, nil
+	return buf[:n], 0, false, false, nil
 }

@@ -63,9 +63,8 @@ func ParseSettings(data []byte) (Settings, []Problem) {
 	add := func(line int, format string, args ...any) {
 		probs = append(probs, Problem{Path: SettingsFile, Line: line, Msg: fmt.Sprintf(format, args...)})
 	}
-	if len(data) > MaxFileSize {
-		add(0, "file is %d bytes; a settings file holds a few lines", len(data))
-		return s, probs
+	if p, ok := sizeProblem(sizeSettings, SettingsFile, int64(len(data))); ok {
+		return s, append(probs, p)
 	}
 	seen := map[string]bool{}
 	eachKeyValue(data, func(n int, key, val string, ok bool) {
@@ -161,8 +160,10 @@ func (c *settingsCache) get(tree *subtree.Tree) (Settings, []Problem) {
 	}
 	c.loaded, c.stamp = true, stamp
 	c.s, c.probs = Settings{}, nil
-	if stamp != ([3]int64{}) {
-		data, err := tree.ReadFile(SettingsFile, maxSettings)
+	if p, tooBig := SizeProblem(SettingsFile, stamp[0]); tooBig {
+		c.probs = []Problem{p} // refused by its size: never read
+	} else if stamp != ([3]int64{}) {
+		data, err := tree.ReadFile(SettingsFile, SizeLimit(SettingsFile))
 		if err != nil {
 			c.probs = []Problem{{Path: SettingsFile, Msg: "cannot read: " + err.Error()}}
 		} else {
@@ -191,6 +192,3 @@ func (g *Graph) IndexTokens() int {
 	}
 	return DefaultIndexTokens
 }
-
-// maxSettings bounds the settings file read: it holds a few keys.
-const maxSettings = 1 << 20

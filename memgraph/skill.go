@@ -120,9 +120,8 @@ func ValidSkillName(name string) bool {
 // Secrets are found by the commit gate for every file alike.
 func ValidateSkillPart(rel string, data []byte) []Problem {
 	probs := nameProblems(rel)
-	if len(data) > MaxSkillFileSize {
-		probs = append(probs, Problem{Path: rel, Err: ErrSkill, Msg: fmt.Sprintf(
-			"file is %d bytes; files of a skill may be at most %d bytes (64 KiB): keep large data out of the repository", len(data), MaxSkillFileSize)})
+	if p, ok := sizeProblem(sizeSkillPart, rel, int64(len(data))); ok {
+		probs = append(probs, p)
 	}
 	return probs
 }
@@ -138,9 +137,8 @@ func ParseSkill(rel string, data []byte) (*Skill, []Problem) {
 	add := func(line int, format string, args ...any) {
 		probs = append(probs, Problem{Path: rel, Line: line, Err: ErrSkill, Msg: fmt.Sprintf(format, args...)})
 	}
-	if len(data) > MaxSkillFileSize {
-		add(0, "file is %d bytes; a SKILL.md may be at most %d bytes (64 KiB): move details to references/", len(data), MaxSkillFileSize)
-		return s, probs
+	if p, ok := sizeProblem(sizeSkill, rel, int64(len(data))); ok {
+		return s, append(probs, p)
 	}
 	if i := bytes.IndexByte(data, 0); i >= 0 {
 		add(lineAt(data, i), "file contains a NUL byte at offset %d; SKILL.md must be plain UTF-8 text", i)

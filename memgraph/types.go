@@ -48,7 +48,7 @@ const (
 	CharIndexFile  = "character_memory.md" // synthesized
 	ContextFile    = "CONTEXT.md"          // synthesized
 	StatusFile     = ".mindmount/status"   // synthesized
-	MaxFileSize    = 64 << 10              // 64 KiB: larger memory files are invalid
+	MaxFileSize    = 64 << 10              // 64 KiB: the size rule (size.go)
 	MaxSlugLen     = 80
 	DateLayout     = "02.01.06" // access log dates: DD.MM.YY
 )

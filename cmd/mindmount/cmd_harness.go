@@ -112,6 +112,11 @@ func installHarness(name, scope, target string, uninstall bool) error {
 	if err := projectSkills(name, scope, home, project, mem, uninstall); err != nil { // cmd_harness_skills.go
 		return err
 	}
+	if scope == "project" {
+		if err := handOver(project, written(name, home, project, changes)); err != nil { // cmd_hooks.go
+			return err
+		}
+	}
 	if !uninstall {
 		if err := wouldRun(bin); err != nil {
 			fmt.Fprintf(stderr, "mindmount: warning: %s will not run what was installed: %v\n", name, err)

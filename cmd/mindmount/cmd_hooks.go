@@ -2,7 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mindmount/mindmount/hooks/harness"
+	"github.com/mindmount/mindmount/serve/host"
+	"golang.org/x/sys/unix"
 )
 
 // hooksCommand is "mindmount hooks install|uninstall": mindmount's hooks in
@@ -52,4 +61,93 @@ func runHooks(_ context.Context, o *hooksOptions, args []string) error {
 		return installHarness(o.harness, o.scope, args[1], uninstall)
 	}
 	return installGitHooks(args[1], uninstall)
+}
+
+// handOver gives each path that install wrote under project (a settings
+// file, its backup, the skills folder) — and every folder on the way to
+// it from project — to the owner of the folder it lies in, when that is
+// not root: root running "hooks install --scope project" in a person's
+// project must not leave files there that the person cannot change. Only
+// what root owns is handed over (host.GiveTo's rule: a folder's whole
+// content, a regular file only with one link), nothing is changed in a
+// folder root owns, and no symbolic link is followed: each folder is
+// opened by descriptor with O_NOFOLLOW from project down, so a link
+// planted on the way to a file is the end of the walk, never a way out.
+func handOver(project string, paths []string) error {
+	if os.Geteuid() != 0 {
+		return nil
+	}
+	var first error
+	for _, p := range paths {
+		rel, err := filepath.Rel(project, p)
+		if err != nil || p == "" || rel == "." || !filepath.IsLocal(rel) {
+			continue
+		}
+		if err := handOverPath(project, strings.Split(rel, string(filepath.Separator))); err != nil && first == nil {
+			first = fmt.Errorf("handing %s to the project's owner: %w", p, err)
+		}
+	}
+	return first
+}
+
+// handOverPath walks els from project (see handOver), giving each entry
+// root owns to its folder's owner.
+func handOverPath(project string, els []string) error {
+	dfd, err := unix.Open(project, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer func() { unix.Close(dfd) }()
+	for i, name := range els {
+		var dir, st unix.Stat_t
+		if err := unix.Fstat(dfd, &dir); err != nil {
+			return err
+		}
+		if err := unix.Fstatat(dfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			if errors.Is(err, unix.ENOENT) {
+				return nil // removed (an uninstall), or never made
+			}
+			return err
+		}
+		if dir.Uid == 0 {
+			return nil // root's folder keeps root's files
+		}
+		kind := st.Mode & unix.S_IFMT
+		if kind == unix.S_IFDIR && i == len(els)-1 {
+			// A folder install filled (the skills): all root owns in it.
+			return host.GiveTo(fmt.Sprintf("/proc/self/fd/%d/%s", dfd, name), dir.Uid, dir.Gid)
+		}
+		if st.Uid == 0 && (kind == unix.S_IFDIR || kind == unix.S_IFLNK || kind == unix.S_IFREG && st.Nlink == 1) {
+			if err := unix.Fchownat(dfd, name, int(dir.Uid), int(dir.Gid), unix.AT_SYMLINK_NOFOLLOW); err != nil {
+				return err
+			}
+		}
+		if kind != unix.S_IFDIR {
+			return nil // a file or a link on the way: never followed
+		}
+		sub, err := unix.Openat(dfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return err
+		}
+		unix.Close(dfd)
+		dfd = sub
+	}
+	return nil
+}
+
+// written lists what an install or uninstall of the harness name wrote
+// under project: the settings files kept and their backups, and the
+// skills folder.
+func written(name, home, project string, changes []harness.Change) []string {
+	var paths []string
+	for _, c := range changes {
+		if !c.Removed {
+			paths = append(paths, c.Path)
+		}
+		paths = append(paths, c.Backup)
+	}
+	if dir, err := harness.SkillsDir(name, "project", home, project); err == nil {
+		paths = append(paths, dir)
+	}
+	return paths
 }

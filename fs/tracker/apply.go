@@ -38,6 +38,10 @@ type Writer interface {
 //     of the files c wrote is dropped, and the listener hears the paths
 //     once.
 //
+// A change that writes the work tree is held to the tree's size limit
+// (changeRoom): one that would grow it past the limit is refused with
+// ErrTreeFull, and nothing is written.
+//
 // A change on another branch (c.Branch), a commit or the branch's
 // deletion, leaves HEAD, the graph and the work tree alone. When Parents is empty the commit goes on top of HEAD as
 // the tracker finds it. c.When defaults to now.
@@ -64,7 +68,14 @@ func (t *Tracker) Apply(ctx context.Context, c Change) (string, error) {
 	if err := gate(t.r, c, Rules{Door: DoorPrepared, CommitSecrets: t.commitSecrets()}); err != nil {
 		return "", err
 	}
-	return t.applyLocked(c)
+	if err := t.changeRoom(c); err != nil {
+		return "", err
+	}
+	hash, err := t.applyLocked(c)
+	if err != nil {
+		t.recount() // changeRoom recorded sizes the tree may not have
+	}
+	return hash, err
 }
 
 // applyLocked records c; t.work is held.

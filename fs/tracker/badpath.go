@@ -42,5 +42,5 @@ func (t *Tracker) judgeUncommittable(key, id string, bad error, res *result) {
 	msg = "not committed: " + msg + "; rename it"
 	// quote keeps a name with a newline on one line of the status file
 	// and the log.
-	t.setInvalid(key, id, []byte(key), []memgraph.Problem{{Path: quote(key), Msg: msg, Err: ErrBadName}}, res)
+	t.setInvalid(key, id, fingerprint([]byte(key)), []memgraph.Problem{{Path: quote(key), Msg: msg, Err: ErrBadName}}, res)
 }

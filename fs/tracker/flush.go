@@ -164,7 +164,8 @@ type graphOp struct {
 	rel      string
 	from     string
 	data     []byte
-	problems bool // invalid: Put so the graph records the problems
+	problems bool  // invalid: Put so the graph records the problems
+	size     int64 // too large to read: PutTooLarge, data nil
 }
 
 // fileState is one path as found on disk and in HEAD.
@@ -242,7 +243,7 @@ func (t *Tracker) judge(rel, writer string, res *result) *fileState {
 		return errors.Is(p.Err, ErrSecret) || errors.Is(p.Err, ErrUnscanned)
 	})
 	if len(probs) > 0 {
-		t.setInvalid(rel, id, st.data, probs, res)
+		t.setInvalid(rel, id, contentSum(st.data, st.size), probs, res)
 		switch {
 		case heldForSecret && memgraph.IsMemoryPath(rel):
 			// Valid as a memory, so the graph would serve it: only
@@ -255,6 +256,10 @@ func (t *Tracker) judge(rel, writer string, res *result) *fileState {
 			}
 		case st.exists && memgraph.IsMemoryPath(rel) && !isReadOnlyRefusal(probs):
 			res.graph = append(res.graph, graphOp{op: opModify, rel: rel, data: st.data, problems: true})
+		case st.size > 0 && memgraph.IsMemoryPath(rel):
+			// Too large to read: the graph records the size rule's
+			// problem and keeps serving the last valid version.
+			res.graph = append(res.graph, graphOp{op: opModify, rel: rel, size: st.size, problems: true})
 		}
 		return nil
 	}
@@ -273,7 +278,7 @@ func (t *Tracker) heldBack(rel, id string, res *result) bool {
 		if _, err := os.Lstat(filepath.Join(t.root, filepath.FromSlash(rel))); errors.Is(err, fs.ErrNotExist) {
 			t.clearInvalid(rel, res)
 		} else {
-			t.setInvalid(rel, id, nil, probs, res)
+			t.setInvalid(rel, id, fingerprint(nil), probs, res)
 		}
 		return true
 	}
@@ -423,10 +428,10 @@ func (t *Tracker) read(rel, id string) (*fileState, []memgraph.Problem, error) {
 		st.link = true
 	case !fi.Mode().IsRegular():
 		return nil, nil, nil
-	case fi.Size() > MaxFile:
-		st.size = fi.Size()
+	case fi.Size() > readLimit(rel):
+		st.size = fi.Size() // never read (readBounded)
 	default:
-		data, err := tree.ReadFile(rel, maxPlainFile)
+		data, err := tree.ReadFile(rel, readLimit(rel))
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, subtree.ErrUnsafePath) {
 			break // removed, or its folder swapped for a link, while we looked: a deletion
 		}
@@ -491,8 +496,7 @@ func isReadOnlyRefusal(ps []memgraph.Problem) bool {
 	return len(ps) == 1 && errors.Is(ps[0].Err, ErrReadOnly)
 }
 
-func (t *Tracker) setInvalid(rel, id string, data []byte, probs []memgraph.Problem, res *result) {
-	sum := fingerprint(data)
+func (t *Tracker) setInvalid(rel, id, sum string, probs []memgraph.Problem, res *result) {
 	t.mu.Lock()
 	old, had := t.invalid[rel]
 	t.invalid[rel] = invalidFile{problems: probs, writer: id, sum: sum}
@@ -544,7 +548,9 @@ func (t *Tracker) applyGraph(res result) {
 				t.putMem(op.rel, op.data)
 			}
 		default:
-			if toMem {
+			if toMem && op.size > 0 {
+				t.tooLargeMem(op.rel, op.size)
+			} else if toMem {
 				t.putMem(op.rel, op.data)
 			}
 		}

@@ -30,7 +30,9 @@ type Version struct {
 	// Link: the path is a symbolic link.
 	Link bool
 	// Size is the size on disk of a file whose Data was not read because
-	// it is larger than MaxFile; 0 otherwise.
+	// it is larger than its kind allows (the size rule's limit,
+	// memgraph.SizeLimit, for memories, skills and the settings file;
+	// MaxFile for any other file); 0 otherwise.
 	Size int64
 }
 
@@ -130,6 +132,16 @@ func Check(rel string, after, before Version, r Rules) []memgraph.Problem {
 	}
 	if r.Door == DoorMerge {
 		return nil
+	}
+	if after.Size > 0 {
+		// Not read: judged by its size alone, with the size rule's
+		// own problem (the one Parse gives the bytes).
+		if p, tooBig := memgraph.SizeProblem(rel, after.Size); tooBig {
+			if p.Err == nil {
+				p.Err = ErrInvalid
+			}
+			return []memgraph.Problem{p}
+		}
 	}
 	if ps := judgedProblems(rel, after, before); len(ps) > 0 {
 		return ps

@@ -2,6 +2,7 @@ package tracker
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"syscall"
 
@@ -25,6 +26,21 @@ func (t *Tracker) putMem(rel string, data []byte) {
 	t.graphSums[rel] = sum
 	t.graphWrites.Add(1)
 	t.g.Put(rel, data)
+}
+
+// tooLargeMem tells the graph that rel is tooLarge bytes, more than the
+// size rule allows, without its content (memgraph.Graph.PutTooLarge),
+// unless it knows already.
+func (t *Tracker) tooLargeMem(rel string, tooLarge int64) {
+	sum := contentSum(nil, tooLarge)
+	t.graphMu.Lock()
+	defer t.graphMu.Unlock()
+	if t.graphSums[rel] == sum {
+		return
+	}
+	t.graphSums[rel] = sum
+	t.graphWrites.Add(1)
+	t.g.PutTooLarge(rel, tooLarge)
 }
 
 // removeMem drops rel from the graph, unless it is gone already.
@@ -68,10 +84,12 @@ func (t *Tracker) refreshPath(rel string) {
 	if !memgraph.IsMemoryPath(rel) {
 		return
 	}
-	data, err := t.r.Tree().ReadFile(rel, maxPlainFile)
+	data, tooLarge, err := readBounded(t.r.Tree(), rel)
 	switch {
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, subtree.ErrUnsafePath), errors.Is(err, syscall.ENOTDIR):
 		t.removeMem(rel)
+	case err == nil && tooLarge > 0:
+		t.tooLargeMem(rel, tooLarge)
 	case errors.Is(err, subtree.ErrNotRegular):
 		// A folder with a memory's name: the graph walks it.
 		t.graphWrites.Add(1)
@@ -86,4 +104,43 @@ func (t *Tracker) refreshPath(rel string) {
 	default:
 		t.putMem(rel, data)
 	}
+}
+
+// readLimit is the most the tracker reads of rel: the size rule's limit
+// for the files that rule covers (memgraph.SizeLimit: memories, skills,
+// the settings file), MaxFile for any other file.
+func readLimit(rel string) int64 {
+	if l := memgraph.SizeLimit(rel); l > 0 {
+		return l
+	}
+	return MaxFile
+}
+
+// readBounded reads rel whole within readLimit. A larger file is never
+// read: tooLarge is its size (from a stat) and data is nil, for the gate
+// and the graph to refuse it by its size alone; a 60 MB file in a
+// memory folder costs a stat, not 60 MB of the worker's memory.
+func readBounded(tree *subtree.Tree, rel string) (data []byte, tooLarge int64, err error) {
+	limit := readLimit(rel)
+	data, err = tree.ReadFile(rel, limit)
+	if !errors.Is(err, subtree.ErrTooLarge) {
+		return data, 0, err
+	}
+	fi, serr := tree.Lstat(rel)
+	switch {
+	case serr != nil:
+		return nil, 0, serr
+	case !fi.Mode().IsRegular() || fi.Size() <= limit:
+		return nil, 0, err // replaced while we looked: judged at its own event
+	}
+	return nil, fi.Size(), nil
+}
+
+// contentSum is the fingerprint of a file as the tracker last read it: of
+// its content, or of its size when it was too large to read.
+func contentSum(data []byte, tooLarge int64) string {
+	if tooLarge > 0 {
+		return fmt.Sprintf("too-large-%d", tooLarge)
+	}
+	return fingerprint(data)
 }

@@ -55,10 +55,10 @@ func (t *Tracker) syncHeadLocked() {
 		_, held := t.invalid[rel]
 		t.mu.Unlock()
 		if held {
-			data, derr := tree.ReadFile(rel, maxPlainFile)
+			data, tooLarge, derr := readBounded(tree, rel)
 			prev, ok, herr := t.r.ReadHead(rel)
 			gone := errors.Is(derr, fs.ErrNotExist) && herr == nil && !ok
-			if gone || (derr == nil && herr == nil && ok && bytes.Equal(data, prev)) {
+			if gone || (derr == nil && tooLarge == 0 && herr == nil && ok && bytes.Equal(data, prev)) {
 				t.mu.Lock()
 				delete(t.invalid, rel)
 				t.mu.Unlock()

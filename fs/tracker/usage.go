@@ -4,9 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 
+	"github.com/mindmount/mindmount/memgraph"
 	"github.com/mindmount/mindmount/memgraph/subtree"
 )
 
@@ -22,7 +25,8 @@ import (
 // mount reports its writes, truncations, removals and renames (Grow,
 // Truncate, Removed, Moved), and the tracker's own watch records the size
 // of every path an event names, so writes beside the mount (consolidation,
-// a sync, an editor in watch mode) count too. Sizes are apparent sizes: a
+// a sync, an editor in watch mode) count too; a prepared change that
+// writes the tree through Apply is held to the limit too (changeRoom). Sizes are apparent sizes: a
 // sparse file counts whole, as git would store it.
 
 // ErrTreeFull is the refusal of a write that would take the work tree past
@@ -158,6 +162,13 @@ func (t *Tracker) withRoom(rel string, check func(u *usage, limit int64) error) 
 	if !counted(rel) {
 		return nil
 	}
+	return t.withLimit(check)
+}
+
+// withLimit is the guard every size rule shares: check runs under the
+// usage lock, with the count made, when the tree has a limit; without
+// one everything passes.
+func (t *Tracker) withLimit(check func(u *usage, limit int64) error) error {
 	limit := t.treeLimit()
 	if limit <= 0 {
 		return nil
@@ -198,6 +209,53 @@ func (u *usage) roomLocked(rel string, size, limit int64) error {
 func (t *Tracker) sizeRoom(rel string, size int64) error {
 	return t.withRoom(rel, func(u *usage, limit int64) error {
 		return u.roomLocked(rel, size, limit)
+	})
+}
+
+// changeRoom is the size rule for a prepared change that writes the work
+// tree (Apply of a Change with Worktree on HEAD's branch: the web page,
+// consolidation, a sync's merge or fast-forward, a promotion): its files
+// take the sizes of their new content, and when that grows the tree past
+// its limit the change is refused, a *RefusedError whose problem is the
+// *TreeFullError (errors.Is ErrTreeFull), naming the path that grows
+// most. A change that shrinks the tree or keeps its size always passes, so
+// a full tree can still be cleaned up. Passing, the new sizes are
+// recorded at once (the write's own events come as echoes); the caller
+// recounts should the commit then fail.
+func (t *Tracker) changeRoom(c Change) error {
+	if !c.Worktree || c.Branch != "" || c.DeleteBranch {
+		return nil
+	}
+	sizes := map[string]int64{}
+	for _, ch := range c.Changes {
+		if counted(ch.Path) {
+			sizes[ch.Path] = int64(len(ch.Data)) // the later change of a path wins, as in Record
+			if ch.Delete {
+				sizes[ch.Path] = 0
+			}
+		}
+	}
+	if len(sizes) == 0 {
+		return nil
+	}
+	return t.withLimit(func(u *usage, limit int64) error {
+		var grow, most int64
+		var at string
+		for _, rel := range slices.Sorted(maps.Keys(sizes)) {
+			d := sizes[rel] - u.sizes[rel]
+			grow += d
+			if at == "" || d > most {
+				at, most = rel, d
+			}
+		}
+		if grow > 0 && u.total+grow > limit {
+			full := &TreeFullError{Limit: limit, Used: u.total, Want: grow}
+			return &RefusedError{Problems: []memgraph.Problem{{Path: memgraph.SafeLine(at), Msg: full.Error(), Err: full}}}
+		}
+		for rel, size := range sizes {
+			u.setLocked(rel, size)
+		}
+		return nil
 	})
 }
 

@@ -1,12 +1,14 @@
 package tracker_test
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/mindmount/mindmount/fs/gitrepo"
 	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/fs/tracker/conformance"
 	"github.com/mindmount/mindmount/memgraph"
@@ -108,5 +110,68 @@ func BenchmarkTreeLimitGrow(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestTreeLimitApply: a prepared change that writes the work tree (the
+// web page, consolidation, a sync's merge) is held to the limit. In a tree
+// already past it, a change that grows the tree is refused with a
+// *RefusedError whose reason is the *TreeFullError (nothing written, HEAD
+// unmoved); one that keeps the size or shrinks the tree passes, even when
+// it grows one file; once there is room, a change within it passes, and a
+// commit on another branch (a dream) never touches the tree.
+func TestTreeLimitApply(t *testing.T) {
+	dir := conformance.NewRepo(t)
+	conformance.WriteFile(t, dir, "big.bin", strings.Repeat("b", 1100<<10))
+	conformance.WriteFile(t, dir, "notes/a.txt", "aaaa\n")
+	conformance.Git(t, dir, "add", "-A")
+	conformance.Git(t, dir, "commit", "-q", "-m", "a full tree")
+	tr := limitedTracker(t, dir, "1")
+	ctx := context.Background()
+	apply := func(c tracker.Change) error {
+		c.Worktree, c.Message, c.Author = true, "change", gitrepo.Writer("ui")
+		_, err := tr.Apply(ctx, c)
+		return err
+	}
+	file := func(rel string, n int) gitrepo.Change {
+		return gitrepo.Change{Path: rel, Data: []byte(strings.Repeat("x", n-1) + "\n")}
+	}
+	head := conformance.Git(t, dir, "rev-parse", "HEAD")
+
+	err := apply(tracker.Change{Changes: []gitrepo.Change{file("notes/new.txt", 10)}})
+	var refused *tracker.RefusedError
+	var full *tracker.TreeFullError
+	if !errors.Is(err, tracker.ErrTreeFull) || !errors.As(err, &refused) || !errors.As(err, &full) || full.Limit != 1<<20 {
+		t.Fatalf("10 bytes more in a tree past its limit: %v", err)
+	}
+	if _, serr := os.Stat(filepath.Join(dir, "notes/new.txt")); !errors.Is(serr, os.ErrNotExist) || conformance.Git(t, dir, "rev-parse", "HEAD") != head {
+		t.Fatal("a refused change was written or committed")
+	}
+	steps := []struct {
+		name string
+		c    tracker.Change
+	}{
+		{"the same size", tracker.Change{Changes: []gitrepo.Change{{Path: "notes/a.txt", Data: []byte("bbbb\n")}}}},
+		{"a shrink that grows a file", tracker.Change{Changes: []gitrepo.Change{{Path: "big.bin", Delete: true}, file("notes/a.txt", 1000)}}},
+		{"within the limit now", tracker.Change{Changes: []gitrepo.Change{file("notes/b.txt", 2000)}}},
+		{"a dream's branch", tracker.Change{Branch: "dream", Parents: []string{""}, Changes: []gitrepo.Change{file("notes/dream.txt", 2<<20)}}},
+	}
+	for _, s := range steps {
+		if s.c.Branch != "" {
+			s.c.Parents = []string{conformance.Git(t, dir, "rev-parse", "HEAD")}
+			_, err = tr.Apply(ctx, tracker.Change{Branch: s.c.Branch, Parents: s.c.Parents, Changes: s.c.Changes, Message: "dream", Author: gitrepo.Writer("consolidator")})
+		} else {
+			err = apply(s.c)
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+	}
+	if err := apply(tracker.Change{Changes: []gitrepo.Change{file("notes/c.txt", 2<<20)}}); !errors.Is(err, tracker.ErrTreeFull) {
+		t.Fatalf("2 MiB in a 1 MiB tree: %v", err)
+	}
+	used, _ := tr.TreeUsage()
+	if fresh := limitedTracker(t, dir, "1"); func() int64 { u, _ := fresh.TreeUsage(); return u }() != used {
+		t.Errorf("the running total %d differs from a fresh count", used)
 	}
 }

@@ -166,8 +166,8 @@ func (t *Tracker) rescan() {
 			continue
 		}
 		if bad {
-			data, err := t.r.Tree().ReadFile(rel, maxPlainFile)
-			if err == nil && fingerprint(data) == inv.sum {
+			data, tooLarge, err := readBounded(t.r.Tree(), rel)
+			if err == nil && contentSum(data, tooLarge) == inv.sum {
 				continue
 			}
 		}

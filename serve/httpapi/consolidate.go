@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mindmount/mindmount/consolidate"
+	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/serve/host"
 )
 
@@ -208,6 +209,9 @@ func (s *Server) runConsolidation(w http.ResponseWriter, r *http.Request, rt *ho
 }
 
 func consolidationMessage(err error) string {
+	if errors.Is(err, tracker.ErrTreeFull) {
+		return "the memory tree is at its size limit (tree_limit_mib in the operator's configuration); nothing was merged, delete something to make room"
+	}
 	if errors.Is(err, consolidate.ErrNoProvider) {
 		return "no language model is configured (MINDMOUNT_LLM)"
 	}
@@ -224,6 +228,9 @@ func consolidationStatus(err error) int {
 	}
 	if errors.Is(err, consolidate.ErrNoProvider) {
 		return http.StatusServiceUnavailable
+	}
+	if errors.Is(err, tracker.ErrTreeFull) {
+		return http.StatusInsufficientStorage
 	}
 	return modelStatus(err)
 }

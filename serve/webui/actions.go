@@ -100,6 +100,8 @@ func (s *Server) commitAction(v *view, what string, clean bool, prepare prepareF
 			Author: who, Parents: []string{head}, Worktree: true, Clean: clean})
 		var refused *tracker.RefusedError
 		switch {
+		case errors.Is(err, tracker.ErrTreeFull):
+			return "", err // the tree's size limit: no edit of the text helps (507)
 		case errors.As(err, &refused):
 			// The gate's answer, shown on the edit page line by line.
 			return "", &invalidError{refused.Problems}
@@ -172,6 +174,8 @@ func actionCode(err error) int {
 	switch {
 	case errors.Is(err, ErrNoCommit):
 		return http.StatusNotFound
+	case errors.Is(err, tracker.ErrTreeFull):
+		return http.StatusInsufficientStorage
 	case errors.As(err, &inv), errors.Is(err, ErrRefused):
 		return http.StatusConflict
 	case errors.Is(err, gitrepo.ErrRefMoved), errors.Is(err, tracker.ErrGitBusy):
