@@ -137,7 +137,7 @@
 //	                     (hooks, credentials, tokens, registry, caches);
 //	                     inside it gitrepo.Repo.WriteFile, confined to the tree
 //	mindmount repository    serve/host.IsMindmountRepo
-//	a tree to a uid      serve/host.GiveTo (GiveToUser, GiveToTeam, and
+//	a tree to a uid      serve/host.GiveTo (GiveToUser, GiveToTeam, GiveAlong, and
 //	                     a new user's repository): no link followed, no
 //	                     second hard link, no other user's file
 //	a served user's ROOT serve/host.RootOf; a path given to a command is

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/mindmount/mindmount/hooks/harness"
 	"github.com/mindmount/mindmount/serve/host"
-	"golang.org/x/sys/unix"
 )
 
 // hooksCommand is "mindmount hooks install|uninstall": mindmount's hooks in
@@ -83,56 +81,11 @@ func handOver(project string, paths []string) error {
 		if err != nil || p == "" || rel == "." || !filepath.IsLocal(rel) {
 			continue
 		}
-		if err := handOverPath(project, strings.Split(rel, string(filepath.Separator))); err != nil && first == nil {
+		if err := host.GiveAlong(project, strings.Split(rel, string(filepath.Separator))); err != nil && first == nil {
 			first = fmt.Errorf("handing %s to the project's owner: %w", p, err)
 		}
 	}
 	return first
-}
-
-// handOverPath walks els from project (see handOver), giving each entry
-// root owns to its folder's owner.
-func handOverPath(project string, els []string) error {
-	dfd, err := unix.Open(project, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return err
-	}
-	defer func() { unix.Close(dfd) }()
-	for i, name := range els {
-		var dir, st unix.Stat_t
-		if err := unix.Fstat(dfd, &dir); err != nil {
-			return err
-		}
-		if err := unix.Fstatat(dfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-			if errors.Is(err, unix.ENOENT) {
-				return nil // removed (an uninstall), or never made
-			}
-			return err
-		}
-		if dir.Uid == 0 {
-			return nil // root's folder keeps root's files
-		}
-		kind := st.Mode & unix.S_IFMT
-		if kind == unix.S_IFDIR && i == len(els)-1 {
-			// A folder install filled (the skills): all root owns in it.
-			return host.GiveTo(fmt.Sprintf("/proc/self/fd/%d/%s", dfd, name), dir.Uid, dir.Gid)
-		}
-		if st.Uid == 0 && (kind == unix.S_IFDIR || kind == unix.S_IFLNK || kind == unix.S_IFREG && st.Nlink == 1) {
-			if err := unix.Fchownat(dfd, name, int(dir.Uid), int(dir.Gid), unix.AT_SYMLINK_NOFOLLOW); err != nil {
-				return err
-			}
-		}
-		if kind != unix.S_IFDIR {
-			return nil // a file or a link on the way: never followed
-		}
-		sub, err := unix.Openat(dfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		if err != nil {
-			return err
-		}
-		unix.Close(dfd)
-		dfd = sub
-	}
-	return nil
 }
 
 // written lists what an install or uninstall of the harness name wrote

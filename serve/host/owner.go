@@ -106,3 +106,54 @@ func readNames(fd int) ([]string, error) {
 func dupCloexec(fd int) (int, error) {
 	return unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
 }
+
+// GiveAlong walks the path els from the folder from down, giving each
+// entry on the way that root owns to the owner of the folder it lies in,
+// unless that is root: what root made in a person's folder (hooks install
+// --scope project run as root) becomes the person's. The last element,
+// when it is a folder, is handed over whole by GiveTo. A folder root owns
+// keeps root's files, and no symbolic link is followed: each folder is
+// opened by descriptor with O_NOFOLLOW, so a link planted on the way ends
+// the walk.
+func GiveAlong(from string, els []string) error {
+	dfd, err := unix.Open(from, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer func() { unix.Close(dfd) }()
+	for i, name := range els {
+		var dir, st unix.Stat_t
+		if err := unix.Fstat(dfd, &dir); err != nil {
+			return err
+		}
+		if err := unix.Fstatat(dfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			if errors.Is(err, unix.ENOENT) {
+				return nil // removed (an uninstall), or never made
+			}
+			return err
+		}
+		if dir.Uid == 0 {
+			return nil // root's folder keeps root's files
+		}
+		kind := st.Mode & unix.S_IFMT
+		if kind == unix.S_IFDIR && i == len(els)-1 {
+			// A folder install filled (the skills): all root owns in it.
+			return GiveTo(fmt.Sprintf("/proc/self/fd/%d/%s", dfd, name), dir.Uid, dir.Gid)
+		}
+		if st.Uid == 0 && (kind == unix.S_IFDIR || kind == unix.S_IFLNK || kind == unix.S_IFREG && st.Nlink == 1) {
+			if err := unix.Fchownat(dfd, name, int(dir.Uid), int(dir.Gid), unix.AT_SYMLINK_NOFOLLOW); err != nil {
+				return err
+			}
+		}
+		if kind != unix.S_IFDIR {
+			return nil // a file or a link on the way: never followed
+		}
+		sub, err := unix.Openat(dfd, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return err
+		}
+		unix.Close(dfd)
+		dfd = sub
+	}
+	return nil
+}
