@@ -37,6 +37,14 @@ func TestExpandDrink(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("with WordNet: %v, want %v", got, want)
 	}
+	// One query may ask for its own words only, the shared index's
+	// expander left as it is.
+	if got := paths(ix.Search(q, Options{Literal: true})); !reflect.DeepEqual(got, []string{"user_memory/drinks-coffee.md"}) {
+		t.Errorf("Literal with WordNet set: %v, want only the memory that says drink", got)
+	}
+	if got := paths(ix.Search(q, Options{})); !reflect.DeepEqual(got, want) {
+		t.Errorf("after a Literal query: %v, want %v", got, want)
+	}
 }
 
 // TestExpandAbsentSafe: with no WordNet data the expander changes nothing
