@@ -99,3 +99,25 @@ func TestFramingWords(t *testing.T) {
 		t.Fatalf("framing words matched: %v", paths(got))
 	}
 }
+
+// TestExpandIrregular: an irregular form the stemmer cannot join to the
+// question's word ("drank" for "drink", by WordNet's verb.exc) is found,
+// below the memory that says the word itself.
+func TestExpandIrregular(t *testing.T) {
+	ix := New()
+	ix.Put(Doc{Path: "user_memory/drank-at-dinner.md", Kind: "user", Active: true,
+		Title: "Dinner", Description: "Drank a glass at dinner", Fact: "You drank a glass at dinner."})
+	ix.Put(Doc{Path: "user_memory/drinks-water.md", Kind: "user", Active: true,
+		Title: "Water", Description: "Drinks a glass of water at noon", Fact: "You drink water at noon."})
+	ix.Put(Doc{Path: "user_memory/has-dog.md", Kind: "user", Active: true,
+		Title: "Has A Dog", Description: "Has a dog named Pixel", Fact: "Your dog Pixel is a beagle."})
+	q := "what did the user drink"
+	if got := paths(ix.Search(q, Options{})); !reflect.DeepEqual(got, []string{"user_memory/drinks-water.md"}) {
+		t.Fatalf("keywords alone: %v", got)
+	}
+	ix.SetExpander(NewWordNetExpander(wordnetFixture))
+	want := []string{"user_memory/drinks-water.md", "user_memory/drank-at-dinner.md"}
+	if got := paths(ix.Search(q, Options{})); !reflect.DeepEqual(got, want) {
+		t.Fatalf("with WordNet's irregular forms: %v, want %v", got, want)
+	}
+}
