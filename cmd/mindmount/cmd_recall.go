@@ -47,6 +47,10 @@ more specific words: "drink" finds "coffee"), each weighted below the
 question's own words; --no-wordnet looks for the question's own words
 only.
 
+While a daemon serves REPO (mindmount mount or watch), recall asks it
+over the repository's control socket instead of reading every memory
+again: the same ranking, faster. Without one it ranks in-process.
+
 With teams attached, recall searches the personal repository and every
 team, merging the rankings; a team's hits read shared/TEAM/PATH.
 --scope personal searches the personal repository only, --scope TEAM
