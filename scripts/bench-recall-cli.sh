@@ -8,8 +8,11 @@
 # starting the binary at all and "true" as the floor of running a command;
 # and the CPU time of recall and version, which a loaded machine inflates
 # far less than the wall time. Also the peak RSS of one recall with
-# WordNet's expansion (when it is installed) and without (--no-wordnet). Prints the load average:
-# on a shared machine, compare CPU times, not walls.
+# WordNet's expansion (when it is installed) and without (--no-wordnet).
+# Then the same recall answered by a running daemon ("mindmount watch" on
+# the repository: recall asks it over the control socket), against
+# "mindmount version" and a plain "grep -r" over the memories. Prints the
+# load average: on a shared machine, compare CPU times, not walls.
 #
 #   scripts/bench-recall-cli.sh            # 600 memories, 20 runs
 #   N=2000 RUNS=50 scripts/bench-recall-cli.sh
@@ -19,7 +22,8 @@ cd "$(dirname "$0")/.."
 N=${N:-600}
 RUNS=${RUNS:-20}
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+wpid=
+trap '[ -z "$wpid" ] || { kill "$wpid"; wait "$wpid"; } 2>/dev/null; rm -rf "$tmp"' EXIT
 mm=${MINDMOUNT_BIN:-}
 if [ -z "$mm" ]; then
   go build -o "$tmp/mindmount" ./cmd/mindmount
@@ -87,3 +91,39 @@ if [ -f /usr/share/wordnet/index.noun ]; then
   /usr/bin/time -f '%M' -o "$tmp/rss" "$mm" recall "$repo" "what does the user drink" >/dev/null
   echo "peak RSS of one recall with WordNet: $(cat "$tmp/rss") KB"
 fi
+
+# Through a daemon: "mindmount watch" serves the repository, and recall
+# asks it instead of reading, parsing and indexing every memory itself.
+"$mm" watch "$repo" --consolidate=false >"$tmp/watch.out" 2>"$tmp/watch.log" &
+wpid=$!
+i=0
+until grep -q '^mindmount: watching' "$tmp/watch.out"; do
+  i=$((i + 1))
+  if [ "$i" -gt 600 ] || ! kill -0 "$wpid" 2>/dev/null; then
+    echo "mindmount watch did not start:"; cat "$tmp/watch.log"; exit 1
+  fi
+  sleep 0.1
+done
+MINDMOUNT_DEBUG=1 "$mm" recall "$repo" "what about cooking item 42" 2>"$tmp/log" >/dev/null
+if ! grep -q 'answered by the daemon' "$tmp/log"; then
+  echo "recall was not answered by the daemon:"; cat "$tmp/log"; exit 1
+fi
+for f in daemon version2 grep cpu_daemon; do : >"$tmp/$f"; done
+r=0
+while [ "$r" -lt "$RUNS" ]; do
+  t0=$(now); "$mm" recall "$repo" "what about cooking item 42" >/dev/null; t1=$(now)
+  echo $(((t1 - t0) / 1000)) >>"$tmp/daemon"
+  t0=$(now); "$mm" version >/dev/null; t1=$(now)
+  echo $(((t1 - t0) / 1000)) >>"$tmp/version2"
+  t0=$(now); grep -r -i -l "item 42" "$repo/user_memory" >/dev/null; t1=$(now)
+  echo $(((t1 - t0) / 1000)) >>"$tmp/grep"
+  cpu "$tmp/cpu_daemon" "$mm" recall "$repo" "what about cooking item 42"
+  r=$((r + 1))
+done
+dm=$(p50 "$tmp/daemon"); ver2=$(p50 "$tmp/version2"); gr=$(p50 "$tmp/grep")
+echo "load average after the daemon runs: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "mindmount recall answered by a daemon (mindmount watch), p50 of $RUNS runs (wall, ms):"
+printf '  whole command                %8.1f   (goal: <= 50 ms quiet; ratio to the goal %.2f; to recall in-process above %.2f)\n' "$dm" "$(echo "$dm / 50" | bc -l)" "$(echo "$dm / $rec" | bc -l)"
+printf '  baseline: mindmount version  %8.1f   (recall / version: %.2f)\n' "$ver2" "$(echo "$dm / $ver2" | bc -l)"
+printf '  baseline: grep -r            %8.1f   (recall / grep: %.2f)\n' "$gr" "$(echo "$dm / $gr" | bc -l)"
+printf '  CPU time, mean               %8.1f   (recall / version: %.2f)\n' "$(avg "$tmp/cpu_daemon")" "$(echo "$(avg "$tmp/cpu_daemon") / $cv" | bc -l)"

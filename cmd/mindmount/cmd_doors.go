@@ -46,6 +46,9 @@ func openDoors(rt *host.Runtime, log *slog.Logger) {
 	rt.Handle(control.Add, func(ctx context.Context, req control.Request) (control.Answer, error) {
 		return answerAdd(ctx, rt, req)
 	})
+	rt.Handle(control.Recall, func(ctx context.Context, req control.Request) (control.Answer, error) {
+		return answerRecall(ctx, rt, req) // cmd_recall_daemon.go
+	})
 }
 
 // pages are the web pages of the "mindmount ui" commands attached to a

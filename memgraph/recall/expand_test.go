@@ -37,6 +37,14 @@ func TestExpandDrink(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("with WordNet: %v, want %v", got, want)
 	}
+	// One query may ask for its own words only, the shared index's
+	// expander left as it is.
+	if got := paths(ix.Search(q, Options{Literal: true})); !reflect.DeepEqual(got, []string{"user_memory/drinks-coffee.md"}) {
+		t.Errorf("Literal with WordNet set: %v, want only the memory that says drink", got)
+	}
+	if got := paths(ix.Search(q, Options{})); !reflect.DeepEqual(got, want) {
+		t.Errorf("after a Literal query: %v, want %v", got, want)
+	}
 }
 
 // TestExpandAbsentSafe: with no WordNet data the expander changes nothing
@@ -89,5 +97,27 @@ func TestFramingWords(t *testing.T) {
 	ix.Put(Doc{Path: "user_memory/kind.md", Kind: "user", Active: true, Title: "Kind", Description: "Is kind to many people"})
 	if got := ix.Search("what kind of music? how many?", Options{}); len(got) != 0 {
 		t.Fatalf("framing words matched: %v", paths(got))
+	}
+}
+
+// TestExpandIrregular: an irregular form the stemmer cannot join to the
+// question's word ("drank" for "drink", by WordNet's verb.exc) is found,
+// below the memory that says the word itself.
+func TestExpandIrregular(t *testing.T) {
+	ix := New()
+	ix.Put(Doc{Path: "user_memory/drank-at-dinner.md", Kind: "user", Active: true,
+		Title: "Dinner", Description: "Drank a glass at dinner", Fact: "You drank a glass at dinner."})
+	ix.Put(Doc{Path: "user_memory/drinks-water.md", Kind: "user", Active: true,
+		Title: "Water", Description: "Drinks a glass of water at noon", Fact: "You drink water at noon."})
+	ix.Put(Doc{Path: "user_memory/has-dog.md", Kind: "user", Active: true,
+		Title: "Has A Dog", Description: "Has a dog named Pixel", Fact: "Your dog Pixel is a beagle."})
+	q := "what did the user drink"
+	if got := paths(ix.Search(q, Options{})); !reflect.DeepEqual(got, []string{"user_memory/drinks-water.md"}) {
+		t.Fatalf("keywords alone: %v", got)
+	}
+	ix.SetExpander(NewWordNetExpander(wordnetFixture))
+	want := []string{"user_memory/drinks-water.md", "user_memory/drank-at-dinner.md"}
+	if got := paths(ix.Search(q, Options{})); !reflect.DeepEqual(got, want) {
+		t.Fatalf("with WordNet's irregular forms: %v, want %v", got, want)
 	}
 }

@@ -32,6 +32,11 @@ var (
 	// multi-hop all@10 0.246 -> 0.254, recall@10 0.716 -> 0.728 with one
 	// more pass; the golden sets unchanged).
 	feedbackPasses = 2
+	// feedbackSharpness is the power of a seed memory's score relative
+	// to the best one by which its words count: 2 lets the best memory's
+	// words lead (LoCoMo's tuning half, with irregular forms on: recall@5
+	// 0.649 -> 0.652, multi-hop all@10 0.230 -> 0.257; 1.5 and 3 alike).
+	feedbackSharpness = 2.0
 )
 
 // feedbackTerm is a word of the first pass's best memories and its weight.
@@ -42,8 +47,9 @@ type feedbackTerm struct {
 
 // feedbackLocked picks the words to ask for in the second pass: the terms
 // of the best feedbackDocs memories in acc (weighted by the memory's score
-// relative to the best one and by the term's idf) that the question does
-// not already ask for and that another memory holds.
+// relative to the best one, to the power feedbackSharpness, and by the
+// term's idf) that the question does not already ask for and that another
+// memory holds.
 func (ix *Index) feedbackLocked(s *scratch, terms []queryTerm, opt Options, N float64) []feedbackTerm {
 	top := make([]scored, 0, feedbackDocs+1)
 	for _, id := range s.hit {
@@ -61,7 +67,7 @@ func (ix *Index) feedbackLocked(s *scratch, terms []queryTerm, opt Options, N fl
 	}
 	w := map[string]float64{}
 	for _, d := range top {
-		rel := d.score / top[0].score
+		rel := math.Pow(d.score/top[0].score, feedbackSharpness)
 		for _, t := range ix.byID[d.id].terms {
 			df := len(ix.postings[t])
 			if asked[t] || df < 2 {

@@ -30,6 +30,10 @@ type Options struct {
 	K    int    // number of hits; 0 means 10
 	Kind string // only docs of this kind; "" means any
 	All  bool   // include retired (non-active) docs
+	// Literal looks for the question's own words only, not those the
+	// index's expander (WordNet) relates to them: one query's choice,
+	// whatever the shared index is set to.
+	Literal bool
 }
 
 // Hit is one search result, best first.

@@ -82,7 +82,11 @@ func (ix *Index) SearchContext(ctx context.Context, q string, opt Options) []Hit
 	}
 	// The query is expanded and embedded before taking the lock: reading
 	// WordNet or a slow model must not hold up writers.
-	qts := expandQuery(q, ix.expanderOf())
+	var exp Expander
+	if !opt.Literal {
+		exp = ix.expanderOf()
+	}
+	qts := expandQuery(q, exp)
 	terms := make([]string, len(qts))
 	for i, t := range qts {
 		terms[i] = t.term

@@ -29,6 +29,7 @@ import (
 	"errors"
 
 	"github.com/mindmount/mindmount/consolidate"
+	"github.com/mindmount/mindmount/memgraph/recall"
 )
 
 // SocketFile is where a daemon listens, relative to the git directory.
@@ -44,6 +45,7 @@ const (
 	Approve     Verb = "review approve" // merge waiting dream N; answers the merge commit
 	Reject      Verb = "review reject"  // drop waiting dream N (Reason); answers the rejection's commit
 	Add         Verb = "add"            // write one new memory (Memory); answers its path in Data and the commit
+	Recall      Verb = "recall"         // rank the daemon's own memories for a question (Question); answers a RecallResult in Data
 
 	// Streams (Server.HandleStream, Attach): after the answer the
 	// connection carries the door's own protocol.
@@ -62,6 +64,28 @@ type Request struct {
 	Session string `json:"session,omitempty"`
 	// Memory is add's new memory.
 	Memory *NewMemory `json:"memory,omitempty"`
+	// Question is recall's question.
+	Question *Question `json:"question,omitempty"`
+}
+
+// Question is what "mindmount recall" asks a daemon: the daemon ranks the
+// memories of the repository it serves (and the teams it attached), never
+// another's — the request names no repository or path.
+type Question struct {
+	Q       string `json:"q"`
+	K       int    `json:"k,omitempty"`
+	Kind    string `json:"kind,omitempty"`
+	All     bool   `json:"all,omitempty"`
+	Literal bool   `json:"literal,omitempty"` // the question's own words only (--no-wordnet)
+	Scope   string `json:"scope,omitempty"`
+}
+
+// RecallResult is a daemon's answer to Recall, in Answer.Data: the hits,
+// best first, and whether teams were searched too (a hit's path then
+// names its scope).
+type RecallResult struct {
+	Hits   []recall.Hit `json:"hits"`
+	Scoped bool         `json:"scoped,omitempty"`
 }
 
 // NewMemory is what "mindmount add" asks a daemon to write: the daemon

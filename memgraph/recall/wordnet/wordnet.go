@@ -61,6 +61,9 @@ type WordNet struct {
 	once sync.Once
 	err  error
 	pos  map[byte]*pos // 'n', 'v', 'a', 'r'; 's' (satellite adjective) reads data.adj
+
+	formsOnce    sync.Once
+	bases, forms map[string][]string // Forms' lists, read on first use
 }
 
 // ErrNotInstalled is returned by Open when dir holds no WordNet database.
@@ -452,4 +455,70 @@ func parseSynset(line []byte) (synset, bool) {
 		i += 4
 	}
 	return s, true
+}
+
+// Forms returns the irregular forms that share a base with word, by the
+// verb.exc and noun.exc lists: "chose" gives "choose" and "chosen",
+// "choose" gives "chose" and "chosen", "children" gives "child". Regular
+// inflections are left to the caller's stemmer. The lists are read whole
+// on first use (some 70 KB): finding a base's forms needs the reverse of
+// their sorted order.
+func (w *WordNet) Forms(word string) []string {
+	word = strings.ToLower(strings.TrimSpace(word))
+	if word == "" || w.open() != nil {
+		return nil
+	}
+	w.formsOnce.Do(w.readForms)
+	var out []string
+	add := func(f string) {
+		if f != word && !strings.ContainsAny(f, "_-") && !slicesContains(out, f) {
+			out = append(out, f)
+		}
+	}
+	for _, base := range append([]string{word}, w.bases[word]...) {
+		add(base)
+		for _, f := range w.forms[base] {
+			add(f)
+		}
+	}
+	return out
+}
+
+// readForms reads verb.exc and noun.exc into bases (form -> its bases)
+// and forms (base -> its irregular forms).
+func (w *WordNet) readForms() {
+	w.bases, w.forms = map[string][]string{}, map[string][]string{}
+	for _, c := range []byte{'v', 'n'} {
+		p := w.pos[c]
+		if p == nil || p.exc == nil || p.exc.size > maxExc {
+			continue
+		}
+		b := make([]byte, p.exc.size)
+		if _, err := p.exc.r.ReadAt(b, 0); err != nil && !errors.Is(err, io.EOF) {
+			continue
+		}
+		for line := range bytes.Lines(b) {
+			f := strings.Fields(string(line))
+			if len(f) < 2 {
+				continue
+			}
+			for _, base := range f[1:] {
+				w.bases[f[0]] = append(w.bases[f[0]], base)
+				w.forms[base] = append(w.forms[base], f[0])
+			}
+		}
+	}
+}
+
+// maxExc bounds an exceptions file read whole (WordNet 3.0's largest,
+// noun.exc, is 40 KB).
+const maxExc = 1 << 20
+
+func slicesContains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
 }

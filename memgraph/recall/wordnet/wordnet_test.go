@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -131,5 +132,60 @@ func FuzzParseSynset(f *testing.F) {
 			}
 		}
 		indexOffsets(line)
+	})
+}
+
+// TestForms: an irregular form gives its base and the base's other
+// irregular forms, a base its irregular forms (by verb.exc); a regular
+// word, an unknown one and a missing database give nothing.
+func TestForms(t *testing.T) {
+	w, err := Open(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	for word, want := range map[string][]string{
+		"drink":  {"drank", "drunk"},
+		"drank":  {"drink", "drunk"},
+		"Drunk ": {"drink", "drank"},
+		"coffee": nil,
+		"zzz":    nil,
+		"":       nil,
+	} {
+		if got := w.Forms(word); !slices.Equal(got, want) {
+			t.Errorf("Forms(%q) = %v, want %v", word, got, want)
+		}
+	}
+	if got := New(t.TempDir()).Forms("drink"); got != nil {
+		t.Errorf("no database: %v", got)
+	}
+}
+
+// FuzzForms: whatever verb.exc holds, Forms neither fails nor returns the
+// asked word, an empty word or a multi-word lemma.
+func FuzzForms(f *testing.F) {
+	f.Add([]byte("drank drink\ndrunk drink\n"), "drink")
+	f.Add([]byte("went go go_deep\n\n x\n"), "went")
+	f.Fuzz(func(t *testing.T, exc []byte, word string) {
+		dir := t.TempDir()
+		for _, n := range []string{"index.noun", "data.noun", "index.verb", "data.verb"} {
+			b, err := os.ReadFile(filepath.Join(fixture, n))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, n), b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.WriteFile(filepath.Join(dir, "verb.exc"), exc, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		w := New(dir)
+		defer w.Close()
+		for _, got := range w.Forms(word) {
+			if got == "" || got == strings.ToLower(strings.TrimSpace(word)) || strings.ContainsAny(got, "_- \n") {
+				t.Fatalf("Forms(%q) holds %q", word, got)
+			}
+		}
 	})
 }
