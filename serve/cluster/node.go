@@ -34,7 +34,7 @@ type Config struct {
 	// take it (Acquire, start its worker) before its first request.
 	OnGiven func(user string)
 	Logger  *slog.Logger
-	Now    func() time.Time // the clock, for tests; time.Now by default
+	Now     func() time.Time // the clock, for tests; time.Now by default
 }
 
 // Node is one serve node's Ownership in etcd. A lost session ends the
