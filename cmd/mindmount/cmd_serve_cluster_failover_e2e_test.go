@@ -270,3 +270,45 @@ func pauseTrial(t *testing.T, nodes map[string]clusterNode, bare string, log *ac
 		t.Fatalf("trial %d: acknowledged notes %v are not in the remote", trial, lack)
 	}
 }
+
+// TestClusterMoveFlushesFirst: without --sync-replication a write is
+// pushed a few seconds after its commit; cluster move right after two
+// writes still finds them in the remote when it returns (the owner
+// flushed and pushed before handing over), and the new owner serves
+// them.
+func TestClusterMoveFlushesFirst(t *testing.T) {
+	etcd := clustertest.StartEtcd(t)
+	tmp := t.TempDir()
+	reachable(tmp)
+	remotes := filepath.Join(tmp, "remotes")
+	host := gitHost(t, remotes, "alice")
+	bare := filepath.Join(remotes, "alice.git")
+	os.Chmod(remotes, 0o777)
+	filepath.Walk(bare, func(p string, _ os.FileInfo, _ error) error { return os.Chmod(p, 0o777) })
+	env := append(fakeModelEnv(noteModel(t)), "MINDMOUNT_API_KEY=cluster-test-key")
+	var nodes []clusterNode
+	for _, name := range []string{"a", "b"} {
+		root := filepath.Join(tmp, name)
+		os.MkdirAll(root, 0o755)
+		runCmd(t, append([]string{"users", "add", root, "alice"}, ownUID(aliceUID)...)...)
+		runCmd(t, "remote", "set", filepath.Join(root, "users", "alice"), host+"/alice.git")
+		nodes = append(nodes, startClusterNode(t, name, root, etcd, env))
+	}
+	a, b := nodes[0], nodes[1]
+	var log ackLog
+	log.write(t, a, "alice")
+	log.write(t, a, "alice")
+	var out, errb strings.Builder
+	if code := run([]string{"cluster", "move", "alice", "b", "--cluster", etcd}, &out, &errb); code != 0 || !strings.Contains(out.String(), "alice is served by b") {
+		t.Fatalf("cluster move: %d %s%s\na:\n%s\nb:\n%s", code, &out, &errb, a.logs, b.logs)
+	}
+	if lack := remoteLacks(bare, log.acked()); len(lack) > 0 {
+		t.Fatalf("notes %v acknowledged before the move are not in the remote after it\na:\n%s", lack, a.logs)
+	}
+	if h := clusterHealth(t, b); h.UsersHeld != 1 {
+		t.Fatalf("b does not hold alice after the move: %+v\n%s", h, b.logs)
+	}
+	log.write(t, b, "alice")
+	remoteHas(t, bare, log.acked()...)
+	checkRemote(t, bare)
+}

@@ -56,7 +56,8 @@ func (c *clusterRouter) handOver(ctx context.Context, id, to string) error {
 }
 
 // moveAsked is the node's OnMove: mindmount cluster move asks for id on
-// node to.
+// node to. A hand-over that fails (the push did not go through) is tried
+// again for as long as the move is asked for (moveWait at most).
 func (c *clusterRouter) moveAsked(id, to string) {
 	<-c.ready
 	if _, busy := c.moving.LoadOrStore(id, struct{}{}); busy {
@@ -65,11 +66,22 @@ func (c *clusterRouter) moveAsked(id, to string) {
 	defer c.moving.Delete(id)
 	ctx, cancel := context.WithTimeout(context.Background(), moveWait)
 	defer cancel()
-	if err := c.handOver(ctx, id, to); err != nil {
-		c.log.Warn("cluster: moving a user failed; it stays here", "user", id, "to", to, "err", err)
-		return
+	for {
+		err := c.handOver(ctx, id, to)
+		if err == nil {
+			c.log.Info("cluster: user handed over", "user", id, "to", to)
+			return
+		}
+		if errors.Is(err, cluster.ErrNotHeld) || errors.Is(err, cluster.ErrNoNode) || ctx.Err() != nil {
+			c.log.Warn("cluster: moving a user failed; it stays here", "user", id, "to", to, "err", err)
+			return
+		}
+		c.log.Warn("cluster: moving a user: trying again", "user", id, "to", to, "err", err)
+		select {
+		case <-ctx.Done():
+		case <-time.After(500 * time.Millisecond):
+		}
 	}
-	c.log.Info("cluster: user handed over", "user", id, "to", to)
 }
 
 // given is the node's OnGiven: another node handed id over to this one;
