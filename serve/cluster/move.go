@@ -88,7 +88,7 @@ func (n *Node) givenLease(lease int64, user string) bool {
 		return false
 	}
 	_, ok := n.term.owned[user]
-	return !ok
+	return !ok && n.term.taking[user] == 0
 }
 
 // Transfer hands user, held here and already flushed and pushed by the

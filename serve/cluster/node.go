@@ -63,8 +63,11 @@ type term struct {
 	// them until their key is gone or another node's, lest the key still
 	// on this lease be read as "ours already" and the user held twice.
 	letting map[string]bool
-	stop    context.CancelFunc
-	done    chan struct{}
+	// taking: Acquires under way, whose own key's watch event is not a
+	// hand-over (OnGiven).
+	taking map[string]int
+	stop   context.CancelFunc
+	done   chan struct{}
 }
 
 // Join starts node cfg.Name's first session and announces it. A name
@@ -161,7 +164,7 @@ func (n *Node) startTerm(ctx context.Context) (*term, error) {
 		return nil, err
 	}
 	tctx, stop := context.WithCancel(context.Background())
-	t := &term{session: s, fence: f, owned: map[string]Grant{}, letting: map[string]bool{}, stop: stop, done: make(chan struct{})}
+	t := &term{session: s, fence: f, owned: map[string]Grant{}, letting: map[string]bool{}, taking: map[string]int{}, stop: stop, done: make(chan struct{})}
 	go n.keep(tctx, t)
 	return t, nil
 }

@@ -26,6 +26,10 @@ func (n *Node) Acquire(ctx context.Context, user string) (Grant, error) {
 		}
 	}
 	letting := err == nil && t.letting[user]
+	if err == nil && !letting {
+		t.taking[user]++
+		defer n.taken(t, user)
+	}
 	n.mu.Unlock()
 	if err != nil {
 		return Grant{}, err
@@ -122,6 +126,15 @@ func (n *Node) Release(ctx context.Context, user string) error {
 		return fmt.Errorf("etcd: %w", err)
 	}
 	return nil
+}
+
+// taken ends one Acquire of user begun under t.
+func (n *Node) taken(t *term, user string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if t.taking[user]--; t.taking[user] <= 0 {
+		delete(t.taking, user)
+	}
 }
 
 // letGo ends the letting of user begun by Release or Transfer.
