@@ -28,7 +28,7 @@ func (o *clusterCmdOptions) AddFlags(fl *flag.FlagSet) {
 // clusterCommand is "mindmount cluster".
 var clusterCommand = newCommand(command{
 	name:    "cluster",
-	usage:   "cluster status|move USER NODE [--cluster URL] [--json]",
+	usage:   "cluster status [--cluster URL] [--json] | cluster move USER NODE [--cluster URL]",
 	summary: "show the serve nodes of a cluster and the users each serves; move a user to a node",
 	help: `mindmount cluster status reads the cluster's etcd (--cluster, as given to
 mindmount serve --cluster) and prints every live node: its name, the
