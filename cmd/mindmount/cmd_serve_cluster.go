@@ -125,11 +125,11 @@ func (c *clusterRouter) route(ctx context.Context, id string, g *userGate) (http
 		return c.local(ctx, id, g)
 	}
 	if c.leaving.Load() {
-		return c.toOwner(ctx, id)
+		return c.toOwner(ctx, id, g)
 	}
 	if !httpapi.Forwarded(ctx) {
 		if m, free, ok := c.node.CachedOwner(id); ok && !free && m.Name != c.node.Self().Name {
-			return c.hopTo(m, id), func() {}, nil
+			return c.hopTo(m, id, g), func() {}, nil
 		}
 	}
 	_, err := c.node.Acquire(ctx, id)
@@ -139,7 +139,7 @@ func (c *clusterRouter) route(ctx context.Context, id string, g *userGate) (http
 	if !errors.Is(err, cluster.ErrOwnedElsewhere) && !errors.Is(err, cluster.ErrNotHeld) {
 		return nil, nil, err
 	}
-	return c.toOwner(ctx, id)
+	return c.toOwner(ctx, id, g)
 }
 
 // local is id's worker here, behind the replication wait when asked for.
@@ -157,7 +157,7 @@ func (c *clusterRouter) local(ctx context.Context, id string, g *userGate) (http
 // toOwner passes the request to the node holding id as etcd says now,
 // unless it came from another node already: then the sender is told
 // (misrouted) and asks etcd itself.
-func (c *clusterRouter) toOwner(ctx context.Context, id string) (http.Handler, func(), error) {
+func (c *clusterRouter) toOwner(ctx context.Context, id string, g *userGate) (http.Handler, func(), error) {
 	if httpapi.Forwarded(ctx) {
 		return misrouted, func() {}, nil
 	}
@@ -168,7 +168,7 @@ func (c *clusterRouter) toOwner(ctx context.Context, id string) (http.Handler, f
 	if owner.Name == c.node.Self().Name || owner.Advertise == "" {
 		return nil, nil, errMisrouted
 	}
-	return c.hopTo(owner, id), func() {}, nil
+	return c.hopTo(owner, id, g), func() {}, nil
 }
 
 // misroutedHeader marks a forwarded request's answer from a node that
@@ -260,8 +260,9 @@ type retryKey struct{}
 
 // hopTo forwards id's request to first; if first answers that it does
 // not hold the user (the cache was stale), the owner is read from etcd
-// and the request sent there, once.
-func (c *clusterRouter) hopTo(first cluster.Member, id string) http.Handler {
+// and the request sent there, once (or served here, when the user came
+// to this node meanwhile).
+func (c *clusterRouter) hopTo(first cluster.Member, id string, g *userGate) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(r.Body) // the front's copy, in memory already
 		if err != nil {
@@ -271,13 +272,20 @@ func (c *clusterRouter) hopTo(first cluster.Member, id string) http.Handler {
 		ctx := r.Context()
 		again := func(w http.ResponseWriter) {
 			m, err := c.node.Owner(ctx, id)
-			if err != nil || m.Name == first.Name || m.Name == c.node.Self().Name || m.Advertise == "" {
-				misrouted(w, r)
-				return
-			}
 			r2 := r.Clone(context.WithValue(ctx, retryKey{}, nil))
 			r2.Body = io.NopCloser(bytes.NewReader(body))
-			c.hop(m).ServeHTTP(w, r2)
+			switch {
+			case err == nil && m.Name == c.node.Self().Name && c.node.MayWrite(id):
+				if h, release, err := c.local(ctx, id, g); err == nil {
+					defer release()
+					h.ServeHTTP(w, r2)
+					return
+				}
+			case err == nil && m.Name != first.Name && m.Name != c.node.Self().Name && m.Advertise != "":
+				c.hop(m).ServeHTTP(w, r2)
+				return
+			}
+			misrouted(w, r)
 		}
 		r1 := r.Clone(context.WithValue(ctx, retryKey{}, again))
 		r1.Body = io.NopCloser(bytes.NewReader(body))
