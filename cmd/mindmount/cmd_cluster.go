@@ -28,16 +28,23 @@ func (o *clusterCmdOptions) AddFlags(fl *flag.FlagSet) {
 // clusterCommand is "mindmount cluster".
 var clusterCommand = newCommand(command{
 	name:    "cluster",
-	usage:   "cluster status [--cluster URL] [--json]",
-	summary: "show the serve nodes of a cluster and the users each serves",
+	usage:   "cluster status [--cluster URL] [--json] | cluster move USER NODE [--cluster URL]",
+	summary: "show the serve nodes of a cluster and the users each serves; move a user to a node",
 	help: `mindmount cluster status reads the cluster's etcd (--cluster, as given to
 mindmount serve --cluster) and prints every live node: its name, the
 address the others forward to, how long it has been up, how long its
-lease has left, and the users it serves. See docs/many-hosts.md.`,
+lease has left, and the users it serves.
+
+mindmount cluster move USER NODE hands USER over to the live node NODE:
+the node serving USER finishes the requests in flight, commits and pushes
+USER's memory to the git host, and moves USER's key to NODE in one etcd
+transaction; NODE then takes USER (fetch, memory merge) at once. It
+returns when NODE holds USER (a minute at most). See docs/many-hosts.md.`,
 }, runClusterCommand)
 
 func runClusterCommand(ctx context.Context, o *clusterCmdOptions, args []string) error {
-	if len(args) != 1 || args[0] != "status" {
+	move := len(args) == 3 && args[0] == "move"
+	if !move && (len(args) != 1 || args[0] != "status") {
 		return errUsage
 	}
 	cli, err := clientv3.New(clientv3.Config{Endpoints: strings.Split(o.endpoints, ","),
@@ -46,6 +53,15 @@ func runClusterCommand(ctx context.Context, o *clusterCmdOptions, args []string)
 		return fmt.Errorf("--cluster: %w", err)
 	}
 	defer cli.Close()
+	if move {
+		mctx, cancel := context.WithTimeout(ctx, 70*time.Second)
+		defer cancel()
+		if err := cluster.AskMove(mctx, cli, args[1], args[2]); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "%s is served by %s\n", args[1], args[2])
+		return nil
+	}
 	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	st, err := cluster.ReadStatus(rctx, cli)

@@ -104,11 +104,11 @@ type clusterNode struct {
 	base string
 }
 
-func startClusterNode(t *testing.T, name, root, etcd string, env []string) clusterNode {
+func startClusterNode(t *testing.T, name, root, etcd string, env []string, extra ...string) clusterNode {
 	t.Helper()
 	addr := freeLoopback(t)
-	cmd, logs, line := startFirstLine(t, env, "serve", "--root", root, "--http", addr,
-		"--cluster", etcd, "--node", name, "--advertise", addr, "--cluster-ttl", "2s")
+	cmd, logs, line := startFirstLine(t, env, append([]string{"serve", "--root", root, "--http", addr,
+		"--cluster", etcd, "--node", name, "--advertise", addr, "--cluster-ttl", "2s"}, extra...)...)
 	if !strings.HasPrefix(line, "mindmount: serving") {
 		t.Fatalf("node %s: %q\n%s", name, line, logs)
 	}

@@ -116,10 +116,7 @@ func (f *httpFront) start(ctx context.Context, ws *host.Workers) (func() error, 
 	// user's worker, which answers it as the user (chat, bye, consolidate,
 	// recall, git, MCP, the web page's pages): nothing here touches a
 	// user's repository.
-	var fwd httpapi.Forwarder = ws
-	if clusterForward != nil {
-		fwd, clusterForward.key = clusterForward, key
-	}
+	fwd, clusterHealth := frontForwarder(ws, key)
 	warmed := make(chan struct{})
 	srv := httpapi.New(httpapi.Config{
 		Ready: func() bool {
@@ -131,6 +128,7 @@ func (f *httpFront) start(ctx context.Context, ws *host.Workers) (func() error, 
 			}
 		},
 		Forward:   fwd,
+		Cluster:   clusterHealth,
 		List:      ws,
 		UI:        ui,
 		Pool:      ws.Pool(),

@@ -16,6 +16,7 @@ type fence struct {
 
 	mu     sync.Mutex
 	until  time.Time
+	sentAt time.Time // the last renewal's sending
 	down   bool
 	downAt time.Time
 	fell   chan struct{}
@@ -38,7 +39,7 @@ func (f *fence) renewed(sentAt time.Time, ttl time.Duration) {
 	if until.Before(f.until) {
 		return
 	}
-	f.until = until
+	f.until, f.sentAt = until, sentAt
 	wait := until.Sub(f.now())
 	if f.timer == nil {
 		f.timer = time.AfterFunc(wait, f.check)
@@ -94,4 +95,11 @@ func (f *fence) fellAt() time.Time {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.downAt
+}
+
+// state is when the last renewal was sent and whether the fence stands.
+func (f *fence) state() (sentAt, until time.Time, up bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.sentAt, f.until, !f.down && f.now().Before(f.until)
 }

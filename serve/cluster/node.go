@@ -26,8 +26,15 @@ type Config struct {
 	// OnLost is told, once per lost session and in its own goroutine,
 	// the users the node held: stop their workers without writing.
 	OnLost func(users []string)
-	Logger *slog.Logger
-	Now    func() time.Time // the clock, for tests; time.Now by default
+	// OnMove is told, in its own goroutine, that `mindmount cluster move`
+	// asks this node to hand user over to node to (flush, push, Transfer).
+	OnMove func(user, to string)
+	// OnGiven is told, in its own goroutine, that another node handed
+	// user over to this one (the user's key is on this node's lease):
+	// take it (Acquire, start its worker) before its first request.
+	OnGiven func(user string)
+	Logger  *slog.Logger
+	Now     func() time.Time // the clock, for tests; time.Now by default
 }
 
 // Node is one serve node's Ownership in etcd. A lost session ends the
@@ -35,6 +42,10 @@ type Config struct {
 type Node struct {
 	cfg   Config
 	since time.Time
+
+	cache     *ownerCache
+	stopCache context.CancelFunc
+	cacheDone chan struct{}
 
 	mu     sync.Mutex
 	term   *term
@@ -48,8 +59,15 @@ type term struct {
 	session *concurrency.Session
 	fence   *fence
 	owned   map[string]Grant
-	stop    context.CancelFunc
-	done    chan struct{}
+	// letting: users being released or handed over; Acquire refuses
+	// them until their key is gone or another node's, lest the key still
+	// on this lease be read as "ours already" and the user held twice.
+	letting map[string]bool
+	// taking: Acquires under way, whose own key's watch event is not a
+	// hand-over (OnGiven).
+	taking map[string]int
+	stop   context.CancelFunc
+	done   chan struct{}
 }
 
 // Join starts node cfg.Name's first session and announces it. A name
@@ -72,17 +90,23 @@ func Join(ctx context.Context, cfg Config) (*Node, error) {
 		cfg.Logger = slog.Default()
 	}
 	n := &Node{cfg: cfg, since: cfg.Now()}
+	n.startCache()
 	wait, cancel := context.WithTimeout(ctx, 2*cfg.TTL+time.Second)
 	defer cancel()
 	for {
 		n.mu.Lock()
 		_, err := n.currentLocked(ctx)
 		n.mu.Unlock()
+		if err == nil {
+			return n, nil
+		}
 		if !errors.Is(err, ErrNodeTaken) {
-			return n, err
+			n.Close(context.WithoutCancel(ctx))
+			return nil, err
 		}
 		select {
 		case <-wait.Done():
+			n.Close(context.WithoutCancel(ctx))
 			return nil, err
 		case <-time.After(250 * time.Millisecond):
 		}
@@ -140,7 +164,7 @@ func (n *Node) startTerm(ctx context.Context) (*term, error) {
 		return nil, err
 	}
 	tctx, stop := context.WithCancel(context.Background())
-	t := &term{session: s, fence: f, owned: map[string]Grant{}, stop: stop, done: make(chan struct{})}
+	t := &term{session: s, fence: f, owned: map[string]Grant{}, letting: map[string]bool{}, taking: map[string]int{}, stop: stop, done: make(chan struct{})}
 	go n.keep(tctx, t)
 	return t, nil
 }

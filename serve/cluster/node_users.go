@@ -25,9 +25,17 @@ func (n *Node) Acquire(ctx context.Context, user string) (Grant, error) {
 			return g, nil
 		}
 	}
+	letting := err == nil && t.letting[user]
+	if err == nil && !letting {
+		t.taking[user]++
+		defer n.taken(t, user)
+	}
 	n.mu.Unlock()
 	if err != nil {
 		return Grant{}, err
+	}
+	if letting {
+		return Grant{}, fmt.Errorf("%w: %s is being let go", ErrNotHeld, user)
 	}
 	key := usersPrefix + user
 	lease := t.session.Lease()
@@ -50,14 +58,18 @@ func (n *Node) Acquire(ctx context.Context, user string) (Grant, error) {
 			json.Unmarshal(kvs[0].Value, &c)
 			return Grant{}, &OwnedError{Owner: c.Node}
 		}
-		// Ours already (a term that forgot it cannot happen: a new term
-		// has a new lease); keep going as a fresh grant.
+		// Ours already: handed over by another node (Transfer) or
+		// moved here (AskMove); a user this node is letting go was
+		// refused above. Keep going as a fresh grant.
 	}
 	g := Grant{User: user, Node: n.cfg.Name, Lease: int64(lease), At: sent}
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.term != t || !t.fence.up() {
 		return Grant{}, ErrFenced
+	}
+	if t.letting[user] {
+		return Grant{}, fmt.Errorf("%w: %s is being let go", ErrNotHeld, user)
 	}
 	t.owned[user] = g
 	return g, nil
@@ -98,10 +110,14 @@ func (n *Node) Release(ctx context.Context, user string) error {
 		_, held = t.owned[user]
 		delete(t.owned, user)
 	}
+	if held {
+		t.letting[user] = true
+	}
 	n.mu.Unlock()
 	if !held {
 		return nil
 	}
+	defer n.letGo(t, user)
 	key := usersPrefix + user
 	_, err := n.cfg.Client.Txn(ctx).
 		If(clientv3.Compare(clientv3.LeaseValue(key), "=", t.session.Lease())).
@@ -112,12 +128,38 @@ func (n *Node) Release(ctx context.Context, user string) error {
 	return nil
 }
 
-// Owner is the member holding user.
+// taken ends one Acquire of user begun under t.
+func (n *Node) taken(t *term, user string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if t.taking[user]--; t.taking[user] <= 0 {
+		delete(t.taking, user)
+	}
+}
+
+// letGo ends the letting of user begun by Release or Transfer.
+func (n *Node) letGo(t *term, user string) {
+	n.mu.Lock()
+	delete(t.letting, user)
+	n.mu.Unlock()
+}
+
+// Owner is the member holding user, as etcd says now.
 func (n *Node) Owner(ctx context.Context, user string) (Member, error) {
 	if err := CheckName(user); err != nil {
 		return Member{}, err
 	}
 	return ownerOf(ctx, n.cfg.Client, user)
+}
+
+// CachedOwner is the member holding user as this node's watch of etcd
+// last said, without a round trip: free when nobody holds it, ok false
+// when the cache cannot say (not synced yet, or a claim whose node is
+// unknown). It is a routing hint, never a licence to write: a stale
+// answer costs a forward that the receiving node refuses or serves by
+// its own transaction, and the sender then asks etcd (Owner).
+func (n *Node) CachedOwner(user string) (m Member, free, ok bool) {
+	return n.cache.owner(user)
 }
 
 func ownerOf(ctx context.Context, c *clientv3.Client, user string) (Member, error) {
@@ -154,6 +196,8 @@ func (n *Node) Close(ctx context.Context) error {
 		t.owned = map[string]Grant{}
 	}
 	n.mu.Unlock()
+	n.stopCache()
+	<-n.cacheDone
 	if t == nil {
 		return nil
 	}

@@ -69,3 +69,42 @@ func ReadStatus(ctx context.Context, c *clientv3.Client) (Status, error) {
 	sort.Strings(st.Orphans)
 	return st, nil
 }
+
+// Health is this node's own view, for serve's /health: no user names.
+type Health struct {
+	Node      string `json:"node"`
+	UsersHeld int    `json:"usersHeld"`
+	// Writing: the node's session stands (its fence is up).
+	Writing bool `json:"writing"`
+	// LeaseAgeSeconds is how long ago the last keep-alive etcd answered
+	// was sent (-1: no session); FenceLeftSeconds how long this node may
+	// still write without another.
+	LeaseAgeSeconds  float64 `json:"leaseAgeSeconds"`
+	FenceLeftSeconds float64 `json:"fenceLeftSeconds"`
+	LeaseTTLSeconds  float64 `json:"leaseTtlSeconds"`
+}
+
+// Health reports this node's session and how many users it holds.
+func (n *Node) Health() Health {
+	n.mu.Lock()
+	t := n.term
+	held := 0
+	if t != nil {
+		held = len(t.owned)
+	}
+	n.mu.Unlock()
+	h := Health{Node: n.cfg.Name, UsersHeld: held, LeaseAgeSeconds: -1, LeaseTTLSeconds: n.cfg.TTL.Seconds()}
+	if t == nil {
+		return h
+	}
+	sent, until, up := t.fence.state()
+	now := n.cfg.Now()
+	h.Writing = up
+	h.LeaseAgeSeconds = roundMillis(now.Sub(sent).Seconds())
+	if up {
+		h.FenceLeftSeconds = roundMillis(until.Sub(now).Seconds())
+	}
+	return h
+}
+
+func roundMillis(s float64) float64 { return float64(int64(s*1000)) / 1000 }

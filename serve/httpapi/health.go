@@ -60,6 +60,9 @@ func (s *Server) health(w http.ResponseWriter, r *http.Request) {
 	} else {
 		body["model"] = nil
 	}
+	if s.cfg.Cluster != nil {
+		body["cluster"] = s.cfg.Cluster()
+	}
 	status := http.StatusOK
 	switch {
 	case s.closing.Load():

@@ -107,6 +107,9 @@ type Config struct {
 	// balancer or a client that waits for 200 never sends a request that
 	// pays for the load. Nil: ready from the start.
 	Ready func() bool
+	// Cluster, when set, is /health's "cluster" field: this serve node's
+	// place in a cluster (no user names: /health needs no credentials).
+	Cluster func() any
 	// Version is the daemon's version, reported by /health.
 	Version string
 	Logger  *slog.Logger
