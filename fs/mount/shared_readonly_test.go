@@ -30,8 +30,8 @@ func TestTeamWithoutTrackerIsReadOnly(t *testing.T) {
 		t.Fatal("the team does not read through shared/eng")
 	}
 	ops := map[string]func() error{
-		"write":    func() error { return os.WriteFile(f, []byte("x"), 0o644) },
-		"append":   func() error { return appendLine(f, "more") },
+		"write":  func() error { return os.WriteFile(f, []byte("x"), 0o644) },
+		"append": func() error { return appendLine(f, "more") },
 		// A shell's >> (O_CREAT|O_APPEND) is refused, but reported
 		// as EIO, not EROFS (not understood yet): only refusal is asserted.
 		"shell >>": func() error {
