@@ -5,7 +5,6 @@ import (
 	"log/slog"
 
 	"github.com/mindmount/mindmount/fs/mount"
-	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/memgraph"
 	"github.com/mindmount/mindmount/memgraph/team"
 	"github.com/mindmount/mindmount/serve/host"
@@ -36,7 +35,7 @@ func workerTeams(rt *host.Runtime, as []team.Attachment, log *slog.Logger) ([]mo
 			continue
 		}
 		scopes = append(scopes, memgraph.Scope{Name: a.Name, Graph: g})
-		out = append(out, mount.Team{Name: a.Name, Role: a.Role, Graph: g, Listeners: &tracker.Listeners{}})
+		out = append(out, mount.Team{Name: a.Name, Role: a.Role, Graph: g})
 	}
 	if err := rt.Graph.AttachScopes(scopes); err != nil {
 		closeAll()
