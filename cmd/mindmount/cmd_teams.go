@@ -111,7 +111,17 @@ func runTeamsAdd(_ context.Context, o *teamsAddOptions, args []string) error {
 		if err := c.AddTeam(name, uid, gid); err != nil {
 			return err
 		}
-		dir := filepath.Join(root, team.Dir, name)
+		// ROOT/teams may be crossed by every worker but listed by
+		// nobody: a member's worker reaches its team by name; each
+		// team's own folder (0750, GiveToTeam) lets only its group in.
+		parent := filepath.Join(root, team.Dir)
+		if err := os.MkdirAll(parent, 0o711); err != nil {
+			return err
+		}
+		if err := os.Chmod(parent, 0o711); err != nil {
+			return err
+		}
+		dir := filepath.Join(parent, name)
 		if err := os.MkdirAll(dir, 0o750); err != nil {
 			return err
 		}

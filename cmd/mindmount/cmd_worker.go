@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mindmount/mindmount/memgraph"
+	"github.com/mindmount/mindmount/memgraph/team"
 
 	"golang.org/x/sys/unix"
 
@@ -46,6 +47,9 @@ type workerOptions struct {
 	maxBody     int64         // serve's --max-body
 	debug       bool
 	spareFd     int // the socket on which serve hands a spare worker its user
+	// teams are the user's teams as serve's configuration said when the
+	// worker became the user (not a flag: read as root, with its groups).
+	teams []team.Attachment
 }
 
 func (o *workerOptions) AddFlags(fl *flag.FlagSet) {
@@ -108,11 +112,12 @@ func awaitUser(fd int) (*workerOptions, error) {
 	o.fuseFd, o.httpFd, o.assignedCPU = fuseFd, httpFd, assigned
 	// The teams' groups, read as root before the drop (ROOT/teams.conf
 	// is root's): the kernel then lets the worker read its teams only.
-	groups, err := host.TeamGroups(host.RootOf(o.repo), o.id)
+	teams, groups, err := host.MemberTeams(host.RootOf(o.repo), o.id)
 	if err != nil {
 		slog.Warn("worker: teams configuration refused; no team", "user", o.id, "err", err)
-		groups = nil
+		teams, groups = nil, nil
 	}
+	o.teams = teams
 	if err := host.DropPrivileges(uint32(o.uid), uint32(o.gid), groups...); err != nil {
 		return nil, fmt.Errorf("worker for %s: %w", o.id, err)
 	}
@@ -165,21 +170,9 @@ func runWorker(o *workerOptions, log *slog.Logger) error {
 		trimWorkerHeap()
 		ended := make(chan error, 2)
 		var stops []func(bool) error
-		if o.fuseFd >= 0 {
-			srv, err := mount.Mount(fmt.Sprintf("/dev/fd/%d", o.fuseFd), rt.Tracker, rt.Listeners, mount.Options{
-				AllowOther:    true,
-				Debug:         o.debug,
-				Logger:        log,
-				OnConsolidate: rt.RequestConsolidation,
-				Owner:         &mount.Owner{UID: uint32(o.uid), GID: uint32(o.gid)},
-			})
-			if err != nil {
-				return nil, nil, err
-			}
-			go func() {
-				<-unmountedOutside(srv)
-				ended <- errors.New("the mount ended")
-			}()
+		closeTeams, err := workerMount(o, rt, ended, log)
+		if err != nil {
+			return nil, nil, err
 		}
 		if o.httpFd >= 0 {
 			ln, err := net.FileListener(os.NewFile(uintptr(o.httpFd), "http"))
@@ -217,9 +210,37 @@ func runWorker(o *workerOptions, log *slog.Logger) error {
 			for _, s := range stops {
 				s(byItself)
 			}
+			closeTeams() // last: the mount and HTTP read them until now
 			return nil
 		}, nil
 	})
+}
+
+// workerMount serves the user's mount (serve mounted it; o.fuseFd < 0:
+// none) with the user's teams at shared/<team>/, and says on ended when
+// it ends. The returned function closes the teams.
+func workerMount(o *workerOptions, rt *host.Runtime, ended chan<- error, log *slog.Logger) (func(), error) {
+	teams, closeTeams, err := workerTeams(rt, o.teams, log)
+	if err != nil || o.fuseFd < 0 {
+		return closeTeams, err
+	}
+	srv, err := mount.Mount(fmt.Sprintf("/dev/fd/%d", o.fuseFd), rt.Tracker, rt.Listeners, mount.Options{
+		AllowOther:    true,
+		Debug:         o.debug,
+		Logger:        log,
+		OnConsolidate: rt.RequestConsolidation,
+		Owner:         &mount.Owner{UID: uint32(o.uid), GID: uint32(o.gid)},
+		Teams:         teams,
+	})
+	if err != nil {
+		closeTeams()
+		return func() {}, err
+	}
+	go func() {
+		<-unmountedOutside(srv)
+		ended <- errors.New("the mount ended")
+	}()
+	return closeTeams, nil
 }
 
 // A worker's bounds besides its memory (--user-memory): open files and

@@ -65,11 +65,13 @@ func (n *node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fu
 			if errno != 0 || !gitStable(rel) {
 				uncachedEntry(out)
 			}
+			n.m.present(&out.Attr)
 			return in, errno
 		}
 		in, errno := n.LoopbackNode.Lookup(ctx, name, out)
 		if errno == 0 {
 			n.m.fixMode(path.Join(dir, name), &out.Attr)
+			n.m.revocableEntry(out)
 		}
 		return in, errno
 	}
@@ -79,6 +81,7 @@ func (n *node) Lookup(ctx context.Context, name string, out *fuse.EntryOut) (*fu
 // fixMode reports a read_only memory as mode 0444, so careful tools
 // (vim, install, test -w as another user) refuse before they try.
 func (m *mountState) fixMode(rel string, a *fuse.Attr) {
+	m.present(a)
 	if a.Mode&syscall.S_IFMT == syscall.S_IFREG && a.Mode&0o222 != 0 && errors.Is(m.writable(rel), tracker.ErrReadOnly) {
 		a.Mode &^= 0o222
 	}
@@ -95,6 +98,7 @@ func (n *node) Getattr(ctx context.Context, f fusefs.FileHandle, out *fuse.AttrO
 			out.SetTimeout(time.Nanosecond)
 		}
 		n.m.fixMode(rel, &out.Attr)
+		n.m.revocableAttr(out)
 	}
 	return errno
 }

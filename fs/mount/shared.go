@@ -3,14 +3,17 @@ package mount
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	fusefs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 
 	"github.com/mindmount/mindmount/fs/tracker"
+	"github.com/mindmount/mindmount/memgraph"
 	"github.com/mindmount/mindmount/memgraph/team"
 )
 
@@ -18,11 +21,17 @@ import (
 // (Options.Teams). Its subtree is served by a mount state of its own over
 // the team's working tree, and every change goes to the team's tracker —
 // the one writer of that repository — never to the personal one.
+//
+// A team without a Tracker is only read through this mount (a serve
+// member's worker, which is not the team's writer): Graph serves its
+// indexes and search, every change is refused with EROFS whatever Role
+// says, and Listeners (optional) carries the changes its owner notices.
 type Team struct {
 	Name      string
 	Role      team.Role
 	Tracker   *tracker.Tracker
 	Listeners *tracker.Listeners
+	Graph     *memgraph.Graph
 }
 
 // errTeamReadOnly: the member may not change this team (role read, or
@@ -50,6 +59,77 @@ func (g roleGate) CanCreate(rel string, s tracker.Scope) error {
 	return g.changes.CanCreate(rel, s)
 }
 
+// teamDeps is what a team's mount state projects: its tracker with the
+// member's role, or, without a tracker, its graph with every change
+// refused (readOnlyTeam).
+func teamDeps(t Team) (deps, error) {
+	if t.Tracker != nil {
+		g := t.Tracker.Graph()
+		return deps{graph: g, tracker: roleGate{changes: t.Tracker, role: t.Role}, listen: t.Listeners.Add, search: searchFunc(g), sandbox: t.Tracker.NoteSandbox}, nil
+	}
+	if t.Graph == nil {
+		return deps{}, fmt.Errorf("team %s: neither a tracker nor a graph", t.Name)
+	}
+	listen := func(tracker.Listener) {}
+	if t.Listeners != nil {
+		listen = t.Listeners.Add
+	}
+	return deps{graph: t.Graph, tracker: roleGate{changes: readOnlyTeam{}, role: team.Read}, listen: listen, search: searchFunc(t.Graph)}, nil
+}
+
+// readOnlyTeam is the changes of a team this mount may not write: every
+// check refuses (errTeamReadOnly, EROFS) and nothing is ever reported.
+type readOnlyTeam struct{}
+
+func (readOnlyTeam) Touch(string, string)                  {}
+func (readOnlyTeam) Refresh(...string)                     {}
+func (readOnlyTeam) Renamed(string, string, string)        {}
+func (readOnlyTeam) Status() []byte                        { return []byte("read-only: this mount does not write the team\n") }
+func (readOnlyTeam) CanChange(string, tracker.Scope) error { return errTeamReadOnly }
+func (readOnlyTeam) CanCreate(string, tracker.Scope) error { return errTeamReadOnly }
+func (readOnlyTeam) Grow(string, int64) error              { return errTeamReadOnly }
+func (readOnlyTeam) Truncate(string, int64) error          { return errTeamReadOnly }
+func (readOnlyTeam) AppendRoom(string, int64) error        { return errTeamReadOnly }
+func (readOnlyTeam) Removed(string)                        {}
+func (readOnlyTeam) Moved(string, string)                  {}
+func (readOnlyTeam) Exchanged(string, string)              {}
+
+// present shows a team's entry as the member's (presentAs), if set.
+func (m *mountState) present(a *fuse.Attr) {
+	if m.presentAs != nil {
+		a.Uid, a.Gid = m.presentAs.UID, m.presentAs.GID
+	}
+}
+
+// revokeWithin bounds how long the kernel trusts what it knows of a
+// team's entry in a per-user mount (presentAs): a read through a
+// descriptor opened before the member was removed asks for the
+// attributes again after it, and fails once serve has ended the mount.
+// Without it the page cache would answer such a read for as long as the
+// mount's timeout.
+const revokeWithin = 500 * time.Millisecond
+
+// revocableEntry and revocableAttr lower the kernel's timeouts to
+// revokeWithin in a team's subtree of a per-user mount.
+func (m *mountState) revocableEntry(out *fuse.EntryOut) {
+	if m.presentAs == nil {
+		return
+	}
+	// Zero is "the mount's default" to go-fuse, which fills it in later.
+	if t := out.EntryTimeout(); t == 0 || t > revokeWithin {
+		out.SetEntryTimeout(revokeWithin)
+	}
+	if t := out.AttrTimeout(); t == 0 || t > revokeWithin {
+		out.SetAttrTimeout(revokeWithin)
+	}
+}
+
+func (m *mountState) revocableAttr(out *fuse.AttrOut) {
+	if t := out.Timeout(); m.presentAs != nil && (t == 0 || t > revokeWithin) {
+		out.SetTimeout(revokeWithin)
+	}
+}
+
 // sharedIno is the inode number of shared/ (a virtual folder).
 const sharedIno = synthInoBase | 0xff
 
@@ -64,17 +144,20 @@ func newTeamStates(m *mountState, teams []Team, opt Options, log *slog.Logger) (
 		if err := team.ValidName(t.Name); err != nil {
 			return nil, err
 		}
-		g := t.Tracker.Graph()
-		dir, err := filepath.Abs(g.Root())
+		d, err := teamDeps(t)
 		if err != nil {
 			return nil, err
 		}
-		d := deps{graph: g, tracker: roleGate{changes: t.Tracker, role: t.Role}, listen: t.Listeners.Add, search: searchFunc(g), sandbox: t.Tracker.NoteSandbox}
+		dir, err := filepath.Abs(d.graph.Root())
+		if err != nil {
+			return nil, err
+		}
 		tm, err := newMountState(dir, d, opt, log.With("team", t.Name))
 		if err != nil {
 			return nil, err
 		}
 		tm.inoSalt = uint64(i+1) << 40
+		tm.presentAs = opt.Owner
 		tm.appends = m.appends // the rawFS marks appends for the whole server
 		out[t.Name] = tm
 	}

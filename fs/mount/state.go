@@ -32,6 +32,12 @@ type mountState struct {
 	// inoSalt offsets the virtual inodes (0: every mount is one
 	// repository's; serve's users each have a mount of their own).
 	inoSalt uint64
+	// presentAs, for a team's subtree in a per-user mount (Options.Owner),
+	// is who every entry is shown to belong to: the team's files are its
+	// uid's, readable by its group, which the worker has and the member's
+	// own processes do not; the kernel's mode check (default_permissions)
+	// is made against the member, and the member's role is the daemon's.
+	presentAs *Owner
 
 	root *node         // set once before the mount starts
 	tree *subtree.Tree // the backing root, opened: every open beneath it

@@ -287,7 +287,10 @@ func DropPrivileges(uid, gid uint32, groups ...uint32) error {
 		for i, g := range groups {
 			gs[i] = int(g)
 		}
-		if err := unix.Setgroups(gs); err != nil {
+		// syscall's, not unix's: unix.Setgroups changes the calling
+		// thread only, and the worker's other threads would keep root's
+		// groups (or lack the teams'); syscall's sets every thread's.
+		if err := syscall.Setgroups(gs); err != nil {
 			return fmt.Errorf("drop groups: %w", err)
 		}
 		if err := unix.Setresgid(int(gid), int(gid), int(gid)); err != nil {

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"sync/atomic"
 	"time"
+
+	"github.com/mindmount/mindmount/memgraph/team"
 )
 
 // registryView is the daemon's view of ROOT/users.json, Host's and Workers'
@@ -37,13 +39,18 @@ func (r *registryView) reloadIfChanged() {
 }
 
 // registryStamp identifies the registryView's current version cheaply (size
-// and mtime).
+// and mtime of the users and of the teams: a membership changed beside the
+// daemon is applied by the same re-read, SIGHUP or not).
 func registryStamp(root string) string {
-	fi, err := os.Stat(filepath.Join(root, RegistryFile))
-	if err != nil {
-		return ""
+	s := ""
+	for _, name := range []string{RegistryFile, team.ConfigFile} {
+		if fi, err := os.Stat(filepath.Join(root, name)); err == nil {
+			s += fmt.Sprintf("%d-%d;", fi.Size(), fi.ModTime().UnixNano())
+		} else {
+			s += "-;"
+		}
 	}
-	return fmt.Sprintf("%d-%d", fi.Size(), fi.ModTime().UnixNano())
+	return s
 }
 
 // idleSweeps is the daemon's one idle loop, Host's and Workers' alike:

@@ -95,6 +95,7 @@ type Workers struct {
 type worker struct {
 	entry  Entry
 	oldIDs []uint32 // the user's earlier uids (a uid change): their files become the new uid's
+	teams  string   // teamPrint when the worker was made: its teams, roles and groups
 
 	op chan struct{} // a one-slot semaphore: held while starting or stopping
 
@@ -111,6 +112,7 @@ type worker struct {
 	lastUsed  time.Time
 	startedAt time.Time
 	stopping  bool
+	regrouped bool      // replaced because its teams changed (reload): its mount is aborted first
 	err       error     // why the user cannot be served (nil: fine or not tried)
 	retryAt   time.Time // no new start before (a failed start, a restart's backoff)
 	deaths    deaths    // how the last processes ended, to stop a crash loop
@@ -249,6 +251,8 @@ func (ws *Workers) spawn(f func()) bool {
 // reload is Reload; unless wait, the stops and starts run in the
 // background.
 func (ws *Workers) reload(wait bool) error {
+	// The version first: a change made while we read is read again later.
+	stamp := registryStamp(ws.cfg.Root)
 	entries, err := ReadRegistry(ws.cfg.Root)
 	if err != nil {
 		return err
@@ -257,8 +261,9 @@ func (ws *Workers) reload(wait bool) error {
 	for _, e := range entries {
 		want[e.ID] = e
 	}
+	teams := ws.loadTeams()
 	ws.mu.Lock()
-	ws.reg.read(registryStamp(ws.cfg.Root))
+	ws.reg.read(stamp)
 	var removed, changed, added []*worker
 	for id, w := range ws.users {
 		e, ok := want[id]
@@ -268,7 +273,19 @@ func (ws *Workers) reload(wait bool) error {
 			removed = append(removed, w)
 		case e.UID != w.entry.UID || e.GID != w.entry.GID:
 			nw := newWorker(e, append(w.oldIDs, w.entry.UID))
+			nw.teams = teamPrint(teams, ws.cfg.Root, id)
 			ws.users[id] = nw
+			changed = append(changed, w)
+			added = append(added, nw)
+		case teamPrint(teams, ws.cfg.Root, id) != w.teams:
+			// A team joined or left, or a role changed: the worker
+			// must gain or lose a group, which only a new process can.
+			nw := newWorker(e, w.oldIDs)
+			nw.teams = teamPrint(teams, ws.cfg.Root, id)
+			ws.users[id] = nw
+			w.mu.Lock()
+			w.regrouped = true
+			w.mu.Unlock()
 			changed = append(changed, w)
 			added = append(added, nw)
 		default:
@@ -280,6 +297,7 @@ func (ws *Workers) reload(wait bool) error {
 	for id, e := range want {
 		if _, ok := ws.users[id]; !ok {
 			w := newWorker(e, nil)
+			w.teams = teamPrint(teams, ws.cfg.Root, id)
 			ws.users[id] = w
 			added = append(added, w)
 		}
@@ -299,7 +317,21 @@ func (ws *Workers) apply(changed, removed, added []*worker) {
 	ctx, cancel := context.WithTimeout(ws.life, time.Minute)
 	defer cancel()
 	for _, w := range changed {
-		ws.log.Info("uid or gid changed: the user's worker and mount start again", "user", w.entry.ID)
+		w.mu.Lock()
+		regrouped := w.regrouped
+		// Stopping before the abort: the worker ends by itself when
+		// its mount does, and must not be started again (watch).
+		w.stopping = w.stopping || regrouped
+		w.mu.Unlock()
+		if regrouped {
+			// The old mount's connection ends first: every descriptor
+			// open on it, shared/<team>/ included, fails at once, not
+			// after the worker's last commit.
+			ws.log.Info("teams changed: the user's worker and mount start again", "user", w.entry.ID)
+			ws.abort(w)
+		} else {
+			ws.log.Info("uid or gid changed: the user's worker and mount start again", "user", w.entry.ID)
+		}
 		ws.stop(ctx, w)
 	}
 	for _, w := range removed {
