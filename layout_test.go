@@ -165,6 +165,12 @@ func TestNoSafeDirectory(t *testing.T) {
 				t.Errorf("%s calls %s: use fcntl F_DUPFD_CLOEXEC", p, strings.TrimSuffix(dup, "("))
 			}
 		}
+		// x/sys/unix's Setgroups changes the calling thread only (its
+		// set*id calls hand over to syscall's): a worker's other threads
+		// would keep root's groups. syscall.Setgroups changes every thread.
+		if bytes.Contains(b, []byte("unix.Setgroups"+"(")) {
+			t.Errorf("%s calls unix.Setgroups, which changes one thread: use syscall.Setgroups", p)
+		}
 		// Comments say what and why; which issue asked for it is git's.
 		if m := regexp.MustCompile(`//.*\b(?i:issue|defect) [0-9]+`).Find(b); m != nil {
 			t.Errorf("%s: a comment names an issue (%q): say what and why, not which issue", p, m)
