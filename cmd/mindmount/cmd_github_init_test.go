@@ -88,7 +88,7 @@ func TestIngestFileAndRecall(t *testing.T) {
 		t.Skip("git CLI not installed")
 	}
 	srv := llmtest.New(t)
-	srv.Queue(llmtest.KindExtract, llmtest.Reply{Content: `{"facts":[{"kind":"user","slug":"cache-uses-sqlite","description":"Decision: use SQLite for the cache","fact":"The cache is stored in SQLite.","topic":"cache-backend","keywords":["cache","sqlite"]}]}`})
+	srv.Queue(llmtest.KindExtract, llmtest.Reply{Content: `{"facts":[{"kind":"decision","slug":"cache-uses-sqlite","description":"Decision: use SQLite for the cache","fact":"The cache is stored in SQLite.","topic":"cache-backend","keywords":["cache","sqlite"]}]}`})
 	srv.Queue(llmtest.KindDecide, llmtest.Reply{Content: `{"decisions":[{"fact":0,"action":"ADD","target":"","description":"","text":""}]}`})
 	t.Setenv("MINDMOUNT_LLM", "")
 	t.Setenv("OLLAMA_HOST", srv.OllamaURL())
