@@ -134,7 +134,7 @@ done
 
 	t.Logf("writes done: %s", time.Since(began).Round(time.Millisecond))
 	clone := func(m string) string { return filepath.Join(dir, m, ".git", "mindmount", "teams", "eng") }
-	waitLong(t, 180*time.Second, "both clones at the remote's HEAD, nothing left to commit", func() bool {
+	waitLong(t, 300*time.Second, "both clones at the remote's HEAD, nothing left to commit", func() bool {
 		want := gitTry(remote, "rev-parse", "main")
 		for _, m := range members {
 			if gitTry(clone(m), "rev-parse", "HEAD") != want || gitTry(clone(m), "status", "--porcelain", "--untracked-files=no") != "" {

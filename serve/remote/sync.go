@@ -127,8 +127,11 @@ func (s *Syncer) sync(ctx context.Context, fetch bool) (res Result, err error) {
 		}
 	}
 	pushed, err := s.push(ctx, repo, auth, branch)
-	if errors.Is(err, git.ErrNonFastForwardUpdate) || isRejected(err) {
-		// The remote moved since: bring it in, then push again.
+	// The remote moved since: bring it in, then push again. Members of
+	// a team push to one branch at once, so the remote may move again
+	// between the fetch and the push: a few rounds, each merging what
+	// came, before the loop's backoff treats it as a failure.
+	for round := 0; round < pushRounds && (errors.Is(err, git.ErrNonFastForwardUpdate) || isRejected(err)); round++ {
 		if res, err = s.fetchMerge(ctx, repo, auth, branch); err != nil {
 			return res, err
 		}
@@ -137,6 +140,9 @@ func (s *Syncer) sync(ctx context.Context, fetch bool) (res Result, err error) {
 	res.Pushed = pushed
 	return res, err
 }
+
+// pushRounds bounds the fetch-merge-push rounds after a refused push.
+const pushRounds = 5
 
 // branch is the current branch's short name (main).
 func (s *Syncer) branch() (string, error) {
