@@ -33,6 +33,10 @@ func (g *Graph) RecallIndex() *recall.Index {
 	return g.recall
 }
 
+// RecallBuilt reports whether the recall index is built (the first
+// recall will not wait for it).
+func (g *Graph) RecallBuilt() bool { return g.rbuilt.Load() }
+
 // WarmRecall starts building the recall index in the background, for a
 // server that will recall soon: the build overlaps the rest of its start
 // (recovery, watches) instead of following the scan. RecallIndex waits for

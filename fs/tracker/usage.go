@@ -117,15 +117,6 @@ func (t *Tracker) usageLocked() *usage {
 	return u
 }
 
-// CountTree makes the work tree's size count now, when a limit applies,
-// instead of on the first write that asks (a server's start: its first
-// request then does not walk the tree).
-func (t *Tracker) CountTree() {
-	if t.treeLimit() > 0 {
-		t.usageLocked().mu.Unlock()
-	}
-}
-
 // Grow is the size rule for a write that leaves rel at least end bytes
 // long: nil (and end recorded) when the tree stays within its limit, else
 // a *TreeFullError. A write inside the file's current size always passes.

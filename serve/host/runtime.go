@@ -292,7 +292,7 @@ func (rt *Runtime) Start(ctx context.Context) error {
 	// What a first request would otherwise build, made now: the work
 	// tree's size count (the size rule's first question walks the tree)
 	// and the recall index OpenRepo started.
-	rt.Tracker.CountTree()
+	rt.Tracker.TreeUsage()
 	rt.Graph.RecallIndex()
 	rt.listenControl(ctx)
 	for _, s := range rt.cfg.Services {
