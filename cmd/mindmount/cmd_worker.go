@@ -202,9 +202,17 @@ func runWorker(o *workerOptions, log *slog.Logger) error {
 				}
 			}()
 			// The web page's memory history, quick once the index
-			// reaches HEAD (packs keep it there): a first build, as the user.
+			// reaches HEAD (packs keep it there): a first build, as the
+			// user, a moment after the start, so that it does not compete
+			// with the first requests (a request indexes a short tail
+			// itself).
 			go func() {
 				defer close(indexed)
+				select {
+				case <-time.After(historyAfter):
+				case <-hctx.Done():
+					return
+				}
 				if err := rt.Repo.IndexHistory(hctx); err != nil && hctx.Err() == nil {
 					log.Warn("cannot index the history; a memory's history may be slow to show", "err", err)
 				}
@@ -221,6 +229,10 @@ func runWorker(o *workerOptions, log *slog.Logger) error {
 		}, nil
 	})
 }
+
+// historyAfter is how long after its start a worker brings the history
+// index up to HEAD (docs/footprint.md).
+const historyAfter = 3 * time.Second
 
 // A worker's bounds besides its memory (--user-memory): open files and
 // processes. Soft and hard limits are the same, so the user cannot raise

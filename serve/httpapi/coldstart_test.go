@@ -15,9 +15,8 @@ import (
 // BenchmarkColdStart measures, in process, what a user's worker does from
 // its start to its first answered chat at 1,000 and 10,000 memories:
 //
-//	load-ms   open the repository, scan it, start the tracker (what
-//	          "ready" waits for), with the history index started beside
-//	          it as the worker does
+//	load-ms   open the repository, scan it, start the tracker, build the
+//	          recall index and count the tree (what "ready" waits for)
 //	first-ms  the first chat after that
 //	warm-ms   the median of the next 10 chats
 //
@@ -68,17 +67,12 @@ func coldStartOnce(b *testing.B, n int) (load, first, warm time.Duration) {
 		fn()
 		return time.Since(t0)
 	}
-	done := make(chan struct{})
 	load = phase("load", func() {
-		rt, release, err := e.h.Acquire(ctx, "alice")
+		_, release, err := e.h.Acquire(ctx, "alice")
 		if err != nil {
 			b.Fatal(err)
 		}
 		release()
-		go func() { // as the worker does once the repository is open
-			defer close(done)
-			rt.Repo.IndexHistory(ctx)
-		}()
 	})
 	chat := func(i int) {
 		resp := e.do("POST", "/v1/chat", adminKey, fmt.Sprintf(`{"userId":"alice","message":"does the user like green tea or coffee %d?","sessionId":"c%d"}`, i, i))
@@ -96,8 +90,6 @@ func coldStartOnce(b *testing.B, n int) (load, first, warm time.Duration) {
 		}
 	})
 	b.StopTimer()
-	cancel()
-	<-done
 	slices.Sort(ws)
 	return load, first, ws[len(ws)/2]
 }
