@@ -230,10 +230,6 @@ func runWorker(o *workerOptions, log *slog.Logger) error {
 	})
 }
 
-// historyAfter is how long after its start a worker brings the history
-// index up to HEAD (docs/footprint.md).
-const historyAfter = 3 * time.Second
-
 // A worker's bounds besides its memory (--user-memory): open files and
 // processes. Soft and hard limits are the same, so the user cannot raise
 // them. RLIMIT_NPROC counts every process of the user's uid, the user's
@@ -253,6 +249,10 @@ const (
 // heap may grow to twice what is live before a collection) is mostly
 // idle headroom multiplied by the number of users.
 const workerGCPercent = 50
+
+// historyAfter is how long after its start a worker brings the history
+// index up to HEAD (docs/footprint.md).
+const historyAfter = 3 * time.Second
 
 // trimWorkerHeap is called once the repository is loaded: loading reads
 // and parses every memory, whose garbage the runtime would otherwise keep
