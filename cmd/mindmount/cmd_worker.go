@@ -201,21 +201,9 @@ func runWorker(o *workerOptions, log *slog.Logger) error {
 					ended <- err
 				}
 			}()
-			// The web page's memory history, quick once the index
-			// reaches HEAD (packs keep it there): a first build, as the
-			// user, a moment after the start, so that it does not compete
-			// with the first requests (a request indexes a short tail
-			// itself).
-			go func() {
+			go func() { // the web page's memory history
 				defer close(indexed)
-				select {
-				case <-time.After(historyAfter):
-				case <-hctx.Done():
-					return
-				}
-				if err := rt.Repo.IndexHistory(hctx); err != nil && hctx.Err() == nil {
-					log.Warn("cannot index the history; a memory's history may be slow to show", "err", err)
-				}
+				indexHistory(hctx, rt, log)
 			}()
 			stops = append(stops, func(bool) error { cancel(); <-done; <-indexed; return nil })
 		}
@@ -253,6 +241,21 @@ const workerGCPercent = 50
 // historyAfter is how long after its start a worker brings the history
 // index up to HEAD (docs/footprint.md).
 const historyAfter = 3 * time.Second
+
+// indexHistory brings the history index (the web page's memory history,
+// quick once the index reaches HEAD; packs keep it there) up to HEAD, as
+// the user, historyAfter after the start: not beside the first requests
+// (a request indexes a short tail itself). It returns when ctx ends.
+func indexHistory(ctx context.Context, rt *host.Runtime, log *slog.Logger) {
+	select {
+	case <-time.After(historyAfter):
+	case <-ctx.Done():
+		return
+	}
+	if err := rt.Repo.IndexHistory(ctx); err != nil && ctx.Err() == nil {
+		log.Warn("cannot index the history; a memory's history may be slow to show", "err", err)
+	}
+}
 
 // trimWorkerHeap is called once the repository is loaded: loading reads
 // and parses every memory, whose garbage the runtime would otherwise keep
