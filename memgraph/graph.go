@@ -46,7 +46,13 @@ type Graph struct {
 	subs     []func(changed []string)
 	seed     maphash.Seed
 
-	recall *recall.Index // kept current by the change paths (recall.go)
+	// The recall index is built on the first recall, or in the background
+	// once a server asks (WarmRecall), never by Scan: a command that
+	// never recalls never pays for it (recall.go).
+	recall  *recall.Index
+	rmu     sync.Mutex  // held while the index is built, and by each change's update of it
+	rbuilt  atomic.Bool // the index holds every valid memory; changes keep it current
+	rclosed atomic.Bool // Close was called: a build in progress stops
 
 	cmu      sync.Mutex // guards the caches below
 	idxCache map[idxKey]cached
@@ -187,16 +193,7 @@ func Scan(root string) (*Graph, error) {
 	sort.Strings(g.system)
 	sort.Strings(g.skills)
 	g.uses.load(abs)
-	var valid []*Memory
-	for _, e := range g.files {
-		if e.valid != nil {
-			valid = append(valid, e.valid.m)
-		}
-	}
 	g.mu.Unlock()
-	for _, m := range valid {
-		g.recallPut(m)
-	}
 	return g, nil
 }
 

@@ -25,11 +25,75 @@ func newRecallIndex() *recall.Index {
 }
 
 // RecallIndex returns the graph's recall index, kept current by the
-// graph's change events.
-func (g *Graph) RecallIndex() *recall.Index { return g.recall }
+// graph's change events. The first call builds it (or waits for the build
+// WarmRecall started): Scan does not, so that loading a repository costs
+// what reading it costs, and a command that never recalls never builds it.
+func (g *Graph) RecallIndex() *recall.Index {
+	g.buildRecall(false)
+	return g.recall
+}
 
-// Close stops the recall index's background embedding, if any.
-func (g *Graph) Close() { g.recall.Close() }
+// RecallBuilt reports whether the recall index is built (the first
+// recall will not wait for it).
+func (g *Graph) RecallBuilt() bool { return g.rbuilt.Load() }
+
+// WarmRecall starts building the recall index in the background, for a
+// server that will recall soon: the build overlaps the rest of its start
+// (recovery, watches) instead of following the scan. RecallIndex waits for
+// it; Close stops it.
+func (g *Graph) WarmRecall() {
+	if !g.rbuilt.Load() {
+		go g.buildRecall(true)
+	}
+}
+
+// buildRecall indexes every valid memory once. It holds rmu throughout,
+// and every change takes rmu to update the index, so a change is either
+// in the graph before the build reads it or applied to the index after
+// the build: none is lost, whatever the interleaving (recall_lazy_test.go).
+// A background build (stoppable) ends early once Close is called; what it
+// put is replaced by the next build.
+func (g *Graph) buildRecall(stoppable bool) {
+	if g.rbuilt.Load() {
+		return
+	}
+	g.rmu.Lock()
+	defer g.rmu.Unlock()
+	if g.rbuilt.Load() {
+		return
+	}
+	g.mu.RLock()
+	valid := make([]*Memory, 0, len(g.files))
+	for _, e := range g.files {
+		if e.valid != nil {
+			valid = append(valid, e.valid.m)
+		}
+	}
+	g.mu.RUnlock()
+	afterRecallSnapshot()
+	for _, m := range valid {
+		if stoppable && g.rclosed.Load() {
+			return // not built: a later RecallIndex builds it whole
+		}
+		if recalled(m) {
+			g.recall.Put(RecallDoc(m))
+		}
+	}
+	g.rbuilt.Store(true)
+}
+
+// afterRecallSnapshot is called by a build once it has read the graph; a
+// test makes changes there, while the build goes on.
+var afterRecallSnapshot = func() {}
+
+// Close stops a background recall build in progress and the recall
+// index's background embedding, if any. Recall still answers afterwards.
+func (g *Graph) Close() {
+	g.rclosed.Store(true)
+	g.rmu.Lock() // waits for a build to notice
+	g.rmu.Unlock()
+	g.recall.Close()
+}
 
 // Recall ranks the graph's memories for the question q: active memories
 // only unless opt.All, best first.
@@ -145,17 +209,28 @@ func recallKeywords(m *Memory) string {
 	return strings.ReplaceAll(strings.Join(words, " "), "-", " ")
 }
 
-// recallPut indexes the new valid version of a memory. Blocks
-// (character.md, user.md, system/) are always in the context, so recalling
-// them would add nothing.
+// recalled says whether recall indexes m. Blocks (character.md, user.md,
+// system/) are always in the context, so recalling them would add nothing.
+func recalled(m *Memory) bool { return KindOf(m.Path) != KindBlock }
+
+// recallPut indexes the new valid version of a memory, once the index is
+// built (until then the build reads it from the graph).
 func (g *Graph) recallPut(m *Memory) {
-	if KindOf(m.Path) == KindBlock {
+	if !recalled(m) {
 		return
 	}
-	g.RecallIndex().Put(RecallDoc(m))
+	g.rmu.Lock()
+	defer g.rmu.Unlock()
+	if g.rbuilt.Load() {
+		g.recall.Put(RecallDoc(m))
+	}
 }
 
 // recallDelete forgets a memory that is gone.
 func (g *Graph) recallDelete(rel string) {
-	g.RecallIndex().Delete(rel)
+	g.rmu.Lock()
+	defer g.rmu.Unlock()
+	if g.rbuilt.Load() {
+		g.recall.Delete(rel)
+	}
 }

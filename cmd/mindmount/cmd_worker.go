@@ -194,13 +194,9 @@ func runWorker(o *workerOptions, log *slog.Logger) error {
 					ended <- err
 				}
 			}()
-			// The web page's memory history, quick once the index
-			// reaches HEAD (packs keep it there): a first build, as the user.
-			go func() {
+			go func() { // the web page's memory history
 				defer close(indexed)
-				if err := rt.Repo.IndexHistory(hctx); err != nil && hctx.Err() == nil {
-					log.Warn("cannot index the history; a memory's history may be slow to show", "err", err)
-				}
+				indexHistory(hctx, rt, log)
 			}()
 			stops = append(stops, func(bool) error { cancel(); <-done; <-indexed; return nil })
 		}
@@ -262,6 +258,25 @@ const (
 // heap may grow to twice what is live before a collection) is mostly
 // idle headroom multiplied by the number of users.
 const workerGCPercent = 50
+
+// historyAfter is how long after its start a worker brings the history
+// index up to HEAD (docs/footprint.md).
+const historyAfter = 3 * time.Second
+
+// indexHistory brings the history index (the web page's memory history,
+// quick once the index reaches HEAD; packs keep it there) up to HEAD, as
+// the user, historyAfter after the start: not beside the first requests
+// (a request indexes a short tail itself). It returns when ctx ends.
+func indexHistory(ctx context.Context, rt *host.Runtime, log *slog.Logger) {
+	select {
+	case <-time.After(historyAfter):
+	case <-ctx.Done():
+		return
+	}
+	if err := rt.Repo.IndexHistory(ctx); err != nil && ctx.Err() == nil {
+		log.Warn("cannot index the history; a memory's history may be slow to show", "err", err)
+	}
+}
 
 // trimWorkerHeap is called once the repository is loaded: loading reads
 // and parses every memory, whose garbage the runtime would otherwise keep

@@ -155,6 +155,9 @@ func OpenRepo(dir string) (*gitrepo.Repo, *memgraph.Graph, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	// Built beside the rest of the start (tracker, recovery); Start
+	// waits for it, so the first recall after a start does not.
+	g.WarmRecall()
 	return r, g, nil
 }
 
@@ -286,6 +289,11 @@ func (rt *Runtime) Start(ctx context.Context) error {
 			c.Loop(ctx)
 		}()
 	}
+	// What a first request would otherwise build, made now: the work
+	// tree's size count (the size rule's first question walks the tree)
+	// and the recall index OpenRepo started.
+	rt.Tracker.TreeUsage()
+	rt.Graph.RecallIndex()
 	rt.listenControl(ctx)
 	for _, s := range rt.cfg.Services {
 		rt.wg.Add(1)
@@ -345,5 +353,6 @@ func (rt *Runtime) Close(ctx context.Context) error {
 	// Give up the repository's daemon lock: an unloaded user may be served
 	// again, by us or by mindmount mount.
 	rt.Tracker.Close()
+	rt.Graph.Close() // a recall build or embedding still running stops
 	return err
 }
