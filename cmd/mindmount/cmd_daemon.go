@@ -33,8 +33,8 @@ func (d *daemonFlags) AddFlags(fl *flag.FlagSet) {
 	fl.BoolVar(&d.consolidate, "consolidate", true, "consolidate transcripts into memories (needs a model)")
 	fl.DurationVar(&d.idle, "idle", 10*time.Minute, "consolidate when transcripts were quiet this long")
 	fl.IntVar(&d.every, "every", 30, "consolidate when this many new user messages arrived")
-	fl.DurationVar(&d.sync.PushDelay, "push-delay", 5*time.Second, "with a git remote: quiet time after a commit before it is pushed")
-	fl.DurationVar(&d.sync.FetchEvery, "fetch-every", 5*time.Minute, "with a git remote: how often others' changes are fetched and merged")
+	fl.DurationVar(&d.sync.PushDelay, "push-delay", 0, "with a git remote: quiet time after a commit before it is pushed (0: 5s, and 2s under serve --cluster)")
+	fl.DurationVar(&d.sync.FetchEvery, "fetch-every", 0, "with a git remote: how often others' changes are fetched and merged (0: 5m)")
 	fl.IntVar(&d.indexTokens, "index-tokens", 0, "budget of user_memory.md and character_memory.md in estimated `TOKENS` (default: .mindmount/settings, else 2000)")
 }
 

@@ -75,6 +75,10 @@ func (o *serveOptions) AddFlags(fl *flag.FlagSet) {
 	}
 }
 
+// clusterPushDelay is the push delay of a cluster's nodes (--push-delay
+// unset): the loss window when a node dies without --sync-replication.
+const clusterPushDelay = 2 * time.Second
+
 // cgroupProcs bounds the processes and threads of a worker's cgroup.
 const cgroupProcs = 1024
 
@@ -219,6 +223,11 @@ func runServe(o *serveOptions, log *slog.Logger) error {
 // program as "mindmount worker", the daemon's flags, and the model pool
 // all users share.
 func (o *serveOptions) workers(log *slog.Logger) (*host.Workers, error) {
+	if o.cluster.endpoints != "" && o.daemon.sync.PushDelay == 0 {
+		// A node that dies loses what it committed and has not pushed:
+		// in a cluster the window is 2 s, not the single host's 5 s.
+		o.daemon.sync.PushDelay = clusterPushDelay
+	}
 	cfg := o.daemon.runtimeConfig(false, log)
 	if o.mount != "" {
 		if os.Geteuid() != 0 {
