@@ -79,6 +79,16 @@ func (o *serveOptions) AddFlags(fl *flag.FlagSet) {
 // unset): the loss window when a node dies without --sync-replication.
 const clusterPushDelay = 2 * time.Second
 
+// pushDelay is the push delay serve hands its workers: the one asked for,
+// else in a cluster clusterPushDelay (a node that dies loses what it
+// committed and has not pushed), else 0, the sync loop's own 5 s.
+func pushDelay(cluster bool, asked time.Duration) time.Duration {
+	if asked == 0 && cluster {
+		return clusterPushDelay
+	}
+	return asked
+}
+
 // cgroupProcs bounds the processes and threads of a worker's cgroup.
 const cgroupProcs = 1024
 
@@ -223,11 +233,7 @@ func runServe(o *serveOptions, log *slog.Logger) error {
 // program as "mindmount worker", the daemon's flags, and the model pool
 // all users share.
 func (o *serveOptions) workers(log *slog.Logger) (*host.Workers, error) {
-	if o.cluster.endpoints != "" && o.daemon.sync.PushDelay == 0 {
-		// A node that dies loses what it committed and has not pushed:
-		// in a cluster the window is 2 s, not the single host's 5 s.
-		o.daemon.sync.PushDelay = clusterPushDelay
-	}
+	o.daemon.sync.PushDelay = pushDelay(o.cluster.endpoints != "", o.daemon.sync.PushDelay)
 	cfg := o.daemon.runtimeConfig(false, log)
 	if o.mount != "" {
 		if os.Geteuid() != 0 {

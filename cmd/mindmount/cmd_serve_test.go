@@ -439,3 +439,22 @@ func TestServeRenameAcrossUsers(t *testing.T) {
 		}
 	}
 }
+
+// TestPushDelay: a cluster's nodes push 2 s after a commit unless
+// --push-delay says otherwise; a single host keeps the loop's default.
+func TestPushDelay(t *testing.T) {
+	for _, c := range []struct {
+		cluster bool
+		asked   time.Duration
+		want    time.Duration
+	}{
+		{false, 0, 0},
+		{true, 0, 2 * time.Second},
+		{true, 500 * time.Millisecond, 500 * time.Millisecond},
+		{false, time.Second, time.Second},
+	} {
+		if got := pushDelay(c.cluster, c.asked); got != c.want {
+			t.Errorf("pushDelay(%v, %s) = %s, want %s", c.cluster, c.asked, got, c.want)
+		}
+	}
+}
