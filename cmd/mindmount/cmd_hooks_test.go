@@ -30,6 +30,7 @@ func personDir(t *testing.T) string {
 	if err := os.Chown(dir, personUID, personUID); err != nil {
 		t.Fatal(err)
 	}
+	reachable(filepath.Dir(dir)) // the tests' temporary folders are 0700
 	return dir
 }
 
