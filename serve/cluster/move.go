@@ -98,17 +98,7 @@ func (n *Node) givenLease(lease int64, user string) bool {
 // holding it first (MayWrite is false from the call on). A transfer that
 // cannot be made releases the user instead.
 func (n *Node) Transfer(ctx context.Context, user, to string) error {
-	n.mu.Lock()
-	t := n.term
-	held := false
-	if t != nil {
-		_, held = t.owned[user]
-		delete(t.owned, user)
-	}
-	if held {
-		t.letting[user] = true
-	}
-	n.mu.Unlock()
+	t, held := n.stopHolding(user)
 	if !held {
 		return fmt.Errorf("%w: %s", ErrNotHeld, user)
 	}

@@ -100,12 +100,13 @@ func (n *Node) Held() []string {
 	return users
 }
 
-// Release stops holding user (MayWrite is false from the call on) and
-// deletes its key if it is still this session's.
-func (n *Node) Release(ctx context.Context, user string) error {
+// stopHolding stops holding user (MayWrite is false from the call on) and
+// marks it as being let go, so that no take gives it back to this node
+// meanwhile; held says whether this node held it, t is the session then.
+func (n *Node) stopHolding(user string) (t *term, held bool) {
 	n.mu.Lock()
-	t := n.term
-	held := false
+	defer n.mu.Unlock()
+	t = n.term
 	if t != nil {
 		_, held = t.owned[user]
 		delete(t.owned, user)
@@ -113,7 +114,13 @@ func (n *Node) Release(ctx context.Context, user string) error {
 	if held {
 		t.letting[user] = true
 	}
-	n.mu.Unlock()
+	return t, held
+}
+
+// Release stops holding user (MayWrite is false from the call on) and
+// deletes its key if it is still this session's.
+func (n *Node) Release(ctx context.Context, user string) error {
+	t, held := n.stopHolding(user)
 	if !held {
 		return nil
 	}
