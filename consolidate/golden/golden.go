@@ -137,6 +137,24 @@ type cleanup []func()
 
 func (c *cleanup) Cleanup(f func()) { *c = append(*c, f) }
 
+// scripted starts the fake model server and returns it, the production
+// client provider names ("ollama" or "openai") pointed at it, and the
+// function that stops it. The caller gives the server its script (Queue,
+// Handle) before a run.
+func scripted(provider string) (*llmtest.Server, llm.Provider, func()) {
+	var cl cleanup
+	srv := llmtest.New(&cl)
+	var p llm.Provider = llm.NewOllama(srv.OllamaURL(), "scripted")
+	if provider == "openai" {
+		p = llm.NewOpenAI(srv.OpenAIURL(), "golden-key", "scripted")
+	}
+	return srv, p, func() {
+		for _, f := range cl {
+			f()
+		}
+	}
+}
+
 var when = time.Date(2026, 11, 29, 15, 0, 0, 0, time.UTC)
 
 func runOne(ctx context.Context, dir string, sc Scenario, opt Options) (Result, error) {
@@ -157,13 +175,8 @@ func runOne(ctx context.Context, dir string, sc Scenario, opt Options) (Result, 
 	}
 	defer g.Close()
 
-	var cl cleanup
-	defer func() {
-		for _, f := range cl {
-			f()
-		}
-	}()
-	srv := llmtest.New(&cl)
+	srv, p, stop := scripted(opt.Provider)
+	defer stop()
 	fact := sc.Fact
 	if opt.NoTopics {
 		fact.Topic, fact.Search = "", nil
@@ -175,10 +188,6 @@ func runOne(ctx context.Context, dir string, sc Scenario, opt Options) (Result, 
 		}
 		return llmtest.Reply{Content: llmtest.JSON(map[string]any{"decisions": Decide(c.Prompt)})}
 	})
-	var p llm.Provider = llm.NewOllama(srv.OllamaURL(), "scripted")
-	if opt.Provider == "openai" {
-		p = llm.NewOpenAI(srv.OpenAIURL(), "golden-key", "scripted")
-	}
 	c := consolidate.New(tracker.New(g, r, tracker.Config{Logger: discard}), p, consolidate.Config{Now: func() time.Time { return when }, Logger: discard})
 	if _, err := c.Run(ctx); err != nil {
 		return res, err

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/mindmount/mindmount/consolidate"
-	"github.com/mindmount/mindmount/consolidate/llm"
 	"github.com/mindmount/mindmount/consolidate/llmtest"
 	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/memgraph"
@@ -78,18 +77,9 @@ func RunPRs(ctx context.Context, dir string, opt PROptions) (PRResult, error) {
 		return res, err
 	}
 	defer g.Close()
-	var cl cleanup
-	defer func() {
-		for _, f := range cl {
-			f()
-		}
-	}()
-	srv := llmtest.New(&cl)
+	srv, p, stop := scripted(opt.Provider)
+	defer stop()
 	srv.Handle(scriptPRs)
-	var p llm.Provider = llm.NewOllama(srv.OllamaURL(), "scripted")
-	if opt.Provider == "openai" {
-		p = llm.NewOpenAI(srv.OpenAIURL(), "golden-key", "scripted")
-	}
 	provs := map[string]consolidate.Provenance{}
 	c := consolidate.New(tracker.New(g, r, tracker.Config{Logger: discard}), p, consolidate.Config{Now: func() time.Time { return when }, Logger: discard,
 		Provenance: func(rel string) (consolidate.Provenance, bool) { pv, ok := provs[rel]; return pv, ok }})

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/mindmount/mindmount/consolidate"
-	"github.com/mindmount/mindmount/consolidate/llm"
 	"github.com/mindmount/mindmount/consolidate/llmtest"
 	"github.com/mindmount/mindmount/fs/gitrepo"
 	"github.com/mindmount/mindmount/fs/tracker"
@@ -129,23 +128,14 @@ func runSkill(ctx context.Context, dir string, sc SkillScenario, opt Options) (S
 		return res, err
 	}
 	defer g.Close()
-	var cl cleanup
-	defer func() {
-		for _, f := range cl {
-			f()
-		}
-	}()
-	srv := llmtest.New(&cl)
+	srv, p, stop := scripted(opt.Provider)
+	defer stop()
 	srv.Handle(func(c llmtest.Call) llmtest.Reply {
 		if c.Kind != llmtest.KindExtract {
 			return llmtest.Reply{Content: `{"decisions":[]}`}
 		}
 		return llmtest.Reply{Content: llmtest.JSON(map[string]any{"facts": []consolidate.Fact{}, "skills": ScriptSkill(c.Prompt, sc)})}
 	})
-	var p llm.Provider = llm.NewOllama(srv.OllamaURL(), "scripted")
-	if opt.Provider == "openai" {
-		p = llm.NewOpenAI(srv.OpenAIURL(), "golden-key", "scripted")
-	}
 	c := consolidate.New(tracker.New(g, r, tracker.Config{Logger: discard}), p, consolidate.Config{Now: func() time.Time { return when }, Logger: discard})
 	if _, err := c.Run(ctx); err != nil {
 		return res, err
