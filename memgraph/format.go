@@ -442,27 +442,26 @@ func (m *Memory) SetSource(s string) {
 // "keywords: [food, eat]" (removed when empty); words YAML would read as
 // something else are quoted.
 func (m *Memory) SetKeywords(words []string) {
+	m.Front.Keywords = m.setList("keywords", words)
+}
+
+// setList sets key to a flow-style list of items, each one safe line
+// (removed when none is left), and returns the items kept.
+func (m *Memory) setList(key string, items []string) []string {
 	var clean []string
-	for _, w := range words {
+	for _, w := range items {
 		if w = SafeLine(w); w != "" {
 			clean = append(clean, w)
 		}
 	}
-	m.setKeyLine("keywords", yamlListLine("keywords", clean))
-	m.Front.Keywords = clean
+	m.setKeyLine(key, yamlListLine(key, clean))
+	return clean
 }
 
 // SetTags sets the tags list, one flow-style line like "tags: [decision]"
 // (removed when empty).
 func (m *Memory) SetTags(tags []string) {
-	var clean []string
-	for _, w := range tags {
-		if w = SafeLine(w); w != "" {
-			clean = append(clean, w)
-		}
-	}
-	m.setKeyLine("tags", yamlListLine("tags", clean))
-	m.Front.Tags = clean
+	m.Front.Tags = m.setList("tags", tags)
 }
 
 // UseStamp reads one line of an access log: use is true for a use stamp

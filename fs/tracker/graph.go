@@ -17,7 +17,12 @@ import (
 
 // putMem gives the graph rel's content data, unless it already has it.
 func (t *Tracker) putMem(rel string, data []byte) {
-	sum := fingerprint(data)
+	t.giveGraph(rel, fingerprint(data), func() { t.g.Put(rel, data) })
+}
+
+// giveGraph runs give (a Put of rel) unless the graph already holds the
+// content whose fingerprint is sum.
+func (t *Tracker) giveGraph(rel, sum string, give func()) {
 	t.graphMu.Lock()
 	defer t.graphMu.Unlock()
 	if t.graphSums[rel] == sum {
@@ -25,22 +30,14 @@ func (t *Tracker) putMem(rel string, data []byte) {
 	}
 	t.graphSums[rel] = sum
 	t.graphWrites.Add(1)
-	t.g.Put(rel, data)
+	give()
 }
 
 // tooLargeMem tells the graph that rel is tooLarge bytes, more than the
 // size rule allows, without its content (memgraph.Graph.PutTooLarge),
 // unless it knows already.
 func (t *Tracker) tooLargeMem(rel string, tooLarge int64) {
-	sum := contentSum(nil, tooLarge)
-	t.graphMu.Lock()
-	defer t.graphMu.Unlock()
-	if t.graphSums[rel] == sum {
-		return
-	}
-	t.graphSums[rel] = sum
-	t.graphWrites.Add(1)
-	t.g.PutTooLarge(rel, tooLarge)
+	t.giveGraph(rel, contentSum(nil, tooLarge), func() { t.g.PutTooLarge(rel, tooLarge) })
 }
 
 // removeMem drops rel from the graph, unless it is gone already.
