@@ -49,10 +49,13 @@ func gitHost(t *testing.T, dir string, users ...string) string {
 	cmd := exec.Command("git", "daemon", "--reuseaddr", "--export-all", "--enable=receive-pack",
 		"--listen=127.0.0.1", "--port="+port, "--base-path="+dir, dir)
 	cmd.Env = append(os.Environ(), "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=safe.directory", "GIT_CONFIG_VALUE_0=*")
+	// "git daemon" runs git-daemon as a child, which forks one per
+	// connection: a group of its own, killed whole, leaves none behind.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); cmd.Wait() })
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		c, err := net.Dial("tcp", addr)
