@@ -136,19 +136,7 @@ func TestLayout(t *testing.T) {
 // with go-git or a scrubbed configuration (host.Git).
 func TestNoSafeDirectory(t *testing.T) {
 	checked := 0
-	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if n := d.Name(); p != "." && (strings.HasPrefix(n, ".") || n == "testdata" || n == "node_modules") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return nil
-		}
+	err := eachGoSource(func(p string) error {
 		b, err := os.ReadFile(p)
 		if err != nil {
 			return err
@@ -204,18 +192,9 @@ func TestNoSafeDirectory(t *testing.T) {
 // is a second home of the format.
 func TestOneReaderOfTheUseStamp(t *testing.T) {
 	checked := 0
-	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if n := d.Name(); p != "." && (strings.HasPrefix(n, ".") || n == "testdata" || n == "node_modules" || p == "memgraph") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return nil
+	err := eachGoSource(func(p string) error {
+		if strings.HasPrefix(p, "memgraph"+string(filepath.Separator)) {
+			return nil // the format's home
 		}
 		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.SkipObjectResolution)
 		if err != nil {
@@ -273,19 +252,7 @@ func TestOneMergePerPath(t *testing.T) {
 			}
 		}
 	}
-	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if n := d.Name(); p != "." && (strings.HasPrefix(n, ".") || n == "testdata" || n == "node_modules") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return nil
-		}
+	err := eachGoSource(func(p string) error {
 		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.SkipObjectResolution)
 		if err != nil {
 			return err
@@ -310,19 +277,7 @@ func TestOneMergePerPath(t *testing.T) {
 func TestFunctionLength(t *testing.T) {
 	checked := 0
 	owed := map[string]bool{}
-	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if n := d.Name(); p != "." && (strings.HasPrefix(n, ".") || n == "testdata" || n == "node_modules") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return nil
-		}
+	err := eachGoSource(func(p string) error {
 		fset := token.NewFileSet()
 		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
 		if err != nil {
@@ -483,16 +438,7 @@ func TestDocRuleHomesAreTheOnlyDefinitions(t *testing.T) {
 func topLevelDecls(t *testing.T) map[string]map[string]string {
 	t.Helper()
 	out := map[string]map[string]string{}
-	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") && p != "." || d.Name() == "testdata" || d.Name() == "node_modules") {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return nil
-		}
+	err := eachGoSource(func(p string) error {
 		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.SkipObjectResolution)
 		if err != nil {
 			return err
@@ -526,4 +472,24 @@ func topLevelDecls(t *testing.T) map[string]map[string]string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// eachGoSource calls fn with the path of every non-test Go file of the
+// tree, outside hidden folders, testdata and node_modules.
+func eachGoSource(fn func(p string) error) error {
+	return filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if n := d.Name(); p != "." && (strings.HasPrefix(n, ".") || n == "testdata" || n == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		return fn(p)
+	})
 }
