@@ -71,6 +71,23 @@ func gitHost(t *testing.T, dir string, users ...string) string {
 	return "git://" + addr
 }
 
+// clusterBase starts etcd and a git host holding alice's bare
+// repository, which every node's worker (as alice's uid) may write; it
+// returns etcd's URL, the test's folder (reachable by every uid), the
+// host's git:// base and alice's bare repository.
+func clusterBase(t *testing.T) (etcd, tmp, host, bare string) {
+	t.Helper()
+	etcd = clustertest.StartEtcd(t)
+	tmp = t.TempDir()
+	reachable(tmp)
+	remotes := filepath.Join(tmp, "remotes")
+	host = gitHost(t, remotes, "alice")
+	bare = filepath.Join(remotes, "alice.git")
+	os.Chmod(remotes, 0o777)
+	filepath.Walk(bare, func(p string, _ os.FileInfo, _ error) error { return os.Chmod(p, 0o777) })
+	return etcd, tmp, host, bare
+}
+
 func freeLoopback(t *testing.T) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -171,14 +188,7 @@ func remoteHas(t *testing.T, bare string, notes ...int) {
 // its user to the other after the lease, which fetches first: nothing
 // written before is lost.
 func TestClusterServesEachUserOnOneNode(t *testing.T) {
-	etcd := clustertest.StartEtcd(t)
-	tmp := t.TempDir()
-	reachable(tmp)
-	remotes := filepath.Join(tmp, "remotes")
-	host := gitHost(t, remotes, "alice")
-	bare := filepath.Join(remotes, "alice.git")
-	os.Chmod(remotes, 0o777)
-	filepath.Walk(bare, func(p string, _ os.FileInfo, _ error) error { return os.Chmod(p, 0o777) })
+	etcd, tmp, host, bare := clusterBase(t)
 	model := noteModel(t)
 	env := append(fakeModelEnv(model), "MINDMOUNT_API_KEY=cluster-test-key")
 	var nodes []clusterNode

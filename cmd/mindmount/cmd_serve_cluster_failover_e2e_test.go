@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/mindmount/mindmount/serve/cluster"
-	"github.com/mindmount/mindmount/serve/cluster/clustertest"
 )
 
 // remoteLacks is which of notes the bare repository's branch does not
@@ -133,14 +132,7 @@ func (l *ackLog) acked() []int {
 // too) past its lease and resumed writes nothing the new owner did not
 // merge, in several trials; a node SIGKILLed loses nothing acknowledged.
 func TestClusterSyncReplicationMoveAndPause(t *testing.T) {
-	etcd := clustertest.StartEtcd(t)
-	tmp := t.TempDir()
-	reachable(tmp)
-	remotes := filepath.Join(tmp, "remotes")
-	host := gitHost(t, remotes, "alice")
-	bare := filepath.Join(remotes, "alice.git")
-	os.Chmod(remotes, 0o777)
-	filepath.Walk(bare, func(p string, _ os.FileInfo, _ error) error { return os.Chmod(p, 0o777) })
+	etcd, tmp, host, bare := clusterBase(t)
 	env := append(fakeModelEnv(noteModel(t)), "MINDMOUNT_API_KEY=cluster-test-key")
 	nodes := map[string]clusterNode{}
 	for _, name := range []string{"a", "b"} {
@@ -286,14 +278,7 @@ func pauseTrial(t *testing.T, nodes map[string]clusterNode, bare string, log *ac
 // flushed and pushed before handing over), and the new owner serves
 // them.
 func TestClusterMoveFlushesFirst(t *testing.T) {
-	etcd := clustertest.StartEtcd(t)
-	tmp := t.TempDir()
-	reachable(tmp)
-	remotes := filepath.Join(tmp, "remotes")
-	host := gitHost(t, remotes, "alice")
-	bare := filepath.Join(remotes, "alice.git")
-	os.Chmod(remotes, 0o777)
-	filepath.Walk(bare, func(p string, _ os.FileInfo, _ error) error { return os.Chmod(p, 0o777) })
+	etcd, tmp, host, bare := clusterBase(t)
 	env := append(fakeModelEnv(noteModel(t)), "MINDMOUNT_API_KEY=cluster-test-key")
 	var nodes []clusterNode
 	for _, name := range []string{"a", "b"} {
