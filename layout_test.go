@@ -228,11 +228,7 @@ func TestOneReaderOfTheUseStamp(t *testing.T) {
 // limit fails the test.
 var longFunctions = map[string]int{
 	"serve/host/workers.go start":           158,
-	"serve/httpapi/chat.go chat":            97,
-	"hooks/harness/install.go apply":        102,
 	"cmd/mindmount/cmd_worker.go runWorker": 100,
-	"cmd/mindmount/cmd_serve_http.go start": 100,
-	"fs/tracker/status.go Status":           95,
 	"fs/mount/server.go mount":              90,
 }
 

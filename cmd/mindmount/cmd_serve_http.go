@@ -79,28 +79,14 @@ func (f *httpFront) start(ctx context.Context, ws *host.Workers) (func() error, 
 	if err != nil {
 		return nil, err
 	}
-	var provision func(context.Context, string) error
-	if f.autoUsers != "" {
-		uids, err := parseUIDRange(f.autoUsers)
-		if err != nil {
-			return nil, err
-		}
-		provision = (&autoUsers{root: ws.Root(), uids: uids, reload: ws.Reload}).provision
-	}
-	tokens := httpapi.OpenTokens(ws.Root())
-	ln, err := net.Listen("tcp", f.addr)
+	provision, err := f.provisioner(ws)
 	if err != nil {
 		return nil, err
 	}
-	// A listener that is not loopback always requires credentials
-	// (httpapi decides it from ln); without any, nothing could be served.
-	if key == "" && tokens.Count() == 0 && !f.insecure && !httpapi.IsLoopback(ln.Addr()) {
-		ln.Close()
-		return nil, fmt.Errorf("--http %s: no API key (MINDMOUNT_API_KEY, --api-key-file) and no user tokens (mindmount users token ROOT ID), and a non-loopback address always requires one; make one first, or add --insecure-listen to start anyway and refuse every request but /health until one exists", f.addr)
-	}
-	if slices.Contains(f.cors, "*") && !httpapi.IsLoopback(ln.Addr()) {
-		ln.Close()
-		return nil, fmt.Errorf("--cors '*' lets any web page call the API: allowed on a loopback address only; name the origins (--cors https://app.example.com) for %s", f.addr)
+	tokens := httpapi.OpenTokens(ws.Root())
+	ln, err := f.listen(key, tokens)
+	if err != nil {
+		return nil, err
 	}
 	// One authentication decision for the API, MCP and the web page,
 	// latched for this listener before anything is served.
@@ -119,14 +105,7 @@ func (f *httpFront) start(ctx context.Context, ws *host.Workers) (func() error, 
 	fwd, clusterHealth := frontForwarder(ws, key)
 	warmed := make(chan struct{})
 	srv := httpapi.New(httpapi.Config{
-		Ready: func() bool {
-			select {
-			case <-warmed:
-				return true
-			default:
-				return false
-			}
-		},
+		Ready:     func() bool { return closed(warmed) },
 		Forward:   fwd,
 		Cluster:   clusterHealth,
 		List:      ws,
@@ -168,6 +147,50 @@ func (f *httpFront) start(ctx context.Context, ws *host.Workers) (func() error, 
 	// wait may be called more than once (serve watches it and waits for
 	// it at shutdown).
 	return func() error { <-done; return serveErr }, nil
+}
+
+// provisioner is --auto-users: a new user's first request provisions them
+// with a uid of the range (nil without the flag).
+func (f *httpFront) provisioner(ws *host.Workers) (func(context.Context, string) error, error) {
+	if f.autoUsers == "" {
+		return nil, nil
+	}
+	uids, err := parseUIDRange(f.autoUsers)
+	if err != nil {
+		return nil, err
+	}
+	return (&autoUsers{root: ws.Root(), uids: uids, reload: ws.Reload}).provision, nil
+}
+
+// closed reports whether c is closed, without waiting.
+func closed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
+
+// listen opens the front's listener, refusing an address the credentials
+// at hand cannot guard: a non-loopback one without any key or token
+// (unless --insecure-listen), or with --cors '*'.
+func (f *httpFront) listen(key string, tokens *httpapi.TokenStore) (net.Listener, error) {
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		return nil, err
+	}
+	// A listener that is not loopback always requires credentials
+	// (httpapi decides it from ln); without any, nothing could be served.
+	if key == "" && tokens.Count() == 0 && !f.insecure && !httpapi.IsLoopback(ln.Addr()) {
+		ln.Close()
+		return nil, fmt.Errorf("--http %s: no API key (MINDMOUNT_API_KEY, --api-key-file) and no user tokens (mindmount users token ROOT ID), and a non-loopback address always requires one; make one first, or add --insecure-listen to start anyway and refuse every request but /health until one exists", f.addr)
+	}
+	if slices.Contains(f.cors, "*") && !httpapi.IsLoopback(ln.Addr()) {
+		ln.Close()
+		return nil, fmt.Errorf("--cors '*' lets any web page call the API: allowed on a loopback address only; name the origins (--cors https://app.example.com) for %s", f.addr)
+	}
+	return ln, nil
 }
 
 // serveGitHubAPI is --github-api, handed to every worker (which answers

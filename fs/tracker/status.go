@@ -16,6 +16,23 @@ import (
 // debounce, the last commit, and extra lines such as consolidation's state.
 func (t *Tracker) Status() []byte {
 	var b strings.Builder
+	t.writeProblems(&b)
+	t.writePending(&b)
+	if ci, err := t.lastCommit(); err == nil && ci.Hash != "" {
+		fmt.Fprintf(&b, "last commit: %s %s\n  by %s at %s\n", gitrepo.ShortHash(ci.Hash), ci.Subject, ci.Author.Name, ci.When.Format(time.RFC3339))
+	} else {
+		b.WriteString("last commit: none\n")
+	}
+	if extra := t.cfg.Listener.Status; extra != nil {
+		if s := strings.TrimRight(extra(), "\n"); s != "" {
+			b.WriteString(s + "\n")
+		}
+	}
+	return []byte(b.String())
+}
+
+// writeProblems writes Status's invalid files.
+func (t *Tracker) writeProblems(b *strings.Builder) {
 	// A file written again since it was found invalid is checked anew at
 	// the next commit; until then its old findings are stale (the indexes
 	// already read the new text), so only the graph's current reading of it
@@ -47,12 +64,16 @@ func (t *Tracker) Status() []byte {
 	if len(probs) == 0 {
 		b.WriteString("invalid files: none\n")
 	} else {
-		fmt.Fprintf(&b, "invalid files (%d %s; kept on disk, not committed until fixed):\n", len(probs), memgraph.Plural(len(probs), "problem", "problems"))
+		fmt.Fprintf(b, "invalid files (%d %s; kept on disk, not committed until fixed):\n", len(probs), memgraph.Plural(len(probs), "problem", "problems"))
 		for _, p := range probs {
-			fmt.Fprintf(&b, "  %s\n", p.String())
+			fmt.Fprintf(b, "  %s\n", p.String())
 		}
 	}
+}
 
+// writePending writes Status's pending and uncommitted changes, and why
+// commits wait or failed.
+func (t *Tracker) writePending(b *strings.Builder) {
 	t.mu.Lock()
 	pending := slices.Sorted(maps.Keys(t.pending))
 	ids := make([]string, len(pending))
@@ -63,7 +84,6 @@ func (t *Tracker) Status() []byte {
 	uncommitted := t.uncommitted
 	lastErr, paused := t.lastErr, t.paused
 	t.mu.Unlock()
-	extra := t.cfg.Listener.Status
 
 	if len(pending) == 0 {
 		b.WriteString("pending changes: none\n")
@@ -76,38 +96,27 @@ func (t *Tracker) Status() []byte {
 		if wait < 0 {
 			wait = 0
 		}
-		fmt.Fprintf(&b, "pending changes (%d, commit in about %s):\n", len(pending), wait)
+		fmt.Fprintf(b, "pending changes (%d, commit in about %s):\n", len(pending), wait)
 		for i, p := range pending {
 			id := ids[i]
 			if id == "" {
 				id = outsideIdentity
 			}
-			fmt.Fprintf(&b, "  %s (%s)\n", p, id)
+			fmt.Fprintf(b, "  %s (%s)\n", p, id)
 		}
 	}
 	if len(uncommitted) > 0 {
-		fmt.Fprintf(&b, "uncommitted changes (%d; committed when mindmount mount or watch starts):\n", len(uncommitted))
+		fmt.Fprintf(b, "uncommitted changes (%d; committed when mindmount mount or watch starts):\n", len(uncommitted))
 		for _, e := range uncommitted {
-			fmt.Fprintf(&b, "  %s\n", e.line())
+			fmt.Fprintf(b, "  %s\n", e.line())
 		}
 	}
 	if paused != "" && len(pending) > 0 {
-		fmt.Fprintf(&b, "commits paused: %s\n", paused)
+		fmt.Fprintf(b, "commits paused: %s\n", paused)
 	}
 	if lastErr != "" {
-		fmt.Fprintf(&b, "last error: %s\n", lastErr)
+		fmt.Fprintf(b, "last error: %s\n", lastErr)
 	}
-	if ci, err := t.lastCommit(); err == nil && ci.Hash != "" {
-		fmt.Fprintf(&b, "last commit: %s %s\n  by %s at %s\n", gitrepo.ShortHash(ci.Hash), ci.Subject, ci.Author.Name, ci.When.Format(time.RFC3339))
-	} else {
-		b.WriteString("last commit: none\n")
-	}
-	if extra != nil {
-		if s := strings.TrimRight(extra(), "\n"); s != "" {
-			b.WriteString(s + "\n")
-		}
-	}
-	return []byte(b.String())
 }
 
 // lastCommit is r.LastCommit, cached per HEAD: the mount renders Status on

@@ -64,6 +64,34 @@ func apply(o InstallOptions, uninstall bool) ([]Change, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	edits, err := editsFor(o, uninstall)
+	if err != nil {
+		return nil, err
+	}
+	// Compute every file first: a file we cannot parse stops the whole
+	// install before anything is written.
+	results, err := prepare(o, edits)
+	defer func() {
+		for _, r := range results {
+			r.f.close()
+		}
+	}()
+	if err != nil {
+		return nil, err
+	}
+	var changes []Change
+	for _, r := range results {
+		c, err := r.write(o.Now)
+		if err != nil {
+			return changes, err
+		}
+		changes = append(changes, c)
+	}
+	return changes, nil
+}
+
+// editsFor checks o's scope and paths and returns its harness's edits.
+func editsFor(o InstallOptions, uninstall bool) ([]edit, error) {
 	switch o.Scope {
 	case "user":
 		if o.Home == "" {
@@ -79,85 +107,83 @@ func apply(o InstallOptions, uninstall bool) ([]Change, error) {
 	if !filepath.IsAbs(o.Memory) || !filepath.IsAbs(o.Mindmount) {
 		return nil, errors.New("memory and mindmount paths must be absolute")
 	}
-	var edits []edit
 	switch o.Harness {
 	case ClaudeCode:
-		edits = claudeEdits(o, uninstall)
+		return claudeEdits(o, uninstall), nil
 	case GeminiCLI:
-		edits = geminiEdits(o, uninstall)
+		return geminiEdits(o, uninstall), nil
 	case Codex:
-		edits = codexEdits(o, uninstall)
+		return codexEdits(o, uninstall), nil
 	case OpenCode:
-		edits = opencodeEdits(o, uninstall)
-	default:
-		return nil, fmt.Errorf("unknown harness %q (want %s, %s, %s or %s)", o.Harness, ClaudeCode, Codex, GeminiCLI, OpenCode)
+		return opencodeEdits(o, uninstall), nil
 	}
-	// Compute every file first: a file we cannot parse stops the whole
-	// install before anything is written.
-	type result struct {
-		e       edit
-		f       *settingsFile
-		old     []byte
-		existed bool
-		next    []byte
-	}
-	var results []result
-	defer func() {
-		for _, r := range results {
-			r.f.close()
-		}
-	}()
+	return nil, fmt.Errorf("unknown harness %q (want %s, %s, %s or %s)", o.Harness, ClaudeCode, Codex, GeminiCLI, OpenCode)
+}
+
+// prepared is one edit computed and waiting to be written: its settings
+// file (open), what it held and what it will hold.
+type prepared struct {
+	e       edit
+	f       *settingsFile
+	old     []byte
+	existed bool
+	next    []byte
+}
+
+// prepare opens and computes every edit that changes its file; the files
+// it returns are open (the caller closes them), even with an error.
+func prepare(o InstallOptions, edits []edit) ([]prepared, error) {
+	var results []prepared
 	for _, e := range edits {
 		// Found inside the user's own folder; a dotfile manager's
 		// symlink inside it stays a symlink (the file it names is
 		// edited), one leading out of it is refused.
 		f, err := openSettings(treeOf(o, e.path), e.path)
 		if err != nil {
-			return nil, err
+			return results, err
 		}
 		old, existed, err := f.read()
 		if err != nil {
 			f.close()
-			return nil, err
+			return results, err
 		}
 		next, err := e.change(old)
 		if err != nil {
 			f.close()
-			return nil, fmt.Errorf("%s: %w", e.path, err)
+			return results, fmt.Errorf("%s: %w", e.path, err)
 		}
 		if (next == nil && !existed) || (existed && next != nil && bytes.Equal(next, old)) {
 			f.close()
 			continue
 		}
-		results = append(results, result{e, f, old, existed, next})
+		results = append(results, prepared{e, f, old, existed, next})
 	}
-	var changes []Change
-	for _, r := range results {
-		c := Change{Path: r.e.path, Note: r.e.note}
-		if prior := r.f.priorBackup(); r.existed && prior != "" {
-			c.Backup = filepath.Join(r.f.tree.Dir(), filepath.FromSlash(prior))
-		} else if r.existed && (r.e.onlyOurs == nil || !r.e.onlyOurs(r.old)) {
-			backup := r.f.rel + backupMark + o.Now().UTC().Format("20060102-150405")
-			c.Backup = filepath.Join(r.f.tree.Dir(), filepath.FromSlash(backup))
-			if err := r.f.write(backup, r.old, 0o600); err != nil {
-				return changes, err
-			}
+	return results, nil
+}
+
+// write backs the file up (unless it holds only our entries, or a backup
+// exists already) and writes or removes it.
+func (r prepared) write(now func() time.Time) (Change, error) {
+	c := Change{Path: r.e.path, Note: r.e.note}
+	if prior := r.f.priorBackup(); r.existed && prior != "" {
+		c.Backup = filepath.Join(r.f.tree.Dir(), filepath.FromSlash(prior))
+	} else if r.existed && (r.e.onlyOurs == nil || !r.e.onlyOurs(r.old)) {
+		backup := r.f.rel + backupMark + now().UTC().Format("20060102-150405")
+		c.Backup = filepath.Join(r.f.tree.Dir(), filepath.FromSlash(backup))
+		if err := r.f.write(backup, r.old, 0o600); err != nil {
+			return c, err
 		}
-		if r.next == nil {
-			if err := r.f.remove(); err != nil {
-				return changes, err
-			}
-			c.Removed = true
-		} else {
-			// A crash leaves the old settings or the new ones, never
-			// half; written where it was read, beneath the tree.
-			if err := r.f.write(r.f.rel, r.next, r.f.mode()); err != nil {
-				return changes, err
-			}
-		}
-		changes = append(changes, c)
 	}
-	return changes, nil
+	if r.next == nil {
+		if err := r.f.remove(); err != nil {
+			return c, err
+		}
+		c.Removed = true
+		return c, nil
+	}
+	// A crash leaves the old settings or the new ones, never half;
+	// written where it was read, beneath the tree.
+	return c, r.f.write(r.f.rel, r.next, r.f.mode())
 }
 
 // shellQuote quotes s for a POSIX shell, which is how the harnesses run a

@@ -78,6 +78,14 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, c caller) {
 	msgs = append(msgs, hist...)
 	msgs = append(msgs, llm.Message{Role: "user", Content: req.Message})
 
+	text, cut := s.streamAnswer(w, r, user, now, msgs)
+	s.recordChat(rt, user, sess, req.Message, text, cut, now)
+}
+
+// streamAnswer asks the model for user's answer to msgs and streams it to
+// w as it comes. It returns the text the model gave and whether the
+// answer was cut (the model failed, or the stream to the client broke).
+func (s *Server) streamAnswer(w http.ResponseWriter, r *http.Request, user string, now time.Time, msgs []llm.Message) (string, bool) {
 	st := &sseWriter{w: w, rc: http.NewResponseController(w), id: fmt.Sprintf("chatcmpl-%d", now.UnixNano()), model: s.cfg.Pool.Provider().Model(), created: now.Unix()}
 	var answer strings.Builder
 	err := s.cfg.Pool.For(user).Stream(r.Context(), msgs, func(d string) error {
@@ -105,7 +113,13 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, c caller) {
 		s.logUser(user).Warn("chat: model stream broke", "why", modelMessage(err))
 		st.fail(modelMessage(err))
 	}
-	text := answer.String()
+	return answer.String(), cut
+}
+
+// recordChat keeps a chat's question and answer in its session and its
+// transcript, for the consolidator; an answer that never came (text empty
+// and cut) leaves no trace.
+func (s *Server) recordChat(rt *host.Runtime, user string, sess *session, question, text string, cut bool, now time.Time) {
 	if text == "" && cut {
 		// The model said nothing: a refusal (429, the queue is full), a
 		// failed call or a client gone before the first word. Only a
@@ -114,21 +128,22 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, c caller) {
 		s.logUser(user).Info("chat not recorded: no answer", "transcript", sess.rel)
 		return
 	}
+	answered := len(text)
 	if cut {
 		text += "\n" + cutNote
 	}
 	// Both lines at once, after the answer: a request the model never
 	// answered leaves no trace.
 	if err := consolidate.AppendTranscriptNoSync(rt.Dir, sess.rel,
-		consolidate.Line{Role: consolidate.RoleUser, Content: req.Message, Time: now.UTC().Format(time.RFC3339)},
+		consolidate.Line{Role: consolidate.RoleUser, Content: question, Time: now.UTC().Format(time.RFC3339)},
 		consolidate.Line{Role: consolidate.RoleAssistant, Content: text, Time: s.cfg.Now().UTC().Format(time.RFC3339), Cut: cut}); err != nil {
 		s.logUser(user).Error("chat transcript", "transcript", sess.rel, "err", err)
 	}
-	sess.msgs = append(sess.msgs, llm.Message{Role: "user", Content: req.Message}, llm.Message{Role: "assistant", Content: text})
+	sess.msgs = append(sess.msgs, llm.Message{Role: "user", Content: question}, llm.Message{Role: "assistant", Content: text})
 	// The tracker hears of the transcript (fsnotify's report of the same
 	// write joins it) and tells the consolidator once.
 	rt.Tracker.Touch(sess.rel, chatWriter)
-	s.logUser(user).Info("chat", "transcript", sess.rel, "answer_bytes", answer.Len(), "cut", cut)
+	s.logUser(user).Info("chat", "transcript", sess.rel, "answer_bytes", answered, "cut", cut)
 }
 
 // readyTranscript checks a chat's transcript before the model is asked:
