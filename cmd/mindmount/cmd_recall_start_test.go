@@ -17,7 +17,7 @@ import (
 // the package-level variables of all of them before it starts. A regular
 // expression, a template, a parser or a table a package needs is built at
 // its first use (sync.OnceValue), never at start. (A regular expression
-// compiled at start allocates 3–20 KB; every package of the module
+// compiled at start allocates 3–40 KB; every package of the module
 // allocates at most about 3.5 KB today, the command table 11 KB.)
 const (
 	initBudget     = 8 << 10
