@@ -105,7 +105,7 @@ func (s *chunkRun) extract(ctx context.Context, text string, rep *Report) ([]Fac
 			SchemaName: SchemaExtract, Schema: extractSchema}
 		parse := ParseFacts
 		if s.origin != nil {
-			req.Schema, parse = batchExtractSchema, ParseBatchFacts
+			req.Schema, parse = batchExtractSchema(), ParseBatchFacts
 		}
 		ans, err := s.c.p.Chat(ctx, req)
 		if err != nil {

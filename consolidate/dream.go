@@ -39,6 +39,19 @@ var ErrDreamConflict = errors.New("the dream could not be merged")
 // ErrNoDream means no pending dream has the number asked for.
 var ErrNoDream = errors.New("no pending dream with that number")
 
+// ErrorNames names the errors of consolidation and review that a daemon's
+// answer carries to the command that asked it (serve/control's kinds):
+// the table lives beside the errors, the side that serves registers it.
+func ErrorNames() map[string]error {
+	return map[string]error{
+		"no-dream":       ErrNoDream,
+		"dream-conflict": ErrDreamConflict,
+		"dream-moved":    ErrDreamMoved,
+		"no-tip":         ErrNoTip,
+		"no-provider":    ErrNoProvider,
+	}
+}
+
 // FileMerger merges three versions of a file both the dream and the live
 // branch changed (a nil side is a missing file): the merged content
 // (deleted when the merge removes the file) and, on a memory's real

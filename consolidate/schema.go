@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/mindmount/mindmount/memgraph"
@@ -179,8 +180,10 @@ func (f *Fact) setKind(batch bool) error {
 }
 
 // batchExtractSchema is extractSchema with a batch's kinds.
-var batchExtractSchema = json.RawMessage(strings.Replace(string(extractSchema),
-	`"enum": ["user", "character"]`, `"enum": ["decision", "gotcha", "convention", "dead-end"]`, 1))
+var batchExtractSchema = sync.OnceValue(func() json.RawMessage {
+	return json.RawMessage(strings.Replace(string(extractSchema),
+		`"enum": ["user", "character"]`, `"enum": ["decision", "gotcha", "convention", "dead-end"]`, 1))
+})
 
 // firstJSONObject finds the first JSON object in a model answer that may be
 // wrapped in a code fence or preceded by prose ("Sure! Here is…").

@@ -9,6 +9,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/mindmount/mindmount/memgraph"
@@ -229,12 +230,14 @@ func normalizeRole(s string) (Role, bool) {
 
 // turnRE matches a turn marker at the start of a line: "User: hi",
 // "**User:** hi", "**User**: hi", "## User", "### Assistant:".
-var turnRE = regexp.MustCompile(`(?i)^(?:(#{1,6})[ \t]+)?(?:\*\*|__)?(user|human|assistant|ai|system|tool)(?:\*\*|__)?[ \t]*(:)?[ \t]*(?:\*\*|__)?[ \t]*(.*)$`)
+var turnRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^(?:(#{1,6})[ \t]+)?(?:\*\*|__)?(user|human|assistant|ai|system|tool)(?:\*\*|__)?[ \t]*(:)?[ \t]*(?:\*\*|__)?[ \t]*(.*)$`)
+})
 
 // turn returns the role and the rest of the line when line opens a turn.
 // A bare word ("User said …") is not a turn: it needs a colon or a heading.
 func turn(line string) (Role, string, bool) {
-	m := turnRE.FindStringSubmatch(line)
+	m := turnRE().FindStringSubmatch(line)
 	if m == nil {
 		return "", "", false
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/mindmount/mindmount/memgraph/secret"
 	"gopkg.in/yaml.v3"
@@ -17,7 +18,7 @@ var knownKeys = []string{"description", "status", "supersedes", "superseded_by",
 
 var allowedKeysText = strings.Join(knownKeys, ", ")
 
-var yamlLineRe = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var yamlLineRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): (.*)$`) })
 
 // parseFrontmatter decodes m.raw.fm into m.Front and records the line span
 // of every top-level key for setKey. Lines in problems are file lines: the
@@ -94,7 +95,7 @@ func decodeYAML(src string, add problemFunc) (doc yaml.Node, ok bool) {
 	}()
 	if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
 		line, msg := 2, err.Error()
-		if mm := yamlLineRe.FindStringSubmatch(msg); mm != nil {
+		if mm := yamlLineRe().FindStringSubmatch(msg); mm != nil {
 			n, _ := strconv.Atoi(mm[1])
 			line, msg = n+1, mm[2]
 		} else {
@@ -412,17 +413,17 @@ func linkOK(s string) bool {
 // quoted when it is a plain identifier (the usual typo, "colour"), else a
 // description — a "key" can be anything written before a colon.
 func keyName(k string) string {
-	if len(k) == 0 || len(k) > 32 || !plainKeyRe.MatchString(k) || secret.Contains(k) {
+	if len(k) == 0 || len(k) > 32 || !plainKeyRe().MatchString(k) || secret.Contains(k) {
 		return "(not shown: not a plain word)"
 	}
 	return strconv.Quote(k)
 }
 
-var plainKeyRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_\-]*$`)
+var plainKeyRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_\-]*$`) })
 
 // unquoted drops what a parser's message quotes from src, the input.
 func unquoted(msg, src string) string {
-	return quotedRe.ReplaceAllStringFunc(msg, func(q string) string {
+	return quotedRe().ReplaceAllStringFunc(msg, func(q string) string {
 		if strings.Contains(src, q[1:len(q)-1]) {
 			return "…"
 		}
@@ -431,4 +432,4 @@ func unquoted(msg, src string) string {
 }
 
 // Quoted punctuation (",", "]") is the parser's own and stays.
-var quotedRe = regexp.MustCompile("'[^']{4,}'|\"[^\"]{4,}\"|`[^`]{4,}`")
+var quotedRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("'[^']{4,}'|\"[^\"]{4,}\"|`[^`]{4,}`") })

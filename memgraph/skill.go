@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
@@ -59,7 +60,7 @@ var skillKeys = []string{"name", "description", "license", "compatibility", "met
 
 var skillKeysText = strings.Join(skillKeys, ", ")
 
-var skillNameRe = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+var skillNameRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`) })
 
 // Skill is one parsed SKILL.md.
 type Skill struct {
@@ -112,7 +113,7 @@ func SkillPath(name string) string { return SkillsDir + "/" + name + "/" + Skill
 // ValidSkillName reports whether name follows the format's rule: at most
 // 64 characters of a-z, 0-9 and single inner dashes.
 func ValidSkillName(name string) bool {
-	return len(name) <= MaxSkillNameLen && skillNameRe.MatchString(name)
+	return len(name) <= MaxSkillNameLen && skillNameRe().MatchString(name)
 }
 
 // ValidateSkillPart checks a file of a skill's folder that is not its

@@ -12,7 +12,10 @@
 # Then the same recall answered by a running daemon ("mindmount watch" on
 # the repository: recall asks it over the control socket), against
 # "mindmount version" and a plain "grep -r" over the memories. Prints the
-# load average: on a shared machine, compare CPU times, not walls.
+# load average: on a shared machine, compare CPU times, not walls. Last,
+# where starting the binary goes: the runtime's trace of package
+# initialisation (GODEBUG=inittrace=1), its sum and the five packages
+# that allocate most, and this module's share.
 #
 #   scripts/bench-recall-cli.sh            # 600 memories, 20 runs
 #   N=2000 RUNS=50 scripts/bench-recall-cli.sh
@@ -71,6 +74,7 @@ while [ "$r" -lt "$RUNS" ]; do
 done
 echo "load average after:  $(cut -d' ' -f1-3 /proc/loadavg)"
 p50() { sort -n "$1" | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)] / 1000}'; }
+p95() { sort -n "$1" | awk '{a[NR] = $1} END {i = int(NR * 0.95 + 0.5); if (i < 1) i = 1; print a[i] / 1000}'; }
 avg() { awk '{s += $1} END {print s / NR / 1000}' "$1"; }
 cut -d' ' -f1 "$tmp/inproc" >"$tmp/open"; cut -d' ' -f2 "$tmp/inproc" >"$tmp/query"
 rec=$(p50 "$tmp/recall"); ver=$(p50 "$tmp/version"); tru=$(p50 "$tmp/true"); open=$(p50 "$tmp/open"); q=$(p50 "$tmp/query")
@@ -120,10 +124,22 @@ while [ "$r" -lt "$RUNS" ]; do
   cpu "$tmp/cpu_daemon" "$mm" recall "$repo" "what about cooking item 42"
   r=$((r + 1))
 done
-dm=$(p50 "$tmp/daemon"); ver2=$(p50 "$tmp/version2"); gr=$(p50 "$tmp/grep")
+dm=$(p50 "$tmp/daemon"); dm95=$(p95 "$tmp/daemon"); ver2=$(p50 "$tmp/version2"); gr=$(p50 "$tmp/grep")
 echo "load average after the daemon runs: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "mindmount recall answered by a daemon (mindmount watch), p50 of $RUNS runs (wall, ms):"
 printf '  whole command                %8.1f   (goal: <= 50 ms quiet; ratio to the goal %.2f; to recall in-process above %.2f)\n' "$dm" "$(echo "$dm / 50" | bc -l)" "$(echo "$dm / $rec" | bc -l)"
+printf '  whole command, p95           %8.1f\n' "$dm95"
 printf '  baseline: mindmount version  %8.1f   (recall / version: %.2f)\n' "$ver2" "$(echo "$dm / $ver2" | bc -l)"
 printf '  baseline: grep -r            %8.1f   (recall / grep: %.2f)\n' "$gr" "$(echo "$dm / $gr" | bc -l)"
 printf '  CPU time, mean               %8.1f   (recall / version: %.2f)\n' "$(avg "$tmp/cpu_daemon")" "$(echo "$(avg "$tmp/cpu_daemon") / $cv" | bc -l)"
+
+# Where starting the binary goes: every package's initialisation, before
+# main runs (GODEBUG=inittrace=1: "init PKG @T ms, C ms clock, B bytes,
+# N allocs"). Bytes and allocations are the same at every run; clocks
+# are not.
+GODEBUG=inittrace=1 "$mm" version 2>"$tmp/inittrace" >/dev/null
+echo "package initialisation of mindmount version (GODEBUG=inittrace=1):"
+awk '/^init / {n++; c += $5; b += $8; if ($2 ~ /^github.com\/mindmount\/mindmount/ || $2 == "main") {mb += $8; mc += $5}}
+  END {printf "  %d packages, %.1f ms of init clock, %d KB allocated; this module: %.1f ms, %d KB\n", n, c, b / 1024, mc, mb / 1024}' "$tmp/inittrace"
+echo "  the five that allocate most (KB, allocations, ms):"
+sort -k8 -n -r "$tmp/inittrace" | awk '/^init / && k < 5 {k++; printf "    %-60s %6.1f %6d %6.2f\n", $2, $8 / 1024, $10, $5}'

@@ -18,8 +18,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/mindmount/mindmount/consolidate"
 )
 
 // serve starts a control server on a fresh git directory; it stops with
@@ -43,6 +41,32 @@ func serveAt(t *testing.T, gitDir string) (*Server, string) {
 	return s, gitDir
 }
 
+// errTestNoDream stands for an error the serving side names (as
+// serve/host names consolidation's).
+var errTestNoDream = errors.New("no pending dream with that number")
+
+// TestUnnamedErrorKeepsItsMessage: an error the serving side did not name
+// reaches the asking side as its message alone, matched by no errors.Is;
+// a named one is matched by errors.Is only once named; the protocol's own
+// names are always known.
+func TestUnnamedErrorKeepsItsMessage(t *testing.T) {
+	errOther := errors.New("something else")
+	e := &Error{Msg: "something else: 3", Kind: "test-unnamed"}
+	if errors.Is(e, errOther) || e.Unwrap() != nil || e.Error() != "something else: 3" {
+		t.Fatalf("unnamed kind: %v unwraps to %v", e, e.Unwrap())
+	}
+	if kindOf(fmt.Errorf("%w: 3", errOther)) != "" {
+		t.Fatal("an unnamed error has a kind")
+	}
+	NameErrors(map[string]error{"test-unnamed": errOther})
+	if !errors.Is(e, errOther) || kindOf(fmt.Errorf("%w: 3", errOther)) != "test-unnamed" {
+		t.Fatal("a named error is not matched by its name")
+	}
+	if !errors.Is(&Error{Kind: "stopping"}, ErrStopping) {
+		t.Fatal("the protocol's own kind is not known")
+	}
+}
+
 // TestAskAndAnswer: a request reaches its verb's handler with its
 // arguments; the answer's commit and data come back; a handler's typed
 // error is recognised by errors.Is on the asking side; a verb nobody
@@ -54,9 +78,10 @@ func TestAskAndAnswer(t *testing.T) {
 		t.Fatalf("no daemon: %v", err)
 	}
 	s, gitDir := serve(t)
+	NameErrors(map[string]error{"test-no-dream": errTestNoDream})
 	s.Handle(Approve, func(_ context.Context, req Request) (Answer, error) {
 		if req.N == 7 {
-			return Answer{}, fmt.Errorf("%w: 7", consolidate.ErrNoDream)
+			return Answer{}, fmt.Errorf("%w: 7", errTestNoDream)
 		}
 		return Answer{Commit: "abc" + strconv.Itoa(req.N), Data: json.RawMessage(`{"x":1}`)}, nil
 	})
@@ -66,7 +91,7 @@ func TestAskAndAnswer(t *testing.T) {
 	}
 	_, err = Ask(ctx, gitDir, Request{Verb: Approve, N: 7})
 	var ce *Error
-	if !errors.Is(err, consolidate.ErrNoDream) || !errors.As(err, &ce) || ce.Msg != "no pending dream with that number: 7" {
+	if !errors.Is(err, errTestNoDream) || !errors.As(err, &ce) || ce.Msg != "no pending dream with that number: 7" {
 		t.Fatalf("approve 7: %v, want ErrNoDream", err)
 	}
 	s.ready = time.Now() // no service is still starting

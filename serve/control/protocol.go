@@ -27,8 +27,8 @@ package control
 import (
 	"encoding/json"
 	"errors"
+	"sync"
 
-	"github.com/mindmount/mindmount/consolidate"
 	"github.com/mindmount/mindmount/memgraph/recall"
 )
 
@@ -125,27 +125,51 @@ var ErrNotServed = errors.New("the daemon does not serve this request")
 // ErrStopping means the daemon stopped before it answered.
 var ErrStopping = errors.New("the daemon is stopping")
 
-// kinds are the errors an answer can carry across the socket by name.
-var kinds = map[string]error{
-	"no-daemon":      ErrNoDaemon,
-	"refused":        ErrRefused,
-	"not-served":     ErrNotServed,
-	"stopping":       ErrStopping,
-	"no-dream":       consolidate.ErrNoDream,
-	"dream-conflict": consolidate.ErrDreamConflict,
-	"dream-moved":    consolidate.ErrDreamMoved,
-	"no-tip":         consolidate.ErrNoTip,
-	"no-provider":    consolidate.ErrNoProvider,
+// kinds are the errors an answer can carry across the socket by name:
+// the protocol's own, and those the serving side names (NameErrors). A
+// name unknown to the asking process (a command built without the
+// serving side) still carries the message, matched by no errors.Is.
+var (
+	kindsMu sync.RWMutex
+	kinds   = map[string]error{
+		"no-daemon":  ErrNoDaemon,
+		"refused":    ErrRefused,
+		"not-served": ErrNotServed,
+		"stopping":   ErrStopping,
+	}
+)
+
+// NameErrors lets answers carry named's errors across the socket: the
+// serving side's error by its name, recognised by errors.Is on the asking
+// side. The side that serves a verb names the errors its handlers return
+// (serve/host names consolidation's), so a client of the socket alone
+// does not link, nor initialise, what serves it. A name given again
+// names the later error.
+func NameErrors(named map[string]error) {
+	kindsMu.Lock()
+	defer kindsMu.Unlock()
+	for name, err := range named {
+		kinds[name] = err
+	}
 }
 
 // kindOf names err's kind ("" when it has none of kinds).
 func kindOf(err error) string {
+	kindsMu.RLock()
+	defer kindsMu.RUnlock()
 	for name, e := range kinds {
 		if errors.Is(err, e) {
 			return name
 		}
 	}
 	return ""
+}
+
+// kind is the error named name, nil when none is.
+func kind(name string) error {
+	kindsMu.RLock()
+	defer kindsMu.RUnlock()
+	return kinds[name]
 }
 
 // Error is a daemon's error as the asking command sees it: its message,
@@ -158,4 +182,4 @@ type Error struct {
 func (e *Error) Error() string { return e.Msg }
 
 // Unwrap returns the error of e's kind, nil when it has none.
-func (e *Error) Unwrap() error { return kinds[e.Kind] }
+func (e *Error) Unwrap() error { return kind(e.Kind) }

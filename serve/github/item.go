@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	gh "github.com/google/go-github/v75/github"
 
@@ -94,13 +95,13 @@ func ParseEvent(data []byte) (Item, error) {
 }
 
 // linkRE finds the issues a text closes or names: "Fixes #12", "#7".
-var linkRE = regexp.MustCompile(`(?:^|[\s(,;])#([0-9]{1,9})\b`)
+var linkRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|[\s(,;])#([0-9]{1,9})\b`) })
 
 // linkedIssues are the issue numbers a body names, in order, each once.
 func linkedIssues(body string) []Linked {
 	seen := map[int]bool{}
 	var out []Linked
-	for _, m := range linkRE.FindAllStringSubmatch(body, 50) {
+	for _, m := range linkRE().FindAllStringSubmatch(body, 50) {
 		n, err := strconv.Atoi(m[1])
 		if err != nil || n <= 0 || seen[n] {
 			continue
@@ -133,12 +134,14 @@ func (it Item) TranscriptPath() string {
 }
 
 // pathRE is a transcript path TranscriptPath makes.
-var pathRE = regexp.MustCompile(`^` + memgraph.TranscriptsDir + `/github/(pr|issue)-([0-9]{1,9})-[0-9a-f]{8}\.md$`)
+var pathRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^` + memgraph.TranscriptsDir + `/github/(pr|issue)-([0-9]{1,9})-[0-9a-f]{8}\.md$`)
+})
 
 // ProvenanceOf is the provenance of a transcript TranscriptPath named
 // (its label only), for one left unconsumed by an earlier run.
 func ProvenanceOf(rel string) (consolidate.Provenance, bool) {
-	m := pathRE.FindStringSubmatch(rel)
+	m := pathRE().FindStringSubmatch(rel)
 	if m == nil {
 		return consolidate.Provenance{}, false
 	}

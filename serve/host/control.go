@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/mindmount/mindmount/consolidate"
 	"github.com/mindmount/mindmount/serve/control"
 )
 
@@ -13,6 +14,10 @@ import (
 // a daemon serves ask it, the repository's one writer, instead of writing
 // beside it. The runtime serves consolidation and review; a service adds
 // its own verbs (Handle).
+
+// The errors of consolidation and review this side's handlers return
+// travel by name, so the command that asked matches them with errors.Is.
+func init() { control.NameErrors(consolidate.ErrorNames()) }
 
 // listenControl opens the socket and serves it until ctx ends. A socket
 // that cannot be opened (another daemon answers there) is logged: the

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/mindmount/mindmount/fs/gitrepo"
 	"github.com/mindmount/mindmount/memgraph"
@@ -127,10 +128,10 @@ var legacyTexts = []struct {
 }
 
 var (
-	legacyWord = regexp.MustCompile(`\bengram\b`)
+	legacyWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bengram\b`) })
 	// A rule naming the state folder: ".engram/…", "/.engram/…", or the
 	// folder itself at the end of the pattern.
-	legacyRulePath = regexp.MustCompile(`(^|/)\.engram(/|$)`)
+	legacyRulePath = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(^|/)\.engram(/|$)`) })
 )
 
 // rewriteLegacyRules rewrites a .gitattributes or .gitignore: the state
@@ -142,11 +143,11 @@ func rewriteLegacyRules(b []byte) string {
 		body := strings.TrimRight(l, "\r\n")
 		nl := l[len(body):]
 		if strings.HasPrefix(strings.TrimSpace(body), "#") {
-			body = legacyWord.ReplaceAllString(body, "mindmount")
+			body = legacyWord().ReplaceAllString(body, "mindmount")
 		} else {
 			fields := strings.Fields(body)
 			for j, f := range fields {
-				f = legacyRulePath.ReplaceAllString(f, "${1}"+stateDir+"${2}")
+				f = legacyRulePath().ReplaceAllString(f, "${1}"+stateDir+"${2}")
 				f = strings.Replace(f, "merge=engram-", "merge=mindmount-", 1)
 				fields[j] = f
 			}

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mindmount/mindmount/fs/gitrepo"
@@ -190,7 +191,7 @@ func shortHash(h string) string {
 	return h
 }
 
-var trailerRE = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9-]*): (.*)$`)
+var trailerRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([A-Za-z][A-Za-z0-9-]*): (.*)$`) })
 
 // splitMessage splits a commit message into subject, body and the
 // trailers of its last paragraph.
@@ -202,7 +203,7 @@ func splitMessage(msg string) (subject, body string, trailers []trailer) {
 	last := paras[len(paras)-1]
 	var ts []trailer
 	for _, l := range strings.Split(last, "\n") {
-		m := trailerRE.FindStringSubmatch(l)
+		m := trailerRE().FindStringSubmatch(l)
 		if m == nil {
 			return subject, body, nil
 		}
@@ -214,7 +215,9 @@ func splitMessage(msg string) (subject, body string, trailers []trailer) {
 	return subject, strings.Join(paras[:len(paras)-1], "\n\n"), ts
 }
 
-var countRE = regexp.MustCompile(`(\d+) (added|updated|contradicted|unchanged|skipped)`)
+var countRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(\d+) (added|updated|contradicted|unchanged|skipped)`)
+})
 
 // parseCounts reads a consolidation subject's counts.
 func parseCounts(subject string) []count {
@@ -222,7 +225,7 @@ func parseCounts(subject string) []count {
 		return nil
 	}
 	var cs []count
-	for _, m := range countRE.FindAllStringSubmatch(subject, -1) {
+	for _, m := range countRE().FindAllStringSubmatch(subject, -1) {
 		n, _ := strconv.Atoi(m[1])
 		cs = append(cs, count{n, m[2]})
 	}
@@ -262,11 +265,11 @@ func parseDiff(p string) []diffLine {
 	return out
 }
 
-var hashRE = regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
+var hashRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`) })
 
 // resolveCommit checks that h is a full commit hash of the repository.
 func resolveCommit(ctx context.Context, dir, h string) (commit, error) {
-	if !hashRE.MatchString(h) {
+	if !hashRE().MatchString(h) {
 		return commit{}, fmt.Errorf("%w: %q is not a full commit hash", ErrNoCommit, h)
 	}
 	out, err := git(ctx, dir, "log", logFormat, "-n", "1", "--no-walk", h, "--")

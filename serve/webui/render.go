@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/yuin/goldmark"
@@ -25,15 +26,17 @@ import (
 // given, which it never is here.
 // Hard wraps keep a memory's lines (an access log's "used, …" lines) as
 // written.
-var md = goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough),
-	goldmark.WithRendererOptions(html.WithHardWraps()))
+var md = sync.OnceValue(func() goldmark.Markdown {
+	return goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough),
+		goldmark.WithRendererOptions(html.WithHardWraps()))
+})
 
 // renderMarkdown renders text to HTML that is safe to put in a page; its
 // invisible format characters are shown escaped (shown's rule).
 func renderMarkdown(text string) template.HTML {
 	text = memgraph.SafeText(text)
 	var b bytes.Buffer
-	if err := md.Convert([]byte(text), &b); err != nil {
+	if err := md().Convert([]byte(text), &b); err != nil {
 		return template.HTML("<pre>" + template.HTMLEscapeString(text) + "</pre>")
 	}
 	return template.HTML(b.String()) // #nosec: goldmark without WithUnsafe escapes text and omits raw HTML
