@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 
@@ -8,6 +9,7 @@ import (
 	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/memgraph"
 	"github.com/mindmount/mindmount/memgraph/team"
+	"github.com/mindmount/mindmount/serve/control"
 	"github.com/mindmount/mindmount/serve/host"
 )
 
@@ -54,5 +56,11 @@ func workerTeams(rt *host.Runtime, as []team.Attachment, log *slog.Logger) ([]mo
 		closeAll()
 		return nil, func() {}, fmt.Errorf("attach teams: %w", err)
 	}
+	// "mindmount recall" run by the user on her repository is answered
+	// here, across her teams; in-process it could not read them (the
+	// kernel gives their group to this worker only).
+	rt.Handle(control.Recall, func(ctx context.Context, req control.Request) (control.Answer, error) {
+		return answerRecall(ctx, rt, req) // cmd_recall_daemon.go
+	})
 	return out, closeAll, nil
 }
