@@ -337,6 +337,36 @@ func (r *doorRig) checkDoors(teams map[string][]string) {
 		}
 		// The web page's list of memories: hers, none of anyone else's.
 		r.ask(id, "web page", func(string) (string, error) { return r.page(id, r.tokens[id], "/") }, doorCanaries[id], want)
+		r.crossDoors(id, want)
+	}
+}
+
+// crossDoors: the doors that name a user (/v1/recall, the chat, the web
+// page) refuse id's credentials for every other user, and what they
+// answer holds no canary outside want.
+func (r *doorRig) crossDoors(id string, want []string) {
+	r.t.Helper()
+	tok := r.tokens[id]
+	for other := range r.uids {
+		if other == id {
+			continue
+		}
+		q := strings.ToUpper(doorCanaries[other])
+		for door, ask := range map[string]func() (string, error){
+			"/v1/recall": func() (string, error) { return r.get("/v1/recall?userId="+other+"&q="+url.QueryEscape(q), tok) },
+			"chat": func() (string, error) {
+				body, _ := json.Marshal(map[string]string{"userId": other, "message": "what about " + q, "sessionId": "cross"})
+				req := mustReq("POST", r.base+"/v1/chat", string(body))
+				req.Header.Set("Authorization", "Bearer "+tok)
+				return r.do(http.DefaultClient, req)
+			},
+			"web search": func() (string, error) { return r.page(other, tok, "/search?q="+url.QueryEscape(q)) },
+		} {
+			out, err := ask()
+			if c := foreign(out, want); err == nil || c != "" {
+				r.t.Fatalf("%s's credentials at %s of %s: %v, shows %q:\n%s", id, door, other, err, c, out)
+			}
+		}
 	}
 }
 
