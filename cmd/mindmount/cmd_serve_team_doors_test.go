@@ -131,28 +131,47 @@ func startDoorRig(t *testing.T) *doorRig {
 	return r
 }
 
-// doorsOf lists every door a user asks for a query: each returns what
-// the user gets back, or an error when the door did not answer (a worker
-// restarting after a membership change): the caller asks again.
-func (r *doorRig) doorsOf(id string) map[string]func(q string) (string, error) {
+// doorsOf lists every door a user asks for a query within scope sel ("":
+// each door's default, every scope; the chat has no other): each
+// returns what the user gets back, or an error when the door did not
+// answer (a worker restarting after a membership change, a scope
+// refused).
+func (r *doorRig) doorsOf(id, sel string) map[string]func(q string) (string, error) {
 	uid, tok := r.uids[id], r.tokens[id]
 	mnt := filepath.Join(r.s.mnt, id)
-	return map[string]func(string) (string, error){
-		"search file": func(q string) (string, error) { return as(uid, "cat", mnt+"/.mindmount/search/"+q) },
+	scoped := func(flag string) []string {
+		if sel == "" {
+			return nil
+		}
+		return []string{flag, sel}
+	}
+	doors := map[string]func(string) (string, error){
+		"search file": func(q string) (string, error) {
+			if sel != "" {
+				q = "@" + sel + " " + q
+			}
+			return as(uid, "cat", mnt+"/.mindmount/search/"+q)
+		},
 		"mindmount recall": func(q string) (string, error) {
-			out, err := as(uid, "env", "HOME=/nonexistent", "MINDMOUNT_DEBUG=1", r.bin, "recall", filepath.Join(r.s.root, "users", id), q, "--json")
+			args := append([]string{"env", "HOME=/nonexistent", "MINDMOUNT_DEBUG=1", r.bin, "recall", filepath.Join(r.s.root, "users", id), q, "--json"}, scoped("--scope")...)
+			out, err := as(uid, args...)
 			if err == nil && !strings.Contains(out, "answered by the daemon") {
 				err = fmt.Errorf("not answered by the worker")
 			}
 			return out, err
 		},
 		"/v1/recall": func(q string) (string, error) {
-			return r.get("/v1/recall?userId="+id+"&k=20&q="+url.QueryEscape(q), tok)
+			return r.get("/v1/recall?userId="+id+"&k=20&scope="+url.QueryEscape(sel)+"&q="+url.QueryEscape(q), tok)
 		},
-		"MCP recall":  func(q string) (string, error) { return r.mcpRecall(tok, q) },
-		"chat prompt": func(q string) (string, error) { return r.chatPrompt(id, tok, q) },
-		"web search":  func(q string) (string, error) { return r.page(id, tok, "/search?q="+url.QueryEscape(q)) },
+		"MCP recall": func(q string) (string, error) { return r.mcpRecall(tok, q, sel) },
+		"web search": func(q string) (string, error) {
+			return r.page(id, tok, "/search?q="+url.QueryEscape(q)+"&scope="+url.QueryEscape(sel))
+		},
 	}
+	if sel == "" {
+		doors["chat prompt"] = func(q string) (string, error) { return r.chatPrompt(id, tok, q) }
+	}
+	return doors
 }
 
 // get is an HTTP GET with a bearer token; a status other than 200 is an
@@ -186,7 +205,7 @@ func (b bearerRT) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // mcpRecall calls the recall tool of the server's HTTP MCP as the
 // token's user.
-func (r *doorRig) mcpRecall(tok, q string) (string, error) {
+func (r *doorRig) mcpRecall(tok, q, sel string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cl := mcp.NewClient(&mcp.Implementation{Name: "doors", Version: "1"}, nil)
@@ -195,7 +214,7 @@ func (r *doorRig) mcpRecall(tok, q string) (string, error) {
 		return "", err
 	}
 	defer cs.Close()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "recall", Arguments: map[string]any{"query": q, "k": 20}})
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "recall", Arguments: map[string]any{"query": q, "k": 20, "scope": sel}})
 	if err != nil {
 		return "", err
 	}
@@ -324,7 +343,7 @@ func (r *doorRig) checkDoors(teams map[string][]string) {
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
-		doors := r.doorsOf(id)
+		doors := r.doorsOf(id, "")
 		names := make([]string, 0, len(doors))
 		for n := range doors {
 			names = append(names, n)
@@ -393,5 +412,45 @@ func TestServeTeamDoorsCanaries(t *testing.T) {
 	r.checkDoors(map[string][]string{"alice": {"eng"}, "bob": {"eng"}, "carol": {"ops"}})
 	if strings.Contains(r.s.logs.String(), doorCanaries["eng"]) {
 		t.Fatalf("the daemon's log holds eng's canary")
+	}
+}
+
+// TestServeTeamRecallScope: every recall door of serve that takes a scope
+// (.mindmount/search/@SCOPE, mindmount recall --scope, /v1/recall's
+// scope, MCP's recall scope, the web page's search) honours it: asked
+// for both alice's canary and eng's, personal finds hers alone, eng
+// eng's alone, all both; ops, a team she is not in, is refused at every
+// door and shows nothing of it.
+func TestServeTeamRecallScope(t *testing.T) {
+	requireRootFUSE(t)
+	r := startDoorRig(t)
+	mine, eng := doorCanaries["alice"], doorCanaries["eng"]
+	q := strings.ToUpper(mine + " " + eng)
+	for sel, want := range map[string][]string{"personal": {mine}, "eng": {eng}, "all": {mine, eng}} {
+		for name, door := range r.doorsOf("alice", sel) {
+			start := time.Now()
+			for {
+				out, err := door(q)
+				if c := foreign(out, want); c != "" {
+					t.Fatalf("alice's %s with scope %s shows %s:\n%s", name, sel, c, out)
+				}
+				if err == nil && strings.Contains(out, want[0]) && strings.Contains(out, want[len(want)-1]) {
+					break
+				}
+				if time.Since(start) > time.Minute {
+					t.Fatalf("a minute asking alice's %s with scope %s: %v\n%s", name, sel, err, out)
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		}
+	}
+	for name, door := range r.doorsOf("alice", "ops") {
+		out, err := door(strings.ToUpper(doorCanaries["ops"]))
+		// The search file answers a refusal in its text (a read has no
+		// room for a reason).
+		refused := err != nil || strings.Contains(out, "no such scope")
+		if !refused || foreign(out, []string{mine, eng}) != "" {
+			t.Errorf("alice's %s with scope ops (not her team): %v\n%s", name, err, out)
+		}
 	}
 }
