@@ -11,8 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fsnotify/fsnotify"
+
 	"github.com/mindmount/mindmount/memgraph"
 	"github.com/mindmount/mindmount/memgraph/recall"
+	"github.com/mindmount/mindmount/memgraph/subtree"
 )
 
 // memoryWith is teaMemory whose fact is fact.
@@ -100,5 +103,49 @@ func TestFollowTeamIgnoresHidden(t *testing.T) {
 		if got := unwatched(rel); got != want {
 			t.Errorf("unwatched(%q) = %v, want %v", rel, got, want)
 		}
+	}
+}
+
+// TestFollowTeamRescan: after lost events (the watcher's queue
+// overflowed) the follower reads every top-level entry again, on disk or
+// in the graph: a memory written and a folder removed while nothing was
+// heard are both caught up.
+func TestFollowTeamRescan(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "eng")
+	runCmd(t, "init", dir)
+	os.WriteFile(filepath.Join(dir, "character_memory/gone.md"), []byte(memoryWith("Gone soon wombat.")), 0o644)
+	g, err := memgraph.Scan(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if g.Get("character_memory/gone.md") == nil {
+		t.Fatal("the scan missed the memory to remove")
+	}
+	tree, err := subtree.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tree.Close()
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	// A follower that heard nothing: its events were lost.
+	f := &teamFollower{name: "eng", g: g, tree: tree, w: w, dirs: map[string]bool{}, pending: map[string]bool{}, rescan: true,
+		log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	os.RemoveAll(filepath.Join(dir, "character_memory")) // a whole top-level folder: only the graph still names it
+	os.MkdirAll(filepath.Join(dir, "user_memory/new"), 0o755)
+	os.WriteFile(filepath.Join(dir, "user_memory/new/ops.md"), []byte(memoryWith("Pager rota ocelot.")), 0o644)
+	f.apply()
+	if g.Get("character_memory/gone.md") != nil {
+		t.Error("a top-level folder removed while events were lost is still in the graph")
+	}
+	if g.Get("user_memory/new/ops.md") == nil {
+		t.Error("a memory written while events were lost is not in the graph")
+	}
+	if !f.dirs["user_memory"] {
+		t.Error("the rescan did not watch the tree again")
 	}
 }
