@@ -330,9 +330,16 @@ type hitRow struct {
 func (s *Server) search(v *view) {
 	q := strings.TrimSpace(v.r.URL.Query().Get("q"))
 	all := v.r.URL.Query().Get("retired") == "1"
-	d := map[string]any{"Q": q, "Retired": all}
+	// scope: personal, one of the user's teams, or all (the default), as
+	// every other recall door takes it.
+	sel := v.r.URL.Query().Get("scope")
+	d := map[string]any{"Q": q, "Retired": all, "Scope": sel}
 	if q != "" {
-		hits, _ := v.rt.Graph.RecallScoped(v.r.Context(), q, recall.Options{All: all, K: 50}, memgraph.ScopeAll)
+		hits, err := v.rt.Graph.RecallScoped(v.r.Context(), q, recall.Options{All: all, K: 50}, sel)
+		if err != nil {
+			s.failed(v, http.StatusBadRequest, err)
+			return
+		}
 		rows := make([]hitRow, 0, len(hits))
 		for _, h := range hits {
 			rows = append(rows, hitRow{Hit: h, Fields: matched(v.rt.Graph.Get(h.Path), q)})
