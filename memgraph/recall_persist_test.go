@@ -82,12 +82,8 @@ func TestRecallSavedIndexIgnoredWhenBad(t *testing.T) {
 			os.WriteFile(file, b[:len(b)/3], 0o600)
 		}},
 		{"writable by others", func(t *testing.T, file string) {
-			// A well-formed index of other memories, planted with a
-			// loose mode: loading it would answer with its content.
-			other := t.TempDir()
-			os.MkdirAll(filepath.Join(other, "user_memory"), 0o755)
-			os.WriteFile(filepath.Join(other, "user_memory/planted.md"), []byte(recallMemory("Planted", "Planted berlin memory", "Planted berlin.", "active")), 0o644)
-			savedGraph(t, other, file)
+			// Anyone could have changed its terms (reconciling
+			// compares documents, not terms): never loaded.
 			os.Chmod(file, 0o666)
 		}},
 	} {
@@ -97,8 +93,13 @@ func TestRecallSavedIndexIgnoredWhenBad(t *testing.T) {
 			os.MkdirAll(filepath.Dir(file), 0o755)
 			savedGraph(t, dir, file)
 			tt.spoil(t, file)
+			ino := inode(t, file)
 			g := savedGraph(t, dir, file)
 			sameRecall(t, g, freshRecall(g))
+			// Built, not loaded: saved again, privately.
+			if fi, err := os.Stat(file); err != nil || fi.Mode().Perm() != 0o600 || inode(t, file) == ino {
+				t.Fatalf("the refused file was not replaced by a fresh build: %v", err)
+			}
 		})
 	}
 }
