@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 
 	"github.com/mindmount/mindmount/memgraph/atomicfile"
 )
@@ -61,16 +62,24 @@ func CurrentKey() Key {
 
 // Reconcile makes the index hold exactly docs: a document that differs
 // from the indexed one (or is new) is put, an indexed one not in docs is
-// deleted. It returns how many it put or deleted.
+// deleted. It returns how many it put or deleted. An equal document takes
+// the caller's strings, so that after a Load the index shares the text
+// with the caller's memories instead of holding the file's copy.
 func (ix *Index) Reconcile(docs []Doc) int {
 	keep := make(map[string]bool, len(docs))
 	changed := 0
 	for _, d := range docs {
 		keep[d.Path] = true
-		ix.mu.RLock()
+		ix.mu.Lock()
 		e := ix.byPath[d.Path]
 		same := e != nil && e.doc == d
-		ix.mu.RUnlock()
+		if same {
+			e.doc = d
+			ix.meta[e.id].kind = d.Kind
+			delete(ix.byPath, d.Path) // the key too is the caller's string
+			ix.byPath[d.Path] = e
+		}
+		ix.mu.Unlock()
 		if !same {
 			ix.Put(d)
 			changed++
@@ -177,8 +186,9 @@ func (ix *Index) Load(b []byte, key Key) error {
 }
 
 // decodeIndex parses the payload of a saved index into a new one (no
-// expander, no vectors). Every string of the index is a piece of b (one
-// copy of the file, not one allocation per term). Paths must be strictly
+// expander, no vectors). Its documents' strings are pieces of b (one copy
+// of the file, not one allocation per string) until Reconcile swaps them
+// for the caller's; terms are copied once each. Paths must be strictly
 // increasing, and so must the terms and each term's documents, with each
 // document holding as many terms as it says: what Marshal writes, and
 // what the index's removal relies on (sorted terms per entry).
@@ -225,7 +235,7 @@ func (d *decoder) postings(ix *Index) {
 	nv := d.count()
 	prevTerm := ""
 	for v := 0; v < nv && d.err == nil; v++ {
-		t := d.str()
+		t := strings.Clone(d.str()) // not a piece of the file: kept for good
 		if t == "" || v > 0 && t <= prevTerm {
 			d.fail("terms out of order")
 			return
