@@ -53,6 +53,7 @@ type Graph struct {
 	rmu     sync.Mutex  // held while the index is built, and by each change's update of it
 	rbuilt  atomic.Bool // the index holds every valid memory; changes keep it current
 	rclosed atomic.Bool // Close was called: a build in progress stops
+	rfile   string      // where the built index is saved and loaded ("": nowhere); under rmu
 
 	cmu      sync.Mutex // guards the caches below
 	idxCache map[idxKey]cached

@@ -52,34 +52,65 @@ func (g *Graph) WarmRecall() {
 // in the graph before the build reads it or applied to the index after
 // the build: none is lost, whatever the interleaving (recall_lazy_test.go).
 // A background build (stoppable) ends early once Close is called; what it
-// put is replaced by the next build.
+// put is replaced by the next build. With a saved index (SetRecallFile)
+// it loads that and re-indexes only the memories that changed since, then
+// saves the result when anything did.
 func (g *Graph) buildRecall(stoppable bool) {
 	if g.rbuilt.Load() {
 		return
 	}
+	if save := g.buildRecallLocked(stoppable); save != nil {
+		save()
+	}
+}
+
+func (g *Graph) buildRecallLocked(stoppable bool) (save func()) {
 	g.rmu.Lock()
 	defer g.rmu.Unlock()
 	if g.rbuilt.Load() {
-		return
+		return nil
 	}
 	g.mu.RLock()
-	valid := make([]*Memory, 0, len(g.files))
+	docs := make([]recall.Doc, 0, len(g.files))
 	for _, e := range g.files {
-		if e.valid != nil {
-			valid = append(valid, e.valid.m)
+		if e.valid != nil && recalled(e.valid.m) {
+			docs = append(docs, RecallDoc(e.valid.m))
 		}
 	}
 	g.mu.RUnlock()
 	afterRecallSnapshot()
-	for _, m := range valid {
-		if stoppable && g.rclosed.Load() {
-			return // not built: a later RecallIndex builds it whole
+	key := recall.CurrentKey()
+	if g.rfile != "" && g.recall.LoadFile(g.rfile, key) == nil {
+		if g.recall.Reconcile(docs) == 0 {
+			g.rbuilt.Store(true)
+			return nil
 		}
-		if recalled(m) {
-			g.recall.Put(RecallDoc(m))
+	} else {
+		for _, d := range docs {
+			if stoppable && g.rclosed.Load() {
+				return nil // not built: a later RecallIndex builds it whole
+			}
+			g.recall.Put(d)
 		}
 	}
 	g.rbuilt.Store(true)
+	if g.rfile == "" {
+		return nil
+	}
+	data, path := g.recall.Marshal(key), g.rfile
+	// Written after rmu is released: changes do not wait for the disk.
+	// A failure only costs the next start a build.
+	return func() { recall.SaveFile(path, data) }
+}
+
+// SetRecallFile makes the recall index load from and save to path (a
+// private file of the repository's git directory, never committed: it
+// holds what the memories say, tokenized). Call it before the index is
+// built; "" turns it off.
+func (g *Graph) SetRecallFile(path string) {
+	g.rmu.Lock()
+	g.rfile = path
+	g.rmu.Unlock()
 }
 
 // afterRecallSnapshot is called by a build once it has read the graph; a

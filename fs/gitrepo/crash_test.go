@@ -42,6 +42,12 @@ func TestCrashChild(t *testing.T) {
 	switch os.Getenv("CRASH_MODE") {
 	case "apply":
 		_, err = r.Apply([]Change{c}, "child", who, when)
+	case "dirty":
+		var unlock func()
+		if unlock, err = r.LockDaemon(); err == nil {
+			defer unlock()
+			_, err = r.Dirty()
+		}
 	case "merge":
 		var head string
 		if head, err = r.Head(); err == nil {

@@ -292,3 +292,11 @@ func (r *Repo) daemonUnlock(p string) func() {
 		})
 	}
 }
+
+// holdsDaemon reports whether this process holds the repository's daemon
+// lock: it is the repository's one writer.
+func (r *Repo) holdsDaemon() bool {
+	daemonMu.Lock()
+	defer daemonMu.Unlock()
+	return daemonLocks[filepath.Join(r.gitDir, "mindmount-daemon.lock")] != nil
+}

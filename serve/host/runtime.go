@@ -156,9 +156,17 @@ func OpenRepo(dir string) (*gitrepo.Repo, *memgraph.Graph, error) {
 		return nil, nil, err
 	}
 	// Built beside the rest of the start (tracker, recovery); Start
-	// waits for it, so the first recall after a start does not.
+	// waits for it, so the first recall after a start does not. Loaded
+	// from the index the last start saved in .git, when there is one.
+	g.SetRecallFile(RecallFile(r))
 	g.WarmRecall()
 	return r, g, nil
+}
+
+// RecallFile is where a repository's built recall index is saved: in
+// its git directory, so it is never committed.
+func RecallFile(r *gitrepo.Repo) string {
+	return filepath.Join(r.GitDir(), "mindmount", "recall.idx")
 }
 
 // IsMindmountRepo reports whether dir holds a git work tree (.git) and

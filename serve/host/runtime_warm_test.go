@@ -6,7 +6,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // Start returns once what a first request would otherwise build is built:
@@ -38,5 +40,26 @@ func TestStartWarmsRecall(t *testing.T) {
 	}
 	if n := rt.Graph.RecallIndex().Len(); n < 300 {
 		t.Fatalf("recall index holds %d memories, want at least 300", n)
+	}
+	// The built index is saved in the git directory, private, by the
+	// repository's owner only: root serving a user's repository (as
+	// here, when the test runs as root) writes no file of its own in it.
+	// Git never sees it: the work tree stays clean, nothing to commit.
+	file := RecallFile(rt.Repo)
+	gi, _ := os.Stat(rt.Repo.GitDir())
+	if owner := gi.Sys().(*syscall.Stat_t).Uid; int(owner) == os.Geteuid() {
+		deadline := time.Now().Add(60 * time.Second) // saved just after the build; only catches a hang
+		for fi, err := os.Stat(file); err != nil || fi.Mode().Perm() != 0o600; fi, err = os.Stat(file) {
+			if time.Now().After(deadline) {
+				t.Fatalf("saved recall index: %v, %v", fi, err)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	} else if _, err := os.Stat(file); err == nil {
+		t.Fatalf("uid %d saved a recall index in the repository of uid %d", os.Geteuid(), owner)
+	}
+	out, err := exec.Command("git", "-c", "safe.directory="+dir, "-C", dir, "status", "--porcelain", "--ignored", "--untracked-files=all").CombinedOutput()
+	if err != nil || len(out) != 0 {
+		t.Fatalf("git status after the index was saved: %v\n%s", err, out)
 	}
 }
