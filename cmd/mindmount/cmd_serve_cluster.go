@@ -13,6 +13,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	gosync "sync"
 	"sync/atomic"
@@ -68,6 +69,10 @@ type clusterRouter struct {
 	// lately (user -> time of the last write), watched until pushed.
 	rep   *cluster.Replication
 	dirty gosync.Map
+	// cli is the node's etcd client; mount is --mount's folder ("" for
+	// none): POST /v1/cluster/mount moves a user's mount here.
+	cli   *clientv3.Client
+	mount string
 }
 
 // userGate is one user's door on this node: every request holds it
@@ -348,7 +353,10 @@ func (o *serveOptions) joinCluster(ctx context.Context, ws *host.Workers, log *s
 	if err != nil {
 		return nil, err
 	}
-	r.node = node
+	r.node, r.cli = node, cli
+	if o.mount != "" {
+		r.mount, _ = filepath.Abs(o.mount)
+	}
 	close(r.ready)
 	clusterForward = r
 	log.Info("joined the cluster", "node", node.Self().Name, "advertise", node.Self().Advertise)
