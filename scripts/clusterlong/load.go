@@ -106,7 +106,20 @@ func (st *stats) httpWrite(ctx context.Context, base, user string, n int) bool {
 		st.byeEmpty++
 		st.mu.Unlock()
 	}
-	return code == 200 && res.Added > 0
+	if code != 200 || res.Added == 0 {
+		return false
+	}
+	// A bye consolidates every transcript pending on the node, not only
+	// its session's: "added" may be another chat's. The write counts
+	// once the owner recalls w-N.
+	req, _ := http.NewRequestWithContext(ctx, "GET", fmt.Sprintf("%s/v1/recall?userId=%s&q=w-%d", base, user, n), nil)
+	resp, err := st.client(user, time.Minute).Do(req)
+	if err != nil {
+		return false
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode == 200 && strings.Contains(string(b), fmt.Sprintf("/w-%d.md\"", n))
 }
 
 // mcpWrite creates the memory w-N as user in an MCP session of its own.
