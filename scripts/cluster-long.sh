@@ -41,6 +41,9 @@ trap cleanup EXIT
 
 go build -o "$work/mindmount" ./cmd/mindmount
 go build -o "$work/clusterlong" ./scripts/clusterlong
+# the git host (git daemon, root) serves repositories the workers
+# (other uids) pushed objects into, as bench-cluster.sh's does
+GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=safe.directory GIT_CONFIG_VALUE_0='*' \
 "$work/clusterlong" -mindmount "$work/mindmount" -work "$work" -users "$USERS" -pauses "$PAUSES" \
   -writers "$WRITERS" -ttl "$TTL" -sync-replication="$SYNC" &
 driver=$!

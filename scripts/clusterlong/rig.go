@@ -189,7 +189,8 @@ func (r *rig) startGitHost(ctx context.Context) error {
 	_, port, _ := net.SplitHostPort(addr)
 	cmd := exec.Command("git", "daemon", "--reuseaddr", "--export-all", "--enable=receive-pack",
 		"--listen=127.0.0.1", "--port="+port, "--base-path="+dir, dir)
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=safe.directory", "GIT_CONFIG_VALUE_0=*")
+	// the git host's configuration (cluster-long.sh's, as
+	// bench-cluster.sh's) comes with the environment
 	cmd.Stderr = r.logFile("git-daemon.log")
 	if err := r.procs.start(cmd); err != nil {
 		return err
@@ -227,7 +228,7 @@ func (r *rig) startNode(name string) error {
 		args = append(args, "--sync-replication")
 	}
 	cmd := exec.Command(r.o.mindmount, args...)
-	cmd.Env = append(os.Environ(), "MINDMOUNT_API_KEY="+apiKey, "MINDMOUNT_LLM=ollama", "OLLAMA_HOST="+r.model.OllamaURL(), "MINDMOUNT_MODEL=fake")
+	cmd.Env = append(nodeEnv(), "MINDMOUNT_API_KEY="+apiKey, "MINDMOUNT_LLM=ollama", "OLLAMA_HOST="+r.model.OllamaURL(), "MINDMOUNT_MODEL=fake")
 	cmd.Stderr = r.logFile(name + ".log")
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -245,4 +246,16 @@ func (r *rig) startNode(name string) error {
 	r.nodes[name] = &node{name: name, addr: addr, cmd: cmd}
 	r.mu.Unlock()
 	return nil
+}
+
+// nodeEnv is the environment without the git host's configuration
+// (GIT_CONFIG_*): the nodes run as they would in production.
+func nodeEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GIT_CONFIG_") {
+			env = append(env, kv)
+		}
+	}
+	return env
 }
