@@ -24,11 +24,15 @@ func (r *rig) provision(ctx context.Context) error {
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			uid := strconv.Itoa(r.o.uidBase + i + 1)
-			if out, err := exec.CommandContext(ctx, r.o.mindmount, "users", "add", root, u, "--uid", uid, "--gid", uid).CombinedOutput(); err != nil {
+			add := exec.CommandContext(ctx, r.o.mindmount, "users", "add", root, u, "--uid", uid, "--gid", uid)
+			add.Env = nodeEnv()
+			if out, err := add.CombinedOutput(); err != nil {
 				errs <- fmt.Errorf("users add %s: %v %s", u, err, out)
 				return
 			}
-			if out, err := exec.CommandContext(ctx, r.o.mindmount, "remote", "set", filepath.Join(root, "users", u), r.gitBase+"/"+u+".git").CombinedOutput(); err != nil {
+			set := exec.CommandContext(ctx, r.o.mindmount, "remote", "set", filepath.Join(root, "users", u), r.gitBase+"/"+u+".git")
+			set.Env = nodeEnv()
+			if out, err := set.CombinedOutput(); err != nil {
 				errs <- fmt.Errorf("remote set %s: %v %s", u, err, out)
 			}
 		})
