@@ -33,7 +33,9 @@ var clusterCommand = newCommand(command{
 	help: `mindmount cluster status reads the cluster's etcd (--cluster, as given to
 mindmount serve --cluster) and prints every live node: its name, the
 address the others forward to, how long it has been up, how long its
-lease has left, and the users it serves.
+lease has left, its replication lag (the age of the oldest commit of
+its users that the git host lacks, and how many users have one;
+"pushed" when none) and the users it serves.
 
 mindmount cluster move USER NODE hands USER over to the live node NODE:
 the node serving USER finishes the requests in flight, commits and pushes
@@ -72,13 +74,13 @@ func runClusterCommand(ctx context.Context, o *clusterCmdOptions, args []string)
 		return json.NewEncoder(stdout).Encode(st)
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "NODE\tADVERTISE\tUP\tLEASE LEFT\tUSERS")
+	fmt.Fprintln(tw, "NODE\tADVERTISE\tUP\tLEASE LEFT\tREPLICATION LAG\tUSERS")
 	for _, n := range st.Nodes {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%ds\t%d %s\n", n.Name, n.Advertise,
-			time.Since(n.Since).Truncate(time.Second), n.LeaseTTL, len(n.Users), strings.Join(n.Users, ","))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%ds\t%s\t%d %s\n", n.Name, n.Advertise,
+			time.Since(n.Since).Truncate(time.Second), n.LeaseTTL, lagColumn(n.Lag), len(n.Users), strings.Join(n.Users, ","))
 	}
 	if len(st.Orphans) > 0 {
-		fmt.Fprintf(tw, "(no node)\t\t\t\t%d %s\n", len(st.Orphans), strings.Join(st.Orphans, ","))
+		fmt.Fprintf(tw, "(no node)\t\t\t\t\t%d %s\n", len(st.Orphans), strings.Join(st.Orphans, ","))
 	}
 	return tw.Flush()
 }

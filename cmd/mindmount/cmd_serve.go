@@ -256,15 +256,17 @@ func (o *serveOptions) workers(log *slog.Logger) (*host.Workers, error) {
 		args = append(args, "--debug")
 	}
 	return host.NewWorkers(host.WorkersConfig{
-		Root:        o.root,
-		Mount:       o.mount,
-		Exe:         exe,
-		Args:        args,
-		Pool:        pool,
-		Memory:      o.userMemory,
-		Cgroups:     o.cgroupBounds(),
-		UnloadAfter: o.unloadAfter,
-		Logger:      log,
+		Root:  o.root,
+		Mount: o.mount,
+		// In a cluster a user is mounted only on the node that holds it.
+		MountOnDemand: o.cluster.endpoints != "",
+		Exe:           exe,
+		Args:          args,
+		Pool:          pool,
+		Memory:        o.userMemory,
+		Cgroups:       o.cgroupBounds(),
+		UnloadAfter:   o.unloadAfter,
+		Logger:        log,
 	})
 }
 

@@ -13,6 +13,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	gosync "sync"
 	"sync/atomic"
@@ -64,6 +65,14 @@ type clusterRouter struct {
 	leaving atomic.Bool
 	moving  gosync.Map    // user -> struct{}: a hand-over under way
 	ready   chan struct{} // closed once node is set (the callbacks wait)
+	// rep is the node's replication figures; dirty the users written
+	// lately (user -> time of the last write), watched until pushed.
+	rep   *cluster.Replication
+	dirty gosync.Map
+	// cli is the node's etcd client; mount is --mount's folder ("" for
+	// none): POST /v1/cluster/mount moves a user's mount here.
+	cli   *clientv3.Client
+	mount string
 }
 
 // userGate is one user's door on this node: every request holds it
@@ -151,7 +160,7 @@ func (c *clusterRouter) local(ctx context.Context, id string, g *userGate) (http
 	if c.syncRep {
 		h = c.replicated(h, id, &g.repl)
 	}
-	return h, release, nil
+	return c.marking(h, id), release, nil
 }
 
 // toOwner passes the request to the node holding id as etcd says now,
@@ -322,7 +331,7 @@ func (o *clusterOptions) join(ctx context.Context, log *slog.Logger, r *clusterR
 		return nil, nil, fmt.Errorf("--cluster: %w", err)
 	}
 	n, err := cluster.Join(ctx, cluster.Config{Client: cli, Name: name, Advertise: o.advertise, TTL: o.ttl, Logger: log,
-		OnLost: r.lost, OnMove: r.moveAsked, OnGiven: r.given})
+		OnLost: r.lost, OnMove: r.moveAsked, OnGiven: r.given, Replication: r.rep})
 	if err != nil {
 		cli.Close()
 		return nil, nil, fmt.Errorf("--cluster: %w", err)
@@ -337,18 +346,29 @@ func (o *serveOptions) joinCluster(ctx context.Context, ws *host.Workers, log *s
 	if o.cluster.endpoints == "" {
 		return func() {}, nil
 	}
-	r := &clusterRouter{ws: ws, log: log, syncRep: o.cluster.syncRep, ready: make(chan struct{})}
+	r := &clusterRouter{ws: ws, log: log, syncRep: o.cluster.syncRep, ready: make(chan struct{}), rep: &cluster.Replication{}}
 	jctx, cancel := context.WithTimeout(ctx, 2*o.cluster.ttl+10*time.Second)
 	defer cancel()
 	node, cli, err := o.cluster.join(jctx, log, r)
 	if err != nil {
 		return nil, err
 	}
-	r.node = node
+	r.node, r.cli = node, cli
+	if o.mount != "" {
+		r.mount, _ = filepath.Abs(o.mount)
+	}
 	close(r.ready)
 	clusterForward = r
 	log.Info("joined the cluster", "node", node.Self().Name, "advertise", node.Self().Advertise)
+	lagCtx, stopLag := context.WithCancel(context.Background())
+	lagDone := make(chan struct{})
+	go func() {
+		defer close(lagDone)
+		r.watchLag(lagCtx, time.Second)
+	}()
 	return func() {
+		stopLag()
+		<-lagDone
 		lctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 		defer cancel()
 		r.leave(lctx)

@@ -20,7 +20,10 @@ import (
 
 // preReceive refuses any update that is not a fast-forward (and logs
 // every update it sees): the git host of a cluster never moves backwards.
+// A file "hold" in the repository makes it refuse every push (a git
+// host that is down, for the replication lag).
 const preReceive = `#!/bin/sh
+if [ -e "$GIT_DIR/hold" ]; then echo "the git host holds every push" >&2; exit 1; fi
 while read old new ref; do
   echo "$old $new $ref" >> "$GIT_DIR/updates.log"
   if [ "$old" != 0000000000000000000000000000000000000000 ] && ! git merge-base --is-ancestor "$old" "$new"; then
@@ -129,6 +132,13 @@ func startClusterNode(t *testing.T, name, root, etcd string, env []string, extra
 	addr := freeLoopback(t)
 	cmd, logs, line := startFirstLine(t, env, append([]string{"serve", "--root", root, "--http", addr,
 		"--cluster", etcd, "--node", name, "--advertise", addr, "--cluster-ttl", "2s"}, extra...)...)
+	// serve's workers die with it (Pdeathsig), but a node paused by a
+	// failed test may leave a stopped family: kill it whole.
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			signalAll(family(cmd.Process.Pid), syscall.SIGKILL)
+		}
+	})
 	if !strings.HasPrefix(line, "mindmount: serving") {
 		t.Fatalf("node %s: %q\n%s", name, line, logs)
 	}

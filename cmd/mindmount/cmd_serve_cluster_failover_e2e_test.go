@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	gosync "sync"
@@ -304,5 +305,55 @@ func TestClusterMoveFlushesFirst(t *testing.T) {
 	}
 	log.write(t, b, "alice")
 	remoteHas(t, bare, log.acked()...)
+	lagWhileHostRefuses(t, etcd, bare, b, &log)
 	checkRemote(t, bare)
+}
+
+// lagWhileHostRefuses: while the git host refuses every push, the
+// owner's /health and cluster status count one user with unpushed
+// commits, the oldest a second old or more; once the host takes pushes
+// again the lag goes back to none and the remote holds every note.
+func lagWhileHostRefuses(t *testing.T, etcd, bare string, owner clusterNode, log *ackLog) {
+	t.Helper()
+	hold := filepath.Join(bare, "hold")
+	if err := os.WriteFile(hold, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	log.write(t, owner, "alice")
+	waitLag(t, owner, "a lag while the host refuses", func(l cluster.Lag) bool { return l.UnpushedUsers == 1 && l.WorstLagSeconds >= 1 })
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		var st cluster.Status
+		json.Unmarshal([]byte(runCmd(t, "cluster", "status", "--cluster", etcd, "--json")), &st)
+		if len(st.Nodes) > 0 && slices.ContainsFunc(st.Nodes, func(n cluster.NodeStatus) bool { return n.Lag != nil && n.Lag.UnpushedUsers == 1 }) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("cluster status never showed the lag: %+v", st)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	os.Remove(hold)
+	log.write(t, owner, "alice")
+	waitLag(t, owner, "no lag once the host takes pushes", func(l cluster.Lag) bool { return l == cluster.Lag{} })
+	if lack := remoteLacks(bare, log.acked()); len(lack) > 0 {
+		t.Fatalf("notes %v are not in the remote though no lag is reported", lack)
+	}
+}
+
+// waitLag waits (a minute at most) until n's /health replication field
+// satisfies ok.
+func waitLag(t *testing.T, n clusterNode, what string, ok func(cluster.Lag) bool) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		h := clusterHealth(t, n)
+		if ok(h.Replication) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: /health says %+v\n%s", what, h.Replication, n.logs)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }

@@ -45,7 +45,10 @@ func (c *clusterRouter) replicated(h http.Handler, id string, rp *replica) http.
 			h.ServeHTTP(w, r)
 			return
 		}
-		hw := &heldWriter{w: w, header: http.Header{}}
+		// An MCP answer comes as an event stream too, but the client
+		// takes the tool's result from it at once: it is held whole, or
+		// a write whose push fails would look acknowledged.
+		hw := &heldWriter{w: w, header: http.Header{}, holdStream: strings.HasPrefix(r.URL.Path, "/mcp")}
 		h.ServeHTTP(hw, r)
 		if hw.code >= 400 {
 			hw.release() // refused: nothing was written
@@ -67,14 +70,17 @@ func (c *clusterRouter) replicated(h http.Handler, id string, rp *replica) http.
 	})
 }
 
-// heldWriter holds a reply until release, except an event stream, which
-// it passes on at once (its end is still held by the handler's return).
+// heldWriter holds a reply until release, except an event stream (but
+// MCP's), which it passes on at once (its end is still held by the
+// handler's return).
 type heldWriter struct {
 	w        http.ResponseWriter
 	header   http.Header
 	code     int
 	body     bytes.Buffer
 	streamed bool
+	// holdStream holds an event stream like any reply (MCP).
+	holdStream bool
 }
 
 func (hw *heldWriter) Header() http.Header {
@@ -89,7 +95,7 @@ func (hw *heldWriter) WriteHeader(code int) {
 		return
 	}
 	hw.code = code
-	if strings.HasPrefix(hw.header.Get("Content-Type"), "text/event-stream") {
+	if !hw.holdStream && strings.HasPrefix(hw.header.Get("Content-Type"), "text/event-stream") {
 		hw.streamed = true
 		for k, v := range hw.header {
 			hw.w.Header()[k] = v

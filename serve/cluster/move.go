@@ -42,7 +42,13 @@ func (n *Node) startCache() {
 	n.stopCache, n.cacheDone = stop, make(chan struct{})
 	go func() {
 		defer close(n.cacheDone)
+		lagDone := make(chan struct{})
+		go func() {
+			defer close(lagDone)
+			n.publishLag(ctx, n.cfg.LagEvery)
+		}()
 		n.cache.run(ctx)
+		<-lagDone
 	}()
 }
 

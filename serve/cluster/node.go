@@ -35,6 +35,11 @@ type Config struct {
 	OnGiven func(user string)
 	Logger  *slog.Logger
 	Now     func() time.Time // the clock, for tests; time.Now by default
+	// Replication is where serve records its users' push state; the
+	// node reports its lag (Health) and publishes it every LagEvery
+	// (default 1 s) for cluster status.
+	Replication *Replication
+	LagEvery    time.Duration
 }
 
 // Node is one serve node's Ownership in etcd. A lost session ends the
@@ -88,6 +93,12 @@ func Join(ctx context.Context, cfg Config) (*Node, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.Replication == nil {
+		cfg.Replication = &Replication{}
+	}
+	if cfg.LagEvery <= 0 {
+		cfg.LagEvery = time.Second
 	}
 	n := &Node{cfg: cfg, since: cfg.Now()}
 	n.startCache()

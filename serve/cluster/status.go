@@ -24,6 +24,9 @@ type NodeStatus struct {
 	Member
 	LeaseTTL int64    `json:"leaseTtlSeconds"` // seconds left, as etcd says
 	Users    []string `json:"users"`
+	// Lag is the node's replication lag as it last published it (within
+	// a second or so; nil before its first report).
+	Lag *Lag `json:"replication,omitempty"`
 }
 
 // ReadStatus reads the cluster's nodes and owners from etcd.
@@ -33,6 +36,10 @@ func ReadStatus(ctx context.Context, c *clientv3.Client) (Status, error) {
 		return Status{}, fmt.Errorf("etcd: %w", err)
 	}
 	users, err := c.Get(ctx, usersPrefix, clientv3.WithPrefix())
+	if err != nil {
+		return Status{}, fmt.Errorf("etcd: %w", err)
+	}
+	lags, err := c.Get(ctx, lagPrefix, clientv3.WithPrefix())
 	if err != nil {
 		return Status{}, fmt.Errorf("etcd: %w", err)
 	}
@@ -51,6 +58,12 @@ func ReadStatus(ctx context.Context, c *clientv3.Client) (Status, error) {
 	}
 	for i := range st.Nodes {
 		byName[st.Nodes[i].Name] = &st.Nodes[i]
+	}
+	for _, kv := range lags.Kvs {
+		var l Lag
+		if ns, ok := byName[strings.TrimPrefix(string(kv.Key), lagPrefix)]; ok && json.Unmarshal(kv.Value, &l) == nil {
+			ns.Lag = &l
+		}
 	}
 	for _, kv := range users.Kvs {
 		id := strings.TrimPrefix(string(kv.Key), usersPrefix)
@@ -82,6 +95,9 @@ type Health struct {
 	LeaseAgeSeconds  float64 `json:"leaseAgeSeconds"`
 	FenceLeftSeconds float64 `json:"fenceLeftSeconds"`
 	LeaseTTLSeconds  float64 `json:"leaseTtlSeconds"`
+	// Replication: how many held users have commits the git host lacks,
+	// and the age of the oldest such commit.
+	Replication Lag `json:"replication"`
 }
 
 // Health reports this node's session and how many users it holds.
@@ -93,7 +109,7 @@ func (n *Node) Health() Health {
 		held = len(t.owned)
 	}
 	n.mu.Unlock()
-	h := Health{Node: n.cfg.Name, UsersHeld: held, LeaseAgeSeconds: -1, LeaseTTLSeconds: n.cfg.TTL.Seconds()}
+	h := Health{Node: n.cfg.Name, UsersHeld: held, LeaseAgeSeconds: -1, LeaseTTLSeconds: n.cfg.TTL.Seconds(), Replication: n.Lag()}
 	if t == nil {
 		return h
 	}

@@ -38,6 +38,10 @@ type WorkersConfig struct {
 	// Mount is where each user's memory is mounted, at Mount/<id> ("" for
 	// none). Mounting needs root.
 	Mount string
+	// MountOnDemand mounts a user only while its worker runs for a
+	// Forward (a cluster node holding the user), never at start nor again
+	// after the worker ends: another node may be the user's writer.
+	MountOnDemand bool
 	// Exe is the mindmount binary the workers run ("mindmount worker").
 	Exe string
 	// Args are the worker flags every worker gets (the daemon's timing).
@@ -342,7 +346,7 @@ func (ws *Workers) apply(changed, removed, added []*worker) {
 		}
 		ws.log.Info("user removed", "user", w.entry.ID, "moved_to", dest)
 	}
-	if ws.cfg.Mount != "" {
+	if ws.cfg.Mount != "" && !ws.cfg.MountOnDemand {
 		for _, w := range added {
 			// Each start gets its own time: the registry may name
 			// hundreds of users, started one after the other.
@@ -482,7 +486,7 @@ func (ws *Workers) ensure(ctx context.Context, w *worker) (http.Handler, error) 
 		w.mu.Lock()
 		w.err, w.retryAt = err, time.Now().Add(failRetry)
 		w.mu.Unlock()
-		if ws.cfg.Mount != "" && !errors.Is(err, errShuttingDown) {
+		if ws.cfg.Mount != "" && !ws.cfg.MountOnDemand && !errors.Is(err, errShuttingDown) {
 			// A mounted user is always served: try again later, as
 			// after a death (and hold it back if it fails the same
 			// way again and again).
@@ -758,7 +762,7 @@ func (ws *Workers) died(w *worker, how, last string, ran time.Duration) {
 	case ran > 0:
 		ws.log.Warn("user's worker exited by itself; starting it again", "user", id, "exit", how, "in", wait)
 	}
-	if ws.cfg.Mount == "" {
+	if ws.cfg.Mount == "" || ws.cfg.MountOnDemand {
 		return // started again by the user's next request
 	}
 	ws.spawn(func() {

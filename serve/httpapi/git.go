@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mindmount/mindmount/serve/host"
 	"github.com/mindmount/mindmount/serve/remote"
@@ -121,7 +122,29 @@ func (s *Server) gitStatus(w http.ResponseWriter, r *http.Request, c caller) {
 		return
 	}
 	defer release()
+	if r.URL.Query().Get("detail") == "sync" {
+		writeJSON(w, http.StatusOK, syncDetail(s.cfg.Git.Status(rt.Repo, id), remote.ReadState(rt.Repo)))
+		return
+	}
 	writeJSON(w, http.StatusOK, s.cfg.Git.Status(rt.Repo, id))
+}
+
+// gitSyncDetail is GET /v1/git/status?detail=sync: the reference's
+// status and how far the repository is from the remote (a cluster node
+// reads its users' replication lag from it).
+type gitSyncDetail struct {
+	remote.GitStatus
+	Ahead          int        `json:"ahead"`
+	Behind         int        `json:"behind"`
+	OldestUnpushed *time.Time `json:"oldest_unpushed"` // null when nothing is unpushed
+}
+
+func syncDetail(gs remote.GitStatus, st remote.State) gitSyncDetail {
+	d := gitSyncDetail{GitStatus: gs, Ahead: st.Ahead, Behind: st.Behind}
+	if !st.OldestUnpushed.IsZero() {
+		d.OldestUnpushed = &st.OldestUnpushed
+	}
+	return d
 }
 
 // gitFailed logs and answers a failed setup or update. err comes from

@@ -179,6 +179,7 @@ func TestGitEndpoints(t *testing.T) {
 		{"POST", "/v1/git/setup", setupBody("bob", ghToken, "memory")},
 		{"POST", "/v1/git/update", `{"userId":"bob"}`},
 		{"GET", "/v1/git/status?userId=bob", ""},
+		{"GET", "/v1/git/status?userId=bob&detail=sync", ""},
 	} {
 		if code, v, _ := g.call(c.method, c.path, alice, c.body); code != http.StatusForbidden {
 			t.Errorf("%s as bob with alice's token: %d %v", c.path, code, v)
@@ -195,6 +196,12 @@ func TestGitEndpoints(t *testing.T) {
 	code, v, raw := g.call("GET", "/v1/git/status?userId=alice", alice, "")
 	if code != 200 || v["connected"] != false || v["last_push"] != nil || v["userId"] != "alice" {
 		t.Fatalf("status before setup: %d %s", code, raw)
+	}
+	// The detail a cluster node reads: never pushed, so every commit is
+	// ahead and the oldest is unpushed.
+	code, v, raw = g.call("GET", "/v1/git/status?userId=alice&detail=sync", alice, "")
+	if ahead, _ := v["ahead"].(float64); code != 200 || ahead < 1 || v["oldest_unpushed"] == nil || v["userId"] != "alice" {
+		t.Fatalf("sync detail before setup: %d %s", code, raw)
 	}
 	if code, v, _ := g.call("POST", "/v1/git/update", alice, `{"userId":"alice"}`); code != http.StatusConflict {
 		t.Fatalf("update before setup: %d %v", code, v)

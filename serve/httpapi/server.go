@@ -110,6 +110,10 @@ type Config struct {
 	// Cluster, when set, is /health's "cluster" field: this serve node's
 	// place in a cluster (no user names: /health needs no credentials).
 	Cluster func() any
+	// MountHere, when set, answers POST /v1/cluster/mount (admin key
+	// only): a sandbox on this node is about to bind the user's mount,
+	// so the user is moved here; it returns the mount's path.
+	MountHere func(ctx context.Context, id string) (string, error)
 	// Version is the daemon's version, reported by /health.
 	Version string
 	Logger  *slog.Logger
@@ -172,6 +176,9 @@ func New(cfg Config) *Server {
 	s.mux.HandleFunc("GET /health", s.health)
 	if cfg.UI != nil {
 		s.mux.Handle("/ui/", s.counted(cfg.UI))
+	}
+	if cfg.MountHere != nil { // the front's own: a cluster node's
+		s.mux.Handle("POST /v1/cluster/mount", s.auth(s.mountHere))
 	}
 	if cfg.Forward != nil {
 		// The front answers what its workers answer: the same routes,

@@ -36,7 +36,10 @@ type State struct {
 	Failures   int       `json:"failures,omitempty"` // consecutive failures (the backoff)
 	Ahead      int       `json:"ahead"`              // local commits the remote lacks
 	Behind     int       `json:"behind"`             // remote commits not merged yet
-	Siblings   []string  `json:"siblings,omitempty"` // retired siblings of the last merge
+	// OldestUnpushed is when the oldest commit the remote lacks was made
+	// (zero when none): a cluster's replication lag.
+	OldestUnpushed time.Time `json:"oldest_unpushed,omitzero"`
+	Siblings       []string  `json:"siblings,omitempty"` // retired siblings of the last merge
 	// Alone is set by a caller that synced without a daemon: nothing
 	// retries a failure then, so Text does not say it will.
 	Alone bool `json:"-"`
@@ -55,7 +58,40 @@ func ReadState(r *gitrepo.Repo) State {
 		st.Remote = ""
 	}
 	st.Ahead, st.Behind = aheadBehind(r)
+	st.OldestUnpushed = time.Time{}
+	if st.Ahead > 0 {
+		st.OldestUnpushed = oldestAhead(r, st.Ahead)
+	}
 	return st
+}
+
+// oldestAhead is the earliest commit time among the n commits on HEAD's
+// first-parent line (the ones the remote lacks, when HEAD is ahead).
+func oldestAhead(r *gitrepo.Repo, n int) time.Time {
+	repo, err := open(r.Dir())
+	if err != nil {
+		return time.Time{}
+	}
+	head, err := repo.Head()
+	if err != nil {
+		return time.Time{}
+	}
+	var oldest time.Time
+	h := head.Hash()
+	for i := 0; i < min(n, 1000); i++ {
+		c, err := repo.CommitObject(h)
+		if err != nil {
+			break
+		}
+		if oldest.IsZero() || c.Committer.When.Before(oldest) {
+			oldest = c.Committer.When
+		}
+		if len(c.ParentHashes) == 0 {
+			break
+		}
+		h = c.ParentHashes[0]
+	}
+	return oldest
 }
 
 func writeState(r *gitrepo.Repo, st State) {
@@ -96,6 +132,7 @@ func (s *Syncer) record(res Result, err error, fetched bool) {
 		}
 	}
 	st.Ahead, st.Behind = aheadBehind(s.r)
+	st.OldestUnpushed = time.Time{} // computed when read
 	writeState(s.r, st)
 }
 

@@ -8,6 +8,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -131,7 +133,7 @@ func TestSyncTwoDaemons(t *testing.T) {
 	}
 	t.Logf("history:\n%s", graph)
 	st := ReadState(a.r)
-	if st.Ahead != 0 || st.Behind != 0 || st.LastPush.IsZero() || st.Failure != "" {
+	if st.Ahead != 0 || st.Behind != 0 || st.LastPush.IsZero() || st.Failure != "" || !st.OldestUnpushed.IsZero() {
 		t.Errorf("state after sync: %+v", st)
 	}
 	assertNoToken(t, a.dir, a.logs.String(), st.Text())
@@ -169,6 +171,11 @@ func TestSyncDeadRemote(t *testing.T) {
 	st := ReadState(a.r)
 	if st.Ahead == 0 || !strings.Contains(st.Text(), "last failure") {
 		t.Fatalf("status does not show the failure and the backlog: %+v\n%s", st, st.Text())
+	}
+	// The lag is the oldest unpushed commit's age: the first offline one.
+	firstOffline := a.git("log", "-1", "--format=%ct", fmt.Sprintf("HEAD~%d", st.Ahead-1))
+	if got := strconv.FormatInt(st.OldestUnpushed.Unix(), 10); got != firstOffline {
+		t.Fatalf("oldest unpushed commit at %s, want %s (%d ahead)", got, firstOffline, st.Ahead)
 	}
 	status := string(a.tr.Status())
 	srv.start()
