@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -153,15 +154,16 @@ func (ws *Workers) runTeam(ctx context.Context, name string, uid, gid uint32, ln
 		return err
 	}
 	defer lf.Close()
-	cmd := exec.Command(ws.cfg.Exe, TeamWorkerCommand, "--root", ws.cfg.Root, "--team", name)
+	// Started as root, as a spare worker is (the binary may be where
+	// only root can reach it), it becomes uid:gid with no other group
+	// first thing, before it opens anything (DropPrivileges).
+	cmd := exec.Command(ws.cfg.Exe, TeamWorkerCommand, "--root", ws.cfg.Root, "--team", name,
+		"--uid", strconv.Itoa(int(uid)), "--gid", strconv.Itoa(int(gid)))
 	cmd.Env = workerEnv()
 	cmd.Dir = "/"
 	cmd.ExtraFiles = []*os.File{lf} // fd 3
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{
-		Credential: &syscall.Credential{Uid: uid, Gid: gid, Groups: []uint32{}},
-		Pdeathsig:  syscall.SIGKILL,
-	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		return err
 	}
