@@ -19,7 +19,7 @@ import (
 
 // teamWorkerOptions are the flags serve starts a team's writer with.
 type teamWorkerOptions struct {
-	daemon daemonFlags
+	daemon   daemonFlags
 	root     string
 	team     string
 	uid, gid uint
