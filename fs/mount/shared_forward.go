@@ -9,6 +9,7 @@ import (
 	"os"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"golang.org/x/sys/unix"
@@ -47,7 +48,16 @@ type forwarding struct {
 type stage struct {
 	f    *os.File
 	base string // the blob id of the version it started from ("": none)
+	// written: a WRITE came. A close before the first WRITE (a shell's
+	// > opens with O_TRUNC, then closes the descriptor it dup'ed) does
+	// not forward the truncated file; a truncation no WRITE follows is
+	// forwarded truncateWait later (truncate -s 0).
+	written bool
 }
+
+// truncateWait is how long a truncation no WRITE follows waits before it
+// is forwarded by itself.
+const truncateWait = time.Second
 
 // forwardGate is the write policy of a forwarding team: the member's
 // role (read refuses with EROFS), and nothing more here: the team's
@@ -137,6 +147,7 @@ func (m *mountState) fwWrite(rel string, data []byte, off int64, appending bool)
 	if off+int64(len(data)) > tracker.MaxFile {
 		return 0, syscall.EFBIG
 	}
+	s.written = true
 	k, err := s.f.WriteAt(data, off)
 	if err != nil {
 		return uint32(k), toErrno(m.log, "stage "+rel, err)
@@ -155,7 +166,21 @@ func (m *mountState) fwTruncate(rel string, size int64) syscall.Errno {
 	if err == nil {
 		err = s.f.Truncate(size)
 	}
+	if err == nil && !s.written {
+		time.AfterFunc(truncateWait, func() { m.fwTruncated(rel, s) })
+	}
 	return toErrno(m.log, "stage "+rel, err)
+}
+
+// fwTruncated forwards stage s of rel if it is still rel's and no WRITE
+// came since its truncation: nobody closes it otherwise.
+func (m *mountState) fwTruncated(rel string, s *stage) {
+	m.fw.mu.Lock()
+	still := m.fw.staged[rel] == s && !s.written
+	m.fw.mu.Unlock()
+	if still && m.fwFlushIf(context.Background(), rel, s) != 0 {
+		m.log.Warn("a truncation under shared/ was refused by the team's writer", "path", rel)
+	}
 }
 
 // fwSize is a staged file's size (ok false: rel is not staged).
@@ -193,13 +218,20 @@ func (m *mountState) fwRead(rel string, dest []byte, off int64) (fuse.ReadResult
 // change is not kept to be sent again. The kernel's caches of rel are
 // dropped: the team's writer may have merged in others' changes.
 func (m *mountState) fwFlush(ctx context.Context, rel string) syscall.Errno {
+	return m.fwFlushIf(ctx, rel, nil)
+}
+
+// fwFlushIf is fwFlush of rel's stage when it is want (nil: any written
+// one; a stage only truncated waits for its WRITE or truncateWait).
+func (m *mountState) fwFlushIf(ctx context.Context, rel string, want *stage) syscall.Errno {
 	m.fw.mu.Lock()
 	s := m.fw.staged[rel]
-	delete(m.fw.staged, rel)
-	m.fw.mu.Unlock()
-	if s == nil {
+	if s == nil || (want == nil && !s.written) || (want != nil && s != want) {
+		m.fw.mu.Unlock()
 		return 0
 	}
+	delete(m.fw.staged, rel)
+	m.fw.mu.Unlock()
 	defer s.f.Close()
 	st, err := s.f.Stat()
 	if err != nil {
