@@ -222,3 +222,37 @@ func lostLines(t *testing.T, engDir string, ids []string, each int) []string {
 	}
 	return lost
 }
+
+// TestServeTeamWriterReload: a team added to a running serve gets its
+// writer (its socket answers), and a team removed loses it (its socket
+// is gone); eng's writer runs on.
+func TestServeTeamWriterReload(t *testing.T) {
+	requireRootFUSE(t)
+	root, _ := serveTeamWriteRoot(t)
+	s := startServe(t, root, serveOpts{})
+	waitTeamWriter(t, s)
+	runCmd(t, "teams", "add", root, "ops", "--uid", itoa(engUID+1))
+	ops := host.TeamClient{Socket: host.TeamSocket(root, "ops")}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		_, err := ops.Put(context.Background(), engLog, "", []byte("x"))
+		if errors.Is(err, team.ErrNotMember) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("ops's writer does not answer: %v\n%s", err, s.logs)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	runCmd(t, "teams", "remove", root, "ops")
+	for {
+		if _, err := os.Stat(ops.Socket); errors.Is(err, os.ErrNotExist) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("ops's socket stays after its removal\n%s", s.logs)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	waitTeamWriter(t, s)
+}
