@@ -50,6 +50,9 @@ func (n *node) Create(ctx context.Context, name string, flags uint32, mode uint3
 	if err != nil {
 		return nil, nil, 0, toErrno(n.m.log, "create", err)
 	}
+	if n.m.fw != nil {
+		return n.fwCreate(ctx, rel, out)
+	}
 	in, fh, _, errno := n.LoopbackNode.Create(ctx, name, flags, mode, out)
 	if errno != 0 {
 		return nil, nil, 0, errno

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	fusefs "github.com/hanwen/go-fuse/v2/fs"
 	"github.com/hanwen/go-fuse/v2/fuse"
 	"golang.org/x/sys/unix"
 
@@ -42,6 +43,7 @@ type forwarding struct {
 
 	mu     sync.Mutex
 	staged map[string]*stage
+	seq    uint64 // numbers new files' inodes
 }
 
 // stage is one staged file: its content so far and where it started.
@@ -289,4 +291,47 @@ func (n *node) fwSetattr(ctx context.Context, rel string, in *fuse.SetAttrIn, ou
 		}
 	}
 	return n.Getattr(ctx, nil, out)
+}
+
+// fwCreate makes a new file in a forwarding team: staged empty (no base),
+// a node of its own until the team's writer writes the file; forwarded
+// at the first close after a WRITE, or truncateWait after the create
+// when none comes (touch).
+func (n *node) fwCreate(ctx context.Context, rel string, out *fuse.EntryOut) (*fusefs.Inode, fusefs.FileHandle, uint32, syscall.Errno) {
+	m := n.m
+	m.fw.mu.Lock()
+	if m.fw.staged[rel] != nil {
+		m.fw.mu.Unlock()
+		return nil, nil, 0, syscall.EEXIST
+	}
+	f, err := os.CreateTemp(m.fw.dir, "stage-")
+	if err != nil {
+		m.fw.mu.Unlock()
+		return nil, nil, 0, toErrno(m.log, "stage "+rel, err)
+	}
+	os.Remove(f.Name())
+	s := &stage{f: f}
+	m.fw.staged[rel] = s
+	m.fw.seq++
+	ino := m.inoSalt | synthInoBase>>1 | m.fw.seq
+	m.fw.mu.Unlock()
+	time.AfterFunc(truncateWait, func() { m.fwTruncated(rel, s) })
+	ch := &node{LoopbackNode: &fusefs.LoopbackNode{RootData: n.RootData}, m: m}
+	in := n.NewInode(ctx, ch, fusefs.StableAttr{Mode: syscall.S_IFREG, Ino: ino})
+	out.Attr = fuse.Attr{Mode: syscall.S_IFREG | 0o644, Ino: ino, Nlink: 1}
+	m.present(&out.Attr)
+	m.revocableEntry(out)
+	return in, nil, 0, 0
+}
+
+// fwStagedAttr answers Getattr of a file staged but not yet in the
+// team's tree (a new file): its size so far.
+func (m *mountState) fwStagedAttr(rel string, out *fuse.AttrOut) bool {
+	size, ok := m.fwSize(rel)
+	if !ok {
+		return false
+	}
+	out.Attr = fuse.Attr{Mode: syscall.S_IFREG | 0o644, Size: size, Nlink: 1}
+	m.present(&out.Attr)
+	return true
 }

@@ -153,3 +153,28 @@ func TestForwardRefusals(t *testing.T) {
 		t.Fatalf("a reader's change was forwarded: %q", c)
 	}
 }
+
+// TestForwardedNewFile: a new file under shared/eng (a shell's >) is
+// forwarded once with no base, then read from the team's tree; one that
+// only gets made (touch) is forwarded empty by itself.
+func TestForwardedNewFile(t *testing.T) {
+	tm, _, w, _ := forwardMount(t, team.Write)
+	rel := "user_memory/new.md"
+	if out, err := inDir(tm.mnt, "bash", "-c", "echo fresh > shared/eng/"+rel).CombinedOutput(); err != nil {
+		t.Fatalf("create: %v %s", err, out)
+	}
+	if c, want := w.take(), fmt.Sprintf("put %s  %q", rel, "fresh\n"); len(c) != 1 || c[0] != want {
+		t.Fatalf("create forwarded %q, want %q", c, want)
+	}
+	if got := tm.read("shared/eng/" + rel); got != "fresh\n" {
+		t.Fatalf("the new file reads %q", got)
+	}
+	if out, err := inDir(tm.mnt, "touch", "shared/eng/user_memory/empty.md").CombinedOutput(); err != nil {
+		t.Fatalf("touch: %v %s", err, out)
+	}
+	var got []string
+	eventually(t, "the empty file forwarded", func() bool { got = append(got, w.take()...); return len(got) > 0 })
+	if want := fmt.Sprintf("put user_memory/empty.md  %q", ""); len(got) != 1 || got[0] != want {
+		t.Fatalf("touch forwarded %q, want %q", got, want)
+	}
+}
