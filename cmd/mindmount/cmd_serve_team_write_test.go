@@ -85,6 +85,14 @@ func TestServeTeamWrite(t *testing.T) {
 		t.Fatalf("alice's append is not eng's commit by her:\n%s\n%s", msg, s.logs)
 	}
 	waitAs(t, s, bobUID, "cat "+filepath.Join(s.mnt, "bob/shared/eng", engLog), func(out string, err error) bool { return strings.Contains(out, "ALICE-LINE") })
+	// A new memory of alice's is one commit of eng's too.
+	fresh := filepath.Join(s.mnt, "alice/shared/eng/user_memory/alice-new.md")
+	if out, err := as(aliceUID, "bash", "-c", `printf -- '---\ndescription: Alice new\n---\n# Alice new\n\nALICE-NEW.\n' > `+fresh); err != nil {
+		t.Fatalf("alice's new memory: %v %s\n%s", err, out, s.logs)
+	}
+	if got := engGit(t, engDir, "show", "HEAD:user_memory/alice-new.md"); !strings.Contains(got, "ALICE-NEW") {
+		t.Fatalf("alice's new memory is not on eng's HEAD: %q\n%s", got, s.logs)
+	}
 
 	head = engGit(t, engDir, "rev-parse", "HEAD")
 	bob := filepath.Join(s.mnt, "bob/shared/eng", engLog)
