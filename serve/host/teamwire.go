@@ -126,23 +126,53 @@ func answerTeam(ctx context.Context, c net.Conn, tw *TeamWriter, log *slog.Logge
 	if err != nil {
 		return
 	}
-	var req TeamChange
-	if err := json.Unmarshal(line, &req); err != nil {
-		enc.Encode(teamAnswer{Error: "not a request: " + err.Error()})
+	req, err := parseTeamChange(line)
+	if err != nil {
+		enc.Encode(teamAnswer{Error: err.Error(), Kinds: kindsOf(err)})
 		return
 	}
 	res, err := tw.Do(ctx, uid, req)
 	a := teamAnswer{TeamResult: res}
 	if err != nil {
 		log.Info("team change refused", "uid", uid, "path", req.Path, "err", err)
-		a.Error = err.Error()
-		for name, k := range teamKinds {
-			if errors.Is(err, k) {
-				a.Kinds = append(a.Kinds, name)
-			}
-		}
+		a.Error, a.Kinds = err.Error(), kindsOf(err)
 	}
 	enc.Encode(a)
+}
+
+// kindsOf names err's kinds (teamKinds).
+func kindsOf(err error) []string {
+	var out []string
+	for name, k := range teamKinds {
+		if errors.Is(err, k) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// parseTeamChange reads one request line (checkedChange).
+func parseTeamChange(line []byte) (TeamChange, error) {
+	var c TeamChange
+	if err := json.Unmarshal(line, &c); err != nil {
+		return TeamChange{}, fmt.Errorf("not a request: %v", err)
+	}
+	return checkedChange(c)
+}
+
+// checkedChange is c when it is a known change of a path git can hold
+// (gitrepo.CheckPath) with a base that is a blob id or none.
+func checkedChange(c TeamChange) (TeamChange, error) {
+	if c.Op != TeamPut && c.Op != TeamRemove {
+		return TeamChange{}, fmt.Errorf("unknown change %q", c.Op)
+	}
+	if err := gitrepo.CheckPath(c.Path); err != nil {
+		return TeamChange{}, err
+	}
+	if c.Base != "" && len(c.Base) != len(gitrepo.BlobID(nil)) {
+		return TeamChange{}, fmt.Errorf("base %q is not a blob id", c.Base)
+	}
+	return c, nil
 }
 
 // TeamClient is a member's worker's end of its team's writer.

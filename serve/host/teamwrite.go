@@ -80,10 +80,7 @@ func (tw *TeamWriter) Do(ctx context.Context, uid uint32, c TeamChange) (TeamRes
 	if !m.Role.Mutates() {
 		return TeamResult{}, fmt.Errorf("%w: %s is %s in %s", team.ErrReadOnly, m.User, m.Role, tw.Name)
 	}
-	if c.Op != TeamPut && c.Op != TeamRemove {
-		return TeamResult{}, fmt.Errorf("unknown change %q", c.Op)
-	}
-	if err := gitrepo.CheckPath(c.Path); err != nil {
+	if _, err := checkedChange(c); err != nil {
 		return TeamResult{}, err
 	}
 	tw.mu.Lock()
