@@ -43,4 +43,5 @@ var commandTable = []*command{
 	versionCommand,
 	watchCommand,
 	workerCommand,
+	teamWorkerCommand,
 }

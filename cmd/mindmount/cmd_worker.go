@@ -220,6 +220,7 @@ func workerMount(o *workerOptions, rt *host.Runtime, ended chan<- error, log *sl
 	if err != nil || o.fuseFd < 0 {
 		return closeTeams, err
 	}
+	teams = forwardTeams(rt, teams, log) // cmd_worker_team_forward.go
 	srv, err := mount.Mount(fmt.Sprintf("/dev/fd/%d", o.fuseFd), rt.Tracker, rt.Listeners, mount.Options{
 		AllowOther:    true,
 		Debug:         o.debug,

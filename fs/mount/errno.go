@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"github.com/mindmount/mindmount/fs/tracker"
+	"github.com/mindmount/mindmount/memgraph/team"
 )
 
 // Policy errors: why the mount refuses an operation. They are mapped to an
@@ -44,11 +45,15 @@ func toErrno(log *slog.Logger, op string, err error) syscall.Errno {
 	switch {
 	case errors.As(err, &errno):
 		return errno
-	case errors.Is(err, tracker.ErrGitDir), errors.Is(err, errTeamReadOnly):
+	case errors.Is(err, tracker.ErrGitDir), errors.Is(err, errTeamReadOnly), errors.Is(err, team.ErrReadOnly):
 		return syscall.EROFS
 	case errors.Is(err, tracker.ErrReadOnly), errors.Is(err, tracker.ErrInbox), errors.Is(err, tracker.ErrNotMemory), errors.Is(err, tracker.ErrCursor),
 		errors.Is(err, errHardLink), errors.Is(err, errSpecialFile), errors.Is(err, errXattr):
 		return syscall.EPERM
+	case errors.Is(err, tracker.ErrInvalid), errors.Is(err, tracker.ErrSecret), errors.Is(err, tracker.ErrUnscanned), errors.Is(err, tracker.ErrSymlink):
+		return syscall.EPERM // the gate of a team's writer refused a forwarded change
+	case errors.Is(err, tracker.ErrTooLarge):
+		return syscall.EFBIG
 	case errors.Is(err, tracker.ErrTreeFull):
 		return syscall.ENOSPC
 	case errors.Is(err, tracker.ErrBadName):
@@ -57,7 +62,7 @@ func toErrno(log *slog.Logger, op string, err error) syscall.Errno {
 		return syscall.EXDEV
 	case errors.Is(err, errTmpfile):
 		return syscall.EOPNOTSUPP
-	case errors.Is(err, tracker.ErrSynthesized):
+	case errors.Is(err, tracker.ErrSynthesized), errors.Is(err, team.ErrNotMember):
 		return syscall.EACCES
 	case errors.Is(err, errStateDir):
 		return syscall.EBUSY

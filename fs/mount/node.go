@@ -94,6 +94,14 @@ var _ = (fusefs.NodeGetattrer)((*node)(nil))
 func (n *node) Getattr(ctx context.Context, f fusefs.FileHandle, out *fuse.AttrOut) syscall.Errno {
 	errno := n.LoopbackNode.Getattr(ctx, f, out)
 	if rel, ok := n.rel(); ok {
+		if n.m.fw != nil && errno == syscall.ENOENT && n.m.fwStagedAttr(rel, out) {
+			return 0
+		}
+		if n.m.fw != nil {
+			if size, staged := n.m.fwSize(rel); staged {
+				out.Size = size
+			}
+		}
 		if isGit(rel) && !gitStable(rel) {
 			out.SetTimeout(time.Nanosecond)
 		}

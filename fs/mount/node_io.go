@@ -34,6 +34,11 @@ func (n *node) Read(ctx context.Context, f fusefs.FileHandle, dest []byte, off i
 	if !ok {
 		return nil, toErrno(n.m.log, "", errGone)
 	}
+	if n.m.fw != nil {
+		if res, staged, errno := n.m.fwRead(rel, dest, off); staged {
+			return res, errno
+		}
+	}
 	fd, errno := n.m.openFd(rel, syscall.O_RDONLY)
 	if errno != 0 {
 		return nil, errno
@@ -64,6 +69,9 @@ func (n *node) Write(ctx context.Context, f fusefs.FileHandle, data []byte, off 
 		return 0, toErrno(n.m.log, "write "+rel, err)
 	}
 	appending := n.m.isAppend(ctx)
+	if n.m.fw != nil {
+		return n.m.fwWrite(rel, data, off, appending)
+	}
 	if err := n.m.room(rel, off, int64(len(data)), appending); err != nil {
 		return 0, toErrno(n.m.log, "write "+rel, err)
 	}
@@ -108,7 +116,12 @@ func (n *node) Flush(ctx context.Context, f fusefs.FileHandle) syscall.Errno {
 	if fl, ok := f.(fusefs.FileFlusher); ok {
 		return fl.Flush(ctx)
 	}
-	if f == nil {
+	if n.m.fw != nil {
+		if rel, ok := n.rel(); ok {
+			return n.m.fwFlush(ctx, rel)
+		}
+	}
+	if f == nil && !n.m.keepFlush {
 		return syscall.ENOSYS
 	}
 	return 0

@@ -50,6 +50,9 @@ func (n *node) Create(ctx context.Context, name string, flags uint32, mode uint3
 	if err != nil {
 		return nil, nil, 0, toErrno(n.m.log, "create", err)
 	}
+	if n.m.fw != nil {
+		return n.fwCreate(ctx, rel, out)
+	}
 	in, fh, _, errno := n.LoopbackNode.Create(ctx, name, flags, mode, out)
 	if errno != 0 {
 		return nil, nil, 0, errno
@@ -101,6 +104,9 @@ func (n *node) Unlink(ctx context.Context, name string) syscall.Errno {
 	}
 	if err := n.checkChange(rel); err != nil {
 		return toErrno(n.m.log, "unlink", err)
+	}
+	if n.m.fw != nil {
+		return n.m.fwRemove(ctx, rel)
 	}
 	if errno := n.LoopbackNode.Unlink(ctx, name); errno != 0 {
 		return errno
@@ -231,6 +237,9 @@ func (n *node) Setattr(ctx context.Context, f fusefs.FileHandle, in *fuse.SetAtt
 		if err := n.checkChange(rel); err != nil {
 			return toErrno(n.m.log, "setattr", err)
 		}
+	}
+	if n.m.fw != nil && ok {
+		return n.fwSetattr(ctx, rel, in, out)
 	}
 	if size, sizeSet := in.GetSize(); ok && sizeSet {
 		if err := n.m.tracker.Truncate(rel, int64(size)); err != nil {

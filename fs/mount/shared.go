@@ -32,6 +32,12 @@ type Team struct {
 	Tracker   *tracker.Tracker
 	Listeners *tracker.Listeners
 	Graph     *memgraph.Graph
+	// Forward, for a team without a Tracker whose Role Mutates, takes
+	// the member's changes to the team's writer (shared_forward.go),
+	// staged in StageDir (the worker's own 0700 folder, never in the
+	// team's tree). Nil: every change is refused with EROFS.
+	Forward  Forwarder
+	StageDir string
 }
 
 // errTeamReadOnly: the member may not change this team (role read, or
@@ -73,6 +79,9 @@ func teamDeps(t Team) (deps, error) {
 	listen := func(tracker.Listener) {}
 	if t.Listeners != nil {
 		listen = t.Listeners.Add
+	}
+	if t.Forward != nil {
+		return deps{graph: t.Graph, tracker: forwardGate{role: t.Role}, listen: listen, search: searchFunc(t.Graph)}, nil
 	}
 	return deps{graph: t.Graph, tracker: roleGate{changes: readOnlyTeam{}, role: team.Read}, listen: listen, search: searchFunc(t.Graph)}, nil
 }
@@ -155,6 +164,12 @@ func newTeamStates(m *mountState, teams []Team, opt Options, log *slog.Logger) (
 		tm, err := newMountState(dir, d, opt, log.With("team", t.Name))
 		if err != nil {
 			return nil, err
+		}
+		if t.Tracker == nil && t.Forward != nil && t.Role.Mutates() {
+			if tm.fw, err = newForwarding(t); err != nil {
+				return nil, err
+			}
+			m.keepFlush, tm.keepFlush = true, true
 		}
 		tm.inoSalt = uint64(i+1) << 40
 		tm.presentAs = opt.Owner

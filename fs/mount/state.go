@@ -61,6 +61,13 @@ type mountState struct {
 	// CONTEXT.md read right after a write reflect it.
 	dirtyMu sync.Mutex
 	dirty   map[string]bool
+
+	// fw, for a team's subtree a member changes through the team's
+	// writer, stages and forwards every change (shared_forward.go).
+	fw *forwarding
+	// keepFlush: FLUSH is answered, never ENOSYS, in a mount with a
+	// forwarding team: a close is when a staged file is forwarded.
+	keepFlush bool
 }
 
 // writable says why the content of rel may not change, or nil: the

@@ -87,6 +87,7 @@ type Workers struct {
 	noCgrp sync.Once      // says once that workers are not in cgroups
 
 	spares spares
+	teamw  teamWriters // the teams' writers (syncTeams)
 }
 
 // worker is one user's process and what the daemon holds for it.
@@ -266,6 +267,7 @@ func (ws *Workers) reload(wait bool) error {
 		want[e.ID] = e
 	}
 	teams := ws.loadTeams()
+	ws.syncTeams(teams)
 	ws.mu.Lock()
 	ws.reg.read(stamp)
 	var removed, changed, added []*worker
@@ -1109,6 +1111,7 @@ func (ws *Workers) Close(ctx context.Context) error {
 		}()
 	}
 	wg.Wait()
+	ws.stopTeams()
 	ws.wg.Wait()
 	os.Remove(filepath.Join(ws.cfg.Root, HeldFile))
 	ws.spares.close()

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/mindmount/mindmount/fs/mount"
+	"github.com/mindmount/mindmount/serve/host"
+)
+
+// forwardTeams lets a serve member's worker change the teams its role
+// lets it change (propose, write, maintain): each such team's changes
+// are staged in a folder of the worker's own under the user's git
+// directory (never in the team's tree) and forwarded to the team's
+// writer over the socket serve made for it (host.TeamSocket), which
+// only the team's group reaches. A reader's teams stay read-only (EROFS
+// in the mount, nothing forwarded). A team whose staging folder cannot
+// be made stays read-only too.
+func forwardTeams(rt *host.Runtime, teams []mount.Team, log *slog.Logger) []mount.Team {
+	base := filepath.Join(rt.Repo.GitDir(), "mindmount", "team-stage")
+	for i, t := range teams {
+		if t.Tracker != nil || !t.Role.Mutates() {
+			continue
+		}
+		dir := filepath.Join(base, t.Name)
+		os.RemoveAll(dir) // what a worker staged before it ended was never forwarded
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			log.Warn("team stays read-only: no staging folder", "team", t.Name, "err", err)
+			continue
+		}
+		os.Chmod(dir, 0o700)
+		teams[i].Forward = teamForward{host.TeamClient{Socket: host.TeamSocket(rt.Root, t.Name)}}
+		teams[i].StageDir = dir
+	}
+	return teams
+}
+
+// teamForward is mount.Forwarder over the team's writer's socket.
+type teamForward struct{ c host.TeamClient }
+
+func (f teamForward) Put(ctx context.Context, rel, base string, data []byte) error {
+	_, err := f.c.Put(ctx, rel, base, data)
+	return err
+}
+
+func (f teamForward) Remove(ctx context.Context, rel, base string) error {
+	_, err := f.c.Remove(ctx, rel, base)
+	return err
+}

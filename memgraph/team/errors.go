@@ -1,0 +1,9 @@
+package team
+
+import "errors"
+
+// ErrReadOnly is a team's writer's refusal of a change by a member whose
+// role does not let them change the team (read): by name on the wire
+// between a member's worker and the team's writer, and EROFS in a mount
+// (fs/mount's errno table). A stranger's change is ErrNotMember.
+var ErrReadOnly = errors.New("this team is read-only for you")
