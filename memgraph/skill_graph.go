@@ -9,8 +9,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/mindmount/mindmount/memgraph/atomicfile"
 )
 
 // SkillUsesFile counts how often each skill's SKILL.md was read (through
@@ -32,13 +30,14 @@ const (
 	skillUseEvery = time.Minute
 )
 
-// skillUses is the use counter of a graph: counts by skill name, the file
-// they are kept in ("" when the repository has no .git folder) and how many
-// uses are not written yet.
+// skillUses is the use counter of a graph: counts by skill name, who
+// keeps them (save; nil: they live in memory only) and how many uses are
+// not saved yet. The graph writes no file: the tracker hands it a save
+// (SaveSkillUsesWith) that writes them under .git.
 type skillUses struct {
-	wmu     sync.Mutex // one writer of the file at a time, newest counts last
+	wmu     sync.Mutex // one save at a time, newest counts last
 	mu      sync.Mutex
-	file    string
+	save    func(data []byte) error
 	counts  map[string]int
 	pending int
 	written time.Time
@@ -50,9 +49,17 @@ func (u *skillUses) load(root string) {
 	defer u.mu.Unlock()
 	u.counts = ReadSkillUses(root)
 	u.written = time.Now()
-	if st, err := os.Lstat(filepath.Join(root, ".git")); err == nil && st.IsDir() {
-		u.file = filepath.Join(root, ".git", filepath.FromSlash(SkillUsesFile))
-	}
+}
+
+// SaveSkillUsesWith makes save the keeper of g's skill use counts:
+// FlushSkillUses hands it the counts as JSON, the content of
+// SkillUsesFile (the tracker writes it under the git directory).
+func (g *Graph) SaveSkillUsesWith(save func(data []byte) error) {
+	g.uses.wmu.Lock()
+	defer g.uses.wmu.Unlock()
+	g.uses.mu.Lock()
+	defer g.uses.mu.Unlock()
+	g.uses.save = save
 }
 
 // ReadSkillUses returns the use counts of the repository at root, by skill
@@ -97,8 +104,8 @@ func (g *Graph) RecordSkillUse(rel string) {
 	}
 }
 
-// FlushSkillUses writes the counts not written yet and lets the context
-// rank by them.
+// FlushSkillUses hands the counts not saved yet to the save
+// (SaveSkillUsesWith) and lets the context rank by them.
 func (g *Graph) FlushSkillUses() error {
 	u := &g.uses
 	u.wmu.Lock()
@@ -109,19 +116,16 @@ func (g *Graph) FlushSkillUses() error {
 		return nil
 	}
 	data, _ := json.Marshal(u.counts)
-	file := u.file
+	save := u.save
 	u.pending, u.written = 0, time.Now()
 	u.mu.Unlock()
 	g.mu.Lock()
 	g.bump() // the ranking of the skills list changed
 	g.mu.Unlock()
-	if file == "" {
+	if save == nil {
 		return nil
 	}
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(file, data, 0o644)
+	return save(data)
 }
 
 // SkillUses returns a copy of the current counts by skill name.

@@ -10,6 +10,18 @@ import (
 	"testing"
 )
 
+// saveUsesIn saves skill use counts where the tracker does, for Scan to
+// read them back.
+func saveUsesIn(root string) func([]byte) error {
+	return func(data []byte) error {
+		p := filepath.Join(root, ".git", filepath.FromSlash(SkillUsesFile))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(p, data, 0o644)
+	}
+}
+
 func writeSkill(t testing.TB, root, name, desc, status string) {
 	t.Helper()
 	meta := ""
@@ -41,6 +53,7 @@ func TestSkillsListBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	g.SaveSkillUsesWith(saveUsesIn(root))
 	before, _ := os.ReadFile(filepath.Join(root, "skills/skill-49/SKILL.md"))
 	// skill-49 is read most, then skill-48, ... skill-40 least of these.
 	for i := 40; i < 50; i++ {
@@ -103,6 +116,7 @@ func TestSkillUsesConcurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	g.SaveSkillUsesWith(saveUsesIn(root))
 	done := make(chan struct{})
 	for w := 0; w < 4; w++ {
 		go func() {
