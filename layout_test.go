@@ -472,7 +472,8 @@ func TestDocNamesEveryPackage(t *testing.T) {
 
 // TestDocRuleHomesAreTheOnlyDefinitions: every rule home doc.go names as
 // pkg.Name is declared in that package, and no other package of the tree
-// declares a function of the same name outside tests — a second home of a
+// declares a function (for a function) or a type, variable or constant
+// (for one of those) of the same name outside tests — a second home of a
 // rule usually starts as a copy under the same name.
 func TestDocRuleHomesAreTheOnlyDefinitions(t *testing.T) {
 	src, err := os.ReadFile("doc.go")
@@ -483,7 +484,7 @@ func TestDocRuleHomesAreTheOnlyDefinitions(t *testing.T) {
 	if !ok {
 		t.Fatal(`doc.go has no "One home for each rule" section`)
 	}
-	names := regexp.MustCompile(`\b([a-z][a-z0-9]*(?:/[a-z0-9]+)*)\.([A-Z][A-Za-z0-9]*)`).FindAllStringSubmatch(homes, -1)
+	names := regexp.MustCompile(`\b([a-z][a-z0-9]*(?:/[a-z0-9]+)*)\.([A-Z][A-Za-z0-9]*)(\.[A-Z])?`).FindAllStringSubmatch(homes, -1)
 	if len(names) < 20 {
 		t.Fatalf("only %d rule homes found in doc.go: is the section's format changed?", len(names))
 	}
@@ -504,14 +505,55 @@ func TestDocRuleHomesAreTheOnlyDefinitions(t *testing.T) {
 			t.Errorf("doc.go names %s.%s as a rule's home, but no package %s declares %s", qual, name, qual, name)
 			continue
 		}
-		if kind != "func" {
-			continue
+		if m[3] != "" {
+			continue // pkg.Type.Method: the home is the method, not the type's name
 		}
 		for dir, ds := range decls {
-			if dir != home && ds[name] == "func" && !fixtures[path.Base(dir)] {
-				t.Errorf("%s declares a function %s beside the rule's home %s.%s (doc.go): a second home?", dir, name, home, name)
+			if dir != home && ds[name] == kind && !fixtures[path.Base(dir)] {
+				t.Errorf("%s declares %s %s beside the rule's home %s.%s (doc.go): a second home?", dir, map[string]string{"func": "a function", "decl": "a type, variable or constant"}[kind], name, home, name)
 			}
 		}
+	}
+}
+
+// TestDocFilesExist: a file doc.go names as a rule's home ("fs/tracker
+// usage.go") is in the package it names, and any other Go file it names
+// is somewhere in the tree, so a moved or renamed home cannot leave the
+// map pointing at nothing.
+func TestDocFilesExist(t *testing.T) {
+	src, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(strings.Fields(strings.ReplaceAll(string(src), "//", " ")), " ")
+	bases := map[string]bool{}
+	eachGoSource(func(p string) error { bases[filepath.Base(p)] = true; return nil })
+	filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, "_test.go") {
+			bases[filepath.Base(p)] = true
+		}
+		return nil
+	})
+	files := regexp.MustCompile(`\b[a-z_0-9]+\.go\b`)
+	named := 0
+	for _, m := range regexp.MustCompile(`\b([a-z][a-z0-9]*(?:/[a-z0-9]+)*):? ((?:[a-z_0-9]+\.go(?:,? (?:and )?)?)+)`).FindAllStringSubmatch(text, -1) {
+		if st, err := os.Stat(m[1]); err != nil || !st.IsDir() {
+			continue // a word before a file's name, not a package
+		}
+		for _, f := range files.FindAllString(m[2], -1) {
+			named++
+			if _, err := os.Stat(filepath.Join(m[1], f)); err != nil {
+				t.Errorf("doc.go names %s %s, which is not there", m[1], f)
+			}
+		}
+	}
+	for _, f := range files.FindAllString(text, -1) {
+		if !bases[f] {
+			t.Errorf("doc.go names %s, which no folder of the tree holds", f)
+		}
+	}
+	if named < 5 {
+		t.Fatalf("only %d files named with their package in doc.go: is its format changed?", named)
 	}
 }
 
