@@ -94,7 +94,8 @@
 // under the repository's daemon lock (gitrepo.Repo.LockAlone): refused
 // while a tracker serves the repository (LockServe), in this process or
 // another, so there is one writer at every instant. memgraph writes no
-// file (the tracker saves what the graph counts) and reads only where
+// file (the tracker reads and saves the skill use counts the graph
+// keeps) and reads only where
 // layout_test.go's memgraphFileReads still lists it. The domain
 // (memgraph, consolidate) never imports go-fuse, never reads the
 // environment and never talks HTTP except through a provider handed to it.

@@ -278,12 +278,10 @@ func TestOneMergePerPath(t *testing.T) {
 // allowed only where listed, and the list only shrinks (an entry no
 // longer found fails: take it off).
 var memgraphFileReads = map[string]bool{
-	"memgraph/graph.go os.Stat":           true, // Scan: is the root a folder
-	"memgraph/graph.go subtree.Open":      true, // Scan, ScanFile: the tree's files
-	"memgraph/operator.go syscall.Stat":   true, // OperatorSource: the settings' stamp
-	"memgraph/operator.go os.ReadFile":    true, // OperatorSource: the settings
-	"memgraph/skill_graph.go os.Lstat":    true, // ReadSkillUses
-	"memgraph/skill_graph.go os.ReadFile": true, // ReadSkillUses
+	"memgraph/graph.go os.Stat":         true, // Scan: is the root a folder
+	"memgraph/graph.go subtree.Open":    true, // Scan, ScanFile: the tree's files
+	"memgraph/operator.go syscall.Stat": true, // OperatorSource: the settings' stamp
+	"memgraph/operator.go os.ReadFile":  true, // OperatorSource: the settings
 }
 
 // fileCalls are the calls that reach the file system: a write (true) or

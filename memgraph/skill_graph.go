@@ -2,8 +2,6 @@ package memgraph
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,7 +31,7 @@ const (
 // skillUses is the use counter of a graph: counts by skill name, who
 // keeps them (save; nil: they live in memory only) and how many uses are
 // not saved yet. The graph writes no file: the tracker hands it a save
-// (SaveSkillUsesWith) that writes them under .git.
+// (KeepSkillUses) that writes them under .git.
 type skillUses struct {
 	wmu     sync.Mutex // one save at a time, newest counts last
 	mu      sync.Mutex
@@ -43,37 +41,29 @@ type skillUses struct {
 	written time.Time
 }
 
-// load reads the counts of the repository at root.
-func (u *skillUses) load(root string) {
+// KeepSkillUses hands g the skill use counts saved so far (counts, from
+// ParseSkillUses; nil, or unsaved uses pending, keeps what g counts) and
+// the keeper of new ones (save: FlushSkillUses hands it the counts as
+// JSON, the content of SkillUsesFile; nil: they live in memory only). The
+// graph reads and writes no file for them: the tracker does.
+func (g *Graph) KeepSkillUses(counts map[string]int, save func(data []byte) error) {
+	u := &g.uses
+	u.wmu.Lock()
+	defer u.wmu.Unlock()
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	u.counts = ReadSkillUses(root)
-	u.written = time.Now()
+	if counts != nil && u.pending == 0 {
+		u.counts, u.written = counts, time.Now()
+	}
+	u.save = save
 }
 
-// SaveSkillUsesWith makes save the keeper of g's skill use counts:
-// FlushSkillUses hands it the counts as JSON, the content of
-// SkillUsesFile (the tracker writes it under the git directory).
-func (g *Graph) SaveSkillUsesWith(save func(data []byte) error) {
-	g.uses.wmu.Lock()
-	defer g.uses.wmu.Unlock()
-	g.uses.mu.Lock()
-	defer g.uses.mu.Unlock()
-	g.uses.save = save
-}
-
-// ReadSkillUses returns the use counts of the repository at root, by skill
-// name; empty when none were recorded.
-func ReadSkillUses(root string) map[string]int {
+// ParseSkillUses reads the content of SkillUsesFile: the use counts by
+// skill name, empty when data is damaged; invalid names and negative
+// counts are dropped.
+func ParseSkillUses(data []byte) map[string]int {
 	counts := map[string]int{}
-	p := filepath.Join(root, ".git", filepath.FromSlash(SkillUsesFile))
-	if st, err := os.Lstat(p); err != nil || !st.Mode().IsRegular() || st.Size() > 1<<20 {
-		return counts
-	}
-	data, err := os.ReadFile(p)
-	if err == nil {
-		_ = json.Unmarshal(data, &counts) // a damaged file counts from zero
-	}
+	_ = json.Unmarshal(data, &counts) // a damaged file counts from zero
 	for k, v := range counts {
 		if !ValidSkillName(k) || v < 0 {
 			delete(counts, k)
@@ -105,7 +95,7 @@ func (g *Graph) RecordSkillUse(rel string) {
 }
 
 // FlushSkillUses hands the counts not saved yet to the save
-// (SaveSkillUsesWith) and lets the context rank by them.
+// (KeepSkillUses) and lets the context rank by them.
 func (g *Graph) FlushSkillUses() error {
 	u := &g.uses
 	u.wmu.Lock()

@@ -114,3 +114,20 @@ func checkCleanB(b *testing.B, dir string) {
 		b.Fatalf("git status not clean:\n%s", st)
 	}
 }
+
+// BenchmarkLockAlone measures what each tracker.Alone commit adds: taking
+// and dropping the daemon lock (open, flock, close). Compare it with
+// BenchmarkCommitOneFile/mindmount-Commit, the commit it guards.
+func BenchmarkLockAlone(b *testing.B) {
+	r, err := Init(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		unlock, err := r.LockAlone()
+		if err != nil {
+			b.Fatal(err)
+		}
+		unlock()
+	}
+}
