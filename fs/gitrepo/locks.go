@@ -221,8 +221,9 @@ func ownerTime(p string) time.Time {
 	return fi.ModTime()
 }
 
-// ErrDaemonRunning is returned by LockDaemon when another process serves
-// the repository already.
+// ErrDaemonRunning is returned by LockDaemon, LockServe and LockAlone when
+// another process serves the repository already, and by LockAlone and
+// LockServe when the other kind holds it in this process.
 var ErrDaemonRunning = errors.New("another mindmount process is already serving this repository")
 
 // daemonLocks are the repositories this process serves: a second Tracker
