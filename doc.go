@@ -90,7 +90,13 @@
 // changes others hand it (tracker.Apply: consolidation, sync merges, the
 // web page's actions) all go through it, and it alone updates the graph.
 // Where no tracker runs (mindmount init and import, a sync without a
-// daemon) tracker.Alone records through the same sequence. The domain
+// daemon) tracker.Alone records through the same sequence, each commit
+// under the repository's daemon lock (gitrepo.Repo.LockAlone): refused
+// while a tracker serves the repository (LockServe), in this process or
+// another, so there is one writer at every instant. memgraph writes no
+// file (the tracker reads and saves the skill use counts the graph
+// keeps) and reads only where
+// layout_test.go's memgraphFileReads still lists it. The domain
 // (memgraph, consolidate) never imports go-fuse, never reads the
 // environment and never talks HTTP except through a provider handed to it.
 //
@@ -106,7 +112,7 @@
 //	                     and its recovery (consolidate commit.go,
 //	                     consolidator.go), a dream's merge and a review's
 //	                     rejection (consolidate dream.go, review.go), a sync merge (serve/remote
-//	                     merge.go), the template (cmd/mindmount init.go);
+//	                     merge.go), the template (serve/host provision.go);
 //	                     gitrepo.Subject is a message's first line
 //	hash abbreviation    gitrepo.ShortHash, 7 characters
 //	one-line text        memgraph.SafeLine (white space collapsed, control
@@ -171,7 +177,7 @@
 //	                     process: git's drivers, sync merges, a proposal's
 //	                     approval, the web page's revert and a dream's
 //	                     merge (hooks.DreamMerger, wired into
-//	                     consolidate.Config by the daemon: hooks sits above
+//	                     consolidate's Config by the daemon: hooks sits above
 //	                     consolidate, whose cursor it merges)
 //	harness noise        consolidate noise.go (DropNoise): what never
 //	                     reaches the model of a transcript
@@ -186,4 +192,8 @@
 //	                     Ask and Apply share one guard (ErrTreeFull)
 //	handing files over   serve/host.GiveTo, never through a link: workers'
 //	                     trees, and hooks install --scope project as root
+//	adding a user        serve/host.AddNewUser (users add, serve
+//	                     --auto-users): the registry's checks, the
+//	                     repository made or adopted, registration, the
+//	                     hand-over
 package mindmount

@@ -268,6 +268,87 @@ func TestOneMergePerPath(t *testing.T) {
 	}
 }
 
+// memgraphFileReads are the calls by which package memgraph still reads
+// the file system itself, by file: a debt. memgraph is to take bytes or an
+// fs.FS from its caller (the tracker) and to write no file; a read is
+// allowed only where listed, and the list only shrinks (an entry no
+// longer found fails: take it off).
+var memgraphFileReads = map[string]bool{
+	"memgraph/graph.go os.Stat":         true, // Scan: is the root a folder
+	"memgraph/graph.go subtree.Open":    true, // Scan, ScanFile: the tree's files
+	"memgraph/operator.go syscall.Stat": true, // OperatorSource: the settings' stamp
+	"memgraph/operator.go os.ReadFile":  true, // OperatorSource: the settings
+}
+
+// fileCalls are the calls that reach the file system: a write (true) or
+// a read (false), by package and function; every call of atomicfile
+// writes, every call of subtree opens a tree to read.
+var fileCalls = map[string]map[string]bool{
+	"os": {"WriteFile": true, "MkdirAll": true, "Mkdir": true, "Create": true, "OpenFile": true, "Remove": true,
+		"RemoveAll": true, "Rename": true, "Chmod": true, "Chown": true, "Lchown": true, "Symlink": true, "Link": true,
+		"Truncate": true, "Chtimes": true, "CreateTemp": true, "MkdirTemp": true,
+		"Stat": false, "Lstat": false, "ReadFile": false, "Open": false, "ReadDir": false, "Readlink": false, "DirFS": false},
+	"syscall": {"Stat": false, "Lstat": false, "Open": false, "Openat": false, "Mkdir": true, "Unlink": true, "Rename": true},
+	"unix":    {"Stat": false, "Lstat": false, "Open": false, "Openat": false, "Mkdirat": true, "Unlinkat": true, "Renameat": true},
+}
+
+// TestMemgraphWritesNoFile: package memgraph (its own files; its
+// subpackages are not held to it yet) writes no file, and reads one only
+// where memgraphFileReads still lists it.
+func TestMemgraphWritesNoFile(t *testing.T) {
+	seen := map[string]bool{}
+	err := eachGoSource(func(p string) error {
+		if filepath.ToSlash(filepath.Dir(p)) != "memgraph" {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			pkg, ok := sel.X.(*ast.Ident)
+			if !ok {
+				return true
+			}
+			write, known := fileCalls[pkg.Name][sel.Sel.Name]
+			switch pkg.Name {
+			case "atomicfile":
+				write, known = true, true
+			case "subtree":
+				known = true
+			}
+			key := filepath.ToSlash(p) + " " + pkg.Name + "." + sel.Sel.Name
+			switch {
+			case !known:
+			case write:
+				t.Errorf("%s writes a file: memgraph hands its bytes to the caller (the tracker writes them)", key)
+			case !memgraphFileReads[key]:
+				t.Errorf("%s reads a file: memgraph takes bytes or an fs.FS from its caller", key)
+			default:
+				seen[key] = true
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range memgraphFileReads {
+		if !seen[k] {
+			t.Errorf("memgraphFileReads lists %q, which memgraph no longer calls: take it off", k)
+		}
+	}
+}
+
 // TestFunctionLength holds every non-test function to maxFuncLines, but
 // for the listed debts, which may only shrink.
 func TestFunctionLength(t *testing.T) {
@@ -385,7 +466,8 @@ func TestDocNamesEveryPackage(t *testing.T) {
 
 // TestDocRuleHomesAreTheOnlyDefinitions: every rule home doc.go names as
 // pkg.Name is declared in that package, and no other package of the tree
-// declares a function of the same name outside tests — a second home of a
+// declares a function (for a function) or a type, variable or constant
+// (for one of those) of the same name outside tests — a second home of a
 // rule usually starts as a copy under the same name.
 func TestDocRuleHomesAreTheOnlyDefinitions(t *testing.T) {
 	src, err := os.ReadFile("doc.go")
@@ -396,7 +478,7 @@ func TestDocRuleHomesAreTheOnlyDefinitions(t *testing.T) {
 	if !ok {
 		t.Fatal(`doc.go has no "One home for each rule" section`)
 	}
-	names := regexp.MustCompile(`\b([a-z][a-z0-9]*(?:/[a-z0-9]+)*)\.([A-Z][A-Za-z0-9]*)`).FindAllStringSubmatch(homes, -1)
+	names := regexp.MustCompile(`\b([a-z][a-z0-9]*(?:/[a-z0-9]+)*)\.([A-Z][A-Za-z0-9]*)(\.[A-Z])?`).FindAllStringSubmatch(homes, -1)
 	if len(names) < 20 {
 		t.Fatalf("only %d rule homes found in doc.go: is the section's format changed?", len(names))
 	}
@@ -417,14 +499,55 @@ func TestDocRuleHomesAreTheOnlyDefinitions(t *testing.T) {
 			t.Errorf("doc.go names %s.%s as a rule's home, but no package %s declares %s", qual, name, qual, name)
 			continue
 		}
-		if kind != "func" {
-			continue
+		if m[3] != "" {
+			continue // pkg.Type.Method: the home is the method, not the type's name
 		}
 		for dir, ds := range decls {
-			if dir != home && ds[name] == "func" && !fixtures[path.Base(dir)] {
-				t.Errorf("%s declares a function %s beside the rule's home %s.%s (doc.go): a second home?", dir, name, home, name)
+			if dir != home && ds[name] == kind && !fixtures[path.Base(dir)] {
+				t.Errorf("%s declares %s %s beside the rule's home %s.%s (doc.go): a second home?", dir, map[string]string{"func": "a function", "decl": "a type, variable or constant"}[kind], name, home, name)
 			}
 		}
+	}
+}
+
+// TestDocFilesExist: a file doc.go names as a rule's home ("fs/tracker
+// usage.go") is in the package it names, and any other Go file it names
+// is somewhere in the tree, so a moved or renamed home cannot leave the
+// map pointing at nothing.
+func TestDocFilesExist(t *testing.T) {
+	src, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(strings.Fields(strings.ReplaceAll(string(src), "//", " ")), " ")
+	bases := map[string]bool{}
+	eachGoSource(func(p string) error { bases[filepath.Base(p)] = true; return nil })
+	filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, "_test.go") {
+			bases[filepath.Base(p)] = true
+		}
+		return nil
+	})
+	files := regexp.MustCompile(`\b[a-z_0-9]+\.go\b`)
+	named := 0
+	for _, m := range regexp.MustCompile(`\b([a-z][a-z0-9]*(?:/[a-z0-9]+)*):? ((?:[a-z_0-9]+\.go(?:,? (?:and )?)?)+)`).FindAllStringSubmatch(text, -1) {
+		if st, err := os.Stat(m[1]); err != nil || !st.IsDir() {
+			continue // a word before a file's name, not a package
+		}
+		for _, f := range files.FindAllString(m[2], -1) {
+			named++
+			if _, err := os.Stat(filepath.Join(m[1], f)); err != nil {
+				t.Errorf("doc.go names %s %s, which is not there", m[1], f)
+			}
+		}
+	}
+	for _, f := range files.FindAllString(text, -1) {
+		if !bases[f] {
+			t.Errorf("doc.go names %s, which no folder of the tree holds", f)
+		}
+	}
+	if named < 5 {
+		t.Fatalf("only %d files named with their package in doc.go: is its format changed?", named)
 	}
 }
 

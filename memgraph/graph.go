@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/mindmount/mindmount/memgraph/recall"
 )
@@ -193,7 +194,7 @@ func Scan(root string) (*Graph, error) {
 	sort.Strings(g.external)
 	sort.Strings(g.system)
 	sort.Strings(g.skills)
-	g.uses.load(abs)
+	g.uses.written = time.Now() // uses are saved in batches from now on
 	g.mu.Unlock()
 	return g, nil
 }

@@ -36,7 +36,7 @@ func TestOperatorSourceAsUser(t *testing.T) {
 		t.Skip("needs root to run as another uid")
 	}
 	const uid = 2101
-	dir, err := os.MkdirTemp("", "operator")
+	dir, err := os.MkdirTemp("/tmp", "operator") // reachable by the uid, whatever TMPDIR is (CI's is 0700)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,15 +2,11 @@ package memgraph
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/mindmount/mindmount/memgraph/atomicfile"
 )
 
 // SkillUsesFile counts how often each skill's SKILL.md was read (through
@@ -32,41 +28,42 @@ const (
 	skillUseEvery = time.Minute
 )
 
-// skillUses is the use counter of a graph: counts by skill name, the file
-// they are kept in ("" when the repository has no .git folder) and how many
-// uses are not written yet.
+// skillUses is the use counter of a graph: counts by skill name, who
+// keeps them (save; nil: they live in memory only) and how many uses are
+// not saved yet. The graph writes no file: the tracker hands it a save
+// (KeepSkillUses) that writes them under .git.
 type skillUses struct {
-	wmu     sync.Mutex // one writer of the file at a time, newest counts last
+	wmu     sync.Mutex // one save at a time, newest counts last
 	mu      sync.Mutex
-	file    string
+	save    func(data []byte) error
 	counts  map[string]int
 	pending int
 	written time.Time
 }
 
-// load reads the counts of the repository at root.
-func (u *skillUses) load(root string) {
+// KeepSkillUses hands g the skill use counts saved so far (counts, from
+// ParseSkillUses; nil, or unsaved uses pending, keeps what g counts) and
+// the keeper of new ones (save: FlushSkillUses hands it the counts as
+// JSON, the content of SkillUsesFile; nil: they live in memory only). The
+// graph reads and writes no file for them: the tracker does.
+func (g *Graph) KeepSkillUses(counts map[string]int, save func(data []byte) error) {
+	u := &g.uses
+	u.wmu.Lock()
+	defer u.wmu.Unlock()
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	u.counts = ReadSkillUses(root)
-	u.written = time.Now()
-	if st, err := os.Lstat(filepath.Join(root, ".git")); err == nil && st.IsDir() {
-		u.file = filepath.Join(root, ".git", filepath.FromSlash(SkillUsesFile))
+	if counts != nil && u.pending == 0 {
+		u.counts, u.written = counts, time.Now()
 	}
+	u.save = save
 }
 
-// ReadSkillUses returns the use counts of the repository at root, by skill
-// name; empty when none were recorded.
-func ReadSkillUses(root string) map[string]int {
+// ParseSkillUses reads the content of SkillUsesFile: the use counts by
+// skill name, empty when data is damaged; invalid names and negative
+// counts are dropped.
+func ParseSkillUses(data []byte) map[string]int {
 	counts := map[string]int{}
-	p := filepath.Join(root, ".git", filepath.FromSlash(SkillUsesFile))
-	if st, err := os.Lstat(p); err != nil || !st.Mode().IsRegular() || st.Size() > 1<<20 {
-		return counts
-	}
-	data, err := os.ReadFile(p)
-	if err == nil {
-		_ = json.Unmarshal(data, &counts) // a damaged file counts from zero
-	}
+	_ = json.Unmarshal(data, &counts) // a damaged file counts from zero
 	for k, v := range counts {
 		if !ValidSkillName(k) || v < 0 {
 			delete(counts, k)
@@ -97,8 +94,8 @@ func (g *Graph) RecordSkillUse(rel string) {
 	}
 }
 
-// FlushSkillUses writes the counts not written yet and lets the context
-// rank by them.
+// FlushSkillUses hands the counts not saved yet to the save
+// (KeepSkillUses) and lets the context rank by them.
 func (g *Graph) FlushSkillUses() error {
 	u := &g.uses
 	u.wmu.Lock()
@@ -109,19 +106,16 @@ func (g *Graph) FlushSkillUses() error {
 		return nil
 	}
 	data, _ := json.Marshal(u.counts)
-	file := u.file
+	save := u.save
 	u.pending, u.written = 0, time.Now()
 	u.mu.Unlock()
 	g.mu.Lock()
 	g.bump() // the ranking of the skills list changed
 	g.mu.Unlock()
-	if file == "" {
+	if save == nil {
 		return nil
 	}
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(file, data, 0o644)
+	return save(data)
 }
 
 // SkillUses returns a copy of the current counts by skill name.

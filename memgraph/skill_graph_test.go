@@ -10,6 +10,43 @@ import (
 	"testing"
 )
 
+// saveUsesIn saves skill use counts where the tracker does, for Scan to
+// read them back.
+func saveUsesIn(root string) func([]byte) error {
+	return func(data []byte) error {
+		p := filepath.Join(root, ".git", filepath.FromSlash(SkillUsesFile))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(p, data, 0o644)
+	}
+}
+
+// usesIn reads back what saveUsesIn saved.
+func usesIn(t testing.TB, root string) map[string]int {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(root, ".git", filepath.FromSlash(SkillUsesFile)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ParseSkillUses(data)
+}
+
+// FuzzParseSkillUses: whatever the file holds, the counts are valid skill
+// names with counts of zero or more.
+func FuzzParseSkillUses(f *testing.F) {
+	f.Add([]byte(`{"deploy":3,"../x":1,"neg":-2}`))
+	f.Add([]byte(`not json`))
+	f.Add([]byte(`{"a":1e30}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for k, v := range ParseSkillUses(data) {
+			if !ValidSkillName(k) || v < 0 {
+				t.Fatalf("%q: %d kept", k, v)
+			}
+		}
+	})
+}
+
 func writeSkill(t testing.TB, root, name, desc, status string) {
 	t.Helper()
 	meta := ""
@@ -41,6 +78,7 @@ func TestSkillsListBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	g.KeepSkillUses(nil, saveUsesIn(root))
 	before, _ := os.ReadFile(filepath.Join(root, "skills/skill-49/SKILL.md"))
 	// skill-49 is read most, then skill-48, ... skill-40 least of these.
 	for i := 40; i < 50; i++ {
@@ -79,7 +117,7 @@ func TestSkillsListBudget(t *testing.T) {
 	if string(before) != string(after) {
 		t.Error("a use changed the skill's file")
 	}
-	if got := ReadSkillUses(root); got["skill-49"] != 49 || got["skill-40"] != 40 {
+	if got := usesIn(t, root); got["skill-49"] != 49 || got["skill-40"] != 40 {
 		t.Errorf("uses on disk: %v", got)
 	}
 }
@@ -103,6 +141,7 @@ func TestSkillUsesConcurrent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	g.KeepSkillUses(nil, saveUsesIn(root))
 	done := make(chan struct{})
 	for w := 0; w < 4; w++ {
 		go func() {
@@ -119,7 +158,7 @@ func TestSkillUsesConcurrent(t *testing.T) {
 	if err := g.FlushSkillUses(); err != nil {
 		t.Fatal(err)
 	}
-	if got := ReadSkillUses(root)["a"]; got != 200 {
+	if got := usesIn(t, root)["a"]; got != 200 {
 		t.Errorf("uses %d, want 200", got)
 	}
 }

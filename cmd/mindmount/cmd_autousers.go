@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -74,39 +72,16 @@ func (a *autoUsers) provision(ctx context.Context, id string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	users, err := host.ReadRegistry(a.root)
-	if err != nil {
-		return err
-	}
-	for _, u := range users {
-		if u.ID == id {
-			return nil
-		}
-	}
-	if _, err := a.uids.next(host.UIDInUse(a.root, users)); err != nil {
-		return err // the range is full: no repository is made
-	}
-	// A directory nobody registered is not handed to whoever asks for its
-	// name first: it may be a repository an operator left there.
-	dir := host.UserDir(a.root, id)
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		return err
-	}
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		if errors.Is(err, os.ErrExist) {
-			return fmt.Errorf("%s exists but is not a registered user: register it with mindmount users add, or move it away", dir)
-		}
-		return err
-	}
-	if _, err := host.InitRepo(dir, host.InitOptions{Private: true}); err != nil {
-		return err
-	}
 	// The uid is chosen under the registry lock, from the users registered
 	// by then: a users add in another process may have taken one since.
-	_, err = host.AddUserPicking(a.root, host.Entry{ID: id}, func(users []host.Entry) (uint32, uint32, error) {
-		uid, err := a.uids.next(host.UIDInUse(a.root, users))
-		return uid, uid, err
-	})
+	_, _, err := host.AddNewUser(a.root, host.NewUser{Entry: host.Entry{ID: id}, OnlyNew: true,
+		Pick: func(users []host.Entry) (uint32, uint32, error) {
+			uid, err := a.uids.next(host.UIDInUse(a.root, users))
+			return uid, uid, err
+		}})
+	if errors.Is(err, host.ErrUserExists) {
+		return nil // another request added it while this one waited
+	}
 	if err != nil {
 		return err
 	}

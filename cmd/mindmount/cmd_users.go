@@ -114,21 +114,21 @@ func runUsersAdd(_ context.Context, o *usersAddOptions, args []string) error {
 	if err := host.ValidID(id); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Join(root, host.UsersDir), 0o755); err != nil {
+	if err := os.MkdirAll(root, 0o755); err != nil { // its owner is the default uid
 		return err
 	}
 	uid, gid, err := ownerIDs(root, o.uid, o.gid)
 	if err != nil {
 		return err
 	}
-	var pick func([]host.Entry) (uint32, uint32, error)
+	n := host.NewUser{Entry: host.Entry{ID: id, UID: uid, GID: gid, Name: o.name}}
 	if os.Geteuid() == 0 && o.uid == "" {
 		// Never root's ids: a free uid of the range, its own group.
 		r, err := parseUIDRange(o.uidRange)
 		if err != nil {
 			return err
 		}
-		pick = func(users []host.Entry) (uint32, uint32, error) {
+		n.Pick = func(users []host.Entry) (uint32, uint32, error) {
 			u, err := r.next(host.UIDInUse(root, users))
 			g := u
 			if o.gid != "" {
@@ -136,28 +136,14 @@ func runUsersAdd(_ context.Context, o *usersAddOptions, args []string) error {
 			}
 			return u, g, err
 		}
-	} else if err := host.CheckNewIDs(root, host.Entry{ID: id, UID: uid, GID: gid}); err != nil {
+	}
+	e, res, err := host.AddNewUser(root, n)
+	if err != nil {
 		return err
 	}
 	dir := host.UserDir(root, id)
-	if !host.IsMindmountRepo(dir) {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return err
-		}
-		if err := initRepo(dir, o.name, true); err != nil {
-			return err
-		}
-	}
-	if os.Geteuid() == 0 && pick == nil {
-		// The repository is the user's from the start: the user's worker
-		// (and the user's own git) work in it as the user.
-		if err := host.GiveToUser(dir, uid, gid); err != nil {
-			return err
-		}
-	}
-	e, err := host.AddUserPicking(root, host.Entry{ID: id, UID: uid, GID: gid, Name: o.name}, pick)
-	if err != nil {
-		return err
+	if res.Fresh || len(res.Created) > 0 || res.Upgraded != nil {
+		printInit(stdout, dir, o.name, res)
 	}
 	fmt.Fprintf(stdout, "mindmount: user %s added (%d:%d), repository %s\n", id, e.UID, e.GID, dir)
 	return nil

@@ -152,3 +152,20 @@ func BenchmarkDirtyStale(b *testing.B) {
 	b.Logf("10,000 files with stale stat data: first scan %v (hashes, stores), next scan %v: next/first %.2f",
 		first/time.Duration(b.N), next/time.Duration(b.N), float64(next)/float64(first))
 }
+
+// BenchmarkLockAlone measures what each tracker.Alone commit adds: taking
+// and dropping the daemon lock (open, flock, close). Compare it with
+// BenchmarkCommitOneFile/mindmount-Commit, the commit it guards.
+func BenchmarkLockAlone(b *testing.B) {
+	r, err := Init(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		unlock, err := r.LockAlone()
+		if err != nil {
+			b.Fatal(err)
+		}
+		unlock()
+	}
+}

@@ -221,22 +221,38 @@ func ownerTime(p string) time.Time {
 	return fi.ModTime()
 }
 
-// ErrDaemonRunning is returned by LockDaemon when another process serves
-// the repository already.
+// ErrDaemonRunning is returned by LockDaemon, LockServe and LockAlone when
+// another process serves the repository already, and by LockAlone and
+// LockServe when the other kind holds it in this process.
 var ErrDaemonRunning = errors.New("another mindmount process is already serving this repository")
 
 // daemonLocks are the repositories this process serves: a second Tracker
 // on the same repository inside one process (a test, a host that opened a
-// user twice) shares the lock instead of refusing itself.
+// user twice) shares the lock instead of refusing itself, and so does a
+// command holding it for its lone writes (mindmount import, add, sync).
+// What is never shared, in one process as across two, is a lone writer's
+// commit (LockAlone) beside a serving tracker's (LockServe): the holders
+// are counted by kind, and a lock of one kind refuses while the other is
+// held.
 var (
 	daemonMu    sync.Mutex
 	daemonLocks = map[string]*daemonLock{}
 )
 
+// lockKind says who takes the daemon lock.
+type lockKind int
+
+const (
+	lockPlain lockKind = iota // a command that is, for its run, the one writer
+	lockServe                 // a tracker serving the repository
+	lockAlone                 // one commit of a lone writer (tracker.Alone)
+)
+
 type daemonLock struct {
-	n    int
-	f    *os.File
-	path string
+	n     int
+	kinds [3]int // holders by lockKind
+	f     *os.File
+	path  string
 }
 
 // LockDaemon takes the repository's daemon lock, .git/mindmount-daemon.lock,
@@ -244,15 +260,48 @@ type daemonLock struct {
 // crash never leaves it behind. A second process (mindmount mount, watch,
 // serve or mcp on the same repository) gets ErrDaemonRunning with the
 // holder's pid. Call the returned function to release it.
-func (r *Repo) LockDaemon() (unlock func(), err error) {
+func (r *Repo) LockDaemon() (unlock func(), err error) { return r.lockDaemon(lockPlain) }
+
+// LockServe is LockDaemon for a tracker that serves the repository: while
+// it is held, a lone writer's commit (LockAlone) in this process is
+// refused too, and it is refused itself while one is under way.
+func (r *Repo) LockServe() (unlock func(), err error) { return r.lockDaemon(lockServe) }
+
+// LockAlone is the daemon lock for one commit of a writer that no tracker
+// serves (tracker.Alone): refused with ErrDaemonRunning while a tracker
+// serves the repository, in another process (its flock) or in this one
+// (LockServe), so that there is one writer per repository at every
+// instant. A command holding LockDaemon for its run shares it.
+func (r *Repo) LockAlone() (unlock func(), err error) { return r.lockDaemon(lockAlone) }
+
+// other is the kind a lock of kind k may not be shared with.
+func (k lockKind) other() lockKind {
+	switch k {
+	case lockServe:
+		return lockAlone
+	case lockAlone:
+		return lockServe
+	}
+	return lockPlain
+}
+
+func (r *Repo) lockDaemon(k lockKind) (unlock func(), err error) {
 	p := filepath.Join(r.gitDir, "mindmount-daemon.lock")
 	daemonMu.Lock()
 	defer daemonMu.Unlock()
 	if l := daemonLocks[p]; l != nil {
+		if k != lockPlain && l.kinds[k.other()] > 0 {
+			what := "a tracker in this process serves it"
+			if k == lockServe {
+				what = "a lone writer in this process is committing"
+			}
+			return nil, fmt.Errorf("%s: %w (%s)", r.dir, ErrDaemonRunning, what)
+		}
 		l.n++
-		return r.daemonUnlock(p), nil
+		l.kinds[k]++
+		return r.daemonUnlock(p, k), nil
 	}
-	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := openDaemonLock(p)
 	if err != nil {
 		return nil, fmt.Errorf("daemon lock: %w", err)
 	}
@@ -269,13 +318,39 @@ func (r *Repo) LockDaemon() (unlock func(), err error) {
 		}
 		return nil, fmt.Errorf("daemon lock: %w", err)
 	}
-	f.Truncate(0)
-	f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
-	daemonLocks[p] = &daemonLock{n: 1, f: f, path: p}
-	return r.daemonUnlock(p), nil
+	writeHolder(f)
+	l := &daemonLock{n: 1, f: f, path: p}
+	l.kinds[k] = 1
+	daemonLocks[p] = l
+	return r.daemonUnlock(p, k), nil
 }
 
-func (r *Repo) daemonUnlock(p string) func() {
+// holderWidth is the size of the lock file's content: the holder's pid,
+// padded with spaces to one width, so that a holder overwrites its
+// predecessor in place (truncating the file costs a journal commit: ~40×
+// the lock itself).
+const holderWidth = 16
+
+// writeHolder records this process as the lock's holder.
+func writeHolder(f *os.File) {
+	if fi, err := f.Stat(); err == nil && fi.Size() != holderWidth {
+		f.Truncate(0) // a file of another shape: once
+	}
+	f.WriteAt([]byte(fmt.Sprintf("%-*d\n", holderWidth-1, os.Getpid())), 0)
+}
+
+// openDaemonLock opens the lock file for writing the holder's pid, or, when
+// another uid made it (root provisioning a user's repository before the
+// hand-over), for reading only: an flock needs no write access.
+func openDaemonLock(p string) (*os.File, error) {
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o644)
+	if errors.Is(err, fs.ErrPermission) {
+		return os.Open(p)
+	}
+	return f, err
+}
+
+func (r *Repo) daemonUnlock(p string, k lockKind) func() {
 	var once sync.Once
 	return func() {
 		once.Do(func() {
@@ -285,6 +360,7 @@ func (r *Repo) daemonUnlock(p string) func() {
 			if l == nil {
 				return
 			}
+			l.kinds[k]--
 			if l.n--; l.n == 0 {
 				delete(daemonLocks, p)
 				l.f.Close() // closing the descriptor drops the flock

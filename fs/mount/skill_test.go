@@ -2,10 +2,11 @@ package mount
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/mindmount/mindmount/memgraph"
+	"github.com/mindmount/mindmount/fs/tracker"
 )
 
 // A skill is judged by the Agent Skills rules as a memory is by its own: an
@@ -56,7 +57,7 @@ func TestSkillThroughTheMount(t *testing.T) {
 	if err := tm.g.FlushSkillUses(); err != nil {
 		t.Fatal(err)
 	}
-	if uses := memgraph.ReadSkillUses(tm.dir); uses["deploy"] < 1 || len(uses) != 1 {
+	if uses := tracker.ReadSkillUses(filepath.Join(tm.dir, ".git")); uses["deploy"] < 1 || len(uses) != 1 {
 		t.Errorf("uses after a read: %v", uses)
 	}
 	if !strings.Contains(tm.read("CONTEXT.md"), "- skills/deploy/SKILL.md — Deploy the app") {

@@ -132,11 +132,14 @@ func (t *Tracker) putGraph(changes []gitrepo.Change) []string {
 	return touched
 }
 
-// Alone is the Writer of a repository that no tracker serves in this
-// process: mindmount init and import, and a sync run by the CLI without a
-// daemon. It records prepared changes through the same commit sequence and
-// has no graph to keep; a daemon serving the repository from another
-// process sees HEAD move and reloads, as after a git command.
+// Alone is the Writer of a repository that no tracker serves: mindmount
+// init and import, and a sync run by the CLI without a daemon. It records
+// prepared changes through the same commit sequence and has no graph to
+// keep. Each Apply holds the repository's daemon lock (LockAlone) while it
+// commits, so it never writes beside a tracker: while one serves the
+// repository, in this process or another, Apply is refused with
+// ErrDaemonRunning and records nothing. A command that holds the lock for
+// its whole run (LockDaemon) shares it.
 // The gate (Check) judges c as it does for a tracker, as a change from
 // Door (a prepared change when zero; DoorInit, DoorImport), with the
 // operator's switches from Operator (the repository's own
@@ -163,6 +166,11 @@ func (a Alone) Apply(ctx context.Context, c Change) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
+	unlock, err := a.Repo.LockAlone()
+	if err != nil {
+		return "", err
+	}
+	defer unlock()
 	if err := a.Check(c); err != nil {
 		return "", err
 	}

@@ -12,8 +12,9 @@ import (
 var ErrDaemonRunning = gitrepo.ErrDaemonRunning
 
 // claim makes this tracker the repository's one writer, once: it takes the
-// daemon lock (a second daemon on the same repository is refused; the
-// kernel drops the lock when the process dies) and then repairs what a
+// daemon lock (a second daemon on the same repository is refused, and so
+// is a lone writer, tracker.Alone, in this process or another; the kernel
+// drops the lock when the process dies) and then repairs what a
 // crash of the previous writer left in .git — its stale lock files and an
 // index that lags HEAD — saying what it did. Recover and Run call it, so
 // every front that starts a tracker gets both.
@@ -23,7 +24,7 @@ func (t *Tracker) claim() error {
 	if t.unlock != nil {
 		return nil
 	}
-	unlock, err := t.r.LockDaemon()
+	unlock, err := t.r.LockServe()
 	if err != nil {
 		return err
 	}

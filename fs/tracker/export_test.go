@@ -7,3 +7,6 @@ func (t *Tracker) WithoutPacking(fn func()) {
 	defer t.packMu.Unlock()
 	fn()
 }
+
+// Claim makes t the repository's one writer, as Recover and Run do first.
+func (t *Tracker) Claim() error { return t.claim() }

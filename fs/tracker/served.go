@@ -32,6 +32,7 @@ func ScanServed(dir string) (*memgraph.Graph, error) {
 	if err != nil {
 		return nil, err
 	}
+	g.KeepSkillUses(ReadSkillUses(r.GitDir()), nil) // the skills list ranks by them
 	if o, _ := (&memgraph.OperatorSource{Path: filepath.Join(r.GitDir(), memgraph.OperatorFile)}).Get(); o.CommitSecrets {
 		return g, nil
 	}

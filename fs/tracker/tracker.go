@@ -232,6 +232,7 @@ func New(g *memgraph.Graph, r *gitrepo.Repo, cfg Config) *Tracker {
 		warnedIgn: map[string]bool{},
 	}
 	t.who.user = cfg.User
+	g.KeepSkillUses(ReadSkillUses(r.GitDir()), t.saveSkillUses)
 	if h, err := r.Head(); err == nil {
 		t.setHead(h)
 	}

@@ -261,3 +261,79 @@ func MakePrivate(dir string) error {
 		return os.Chmod(p, mode)
 	})
 }
+
+// ErrUserExists refuses to add an ID the registry holds already.
+var ErrUserExists = errors.New("is registered already")
+
+// ErrUnregisteredDir refuses to make a new user of a folder that is
+// already at its place: it may be a repository an operator left there.
+var ErrUnregisteredDir = errors.New("exists but is not a registered user: register it with mindmount users add, or move it away")
+
+// NewUser says how AddNewUser adds a user.
+type NewUser struct {
+	// Entry is the user: its ID and name, and its uid and gid unless
+	// Pick chooses them.
+	Entry Entry
+	// Pick, when set, chooses the uid and gid from the registered users:
+	// once before anything is made (a full range makes nothing) and again
+	// under the registry lock (AddUserPicking).
+	Pick func(users []Entry) (uid, gid uint32, err error)
+	// OnlyNew refuses a folder already at ROOT/users/<id>
+	// (ErrUnregisteredDir): serve --auto-users never gives whoever asks
+	// for a name first what lies there. Without it a mindmount repository
+	// there is adopted.
+	OnlyNew bool
+}
+
+// AddNewUser is the one sequence that adds a user to root, for mindmount
+// users add and serve --auto-users alike: the ID and the ids are checked
+// against the registry (ErrUserExists, checkIDs, or Pick), the private
+// repository ROOT/users/<id> is made (InitRepo) unless a mindmount
+// repository is there to adopt, and the user is registered and handed the
+// repository (AddUserPicking: the uid picked and checked under the
+// registry lock, then the one hand-over). It returns the entry as
+// registered and what InitRepo did (zero when a repository was adopted).
+func AddNewUser(root string, n NewUser) (Entry, Initialized, error) {
+	e, res := n.Entry, Initialized{}
+	if err := ValidID(e.ID); err != nil {
+		return e, res, err
+	}
+	users, err := ReadRegistry(root)
+	if err != nil {
+		return e, res, err
+	}
+	if slices.ContainsFunc(users, func(u Entry) bool { return u.ID == e.ID }) {
+		return e, res, fmt.Errorf("user %q %w", e.ID, ErrUserExists)
+	}
+	if n.Pick != nil {
+		_, _, err = n.Pick(users)
+	} else {
+		err = checkIDs(users, e)
+	}
+	if err != nil {
+		return e, res, err // nothing is made
+	}
+	dir := UserDir(root, e.ID)
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return e, res, err
+	}
+	fresh := n.OnlyNew || !IsMindmountRepo(dir)
+	if n.OnlyNew {
+		err = os.Mkdir(dir, 0o700)
+		if errors.Is(err, fs.ErrExist) {
+			return e, res, fmt.Errorf("%s %w", dir, ErrUnregisteredDir)
+		}
+	} else if fresh {
+		err = os.MkdirAll(dir, 0o700)
+	}
+	if err != nil {
+		return e, res, err
+	}
+	if fresh {
+		if res, err = InitRepo(dir, InitOptions{User: e.Name, Private: true}); err != nil {
+			return e, res, err
+		}
+	}
+	e, err = AddUserPicking(root, e, n.Pick)
+	return e, res, err
+}

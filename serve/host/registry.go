@@ -180,7 +180,7 @@ func AddUserPicking(root string, e Entry, pick func(users []Entry) (uid, gid uin
 	err := editRegistry(root, func(reg *registry) error {
 		for _, u := range reg.Users {
 			if u.ID == e.ID {
-				return fmt.Errorf("user %q exists already", e.ID)
+				return fmt.Errorf("user %q %w", e.ID, ErrUserExists)
 			}
 		}
 		if pick != nil {
@@ -230,17 +230,6 @@ func checkIDs(users []Entry, e Entry) error {
 		}
 	}
 	return nil
-}
-
-// CheckNewIDs says whether e's uid and gid may be registered under root
-// now (checkIDs against the registry as it is): a command asks before it
-// hands a repository to them. AddUser checks again under the lock.
-func CheckNewIDs(root string, e Entry) error {
-	users, err := ReadRegistry(root)
-	if err != nil {
-		return err
-	}
-	return checkIDs(users, e)
 }
 
 // UIDInUse reports, for a uid an operator did not choose (mindmount users
