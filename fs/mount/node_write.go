@@ -144,6 +144,9 @@ func (n *node) Rename(ctx context.Context, name string, newParent fusefs.InodeEm
 	if errno := n.checkRename(oldRel, newRel, np, newName, flags); errno != 0 {
 		return errno
 	}
+	if n.m.fw != nil {
+		return n.m.fwRename(ctx, oldRel, newRel, flags)
+	}
 	dir := n.m.isDir(oldRel)
 	exchange := flags&fusefs.RENAME_EXCHANGE != 0
 	if errno := n.LoopbackNode.Rename(ctx, name, np.LoopbackNode, newName, flags); errno != 0 {

@@ -228,7 +228,10 @@ func (m *mountState) fwFlush(ctx context.Context, rel string) syscall.Errno {
 func (m *mountState) fwFlushIf(ctx context.Context, rel string, want *stage) syscall.Errno {
 	m.fw.mu.Lock()
 	s := m.fw.staged[rel]
-	if s == nil || (want == nil && !s.written) || (want != nil && s != want) {
+	if s == nil || (want == nil && !s.written) || (want != nil && s != want) || tracker.IsScratch(rel) {
+		// A scratch file (sed -i's temporary, an editor's swap) is never
+		// committed: it stays staged until it is renamed over a memory
+		// (fwRename) or removed.
 		m.fw.mu.Unlock()
 		return 0
 	}
@@ -254,12 +257,16 @@ func (m *mountState) fwFlushIf(ctx context.Context, rel string, want *stage) sys
 // fwRemove forwards the removal of rel, from its current version.
 func (m *mountState) fwRemove(ctx context.Context, rel string) syscall.Errno {
 	m.fw.mu.Lock()
-	if s := m.fw.staged[rel]; s != nil {
+	s := m.fw.staged[rel]
+	if s != nil {
 		delete(m.fw.staged, rel)
 		s.f.Close()
 	}
 	m.fw.mu.Unlock()
 	cur, err := m.readBacking(rel)
+	if errors.Is(err, fs.ErrNotExist) && s != nil {
+		return 0 // staged only (a scratch file, a new file not yet sent)
+	}
 	if err != nil {
 		return toErrno(m.log, "unlink "+rel, err)
 	}
@@ -334,4 +341,36 @@ func (m *mountState) fwStagedAttr(rel string, out *fuse.AttrOut) bool {
 	out.Attr = fuse.Attr{Mode: syscall.S_IFREG | 0o644, Size: size, Nlink: 1}
 	m.present(&out.Attr)
 	return true
+}
+
+// fwRename renames in a forwarding team. A staged file renamed over rel
+// (sed -i's temporary, an editor's write-then-rename) is forwarded as
+// newRel's new content, from the version newRel has now. Any other rename
+// is EXDEV: mv then copies and removes, each change forwarded by itself
+// (git has no move the team's writer could take whole from a member).
+func (m *mountState) fwRename(ctx context.Context, oldRel, newRel string, flags uint32) syscall.Errno {
+	m.fw.mu.Lock()
+	s := m.fw.staged[oldRel]
+	if s == nil || flags != 0 || m.fw.staged[newRel] != nil {
+		m.fw.mu.Unlock()
+		return syscall.EXDEV
+	}
+	delete(m.fw.staged, oldRel)
+	m.fw.mu.Unlock()
+	defer s.f.Close()
+	data, err := io.ReadAll(io.NewSectionReader(s.f, 0, tracker.MaxFile+1))
+	if err != nil {
+		return toErrno(m.log, "stage "+oldRel, err)
+	}
+	base := ""
+	cur, err := m.readBacking(newRel)
+	switch {
+	case err == nil:
+		base = gitrepo.BlobID(cur)
+	case !errors.Is(err, fs.ErrNotExist):
+		return toErrno(m.log, "rename "+newRel, err)
+	}
+	err = m.fw.to.Put(ctx, newRel, base, data)
+	m.inval.pathsLater([]string{oldRel, newRel})
+	return toErrno(m.log, "forward "+newRel, err)
 }

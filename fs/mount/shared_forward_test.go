@@ -178,3 +178,34 @@ func TestForwardedNewFile(t *testing.T) {
 		t.Fatalf("touch forwarded %q, want %q", got, want)
 	}
 }
+
+// TestForwardedSedInPlace: sed -i under shared/eng (a temporary written,
+// closed, then renamed over the memory) is forwarded once, as the
+// memory's new content from the version it had; the temporary itself
+// never reaches the team's writer. A plain mv of a team file is EXDEV
+// to the mount, so mv copies and removes, each forwarded.
+func TestForwardedSedInPlace(t *testing.T) {
+	tm, eng, w, _ := forwardMount(t, team.Write)
+	rel := "user_memory/eng-fact.md"
+	old, _ := os.ReadFile(filepath.Join(eng, rel))
+	if out, err := inDir(tm.mnt, "sed", "-i", "s/Tuesdays/Thursdays/g", "shared/eng/"+rel).CombinedOutput(); err != nil {
+		t.Fatalf("sed -i: %v %s", err, out)
+	}
+	want := fmt.Sprintf("put %s %s %q", rel, gitrepo.BlobID(old), strings.ReplaceAll(string(old), "Tuesdays", "Thursdays"))
+	if c := w.take(); len(c) != 1 || c[0] != want {
+		t.Fatalf("sed -i forwarded %q, want %q", c, want)
+	}
+	if got := tm.read("shared/eng/" + rel); !strings.Contains(got, "Thursdays") {
+		t.Fatalf("the mount reads %q after sed -i", got)
+	}
+	cur, _ := os.ReadFile(filepath.Join(eng, rel))
+	if out, err := inDir(tm.mnt, "mv", "shared/eng/"+rel, "shared/eng/user_memory/moved.md").CombinedOutput(); err != nil {
+		t.Fatalf("mv: %v %s", err, out)
+	}
+	c := w.take()
+	wantPut := fmt.Sprintf("put user_memory/moved.md  %q", cur)
+	wantRm := "remove " + rel + " " + gitrepo.BlobID(cur)
+	if len(c) < 2 || c[0] != wantPut || c[len(c)-1] != wantRm {
+		t.Fatalf("mv forwarded %q, want %q then %q", c, wantPut, wantRm)
+	}
+}
