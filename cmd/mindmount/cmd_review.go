@@ -54,6 +54,10 @@ and reject need the maintain role):
   review approve --team TEAM --tip SHA REPO BRANCH
   review reject --team TEAM REPO BRANCH
 
+Under "mindmount serve", REPO is your own repository there (ROOT/users/
+<you>): list, approve and reject are asked of your worker, which asks the
+team's writer; the writer decides by your role in ROOT/teams.conf.
+
 A dream is listed once the consolidation writing it has finished. An
 automatic merge that could not be settled also leaves its dream here.
 REPO defaults to the current folder. "git revert -m 1 <merge>" undoes an

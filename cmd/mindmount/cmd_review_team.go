@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,6 +12,8 @@ import (
 	"github.com/mindmount/mindmount/fs/gitrepo"
 	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/memgraph/team"
+	"github.com/mindmount/mindmount/serve/control"
+	"github.com/mindmount/mindmount/serve/host"
 	"github.com/mindmount/mindmount/serve/proposal"
 )
 
@@ -38,15 +41,17 @@ tip, author and the files each changes. Any member may list; approve and
 reject need the maintain role.`,
 }, runTeamReviewList)
 
-func runTeamReviewList(_ context.Context, o *teamOptions, args []string) error {
+func runTeamReviewList(ctx context.Context, o *teamOptions, args []string) error {
 	if o.team == "" || len(args) != 1 {
 		return usageError{"need --team TEAM and REPO"}
 	}
+	var ps []proposal.Proposal
 	_, r, err := joinedTeam(args[0], o.team)
-	if err != nil {
-		return err
+	if err == nil {
+		ps, err = proposal.List(r)
+	} else if res, served, serr := servedTeamReview(ctx, args[0], control.TeamReviewAsk{Team: o.team, Op: string(host.TeamList)}); served {
+		ps, err = res.Proposals, serr
 	}
-	ps, err := proposal.List(r)
 	if err != nil {
 		return err
 	}
@@ -90,7 +95,7 @@ func teamReviewVerdict(ctx context.Context, name, tip string, approve bool, args
 	}
 	a, r, err := joinedTeam(args[0], name)
 	if err != nil {
-		return err
+		return servedTeamVerdict(ctx, name, tip, approve, args, err)
 	}
 	if !a.Role.Approves() {
 		return fmt.Errorf("%w: your role in team %s is %s; approving and rejecting need maintain", errTeamRole, name, a.Role)
@@ -139,4 +144,66 @@ func joinedTeam(dir, name string) (team.Attachment, *gitrepo.Repo, error) {
 		}
 	}
 	return team.Attachment{}, nil, fmt.Errorf("%w: %s", team.ErrNotMember, name)
+}
+
+// servedTeamReview asks the serve worker of the personal repository dir
+// to pass ask on to the team's writer, which decides by the user's role.
+// served is false when dir has no such daemon (not under serve): the
+// caller keeps its own error then.
+func servedTeamReview(ctx context.Context, dir string, ask control.TeamReviewAsk) (res host.TeamResult, served bool, err error) {
+	gitDir, gerr := recallGitDir(dir)
+	if gerr != nil {
+		return res, false, nil
+	}
+	a, err := control.Ask(ctx, gitDir, control.Request{Verb: control.TeamReview, TeamReview: &ask})
+	switch {
+	case errors.Is(err, control.ErrNoDaemon), errors.Is(err, control.ErrNotServed):
+		return res, false, nil
+	case err != nil:
+		return res, true, err
+	}
+	return res, true, json.Unmarshal(a.Data, &res)
+}
+
+// servedTeamVerdict is approve or reject of a team the repository is not
+// joined to on this machine: asked of its serve worker (args: REPO
+// BRANCH); notJoined is the error when no worker serves it.
+func servedTeamVerdict(ctx context.Context, name, tip string, approve bool, args []string, notJoined error) error {
+	ask := control.TeamReviewAsk{Team: name, Op: string(host.TeamReject), Branch: args[1], Tip: tip}
+	if approve {
+		ask.Op = string(host.TeamApprove)
+		if tip == "" {
+			return usageError{"approve needs --tip: the proposal's tip as review list shows it"}
+		}
+	} else if ask.Tip == "" {
+		// A rejection names the branch only; it is rejected at the tip
+		// the list shows now.
+		res, served, err := servedTeamReview(ctx, args[0], control.TeamReviewAsk{Team: name, Op: string(host.TeamList)})
+		if !served {
+			return notJoined
+		}
+		if err != nil {
+			return err
+		}
+		for _, p := range res.Proposals {
+			if p.Branch == args[1] {
+				ask.Tip = p.Tip
+			}
+		}
+		if ask.Tip == "" {
+			return fmt.Errorf("%w: %s", proposal.ErrNoProposal, args[1])
+		}
+	}
+	res, served, err := servedTeamReview(ctx, args[0], ask)
+	switch {
+	case !served:
+		return notJoined
+	case err != nil:
+		return err
+	case approve:
+		fmt.Fprintf(stdout, "mindmount: approved %s: merged into team %s as %s\n", args[1], name, gitrepo.ShortHash(res.Commit))
+	default:
+		fmt.Fprintf(stdout, "mindmount: rejected %s; its branch is deleted\n", args[1])
+	}
+	return nil
 }

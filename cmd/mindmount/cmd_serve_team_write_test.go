@@ -34,6 +34,7 @@ func serveTeamWriteRoot(t *testing.T) (root, engDir string) {
 	root, engDir = serveTeamRoot(t)
 	runCmd(t, "users", "add", root, "dave", "--uid", itoa(daveUID))
 	runCmd(t, "teams", "member", root, "eng", "dave", "--role", "propose")
+	runCmd(t, "teams", "member", root, "eng", "alice", "--role", "maintain")
 	os.WriteFile(filepath.Join(engDir, engLog), []byte("---\ndescription: What eng did\n---\n# Eng log\n\n## Fact\nThe log starts.\n"), 0o644)
 	gitIn(t, engDir, "-c", "safe.directory=*", "add", "-A")
 	gitIn(t, engDir, "-c", "safe.directory=*", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "eng log")
@@ -137,6 +138,7 @@ func TestServeTeamWrite(t *testing.T) {
 			t.Fatalf("%s sees dave's proposal before approval:\n%s", u.id, out)
 		}
 	}
+	reviewServedProposal(t, s, engDir)
 	// carol, no member, is refused by the kernel at the socket (it is
 	// the team's group's), and cannot read eng either.
 	sock := host.TeamSocket(root, "eng")
@@ -263,4 +265,35 @@ func TestServeTeamWriterReload(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	waitTeamWriter(t, s)
+}
+
+// reviewServedProposal: under serve a member reviews through her own
+// repository (her worker asks the team's writer): dave (propose) lists
+// his proposal but may not approve it; alice (maintain) approves it at
+// the tip the list shows, and eng's HEAD then holds dave's line.
+func reviewServedProposal(t *testing.T, s *served, engDir string) {
+	t.Helper()
+	bin := userBinary(t)
+	repo := func(id string) string { return filepath.Join(s.root, "users", id) }
+	out, err := as(daveUID, "env", "HOME=/nonexistent", bin, "review", "list", "--team", "eng", repo("dave"))
+	if err != nil || !strings.Contains(out, "mindmount/proposal/dave/1") {
+		t.Fatalf("dave's review list: %v\n%s\n%s", err, out, s.logs)
+	}
+	f := strings.Fields(out) // BRANCH tip SHA by AUTHOR PATHS
+	if len(f) < 3 || f[1] != "tip" {
+		t.Fatalf("dave's review list: %q", out)
+	}
+	tip := f[2]
+	if out, err := as(daveUID, "env", "HOME=/nonexistent", bin, "review", "approve", "--team", "eng", "--tip", tip, repo("dave"), "mindmount/proposal/dave/1"); err == nil || !strings.Contains(out, "maintain") {
+		t.Fatalf("dave approved his own proposal: %v\n%s", err, out)
+	}
+	if out, err := as(aliceUID, "env", "HOME=/nonexistent", bin, "review", "approve", "--team", "eng", "--tip", tip, repo("alice"), "mindmount/proposal/dave/1"); err != nil || !strings.Contains(out, "approved") {
+		t.Fatalf("alice's approval: %v\n%s\n%s", err, out, s.logs)
+	}
+	if got := engGit(t, engDir, "show", "HEAD:"+engLog); !strings.Contains(got, "DAVE-LINE") {
+		t.Fatalf("approved, eng's HEAD holds:\n%s", got)
+	}
+	if br := engGit(t, engDir, "branch", "--list", "mindmount/proposal/dave/*"); br != "" {
+		t.Fatalf("the approved branch stays: %q", br)
+	}
 }

@@ -2,11 +2,15 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 
 	"github.com/mindmount/mindmount/fs/mount"
+	"github.com/mindmount/mindmount/memgraph/team"
+	"github.com/mindmount/mindmount/serve/control"
 	"github.com/mindmount/mindmount/serve/host"
 )
 
@@ -20,6 +24,7 @@ import (
 // be made stays read-only too.
 func forwardTeams(rt *host.Runtime, teams []mount.Team, log *slog.Logger) []mount.Team {
 	base := filepath.Join(rt.Repo.GitDir(), "mindmount", "team-stage")
+	handleTeamReview(rt, teams)
 	for i, t := range teams {
 		if t.Tracker != nil || !t.Role.Mutates() {
 			continue
@@ -48,4 +53,30 @@ func (f teamForward) Put(ctx context.Context, rel, base string, data []byte) err
 func (f teamForward) Remove(ctx context.Context, rel, base string) error {
 	_, err := f.c.Remove(ctx, rel, base)
 	return err
+}
+
+// handleTeamReview answers "mindmount review --team" run by the user on
+// her repository: the worker asks the team's writer with its own uid (the
+// user's), which decides by her role; a team she is not in is refused
+// here, before anything is asked.
+func handleTeamReview(rt *host.Runtime, teams []mount.Team) {
+	mine := map[string]bool{}
+	for _, t := range teams {
+		mine[t.Name] = true
+	}
+	rt.Handle(control.TeamReview, func(ctx context.Context, req control.Request) (control.Answer, error) {
+		a := req.TeamReview
+		if a == nil {
+			return control.Answer{}, fmt.Errorf("team review: nothing asked")
+		}
+		if !mine[a.Team] {
+			return control.Answer{}, fmt.Errorf("%w: %q", team.ErrNotMember, a.Team)
+		}
+		res, err := host.TeamClient{Socket: host.TeamSocket(rt.Root, a.Team)}.Review(ctx, host.TeamOp(a.Op), a.Branch, a.Tip)
+		if err != nil {
+			return control.Answer{}, err
+		}
+		data, err := json.Marshal(res)
+		return control.Answer{Data: data}, err
+	})
 }

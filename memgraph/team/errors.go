@@ -7,3 +7,7 @@ import "errors"
 // between a member's worker and the team's writer, and EROFS in a mount
 // (fs/mount's errno table). A stranger's change is ErrNotMember.
 var ErrReadOnly = errors.New("this team is read-only for you")
+
+// ErrNotMaintainer is a team's writer's refusal of an approval or a
+// rejection by a member whose role is not maintain.
+var ErrNotMaintainer = errors.New("approving and rejecting a team's proposals need the maintain role")

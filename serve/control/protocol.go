@@ -46,6 +46,7 @@ const (
 	Reject      Verb = "review reject"  // drop waiting dream N (Reason); answers the rejection's commit
 	Add         Verb = "add"            // write one new memory (Memory); answers its path in Data and the commit
 	Recall      Verb = "recall"         // rank the daemon's own memories for a question (Question); answers a RecallResult in Data
+	TeamReview  Verb = "team review"    // list, approve or reject a team's proposals (TeamReview) through the team's writer; answers its result in Data
 
 	// Streams (Server.HandleStream, Attach): after the answer the
 	// connection carries the door's own protocol.
@@ -66,6 +67,18 @@ type Request struct {
 	Memory *NewMemory `json:"memory,omitempty"`
 	// Question is recall's question.
 	Question *Question `json:"question,omitempty"`
+	// TeamReview is team review's ask.
+	TeamReview *TeamReviewAsk `json:"team_review,omitempty"`
+}
+
+// TeamReviewAsk is what "mindmount review --team" asks a serve member's
+// worker, which asks the team's writer with its own uid: Op "list",
+// "approve" (Branch at Tip) or "reject" (Branch at Tip).
+type TeamReviewAsk struct {
+	Team   string `json:"team"`
+	Op     string `json:"op"`
+	Branch string `json:"branch,omitempty"`
+	Tip    string `json:"tip,omitempty"`
 }
 
 // Question is what "mindmount recall" asks a daemon: the daemon ranks the

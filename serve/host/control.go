@@ -15,9 +15,17 @@ import (
 // beside it. The runtime serves consolidation and review; a service adds
 // its own verbs (Handle).
 
-// The errors of consolidation and review this side's handlers return
-// travel by name, so the command that asked matches them with errors.Is.
-func init() { control.NameErrors(consolidate.ErrorNames()) }
+// The errors of consolidation and review this side's handlers return, and
+// a team's writer's refusals a worker passes on, travel by name, so the
+// command that asked matches them with errors.Is.
+func init() {
+	control.NameErrors(consolidate.ErrorNames())
+	named := make(map[string]error, len(teamKinds))
+	for name, err := range teamKinds {
+		named["team-"+name] = err
+	}
+	control.NameErrors(named)
+}
 
 // listenControl opens the socket and serves it until ctx ends. A socket
 // that cannot be opened (another daemon answers there) is logged: the

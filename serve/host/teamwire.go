@@ -10,12 +10,14 @@ import (
 	"log/slog"
 	"net"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/mindmount/mindmount/fs/gitrepo"
 	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/memgraph/team"
+	"github.com/mindmount/mindmount/serve/proposal"
 )
 
 // The wire between a member's worker and its team's writer: one request
@@ -67,6 +69,11 @@ var teamKinds = map[string]error{
 	"invalid":    tracker.ErrInvalid,
 	"bad-path":   gitrepo.ErrBadPath,
 	"git-busy":   tracker.ErrGitBusy,
+	// The review's refusals.
+	"not-maintainer": team.ErrNotMaintainer,
+	"no-proposal":    proposal.ErrNoProposal,
+	"moved":          proposal.ErrMoved,
+	"conflict":       proposal.ErrConflict,
 }
 
 // TeamError is the writer's refusal as the member's worker sees it: its
@@ -163,7 +170,16 @@ func parseTeamChange(line []byte) (TeamChange, error) {
 // checkedChange is c when it is a known change of a path git can hold
 // (gitrepo.CheckPath) with a base that is a blob id or none.
 func checkedChange(c TeamChange) (TeamChange, error) {
-	if c.Op != TeamPut && c.Op != TeamRemove {
+	switch c.Op {
+	case TeamList:
+		return c, nil
+	case TeamApprove, TeamReject:
+		if !strings.HasPrefix(c.Branch, proposal.Prefix) || c.Tip == "" {
+			return TeamChange{}, fmt.Errorf("%w: %q at %q", proposal.ErrNoProposal, c.Branch, c.Tip)
+		}
+		return c, nil
+	case TeamPut, TeamRemove:
+	default:
 		return TeamChange{}, fmt.Errorf("unknown change %q", c.Op)
 	}
 	if err := gitrepo.CheckPath(c.Path); err != nil {
@@ -187,6 +203,17 @@ func (tc TeamClient) Put(ctx context.Context, rel, base string, data []byte) (Te
 		data = []byte{}
 	}
 	return tc.ask(ctx, TeamChange{Op: TeamPut, Path: rel, Base: base, Data: data})
+}
+
+// Review asks the team's writer to list the team's proposals (op
+// TeamList), or to approve or reject branch at tip.
+func (tc TeamClient) Review(ctx context.Context, op TeamOp, branch, tip string) (TeamResult, error) {
+	switch op {
+	case TeamList, TeamApprove, TeamReject:
+	default:
+		return TeamResult{}, fmt.Errorf("unknown review %q", op)
+	}
+	return tc.ask(ctx, TeamChange{Op: op, Branch: branch, Tip: tip})
 }
 
 // Remove asks the team's writer to remove rel, which was base.

@@ -21,6 +21,12 @@ type TeamOp string
 const (
 	TeamPut    TeamOp = "put"
 	TeamRemove TeamOp = "remove"
+	// The proposals' review: any member lists them; a maintainer
+	// approves (a merge on HEAD) or rejects (the branch deleted) one,
+	// named by its branch at the tip that was shown.
+	TeamList    TeamOp = "list"
+	TeamApprove TeamOp = "approve"
+	TeamReject  TeamOp = "reject"
 )
 
 // TeamChange is one member's change of one file of the team.
@@ -31,6 +37,9 @@ type TeamChange struct {
 	// found it, "" when it had none: a file changed since is merged.
 	Base string `json:"base,omitempty"`
 	Data []byte `json:"data,omitempty"` // Put's whole new content
+	// Branch and Tip name the proposal of an approval or a rejection.
+	Branch string `json:"branch,omitempty"`
+	Tip    string `json:"tip,omitempty"`
 }
 
 // TeamResult is what became of a change: a commit of the team's HEAD, or
@@ -39,6 +48,8 @@ type TeamResult struct {
 	Commit   string `json:"commit,omitempty"`
 	Proposal string `json:"proposal,omitempty"`
 	Note     string `json:"note,omitempty"`
+	// Proposals is what List found waiting.
+	Proposals []proposal.Proposal `json:"proposals,omitempty"`
 }
 
 // TeamMember is a member as the team's writer knows them: the user
@@ -77,11 +88,15 @@ func (tw *TeamWriter) Do(ctx context.Context, uid uint32, c TeamChange) (TeamRes
 	if !ok {
 		return TeamResult{}, fmt.Errorf("%w %s (uid %d)", team.ErrNotMember, tw.Name, uid)
 	}
-	if !m.Role.Mutates() {
-		return TeamResult{}, fmt.Errorf("%w: %s is %s in %s", team.ErrReadOnly, m.User, m.Role, tw.Name)
-	}
 	if _, err := checkedChange(c); err != nil {
 		return TeamResult{}, err
+	}
+	switch c.Op {
+	case TeamList, TeamApprove, TeamReject:
+		return tw.review(ctx, m, c)
+	}
+	if !m.Role.Mutates() {
+		return TeamResult{}, fmt.Errorf("%w: %s is %s in %s", team.ErrReadOnly, m.User, m.Role, tw.Name)
 	}
 	tw.mu.Lock()
 	defer tw.mu.Unlock()
@@ -148,4 +163,25 @@ func (tw *TeamWriter) merge(c TeamChange) (changes []gitrepo.Change, conflict bo
 		return nil, false, err
 	}
 	return []gitrepo.Change{{Path: c.Path, Data: m.Data, Delete: m.Deleted}}, false, nil
+}
+
+// review answers the proposals' review for member m: the list for any
+// member, an approval or a rejection for a maintainer only, each through
+// the team's tracker (its gate judges the merge).
+func (tw *TeamWriter) review(ctx context.Context, m TeamMember, c TeamChange) (TeamResult, error) {
+	if c.Op == TeamList {
+		ps, err := proposal.List(tw.Repo)
+		return TeamResult{Proposals: ps}, err
+	}
+	if !m.Role.Approves() {
+		return TeamResult{}, fmt.Errorf("%w: %s is %s in %s", team.ErrNotMaintainer, m.User, m.Role, tw.Name)
+	}
+	tw.mu.Lock()
+	defer tw.mu.Unlock()
+	who := gitrepo.Author{Name: m.User, Email: m.User + "@" + tw.Name + ".mindmount"}
+	if c.Op == TeamReject {
+		return TeamResult{}, proposal.Reject(ctx, tw.Writer, tw.Repo, c.Branch, c.Tip, who)
+	}
+	hash, err := proposal.Approve(ctx, tw.Writer, tw.Repo, c.Branch, c.Tip, who)
+	return TeamResult{Commit: hash}, err
 }

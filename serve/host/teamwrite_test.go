@@ -165,3 +165,63 @@ func TestTeamWireRefusesStranger(t *testing.T) {
 		t.Fatalf("a member's put: %+v %v", res, err)
 	}
 }
+
+// TestTeamWriterReview: any member lists the waiting proposals; only a
+// maintainer approves (the proposal merged on HEAD) or rejects (the
+// branch gone); a writer's or a proposer's verdict is refused and
+// nothing moves; a tip that is not the proposal's is refused.
+func TestTeamWriterReview(t *testing.T) {
+	ctx := context.Background()
+	dir, _, tw := teamWriter(t)
+	propose := func() host.TeamResult {
+		t.Helper()
+		old, _ := os.ReadFile(filepath.Join(dir, tea))
+		res, err := tw.Do(ctx, 1002, host.TeamChange{Op: host.TeamPut, Path: tea, Base: gitrepo.BlobID(old), Data: append(old, "pete's line\n"...)})
+		if err != nil || res.Proposal == "" {
+			t.Fatalf("propose: %+v %v", res, err)
+		}
+		return res
+	}
+	p := propose()
+	list, err := tw.Do(ctx, 1001, host.TeamChange{Op: host.TeamList})
+	if err != nil || len(list.Proposals) != 1 || list.Proposals[0].Branch != p.Proposal {
+		t.Fatalf("a reader's list: %+v %v", list, err)
+	}
+	tip := list.Proposals[0].Tip
+	head := conformance.Git(t, dir, "rev-parse", "HEAD")
+	for _, uid := range []uint32{1001, 1002, 1003} {
+		for _, op := range []host.TeamOp{host.TeamApprove, host.TeamReject} {
+			if _, err := tw.Do(ctx, uid, host.TeamChange{Op: op, Branch: p.Proposal, Tip: tip}); !errors.Is(err, team.ErrNotMaintainer) {
+				t.Fatalf("uid %d %s: %v, want ErrNotMaintainer", uid, op, err)
+			}
+		}
+	}
+	if _, err := tw.Do(ctx, 4242, host.TeamChange{Op: host.TeamList}); !errors.Is(err, team.ErrNotMember) {
+		t.Fatalf("a stranger's list: %v", err)
+	}
+	if _, err := tw.Do(ctx, 1004, host.TeamChange{Op: host.TeamApprove, Branch: p.Proposal, Tip: "0000000"}); err == nil {
+		t.Fatal("an approval at another tip was taken")
+	}
+	if now := conformance.Git(t, dir, "rev-parse", "HEAD"); now != head {
+		t.Fatalf("a refused verdict moved HEAD %s -> %s", head, now)
+	}
+	res, err := tw.Do(ctx, 1004, host.TeamChange{Op: host.TeamApprove, Branch: p.Proposal, Tip: tip})
+	if err != nil || res.Commit == "" {
+		t.Fatalf("the maintainer's approval: %+v %v", res, err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, tea)); !strings.Contains(string(got), "pete's line") {
+		t.Fatalf("approved, the tree holds %q", got)
+	}
+	p2 := propose()
+	list, _ = tw.Do(ctx, 1004, host.TeamChange{Op: host.TeamList})
+	if len(list.Proposals) != 1 || list.Proposals[0].Branch != p2.Proposal {
+		t.Fatalf("after the approval the list is %+v", list)
+	}
+	head = conformance.Git(t, dir, "rev-parse", "HEAD")
+	if _, err := tw.Do(ctx, 1004, host.TeamChange{Op: host.TeamReject, Branch: p2.Proposal, Tip: list.Proposals[0].Tip}); err != nil {
+		t.Fatalf("the maintainer's rejection: %v", err)
+	}
+	if list, _ = tw.Do(ctx, 1004, host.TeamChange{Op: host.TeamList}); len(list.Proposals) != 0 || conformance.Git(t, dir, "rev-parse", "HEAD") != head {
+		t.Fatalf("after the rejection: %+v", list)
+	}
+}
