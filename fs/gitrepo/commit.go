@@ -557,7 +557,7 @@ func (r *Repo) settleIndex(lock *os.File, todo, changed []pending) (taken bool, 
 	}
 	if dirty {
 		taken = true
-		if err := r.commitIndex(lock, idx); err != nil {
+		if err := r.commitIndex(lock, idx, commitPoints); err != nil {
 			return taken, err
 		}
 	}

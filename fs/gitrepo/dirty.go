@@ -187,7 +187,7 @@ func (r *Repo) refreshIndex(key fileKey, fresh map[string]fs.FileInfo) {
 	if err != nil {
 		return // a git command holds the index: skip, do not wait
 	}
-	failpoint.Inject(failpoint.IndexLocked)
+	failpoint.Inject(failpoint.RefreshLocked)
 	idx, err := r.idx.load()
 	if err != nil || r.idx.key != key {
 		r.unlockIndex(lock) // changed since the walk (a git command)
@@ -205,7 +205,7 @@ func (r *Repo) refreshIndex(key fileKey, fresh map[string]fs.FileInfo) {
 	if hashHook != nil {
 		hashHook("refresh")
 	}
-	r.commitIndex(lock, idx) // on failure it removes the lock and forgets the cache
+	r.commitIndex(lock, idx, refreshPoints) // on failure it removes the lock and forgets the cache
 }
 
 // statClean compares the stat data git keeps in an index entry.

@@ -146,7 +146,7 @@ func TestDirtyRefreshLeavesForeignLock(t *testing.T) {
 // refresh: what it leaves is a valid index (git fsck and status clean
 // after RecoverLocks), and Dirty afterwards reports nothing.
 func TestDirtyRefreshCrash(t *testing.T) {
-	for _, point := range []string{failpoint.IndexLocked, failpoint.IndexWritten, failpoint.IndexRenamed} {
+	for _, point := range []string{failpoint.RefreshLocked, failpoint.RefreshWritten, failpoint.RefreshRenamed} {
 		t.Run(point, func(t *testing.T) {
 			_, dir := staleRepo(t, 8)
 			crashChild(t, dir, point, "dirty", "")

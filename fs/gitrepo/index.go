@@ -165,16 +165,25 @@ func (r *Repo) unlockIndex(f *os.File) {
 	r.dropOwner("index")
 }
 
+// indexPoints are the failpoints of an index write: after the lock file
+// is written, after it is renamed.
+type indexPoints struct{ written, renamed string }
+
+var (
+	commitPoints  = indexPoints{failpoint.IndexWritten, failpoint.IndexRenamed}
+	refreshPoints = indexPoints{failpoint.RefreshWritten, failpoint.RefreshRenamed}
+)
+
 // commitIndex writes idx into the held lock file and renames it over
 // .git/index, which is how git replaces the index atomically.
-func (r *Repo) commitIndex(f *os.File, idx *index.Index) error {
+func (r *Repo) commitIndex(f *os.File, idx *index.Index, points indexPoints) error {
 	r.idxBuf = encodeIndex(r.idxBuf[:0], idx)
 	_, err := f.Write(r.idxBuf)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil {
-		failpoint.Inject(failpoint.IndexWritten)
+		failpoint.Inject(points.written)
 		err = os.Rename(f.Name(), r.idx.path)
 	}
 	if err != nil {
@@ -184,7 +193,7 @@ func (r *Repo) commitIndex(f *os.File, idx *index.Index) error {
 		return fmt.Errorf("write git index: %w", err)
 	}
 	r.dropOwner("index")
-	failpoint.Inject(failpoint.IndexRenamed)
+	failpoint.Inject(points.renamed)
 	if fi, serr := os.Stat(r.idx.path); serr == nil {
 		r.idx.idx, r.idx.key = idx, keyOf(fi)
 	} else {

@@ -205,7 +205,7 @@ func (r *Repo) repairIndexLocked() ([]string, error) {
 		out.Entries = append(out.Entries, newEntry(rel, abs, he.hash, he.mode, data))
 	}
 	sort.SliceStable(out.Entries, func(i, j int) bool { return entryLess(out.Entries[i], out.Entries[j]) })
-	if err := r.commitIndex(lock, out); err != nil {
+	if err := r.commitIndex(lock, out, commitPoints); err != nil {
 		return nil, err
 	}
 	sort.Strings(fixed)

@@ -37,6 +37,12 @@ const (
 	// yet. For a consolidation this is also "the cursor is written": the
 	// cursor is the last file of its Apply, so one point covers both.
 	WorktreeWritten = "worktree-written"
+	// The same three steps when a scan stores refreshed stat data in
+	// .git/index (no commit): named apart, so a test of a commit's crash
+	// is not killed by the scan a daemon makes when it starts.
+	RefreshLocked  = "refresh-index-locked"
+	RefreshWritten = "refresh-index-written"
+	RefreshRenamed = "refresh-index-renamed"
 )
 
 var (
