@@ -70,3 +70,43 @@ func TestPromote(t *testing.T) {
 		t.Errorf("promote to a team not attached: exit %d %s", code, errs)
 	}
 }
+
+// TestPromoteByRole: a proposer's promotion into a joined team is a
+// proposal branch (the team's HEAD and work tree do not move); a
+// reader's is refused.
+func TestPromoteByRole(t *testing.T) {
+	personal := mgRepo(t, map[string]string{
+		"user.md":                      "# User\n",
+		"user_memory/deploy-freeze.md": recallTestMemory("Deploy Freeze", "No deploys on Fridays", "The team never deploys on Fridays.", "active"),
+	})
+	team := mgRepo(t, map[string]string{"user.md": "# Team\n"})
+	role := "propose"
+	saved := teamsOf
+	t.Cleanup(func() { teamsOf = saved })
+	teamsOf = func(string) ([]teamDir, error) { return []teamDir{{Name: "eng", Dir: team, Role: role}}, nil }
+	git := func(args ...string) string {
+		out, err := exec.Command("git", append([]string{"-C", team}, args...)...).Output()
+		if err != nil {
+			t.Fatalf("git %v: %v", args, err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	head := git("rev-parse", "HEAD")
+	out, errs, code := runMindmount(t, "promote", personal, "user_memory/deploy-freeze.md", "--team", "eng", "--user", "pete")
+	if code != 0 || !strings.Contains(out, "proposal mindmount/proposal/pete/1") {
+		t.Fatalf("a proposer's promotion: exit %d\n%s%s", code, out, errs)
+	}
+	if git("rev-parse", "HEAD") != head {
+		t.Fatal("a proposer's promotion moved the team's HEAD")
+	}
+	if _, err := os.Stat(filepath.Join(team, "user_memory/deploy-freeze.md")); err == nil {
+		t.Fatal("a proposer's promotion is in the team's work tree")
+	}
+	if show := git("show", "mindmount/proposal/pete/1:user_memory/deploy-freeze.md"); !strings.Contains(show, "promoted_from: pete:") {
+		t.Fatalf("the proposal holds:\n%s", show)
+	}
+	role = "read"
+	if _, errs, code := runMindmount(t, "promote", personal, "user_memory/deploy-freeze.md", "--team", "eng", "--user", "pete"); code == 0 || !strings.Contains(errs, "read") {
+		t.Fatalf("a reader's promotion: exit %d %s", code, errs)
+	}
+}

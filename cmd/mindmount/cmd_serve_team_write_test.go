@@ -139,6 +139,7 @@ func TestServeTeamWrite(t *testing.T) {
 		}
 	}
 	reviewServedProposal(t, s, engDir)
+	promoteServed(t, s, engDir)
 	// carol, no member, is refused by the kernel at the socket (it is
 	// the team's group's), and cannot read eng either.
 	sock := host.TeamSocket(root, "eng")
@@ -295,5 +296,56 @@ func reviewServedProposal(t *testing.T, s *served, engDir string) {
 	}
 	if br := engGit(t, engDir, "branch", "--list", "mindmount/proposal/dave/*"); br != "" {
 		t.Fatalf("the approved branch stays: %q", br)
+	}
+}
+
+// promoteServed: under serve, "mindmount promote" on a member's own
+// repository asks her worker: alice (maintain) promotes a committed
+// memory of hers, which lands on eng's HEAD with promoted_from and
+// without its access log; a second promotion to the same path is
+// refused; dave (propose) promotes his as a proposal branch; bob (read)
+// is refused and eng's HEAD does not move.
+func promoteServed(t *testing.T, s *served, engDir string) {
+	t.Helper()
+	bin := userBinary(t)
+	rel := "user_memory/promo.md"
+	memory := "---\ndescription: Promo fact\n---\n# Promo fact\n\n## Fact\nPROMO-CANARY.\n\n## Access log\n- used, 01.02.26\n"
+	for _, u := range []struct {
+		uid int
+		id  string
+	}{{aliceUID, "alice"}, {daveUID, "dave"}, {bobUID, "bob"}} {
+		if err := os.WriteFile(filepath.Join(s.mnt, u.id, rel), []byte(strings.Replace(memory, "PROMO", "PROMO-"+u.id, 1)), 0o644); err != nil {
+			t.Fatalf("%s's memory: %v", u.id, err)
+		}
+		s.waitCommit(t, u.id, rel, "PROMO-"+u.id)
+	}
+	promote := func(uid int, id string) (string, error) {
+		return as(uid, "env", "HOME=/nonexistent", bin, "promote", filepath.Join(s.root, "users", id), rel, "--team", "eng")
+	}
+	if out, err := promote(aliceUID, "alice"); err != nil || !strings.Contains(out, "promoted") {
+		t.Fatalf("alice's promotion: %v\n%s\n%s", err, out, s.logs)
+	}
+	got := engGit(t, engDir, "show", "HEAD:"+rel)
+	if !strings.Contains(got, "PROMO-alice-CANARY") || !strings.Contains(got, "promoted_from: alice:") || strings.Contains(got, "used, 01.02.26") {
+		t.Fatalf("the promoted memory on eng's HEAD:\n%s", got)
+	}
+	head := engGit(t, engDir, "rev-parse", "HEAD")
+	if out, err := promote(aliceUID, "alice"); err == nil || !strings.Contains(out, "already has") {
+		t.Fatalf("a second promotion to the same path: %v\n%s", err, out)
+	}
+	if out, err := promote(bobUID, "bob"); err == nil || !strings.Contains(out, "read") {
+		t.Fatalf("bob's promotion: %v\n%s", err, out)
+	}
+	if now := engGit(t, engDir, "rev-parse", "HEAD"); now != head {
+		t.Fatalf("a refused promotion moved eng's HEAD %s -> %s", head, now)
+	}
+	os.Remove(filepath.Join(s.mnt, "alice/shared/eng", rel)) // forwarded: the path is free again
+	waitAs(t, s, daveUID, "cat "+filepath.Join(s.mnt, "dave/shared/eng", rel), func(_ string, err error) bool { return err != nil })
+	head = engGit(t, engDir, "rev-parse", "HEAD")
+	if out, err := promote(daveUID, "dave"); err != nil || !strings.Contains(out, "proposal mindmount/proposal/dave/") {
+		t.Fatalf("dave's promotion: %v\n%s\n%s", err, out, s.logs)
+	}
+	if now := engGit(t, engDir, "rev-parse", "HEAD"); now != head {
+		t.Fatalf("a proposer's promotion moved eng's HEAD %s -> %s", head, now)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/mindmount/mindmount/fs/mount"
+	"github.com/mindmount/mindmount/memgraph"
 	"github.com/mindmount/mindmount/memgraph/team"
 	"github.com/mindmount/mindmount/serve/control"
 	"github.com/mindmount/mindmount/serve/host"
@@ -25,6 +26,7 @@ import (
 func forwardTeams(rt *host.Runtime, teams []mount.Team, log *slog.Logger) []mount.Team {
 	base := filepath.Join(rt.Repo.GitDir(), "mindmount", "team-stage")
 	handleTeamReview(rt, teams)
+	handleTeamPromote(rt, teams)
 	for i, t := range teams {
 		if t.Tracker != nil || !t.Role.Mutates() {
 			continue
@@ -73,6 +75,45 @@ func handleTeamReview(rt *host.Runtime, teams []mount.Team) {
 			return control.Answer{}, fmt.Errorf("%w: %q", team.ErrNotMember, a.Team)
 		}
 		res, err := host.TeamClient{Socket: host.TeamSocket(rt.Root, a.Team)}.Review(ctx, host.TeamOp(a.Op), a.Branch, a.Tip)
+		if err != nil {
+			return control.Answer{}, err
+		}
+		data, err := json.Marshal(res)
+		return control.Answer{Data: data}, err
+	})
+}
+
+// handleTeamPromote answers "mindmount promote" run by the user on her
+// repository: the worker (her repository's writer, which reads its HEAD)
+// makes the promoted copy and hands it to the team's writer with its own
+// uid; the writer's gate judges it (secrets, names, validation) and her
+// role decides a commit or a proposal.
+func handleTeamPromote(rt *host.Runtime, teams []mount.Team) {
+	roles := map[string]team.Role{}
+	for _, t := range teams {
+		roles[t.Name] = t.Role
+	}
+	rt.Handle(control.TeamPromote, func(ctx context.Context, req control.Request) (control.Answer, error) {
+		a := req.TeamPromote
+		if a == nil {
+			return control.Answer{}, fmt.Errorf("team promote: nothing asked")
+		}
+		role, ok := roles[a.Team]
+		if !ok {
+			return control.Answer{}, fmt.Errorf("%w: %q", team.ErrNotMember, a.Team)
+		}
+		if !role.Mutates() {
+			return control.Answer{}, fmt.Errorf("%w: your role in %s is %s", team.ErrReadOnly, a.Team, role)
+		}
+		rel, ok := memgraph.CleanRel(a.Path)
+		if !ok || !memgraph.IsMemoryPath(rel) {
+			return control.Answer{}, fmt.Errorf("%s: not a memory file of the repository", memgraph.SafeLine(a.Path))
+		}
+		out, err := promotedCopy(rt.Repo, rt.ID, rel) // cmd_promote.go
+		if err != nil {
+			return control.Answer{}, err
+		}
+		res, err := host.TeamClient{Socket: host.TeamSocket(rt.Root, a.Team)}.Promote(ctx, rel, out)
 		if err != nil {
 			return control.Answer{}, err
 		}

@@ -47,6 +47,7 @@ const (
 	Add         Verb = "add"            // write one new memory (Memory); answers its path in Data and the commit
 	Recall      Verb = "recall"         // rank the daemon's own memories for a question (Question); answers a RecallResult in Data
 	TeamReview  Verb = "team review"    // list, approve or reject a team's proposals (TeamReview) through the team's writer; answers its result in Data
+	TeamPromote Verb = "team promote"   // copy a committed memory of the daemon's into a team (TeamPromote) through the team's writer; answers its result in Data
 
 	// Streams (Server.HandleStream, Attach): after the answer the
 	// connection carries the door's own protocol.
@@ -69,6 +70,15 @@ type Request struct {
 	Question *Question `json:"question,omitempty"`
 	// TeamReview is team review's ask.
 	TeamReview *TeamReviewAsk `json:"team_review,omitempty"`
+	// TeamPromote is team promote's ask.
+	TeamPromote *TeamPromoteAsk `json:"team_promote,omitempty"`
+}
+
+// TeamPromoteAsk is what "mindmount promote" asks a serve member's
+// worker: its committed memory Path, copied into Team.
+type TeamPromoteAsk struct {
+	Team string `json:"team"`
+	Path string `json:"path"`
 }
 
 // TeamReviewAsk is what "mindmount review --team" asks a serve member's

@@ -71,6 +71,7 @@ var teamKinds = map[string]error{
 	"git-busy":   tracker.ErrGitBusy,
 	// The review's refusals.
 	"not-maintainer": team.ErrNotMaintainer,
+	"path-taken":     team.ErrPathTaken,
 	"no-proposal":    proposal.ErrNoProposal,
 	"moved":          proposal.ErrMoved,
 	"conflict":       proposal.ErrConflict,
@@ -214,6 +215,12 @@ func (tc TeamClient) Review(ctx context.Context, op TeamOp, branch, tip string) 
 		return TeamResult{}, fmt.Errorf("unknown review %q", op)
 	}
 	return tc.ask(ctx, TeamChange{Op: op, Branch: branch, Tip: tip})
+}
+
+// Promote hands the team's writer a promoted copy of a member's memory,
+// for a path the team does not have yet.
+func (tc TeamClient) Promote(ctx context.Context, rel string, data []byte) (TeamResult, error) {
+	return tc.ask(ctx, TeamChange{Op: TeamPut, Path: rel, Data: data, Promoted: true})
 }
 
 // Remove asks the team's writer to remove rel, which was base.

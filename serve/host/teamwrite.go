@@ -37,6 +37,9 @@ type TeamChange struct {
 	// found it, "" when it had none: a file changed since is merged.
 	Base string `json:"base,omitempty"`
 	Data []byte `json:"data,omitempty"` // Put's whole new content
+	// Promoted marks a promotion (Put): a copy of a member's personal
+	// memory, refused when the team has the path already (ErrPathTaken).
+	Promoted bool `json:"promoted,omitempty"`
 	// Branch and Tip name the proposal of an approval or a rejection.
 	Branch string `json:"branch,omitempty"`
 	Tip    string `json:"tip,omitempty"`
@@ -104,12 +107,20 @@ func (tw *TeamWriter) Do(ctx context.Context, uid uint32, c TeamChange) (TeamRes
 	if err != nil {
 		return TeamResult{}, err
 	}
+	if c.Promoted {
+		if _, had, err := tw.Repo.ReadHead(c.Path); err != nil || had {
+			return TeamResult{}, errors.Join(err, fmt.Errorf("%w: %s", team.ErrPathTaken, c.Path))
+		}
+	}
 	changes, conflict, err := tw.merge(c)
 	if err != nil {
 		return TeamResult{}, err
 	}
 	who := gitrepo.Author{Name: m.User, Email: m.User + "@" + tw.Name + ".mindmount"}
 	msg := fmt.Sprintf("%s %s\n\nMindmount-User: %s\n", c.Op, c.Path, m.User)
+	if c.Promoted {
+		msg = fmt.Sprintf("mindmount promote: %s from %s\n\nMindmount-User: %s\n", c.Path, m.User, m.User)
+	}
 	if conflict || !m.Role.Commits() {
 		note := "proposed by a member whose role is " + string(m.Role)
 		if conflict {
