@@ -26,6 +26,10 @@ func Dial(ctx context.Context, path string) (net.Conn, error) {
 	return c, err
 }
 
+// ListenUnix binds a unix socket at path, however long path is (a team
+// writer's socket under a deep ROOT): see listen.
+func ListenUnix(path string) (*net.UnixListener, error) { return listen(path) }
+
 // listen binds a unix socket at path, however long path is. The listener
 // does not remove its file when closed: the name it was bound by may be a
 // handle that is gone by then (Server.Serve removes path itself).

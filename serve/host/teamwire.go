@@ -17,6 +17,7 @@ import (
 	"github.com/mindmount/mindmount/fs/gitrepo"
 	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/memgraph/team"
+	"github.com/mindmount/mindmount/serve/control"
 	"github.com/mindmount/mindmount/serve/proposal"
 )
 
@@ -231,8 +232,7 @@ func (tc TeamClient) Remove(ctx context.Context, rel, base string) (TeamResult, 
 func (tc TeamClient) ask(ctx context.Context, req TeamChange) (TeamResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, teamWait)
 	defer cancel()
-	var d net.Dialer
-	c, err := d.DialContext(ctx, "unix", tc.Socket)
+	c, err := control.Dial(ctx, tc.Socket) // however long ROOT is
 	if err != nil {
 		return TeamResult{}, fmt.Errorf("the team's writer: %w", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mindmount/mindmount/memgraph/team"
+	"github.com/mindmount/mindmount/serve/control"
 )
 
 // TeamWorkerCommand is the mindmount subcommand of a team's writer.
@@ -123,11 +124,11 @@ func listenTeam(path string, gid uint32) (*net.UnixListener, error) {
 	}
 	os.Chmod(dir, 0o755)
 	os.Remove(path)
-	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	// However long ROOT is: a socket's address holds 107 bytes.
+	ln, err := control.ListenUnix(path)
 	if err != nil {
 		return nil, err
 	}
-	ln.SetUnlinkOnClose(false)
 	if err := os.Chown(path, 0, int(gid)); err != nil {
 		ln.Close()
 		return nil, err
