@@ -355,3 +355,14 @@ func checkStatus(b []byte, uid, gid uint32, wasRoot bool, groups ...uint32) erro
 	}
 	return nil
 }
+
+// failed ends a spare that did not become its user's worker (killed,
+// waited for) and returns err with the last words it printed.
+func (sp *spare) failed(err error) error {
+	sp.cmd.Process.Kill()
+	<-sp.done
+	if last := sp.tail.String(); last != "" {
+		err = fmt.Errorf("%w; it said: %s", err, last)
+	}
+	return err
+}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/fs/tracker/conformance"
 	"github.com/mindmount/mindmount/memgraph/team"
+	"github.com/mindmount/mindmount/serve/control"
 	"github.com/mindmount/mindmount/serve/host"
 )
 
@@ -138,7 +138,7 @@ func TestTeamWriterStaleBase(t *testing.T) {
 func TestTeamWireRefusesStranger(t *testing.T) {
 	dir, _, tw := teamWriter(t)
 	sock := filepath.Join(t.TempDir(), "t.sock")
-	ln, err := net.Listen("unix", sock)
+	ln, err := control.ListenUnix(sock) // CI's TMPDIR is longer than an address holds
 	if err != nil {
 		t.Fatal(err)
 	}

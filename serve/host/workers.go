@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -528,35 +529,9 @@ func (ws *Workers) start(ctx context.Context, w *worker) error {
 	e := w.entry
 	w.mu.Unlock()
 	ws.release(w) // what a dead process left, if its watcher has not yet
-	dir := UserDir(ws.cfg.Root, e.ID)
-	if !IsMindmountRepo(dir) {
-		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("repository %s is missing", dir)
-		}
-		return NotMindmountError(dir)
-	}
-	asRoot := os.Geteuid() == 0
-	if !asRoot && (e.UID != uint32(os.Getuid()) || e.GID != uint32(os.Getgid())) {
-		return fmt.Errorf("user %s (uid %d): %w", e.ID, e.UID, ErrNeedsRoot)
-	}
-	if asRoot && e.UID == 0 {
-		return fmt.Errorf("user %s: %w", e.ID, ErrRootWorker)
-	}
-	if asRoot {
-		if err := checkReachable(ws.cfg.Root); err != nil {
-			return err
-		}
-		// The repository is the user's, private: the top of its mount is
-		// 0700, so the kernel itself refuses other users.
-		if err := os.Chmod(dir, 0o700); err != nil {
-			return err
-		}
-		if err := GiveTo(dir, e.UID, e.GID, w.oldIDs...); err != nil {
-			ws.log.Warn("some files in the repository stay root's", "user", e.ID, "err", err)
-		}
-		if err := ws.credentialsDir(w); err != nil {
-			return err
-		}
+	dir, err := ws.prepareRepo(w, e)
+	if err != nil {
+		return err
 	}
 	var files []*os.File
 	args := []string{"--repo", dir, "--user", e.ID, "--uid", strconv.Itoa(int(e.UID)), "--gid", strconv.Itoa(int(e.GID)), "--from-uid", strconv.Itoa(os.Geteuid())}
@@ -577,50 +552,28 @@ func (ws *Workers) start(ctx context.Context, w *worker) error {
 		return err
 	}
 	if ws.cfg.Mount != "" {
-		mnt = filepath.Join(ws.cfg.Mount, e.ID)
-		// A mount a dead worker left would hang the first look at the
-		// path: abort and detach it before anything touches mnt.
-		if err := mount.ClearStale(mnt); err != nil {
-			ws.log.Warn("a stale mount stays", "mountpoint", mnt, "err", err)
-		}
-		if err := os.MkdirAll(mnt, 0o755); err != nil {
+		if fuseFile, conn, mnt, err = ws.mountFor(e, dir); err != nil {
 			return err
 		}
-		f, err := mount.MountFd(dir, mnt, e.UID, e.GID)
-		if err != nil {
-			return err
-		}
-		fuseFile = f
-		conn, _ = mount.ConnOf(mnt)
-		files = append(files, f)
+		files = append(files, fuseFile)
 	}
-	httpName := "mindmount-" + randomName()
-	hln, err := listenAbstract(httpName)
-	if err != nil {
-		return fail(err)
-	}
-	hf, err := hln.(*net.UnixListener).File()
-	hln.Close() // the worker has its own descriptor of it
+	httpName, hf, err := listenWorkerHTTP()
 	if err != nil {
 		return fail(err)
 	}
 	defer hf.Close()
 	files = append(files, hf)
 	if ws.cfg.Pool != nil {
-		name := "mindmount-ctl-" + randomName()
-		ln, err := listenAbstract(name)
-		if err != nil {
+		var name string
+		if ctl, name, err = ws.serveModel(e); err != nil {
 			return fail(err)
 		}
-		ctl = &http.Server{Handler: llm.ServeRemote(ws.cfg.Pool.For(e.ID)), ReadHeaderTimeout: 10 * time.Second}
-		go ctl.Serve(&peerListener{Listener: ln, uid: e.UID})
 		args = append(args, "--ctl", name)
 	}
 	args = append(args, ws.cfg.Args...)
-	// A spare worker, already past exec and initialisation, becomes the
-	// user's: it drops to the user's uid and gid before it reads the
-	// flags' repository (host_spare.go). The next spare starts once this
-	// one serves, so it does not compete with this user's first read.
+	// A spare worker, past exec and initialisation, becomes the user's: it
+	// drops to their uid and gid before it reads the repository (spare.go);
+	// the next spare starts once this one serves, not beside its first read.
 	began := time.Now()
 	defer ws.refill()
 	sp, err := ws.takeSpare(e.ID)
@@ -631,9 +584,117 @@ func (ws *Workers) start(ctx context.Context, w *worker) error {
 		sp.kill()
 		return fail(err)
 	}
-	cmd, out, done := sp.cmd, sp.out, sp.done
+	cmd, done := sp.cmd, sp.done
+	cpu, err := ws.waitReady(ctx, sp.out) // the worker's CPU from its user to serving
+	if err != nil {
+		return fail(sp.failed(err))
+	}
+	w.mu.Lock()
+	var wasHeld *HeldBackError
+	errors.As(w.err, &wasHeld)
+	w.cmd, w.done, w.tail = cmd, done, sp.tail
+	w.fuse, w.conn, w.mnt, w.ctl = fuseFile, conn, mnt, ctl
+	w.proxy = workerProxy(httpName, ws.log.With("user", e.ID))
+	w.startedAt, w.stopping, w.err = time.Now(), false, nil
+	w.mu.Unlock()
+	ws.spawn(func() { ws.watch(w, done) })
+	if wasHeld != nil {
+		ws.saveHeld()
+	}
+	ws.log.Info("user's worker started", "user", e.ID, "uid", e.UID, "pid", cmd.Process.Pid, "ready_ms", time.Since(began).Milliseconds(), "cpu_ms", float64(cpu.Microseconds())/1000)
+	return nil
+}
+
+// listenWorkerHTTP opens the abstract socket a worker serves HTTP on: its
+// name (the front's proxy dials it) and the descriptor the worker gets.
+func listenWorkerHTTP() (string, *os.File, error) {
+	name := "mindmount-" + randomName()
+	ln, err := listenAbstract(name)
+	if err != nil {
+		return "", nil, err
+	}
+	f, err := ln.(*net.UnixListener).File()
+	ln.Close() // the worker has its own descriptor of it
+	return name, f, err
+}
+
+// serveModel serves user e's worker the model pool over an abstract
+// socket only e's uid may use: the server and the socket's name.
+func (ws *Workers) serveModel(e Entry) (*http.Server, string, error) {
+	name := "mindmount-ctl-" + randomName()
+	ln, err := listenAbstract(name)
+	if err != nil {
+		return nil, "", err
+	}
+	ctl := &http.Server{Handler: llm.ServeRemote(ws.cfg.Pool.For(e.ID)), ReadHeaderTimeout: 10 * time.Second}
+	go ctl.Serve(&peerListener{Listener: ln, uid: e.UID})
+	return ctl, name, nil
+}
+
+// prepareRepo checks that user e's repository may be served by a worker
+// of theirs and, as root, makes it theirs (0700, handed over) with its
+// credentials folder.
+func (ws *Workers) prepareRepo(w *worker, e Entry) (string, error) {
+	dir := UserDir(ws.cfg.Root, e.ID)
+	if !IsMindmountRepo(dir) {
+		if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+			return "", fmt.Errorf("repository %s is missing", dir)
+		}
+		return "", NotMindmountError(dir)
+	}
+	asRoot := os.Geteuid() == 0
+	if !asRoot && (e.UID != uint32(os.Getuid()) || e.GID != uint32(os.Getgid())) {
+		return "", fmt.Errorf("user %s (uid %d): %w", e.ID, e.UID, ErrNeedsRoot)
+	}
+	if asRoot && e.UID == 0 {
+		return "", fmt.Errorf("user %s: %w", e.ID, ErrRootWorker)
+	}
+	if asRoot {
+		if err := checkReachable(ws.cfg.Root); err != nil {
+			return "", err
+		}
+		// The repository is the user's, private: the top of its mount is
+		// 0700, so the kernel itself refuses other users.
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return "", err
+		}
+		if err := GiveTo(dir, e.UID, e.GID, w.oldIDs...); err != nil {
+			ws.log.Warn("some files in the repository stay root's", "user", e.ID, "err", err)
+		}
+		if err := ws.credentialsDir(w); err != nil {
+			return "", err
+		}
+	}
+	return dir, nil
+}
+
+// mountFor mounts user e's folder under serve's mount (a stale mount
+// left by a dead worker cleared first): the FUSE descriptor the worker
+// serves, its connection and the mount point.
+func (ws *Workers) mountFor(e Entry, dir string) (*os.File, int, string, error) {
+	mnt := filepath.Join(ws.cfg.Mount, e.ID)
+	// A mount a dead worker left would hang the first look at the
+	// path: abort and detach it before anything touches mnt.
+	if err := mount.ClearStale(mnt); err != nil {
+		ws.log.Warn("a stale mount stays", "mountpoint", mnt, "err", err)
+	}
+	if err := os.MkdirAll(mnt, 0o755); err != nil {
+		return nil, 0, "", err
+	}
+	f, err := mount.MountFd(dir, mnt, e.UID, e.GID)
+	if err != nil {
+		return nil, 0, "", err
+	}
+	conn, _ := mount.ConnOf(mnt)
+	return f, conn, mnt, nil
+}
+
+// waitReady waits for a worker's readiness line on out (and drains what
+// it prints after), at most 2 minutes; it returns the CPU the worker
+// reported spending from its user to serving.
+func (ws *Workers) waitReady(ctx context.Context, out io.Reader) (time.Duration, error) {
 	ready := make(chan error, 1)
-	var cpu time.Duration // the worker's CPU from its user to serving
+	var cpu time.Duration
 	go func() {
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {
@@ -650,36 +711,15 @@ func (ws *Workers) start(ctx context.Context, w *worker) error {
 		ready <- errors.New("the worker exited before it was ready (its log is above)")
 	}()
 	select {
-	case err = <-ready:
+	case err := <-ready:
+		return cpu, err
 	case <-time.After(2 * time.Minute):
-		err = errors.New("the worker was not ready after 2 minutes")
+		return 0, errors.New("the worker was not ready after 2 minutes")
 	case <-ctx.Done():
-		err = ctx.Err()
+		return 0, ctx.Err()
 	case <-ws.quit:
-		err = errShuttingDown
+		return 0, errShuttingDown
 	}
-	if err != nil {
-		cmd.Process.Kill()
-		<-done
-		if last := sp.tail.String(); last != "" {
-			err = fmt.Errorf("%w; it said: %s", err, last)
-		}
-		return fail(err)
-	}
-	w.mu.Lock()
-	var wasHeld *HeldBackError
-	errors.As(w.err, &wasHeld)
-	w.cmd, w.done, w.tail = cmd, done, sp.tail
-	w.fuse, w.conn, w.mnt, w.ctl = fuseFile, conn, mnt, ctl
-	w.proxy = workerProxy(httpName, ws.log.With("user", e.ID))
-	w.startedAt, w.stopping, w.err = time.Now(), false, nil
-	w.mu.Unlock()
-	ws.spawn(func() { ws.watch(w, done) })
-	if wasHeld != nil {
-		ws.saveHeld()
-	}
-	ws.log.Info("user's worker started", "user", e.ID, "uid", e.UID, "pid", cmd.Process.Pid, "ready_ms", time.Since(began).Milliseconds(), "cpu_ms", float64(cpu.Microseconds())/1000)
-	return nil
 }
 
 // confine moves a worker into its user's cgroup where the host allows it,
