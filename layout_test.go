@@ -228,7 +228,6 @@ func TestOneReaderOfTheUseStamp(t *testing.T) {
 // limit fails the test.
 var longFunctions = map[string]int{
 	"cmd/mindmount/cmd_worker.go runWorker": 100,
-	"fs/mount/server.go mount":              90,
 }
 
 // maxFuncLines is the longest a function may be, outside tests.

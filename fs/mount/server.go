@@ -35,22 +35,9 @@ func mount(mountpoint string, d deps, opt Options) (*fuse.Server, *mountState, e
 	if err != nil {
 		return nil, nil, err
 	}
-	mnt, err := filepath.Abs(mountpoint)
+	mnt, err := absMountpoint(dir, mountpoint, opt.AllowOther)
 	if err != nil {
 		return nil, nil, err
-	}
-	allowOther := ""
-	if opt.AllowOther {
-		allowOther = "--allow-other"
-	}
-	// A descriptor handed down by serve (/dev/fd/N) was mounted by the
-	// daemon, which checked the mountpoint; there is none to check here.
-	if !isPassedFd(mountpoint) {
-		if err := preflight(dir, mnt, allowOther); err != nil {
-			return nil, nil, err
-		}
-	} else {
-		mnt = mountpoint
 	}
 	m, err := newMountState(dir, d, opt, log)
 	if err != nil {
@@ -60,14 +47,7 @@ func mount(mountpoint string, d deps, opt Options) (*fuse.Server, *mountState, e
 		return nil, nil, err
 	}
 	if opt.Owner != nil && d.sandbox != nil {
-		// A served user's agents run in sandboxes and containers: name
-		// the one a write came from in the commit.
-		sb := newSandboxes()
-		m.callers.writer = func(pid uint32) {
-			if name := sb.of(pid); name != "" {
-				d.sandbox(name)
-			}
-		}
+		m.callers.writer = sandboxWriter(d.sandbox)
 	}
 	fopts := fuseOptions(fuseConfig{
 		fsName:     dir,
@@ -115,6 +95,35 @@ func mount(mountpoint string, d deps, opt Options) (*fuse.Server, *mountState, e
 		}
 	}()
 	return srv, m, nil
+}
+
+// absMountpoint is mountpoint made absolute and checked (preflight), or
+// as it is when it is a descriptor handed down by serve (/dev/fd/N): the
+// daemon mounted it and checked the mountpoint; there is none here.
+func absMountpoint(dir, mountpoint string, allowOther bool) (string, error) {
+	if isPassedFd(mountpoint) {
+		return mountpoint, nil
+	}
+	mnt, err := filepath.Abs(mountpoint)
+	if err != nil {
+		return "", err
+	}
+	flag := ""
+	if allowOther {
+		flag = "--allow-other"
+	}
+	return mnt, preflight(dir, mnt, flag)
+}
+
+// sandboxWriter names, for a served user's commit, the sandbox or
+// container a write came from (its agents run there).
+func sandboxWriter(note func(string)) func(pid uint32) {
+	sb := newSandboxes()
+	return func(pid uint32) {
+		if name := sb.of(pid); name != "" {
+			note(name)
+		}
+	}
 }
 
 // fuseConfig is what tells the single-user mount (mount) and the
