@@ -145,24 +145,7 @@ func runWorker(o *workerOptions, log *slog.Logger) error {
 	// (host.Runtime's consolidateConfig).
 	cfg.Root = host.RootOf(o.repo)
 	cfg.Operator = &memgraph.OperatorSource{Path: filepath.Join(cfg.Root, host.OperatorConfigFile), Strict: true, RootOnly: true}
-	var chat llm.Provider
-	if o.ctl != "" && o.daemon.consolidate {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		p, err := llm.NewRemote(ctx, dialAbstract(o.ctl))
-		cancel()
-		if err != nil {
-			log.Warn("the daemon's model is not reachable; consolidation waits for one", "err", err)
-		} else {
-			// Chats take the daemon pool's chat share, consolidation
-			// its own (a consolidation never queues a chat).
-			cfg.Provider = p.Background()
-			chat = p
-		}
-	}
-	var pool *llm.Pool
-	if chat != nil {
-		pool = llm.NewRelayPool(chat)
-	}
+	pool := workerModel(o, &cfg, log)
 	began := time.Now()
 	return serveRuntime(o.repo, o.id, cfg, func(ctx context.Context, rt *host.Runtime) (<-chan error, func(bool) error, error) {
 		// What a cold user's first read waits for (bench-serve.sh).
@@ -175,30 +158,11 @@ func runWorker(o *workerOptions, log *slog.Logger) error {
 			return nil, nil, err
 		}
 		if o.httpFd >= 0 {
-			ln, err := net.FileListener(os.NewFile(uintptr(o.httpFd), "http"))
-			if err != nil {
-				return nil, nil, fmt.Errorf("http listener: %w", err)
-			}
-			// Only serve (root) forwards here: the user's other processes
-			// must go through serve's credentials like everyone else.
-			ln = host.PeerListener(ln, uint32(o.fromUID))
-			srv, err := workerHTTP(rt, pool, o.github, o.maxBody, log)
+			stop, err := serveWorkerHTTP(ctx, o, rt, pool, ended, log)
 			if err != nil {
 				return nil, nil, err
 			}
-			hctx, cancel := context.WithCancel(ctx)
-			done, indexed := make(chan struct{}), make(chan struct{})
-			go func() {
-				defer close(done)
-				if err := srv.Serve(hctx, ln); err != nil {
-					ended <- err
-				}
-			}()
-			go func() { // the web page's memory history
-				defer close(indexed)
-				indexHistory(hctx, rt, log)
-			}()
-			stops = append(stops, func(bool) error { cancel(); <-done; <-indexed; return nil })
+			stops = append(stops, stop)
 		}
 		log.Debug("worker: serving", "ms", time.Since(began).Milliseconds())
 		fmt.Fprintf(stdout, "%s cpu_us=%d\n", host.WorkerReady, (cpuTime() - o.assignedCPU).Microseconds())
@@ -210,6 +174,57 @@ func runWorker(o *workerOptions, log *slog.Logger) error {
 			return nil
 		}, nil
 	})
+}
+
+// workerModel connects the worker to serve's model pool (--ctl), when it
+// consolidates: consolidation takes the pool's background share (cfg's
+// provider), chats the chat share (the relay pool returned; nil without
+// a model).
+func workerModel(o *workerOptions, cfg *host.RuntimeConfig, log *slog.Logger) *llm.Pool {
+	if o.ctl == "" || !o.daemon.consolidate {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	p, err := llm.NewRemote(ctx, dialAbstract(o.ctl))
+	cancel()
+	if err != nil {
+		log.Warn("the daemon's model is not reachable; consolidation waits for one", "err", err)
+		return nil
+	}
+	// Chats take the daemon pool's chat share, consolidation its own (a
+	// consolidation never queues a chat).
+	cfg.Provider = p.Background()
+	return llm.NewRelayPool(p)
+}
+
+// serveWorkerHTTP serves the user's HTTP (chat, recall, MCP, the web
+// page) on the listener serve handed down, to serve alone, and indexes
+// the memory history beside it; the returned function stops both.
+func serveWorkerHTTP(ctx context.Context, o *workerOptions, rt *host.Runtime, pool *llm.Pool, ended chan<- error, log *slog.Logger) (func(bool) error, error) {
+	ln, err := net.FileListener(os.NewFile(uintptr(o.httpFd), "http"))
+	if err != nil {
+		return nil, fmt.Errorf("http listener: %w", err)
+	}
+	// Only serve (root) forwards here: the user's other processes must
+	// go through serve's credentials like everyone else.
+	ln = host.PeerListener(ln, uint32(o.fromUID))
+	srv, err := workerHTTP(rt, pool, o.github, o.maxBody, log)
+	if err != nil {
+		return nil, err
+	}
+	hctx, cancel := context.WithCancel(ctx)
+	done, indexed := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := srv.Serve(hctx, ln); err != nil {
+			ended <- err
+		}
+	}()
+	go func() { // the web page's memory history
+		defer close(indexed)
+		indexHistory(hctx, rt, log)
+	}()
+	return func(bool) error { cancel(); <-done; <-indexed; return nil }, nil
 }
 
 // workerMount serves the user's mount (serve mounted it; o.fuseFd < 0:
