@@ -402,6 +402,7 @@ func TestServeTeamDoorsCanaries(t *testing.T) {
 	r := startDoorRig(t)
 	root := r.s.root
 	r.checkDoors(map[string][]string{"alice": {"eng"}, "bob": {"eng"}, "carol": {"ops"}})
+	r.checkTeamsPages(map[string][]string{"alice": {"eng"}, "bob": {"eng"}, "carol": {"ops"}})
 
 	runCmd(t, "teams", "member", root, "eng", "carol", "--role", "read")
 	r.checkDoors(map[string][]string{"alice": {"eng"}, "bob": {"eng"}, "carol": {"eng", "ops"}})
@@ -451,6 +452,23 @@ func TestServeTeamRecallScope(t *testing.T) {
 		refused := err != nil || strings.Contains(out, "no such scope")
 		if !refused || foreign(out, []string{mine, eng}) != "" {
 			t.Errorf("alice's %s with scope ops (not her team): %v\n%s", name, err, out)
+		}
+	}
+}
+
+// checkTeamsPages: each user's teams page (the web page's /teams, asked
+// of her worker) lists her teams and no other.
+func (r *doorRig) checkTeamsPages(member map[string][]string) {
+	r.t.Helper()
+	for id, teams := range member {
+		body, err := r.page(id, r.tokens[id], "/teams")
+		if err != nil {
+			r.t.Fatalf("%s's teams page: %v\n%s", id, err, body)
+		}
+		for _, name := range []string{"eng", "ops"} {
+			if shown := strings.Contains(body, "<h2>"+name+" <span"); shown != slices.Contains(teams, name) {
+				r.t.Fatalf("%s's teams page shows %s: %v, a member: %v\n%s", id, name, shown, !shown, body)
+			}
 		}
 	}
 }

@@ -157,8 +157,10 @@ func runWorker(o *workerOptions, log *slog.Logger) error {
 		if err != nil {
 			return nil, nil, err
 		}
+		desk := newTeamDesk(rt, o.teams) // cmd_worker_team_forward.go
+		handleTeamVerbs(rt, desk)
 		if o.httpFd >= 0 {
-			stop, err := serveWorkerHTTP(ctx, o, rt, pool, ended, log)
+			stop, err := serveWorkerHTTP(ctx, o, rt, pool, desk, ended, log)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -200,7 +202,7 @@ func workerModel(o *workerOptions, cfg *host.RuntimeConfig, log *slog.Logger) *l
 // serveWorkerHTTP serves the user's HTTP (chat, recall, MCP, the web
 // page) on the listener serve handed down, to serve alone, and indexes
 // the memory history beside it; the returned function stops both.
-func serveWorkerHTTP(ctx context.Context, o *workerOptions, rt *host.Runtime, pool *llm.Pool, ended chan<- error, log *slog.Logger) (func(bool) error, error) {
+func serveWorkerHTTP(ctx context.Context, o *workerOptions, rt *host.Runtime, pool *llm.Pool, desk *teamDesk, ended chan<- error, log *slog.Logger) (func(bool) error, error) {
 	ln, err := net.FileListener(os.NewFile(uintptr(o.httpFd), "http"))
 	if err != nil {
 		return nil, fmt.Errorf("http listener: %w", err)
@@ -208,7 +210,11 @@ func serveWorkerHTTP(ctx context.Context, o *workerOptions, rt *host.Runtime, po
 	// Only serve (root) forwards here: the user's other processes must
 	// go through serve's credentials like everyone else.
 	ln = host.PeerListener(ln, uint32(o.fromUID))
-	srv, err := workerHTTP(rt, pool, o.github, o.maxBody, log)
+	var teams webui.TeamDesk // nil, not a nil *teamDesk: no teams page
+	if len(desk.names) > 0 {
+		teams = desk
+	}
+	srv, err := workerHTTP(rt, pool, teams, o.github, o.maxBody, log)
 	if err != nil {
 		return nil, err
 	}
@@ -339,11 +345,11 @@ func limitWorker(memory uint64, log *slog.Logger) error {
 // workerHTTP is the user's HTTP API and MCP as the worker serves them to
 // serve, which has checked the caller's credentials and forwards only this
 // user's requests: it needs none of its own.
-func workerHTTP(rt *host.Runtime, pool *llm.Pool, githubAPI string, maxBody int64, log *slog.Logger) (*httpapi.Server, error) {
+func workerHTTP(rt *host.Runtime, pool *llm.Pool, teams webui.TeamDesk, githubAPI string, maxBody int64, log *slog.Logger) (*httpapi.Server, error) {
 	users := oneUser{rt}
 	// The web page's pages of this user, answered as the user; the
 	// session and its CSRF token are serve's (webui Trusted).
-	ui, err := webui.New(webui.Config{Single: rt, Trusted: true, Prefix: "/ui/u/" + url.PathEscape(rt.ID), Logger: log})
+	ui, err := webui.New(webui.Config{Single: rt, Trusted: true, Prefix: "/ui/u/" + url.PathEscape(rt.ID), Teams: teams, Logger: log})
 	if err != nil {
 		return nil, err
 	}

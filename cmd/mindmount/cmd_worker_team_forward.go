@@ -8,11 +8,14 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/mindmount/mindmount/fs/gitrepo"
 	"github.com/mindmount/mindmount/fs/mount"
 	"github.com/mindmount/mindmount/memgraph"
 	"github.com/mindmount/mindmount/memgraph/team"
 	"github.com/mindmount/mindmount/serve/control"
 	"github.com/mindmount/mindmount/serve/host"
+	"github.com/mindmount/mindmount/serve/proposal"
+	"github.com/mindmount/mindmount/serve/webui"
 )
 
 // forwardTeams lets a serve member's worker change the teams its role
@@ -25,8 +28,6 @@ import (
 // be made stays read-only too.
 func forwardTeams(rt *host.Runtime, teams []mount.Team, log *slog.Logger) []mount.Team {
 	base := filepath.Join(rt.Repo.GitDir(), "mindmount", "team-stage")
-	handleTeamReview(rt, teams)
-	handleTeamPromote(rt, teams)
 	for i, t := range teams {
 		if t.Tracker != nil || !t.Role.Mutates() {
 			continue
@@ -57,67 +58,119 @@ func (f teamForward) Remove(ctx context.Context, rel, base string) error {
 	return err
 }
 
-// handleTeamReview answers "mindmount review --team" run by the user on
-// her repository: the worker asks the team's writer with its own uid (the
-// user's), which decides by her role; a team she is not in is refused
-// here, before anything is asked.
-func handleTeamReview(rt *host.Runtime, teams []mount.Team) {
-	mine := map[string]bool{}
-	for _, t := range teams {
-		mine[t.Name] = true
+// teamDesk is a serve member's worker's way to her teams' writers: the
+// control verbs of "mindmount review --team" and "mindmount promote" and
+// the web page's teams page (webui.TeamDesk) ask through it. Each
+// question goes to the team's writer with this worker's uid, which
+// decides by her role; a team she is not in is refused here first.
+type teamDesk struct {
+	rt    *host.Runtime
+	names []string
+	roles map[string]team.Role
+}
+
+func newTeamDesk(rt *host.Runtime, as []team.Attachment) *teamDesk {
+	d := &teamDesk{rt: rt, roles: map[string]team.Role{}}
+	for _, a := range as {
+		d.names = append(d.names, a.Name)
+		d.roles[a.Name] = a.Role
+	}
+	return d
+}
+
+// client is the team's writer, if the user belongs to the team.
+func (d *teamDesk) client(name string) (host.TeamClient, team.Role, error) {
+	role, ok := d.roles[name]
+	if !ok {
+		return host.TeamClient{}, "", fmt.Errorf("%w: %q", team.ErrNotMember, name)
+	}
+	return host.TeamClient{Socket: host.TeamSocket(d.rt.Root, name)}, role, nil
+}
+
+// review lists a team's proposals, or approves or rejects one.
+func (d *teamDesk) review(ctx context.Context, name string, op host.TeamOp, branch, tip string) (host.TeamResult, error) {
+	c, _, err := d.client(name)
+	if err != nil {
+		return host.TeamResult{}, err
+	}
+	return c.Review(ctx, op, branch, tip)
+}
+
+// promote copies the user's committed memory rel (her repository's
+// writer reads its HEAD) into the team: a commit or a proposal by her
+// role; the team's gate judges it (secrets, names, validation).
+func (d *teamDesk) promote(ctx context.Context, name, path string) (host.TeamResult, error) {
+	c, role, err := d.client(name)
+	if err != nil {
+		return host.TeamResult{}, err
+	}
+	if !role.Mutates() {
+		return host.TeamResult{}, fmt.Errorf("%w: your role in %s is %s", team.ErrReadOnly, name, role)
+	}
+	rel, ok := memgraph.CleanRel(path)
+	if !ok || !memgraph.IsMemoryPath(rel) {
+		return host.TeamResult{}, fmt.Errorf("%s: not a memory file of the repository", memgraph.SafeLine(path))
+	}
+	out, err := promotedCopy(d.rt.Repo, d.rt.ID, rel) // cmd_promote.go
+	if err != nil {
+		return host.TeamResult{}, err
+	}
+	return c.Promote(ctx, rel, out)
+}
+
+// Teams, Proposals, Verdict and Promote are the teams page's.
+func (d *teamDesk) Teams() []webui.TeamRole {
+	var out []webui.TeamRole
+	for _, n := range d.names {
+		out = append(out, webui.TeamRole{Name: n, Role: d.roles[n]})
+	}
+	return out
+}
+
+func (d *teamDesk) Proposals(ctx context.Context, name string) ([]proposal.Proposal, error) {
+	res, err := d.review(ctx, name, host.TeamList, "", "")
+	return res.Proposals, err
+}
+
+func (d *teamDesk) Verdict(ctx context.Context, name, branch, tip string, approve bool) (string, error) {
+	if !approve {
+		_, err := d.review(ctx, name, host.TeamReject, branch, tip)
+		return fmt.Sprintf("%s rejected; its branch is deleted", branch), err
+	}
+	res, err := d.review(ctx, name, host.TeamApprove, branch, tip)
+	return fmt.Sprintf("%s approved: merged into team %s as %s", branch, name, gitrepo.ShortHash(res.Commit)), err
+}
+
+func (d *teamDesk) Promote(ctx context.Context, name, rel string) (string, error) {
+	res, err := d.promote(ctx, name, rel)
+	if res.Proposal != "" {
+		return fmt.Sprintf("%s promoted to team %s as proposal %s", rel, name, res.Proposal), err
+	}
+	return fmt.Sprintf("%s promoted to team %s (commit %s)", rel, name, gitrepo.ShortHash(res.Commit)), err
+}
+
+// handleTeamVerbs answers "mindmount review --team" and "mindmount
+// promote" run by the user on her repository, through d.
+func handleTeamVerbs(rt *host.Runtime, d *teamDesk) {
+	answer := func(res host.TeamResult, err error) (control.Answer, error) {
+		if err != nil {
+			return control.Answer{}, err
+		}
+		data, err := json.Marshal(res)
+		return control.Answer{Data: data}, err
 	}
 	rt.Handle(control.TeamReview, func(ctx context.Context, req control.Request) (control.Answer, error) {
 		a := req.TeamReview
 		if a == nil {
 			return control.Answer{}, fmt.Errorf("team review: nothing asked")
 		}
-		if !mine[a.Team] {
-			return control.Answer{}, fmt.Errorf("%w: %q", team.ErrNotMember, a.Team)
-		}
-		res, err := host.TeamClient{Socket: host.TeamSocket(rt.Root, a.Team)}.Review(ctx, host.TeamOp(a.Op), a.Branch, a.Tip)
-		if err != nil {
-			return control.Answer{}, err
-		}
-		data, err := json.Marshal(res)
-		return control.Answer{Data: data}, err
+		return answer(d.review(ctx, a.Team, host.TeamOp(a.Op), a.Branch, a.Tip))
 	})
-}
-
-// handleTeamPromote answers "mindmount promote" run by the user on her
-// repository: the worker (her repository's writer, which reads its HEAD)
-// makes the promoted copy and hands it to the team's writer with its own
-// uid; the writer's gate judges it (secrets, names, validation) and her
-// role decides a commit or a proposal.
-func handleTeamPromote(rt *host.Runtime, teams []mount.Team) {
-	roles := map[string]team.Role{}
-	for _, t := range teams {
-		roles[t.Name] = t.Role
-	}
 	rt.Handle(control.TeamPromote, func(ctx context.Context, req control.Request) (control.Answer, error) {
 		a := req.TeamPromote
 		if a == nil {
 			return control.Answer{}, fmt.Errorf("team promote: nothing asked")
 		}
-		role, ok := roles[a.Team]
-		if !ok {
-			return control.Answer{}, fmt.Errorf("%w: %q", team.ErrNotMember, a.Team)
-		}
-		if !role.Mutates() {
-			return control.Answer{}, fmt.Errorf("%w: your role in %s is %s", team.ErrReadOnly, a.Team, role)
-		}
-		rel, ok := memgraph.CleanRel(a.Path)
-		if !ok || !memgraph.IsMemoryPath(rel) {
-			return control.Answer{}, fmt.Errorf("%s: not a memory file of the repository", memgraph.SafeLine(a.Path))
-		}
-		out, err := promotedCopy(rt.Repo, rt.ID, rel) // cmd_promote.go
-		if err != nil {
-			return control.Answer{}, err
-		}
-		res, err := host.TeamClient{Socket: host.TeamSocket(rt.Root, a.Team)}.Promote(ctx, rel, out)
-		if err != nil {
-			return control.Answer{}, err
-		}
-		data, err := json.Marshal(res)
-		return control.Answer{Data: data}, err
+		return answer(d.promote(ctx, a.Team, a.Path))
 	})
 }

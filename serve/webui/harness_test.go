@@ -134,7 +134,15 @@ func newSiteSeeded(t testing.TB, seed func(dir string)) *site {
 
 func serveRepo(t testing.TB, dir string, rt *host.Runtime) *site {
 	t.Helper()
-	srv, err := New(Config{Single: rt, LoopbackHosts: true, Logger: testLogger()})
+	return serveConfig(t, dir, Config{Single: rt})
+}
+
+// serveConfig is serveRepo with more of cfg (its Single is the runtime).
+func serveConfig(t testing.TB, dir string, cfg Config) *site {
+	t.Helper()
+	rt := cfg.Single
+	cfg.LoopbackHosts, cfg.Logger = true, testLogger()
+	srv, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,6 +29,7 @@ type page struct {
 	Flash  string // the result of the action that led here
 	Head   string // the commit the page shows, for live updates
 	Here   string // this page's path, where an action returns to
+	Teams  bool   // the user belongs to a team: the menu links the teams page
 	Data   any
 }
 
@@ -36,7 +37,7 @@ func (s *Server) page(v *view, nav, title string, data any) page {
 	head, _ := v.rt.Repo.Head()
 	return page{Title: title, Base: v.base, Static: s.cfg.Prefix + "/static", CSRF: v.sess.csrf, User: v.user,
 		Admin: v.sess.admin, Prefix: s.cfg.Prefix, Nav: nav, Flash: v.r.URL.Query().Get("done"), Head: head,
-		Here: v.r.URL.Path, Data: data}
+		Here: v.r.URL.Path, Teams: s.cfg.Teams != nil && len(s.cfg.Teams.Teams()) > 0, Data: data}
 }
 
 // memRow is one memory in a list.

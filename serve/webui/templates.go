@@ -13,7 +13,7 @@ import (
 
 // pageNames are the pages drawn inside layout.html; login.html stands
 // alone.
-var pageNames = []string{"memories", "memory", "log", "search", "status", "graph", "edit", "error", "users", "skills"}
+var pageNames = []string{"memories", "memory", "log", "search", "status", "graph", "edit", "error", "users", "skills", "teams"}
 
 var funcs = template.FuncMap{
 	shownFunc:    shown,

@@ -76,6 +76,9 @@ type Config struct {
 	// front's headers (uiUserHeader, uiCSRFHeader) instead of a login: the
 	// worker is reached only from serve, which checked the session.
 	Trusted bool
+	// Teams, in a serve member's worker, reaches her teams' writers for
+	// the teams page (nil: no teams page).
+	Teams TeamDesk
 }
 
 // Grant is what a login may do: see one user's pages (User) or every
@@ -98,7 +101,7 @@ func (g Grant) allows(method, p string) (bool, string) {
 	if method != http.MethodPost {
 		return true, ""
 	}
-	if p == "/review/approve" || p == "/review/reject" {
+	if p == "/review/approve" || p == "/review/reject" || p == "/teams/approve" || p == "/teams/reject" {
 		return g.Admin || g.Review, "this login may not approve or reject dreams: log in with a token that has the review scope (mindmount users token ROOT ID --scope review) or the admin key"
 	}
 	return g.Admin || g.Write, "this login may only read: log in with a token that has the write scope to change memories"
@@ -376,6 +379,12 @@ func (s *Server) serveRepo(v *view, p string) {
 			s.review(v, true)
 		case "/review/reject":
 			s.review(v, false)
+		case "/teams/approve":
+			s.teamVerdict(v, true)
+		case "/teams/reject":
+			s.teamVerdict(v, false)
+		case "/teams/promote":
+			s.teamPromote(v)
 		default:
 			http.NotFound(v.w, v.r)
 		}
@@ -402,6 +411,8 @@ func (s *Server) serveRepo(v *view, p string) {
 		s.graph(v)
 	case p == "/skills" || strings.HasPrefix(p, "/skills/"):
 		s.skills(v, strings.TrimPrefix(p, "/skills"))
+	case p == "/teams":
+		s.teams(v)
 	case p == "/events":
 		s.events(v)
 	default:
