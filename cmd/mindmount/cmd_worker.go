@@ -146,6 +146,8 @@ func runWorker(o *workerOptions, log *slog.Logger) error {
 	cfg.Root = host.RootOf(o.repo)
 	cfg.Operator = &memgraph.OperatorSource{Path: filepath.Join(cfg.Root, host.OperatorConfigFile), Strict: true, RootOnly: true}
 	pool := workerModel(o, &cfg, log)
+	dreams := &dreamProposals{log: log} // cmd_worker_team_forward.go
+	cfg.OnTeamProposal = dreams.forward
 	began := time.Now()
 	return serveRuntime(o.repo, o.id, cfg, func(ctx context.Context, rt *host.Runtime) (<-chan error, func(bool) error, error) {
 		// What a cold user's first read waits for (bench-serve.sh).
@@ -159,6 +161,7 @@ func runWorker(o *workerOptions, log *slog.Logger) error {
 		}
 		desk := newTeamDesk(rt, o.teams) // cmd_worker_team_forward.go
 		handleTeamVerbs(rt, desk)
+		dreams.desk.Store(desk)
 		if o.httpFd >= 0 {
 			stop, err := serveWorkerHTTP(ctx, o, rt, pool, desk, ended, log)
 			if err != nil {

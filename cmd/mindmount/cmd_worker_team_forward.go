@@ -7,7 +7,10 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync/atomic"
+	"time"
 
+	"github.com/mindmount/mindmount/consolidate"
 	"github.com/mindmount/mindmount/fs/gitrepo"
 	"github.com/mindmount/mindmount/fs/mount"
 	"github.com/mindmount/mindmount/memgraph"
@@ -173,4 +176,43 @@ func handleTeamVerbs(rt *host.Runtime, d *teamDesk) {
 		}
 		return answer(d.promote(ctx, a.Team, a.Path))
 	})
+}
+
+// proposeChange forwards a change the user's consolidation would make to
+// a team's memory as a proposal (never a write, whatever her role); a
+// reader's consolidation proposes nothing.
+func (d *teamDesk) proposeChange(ctx context.Context, p consolidate.TeamProposal) error {
+	c, role, err := d.client(p.Team)
+	if err != nil {
+		return err
+	}
+	if !role.Mutates() {
+		return fmt.Errorf("%w: your role in %s is %s", team.ErrReadOnly, p.Team, role)
+	}
+	base := ""
+	if p.Base != nil {
+		base = gitrepo.BlobID(p.Base)
+	}
+	_, err = c.Propose(ctx, p.Path, base, p.Content, "from a conversation: "+p.Source)
+	return err
+}
+
+// dreamProposals hands consolidation's team proposals to the worker's
+// desk once it has one (the consolidator is configured before the
+// runtime, and so the desk, exists).
+type dreamProposals struct {
+	desk atomic.Pointer[teamDesk]
+	log  *slog.Logger
+}
+
+func (dp *dreamProposals) forward(p consolidate.TeamProposal) {
+	d := dp.desk.Load()
+	if d == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := d.proposeChange(ctx, p); err != nil {
+		dp.log.Warn("a team proposal was not handed to the team's writer", "team", p.Team, "path", memgraph.SafeLine(p.Path), "err", err)
+	}
 }

@@ -65,6 +65,10 @@ type RuntimeConfig struct {
 	// single-repository daemon): Runtime.ID, and the Mindmount-User
 	// trailer of its commits (tracker.Config.User).
 	User string
+	// OnTeamProposal receives each change consolidation proposes to an
+	// attached team's memory (a serve worker forwards it to the team's
+	// writer as a proposal); nil: the proposals are only reported.
+	OnTeamProposal func(consolidate.TeamProposal)
 	// Author authors every commit as "Author (program)" (tracker.Config):
 	// a team repository's runtime commits for one member.
 	Author string
@@ -232,7 +236,10 @@ func (rt *Runtime) consolidateConfig() consolidate.Config {
 		// A dream's merge keeps both versions of a memory changed
 		// meanwhile; serve's ROOT/config sets every user's default merge
 		// mode, the repository's own file overrides it.
-		MergeFile: hooks.DreamMerger, Default: rt.cfg.Operator}
+		MergeFile: hooks.DreamMerger, Default: rt.cfg.Operator,
+		// A change consolidation would make to a team's memory goes to
+		// the team's writer as a proposal, never a write.
+		OnProposal: rt.cfg.OnTeamProposal}
 }
 
 // Reviewer lists, approves and rejects the repository's waiting dreams:

@@ -224,6 +224,15 @@ func (tc TeamClient) Promote(ctx context.Context, rel string, data []byte) (Team
 	return tc.ask(ctx, TeamChange{Op: TeamPut, Path: rel, Data: data, Promoted: true})
 }
 
+// Propose hands the team's writer rel's new content, from base's version,
+// as a proposal whatever the member's role; note says where it came from.
+func (tc TeamClient) Propose(ctx context.Context, rel, base string, data []byte, note string) (TeamResult, error) {
+	if data == nil {
+		data = []byte{}
+	}
+	return tc.ask(ctx, TeamChange{Op: TeamPut, Path: rel, Base: base, Data: data, Propose: true, Note: note})
+}
+
 // Remove asks the team's writer to remove rel, which was base.
 func (tc TeamClient) Remove(ctx context.Context, rel, base string) (TeamResult, error) {
 	return tc.ask(ctx, TeamChange{Op: TeamRemove, Path: rel, Base: base})

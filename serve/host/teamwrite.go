@@ -9,6 +9,7 @@ import (
 	"github.com/mindmount/mindmount/fs/gitrepo"
 	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/hooks"
+	"github.com/mindmount/mindmount/memgraph"
 	"github.com/mindmount/mindmount/memgraph/team"
 	"github.com/mindmount/mindmount/serve/proposal"
 )
@@ -37,6 +38,11 @@ type TeamChange struct {
 	// found it, "" when it had none: a file changed since is merged.
 	Base string `json:"base,omitempty"`
 	Data []byte `json:"data,omitempty"` // Put's whole new content
+	// Propose makes the change a proposal whatever the member's role:
+	// what a member's consolidation would change in a team's memory.
+	Propose bool `json:"propose,omitempty"`
+	// Note says, in a proposal's message, where the change came from.
+	Note string `json:"note,omitempty"`
 	// Promoted marks a promotion (Put): a copy of a member's personal
 	// memory, refused when the team has the path already (ErrPathTaken).
 	Promoted bool `json:"promoted,omitempty"`
@@ -121,8 +127,12 @@ func (tw *TeamWriter) Do(ctx context.Context, uid uint32, c TeamChange) (TeamRes
 	if c.Promoted {
 		msg = fmt.Sprintf("mindmount promote: %s from %s\n\nMindmount-User: %s\n", c.Path, m.User, m.User)
 	}
-	if conflict || !m.Role.Commits() {
+	if conflict || !m.Role.Commits() || c.Propose {
 		note := "proposed by a member whose role is " + string(m.Role)
+		if c.Propose {
+			note = "proposed by " + m.User + "'s consolidation"
+			msg = fmt.Sprintf("%s %s (%s)\n\n%s\nMindmount-User: %s\n", c.Op, c.Path, note, memgraph.SafeLine(c.Note), m.User)
+		}
 		if conflict {
 			note = conflictNote
 			msg = fmt.Sprintf("%s %s (%s)\n", c.Op, c.Path, conflictNote)

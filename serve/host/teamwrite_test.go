@@ -225,3 +225,35 @@ func TestTeamWriterReview(t *testing.T) {
 		t.Fatalf("after the rejection: %+v", list)
 	}
 }
+
+// TestTeamWriterForcedProposal: a change sent as a proposal (what a
+// member's consolidation would change in the team) is a branch whatever
+// the role, even a maintainer's, HEAD unmoved; a reader's is refused.
+func TestTeamWriterForcedProposal(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		uid  uint32
+		user string
+		want error
+	}{{1002, "pete", nil}, {1003, "wendy", nil}, {1004, "mary", nil}, {1001, "rita", team.ErrReadOnly}} {
+		dir, _, tw := teamWriter(t)
+		head := conformance.Git(t, dir, "rev-parse", "HEAD")
+		old, _ := os.ReadFile(filepath.Join(dir, tea))
+		res, err := tw.Do(ctx, c.uid, host.TeamChange{Op: host.TeamPut, Path: tea, Base: gitrepo.BlobID(old), Data: append(old, "a dream's line\n"...), Propose: true, Note: "from a conversation"})
+		if now := conformance.Git(t, dir, "rev-parse", "HEAD"); now != head {
+			t.Fatalf("%s: a proposal moved HEAD", c.user)
+		}
+		if c.want != nil {
+			if !errors.Is(err, c.want) {
+				t.Fatalf("%s: %v, want %v", c.user, err, c.want)
+			}
+			continue
+		}
+		if err != nil || !strings.HasPrefix(res.Proposal, "mindmount/proposal/"+c.user+"/") {
+			t.Fatalf("%s: %+v %v, want a proposal", c.user, res, err)
+		}
+		if msg := conformance.Git(t, dir, "log", "-1", "--format=%B", res.Proposal); !strings.Contains(msg, "consolidation") || !strings.Contains(msg, "Mindmount-User: "+c.user) {
+			t.Fatalf("%s: the proposal's message:\n%s", c.user, msg)
+		}
+	}
+}
