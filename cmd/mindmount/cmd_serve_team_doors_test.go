@@ -469,6 +469,10 @@ func (r *doorRig) checkTeamsPages(member map[string][]string) {
 			if shown := strings.Contains(body, "<h2>"+name+" <span"); shown != slices.Contains(teams, name) {
 				r.t.Fatalf("%s's teams page shows %s: %v, a member: %v\n%s", id, name, shown, !shown, body)
 			}
+			// Its timeline, read by the member's worker through the team's group.
+			if shown := strings.Contains(body, "add user_memory/"+name+"-"); shown != slices.Contains(teams, name) {
+				r.t.Fatalf("%s's teams page shows %s's timeline: %v\n%s", id, name, shown, body)
+			}
 		}
 	}
 }

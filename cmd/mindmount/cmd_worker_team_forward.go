@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -70,15 +71,41 @@ type teamDesk struct {
 	rt    *host.Runtime
 	names []string
 	roles map[string]team.Role
+	dirs  map[string]string
+
+	mu    sync.Mutex
+	repos map[string]*gitrepo.Repo // opened for reading once, for Timeline
 }
 
 func newTeamDesk(rt *host.Runtime, as []team.Attachment) *teamDesk {
-	d := &teamDesk{rt: rt, roles: map[string]team.Role{}}
+	d := &teamDesk{rt: rt, roles: map[string]team.Role{}, dirs: map[string]string{}, repos: map[string]*gitrepo.Repo{}}
 	for _, a := range as {
 		d.names = append(d.names, a.Name)
 		d.roles[a.Name] = a.Role
+		d.dirs[a.Name] = a.Dir
 	}
 	return d
+}
+
+// Timeline is the team's latest commits, read by this worker through the
+// team's group (objects only: no git command runs in another uid's
+// repository).
+func (d *teamDesk) Timeline(name string, n int) ([]gitrepo.CommitInfo, error) {
+	if _, _, err := d.client(name); err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	r := d.repos[name]
+	if r == nil {
+		var err error
+		if r, err = gitrepo.Open(d.dirs[name]); err != nil {
+			d.mu.Unlock()
+			return nil, err
+		}
+		d.repos[name] = r
+	}
+	d.mu.Unlock()
+	return r.Recent(n)
 }
 
 // client is the team's writer, if the user belongs to the team.

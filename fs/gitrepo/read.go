@@ -344,3 +344,37 @@ func (r *Repo) ReadBase(c Commit, rel string) (data []byte, ok, link bool, err e
 	}
 	return b, true, e.mode == modeSymlink, nil
 }
+
+// Recent describes at most n commits of HEAD's first-parent chain, newest
+// first (a team's timeline on a member's page). It reads objects only.
+func (r *Repo) Recent(n int) ([]CommitInfo, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	h, err := r.readHeadRef()
+	if err != nil {
+		return nil, err
+	}
+	var out []CommitInfo
+	for c := h.commit; !c.IsZero() && len(out) < n; {
+		b, err := r.readObject(plumbing.CommitObject, c)
+		if err != nil {
+			return out, err
+		}
+		info := parseCommit(string(b))
+		info.Hash = c.String()
+		out = append(out, info)
+		c = firstParent(b)
+	}
+	return out, nil
+}
+
+// firstParent is a raw commit object's first parent (zero: none).
+func firstParent(b []byte) plumbing.Hash {
+	hdr, _, _ := strings.Cut(string(b), "\n\n")
+	for _, line := range strings.Split(hdr, "\n") {
+		if rest, ok := strings.CutPrefix(line, "parent "); ok {
+			return plumbing.NewHash(strings.TrimSpace(rest))
+		}
+	}
+	return plumbing.ZeroHash
+}

@@ -1,6 +1,7 @@
 package gitrepo
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -82,5 +83,35 @@ func TestHeadFiles(t *testing.T) {
 		if err != nil || strings.Join(got, " ") != tt.want {
 			t.Errorf("HeadFiles(%q) = %q, %v; want %q", tt.dir, got, err, tt.want)
 		}
+	}
+}
+
+// TestRecent: HEAD's first-parent chain, newest first, at most n.
+func TestRecent(t *testing.T) {
+	dir := t.TempDir()
+	r, err := Init(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	who := Author{Name: "ann", Email: "ann@example.com"}
+	var want []string
+	for i := range 4 {
+		h, err := r.Commit([]Change{{Path: "user_memory/a.md", Data: []byte{byte('a' + i)}}}, fmt.Sprintf("commit %d", i), who, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append([]string{h}, want...)
+	}
+	got, err := r.Recent(3)
+	if err != nil || len(got) != 3 {
+		t.Fatalf("Recent(3): %d %v", len(got), err)
+	}
+	for i, c := range got {
+		if c.Hash != want[i] || c.Subject != fmt.Sprintf("commit %d", 3-i) || c.Author.Name != "ann" {
+			t.Fatalf("commit %d: %+v, want %s", i, c, want[i])
+		}
+	}
+	if all, _ := r.Recent(10); len(all) != 4 {
+		t.Fatalf("Recent(10): %d commits, want 4", len(all))
 	}
 }

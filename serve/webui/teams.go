@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/mindmount/mindmount/fs/gitrepo"
 	"github.com/mindmount/mindmount/fs/tracker"
 	"github.com/mindmount/mindmount/memgraph"
 	"github.com/mindmount/mindmount/memgraph/team"
@@ -31,7 +32,12 @@ type TeamDesk interface {
 	// Promote copies the user's committed memory rel into the team; it
 	// returns what became of it (a commit or a proposal), in words.
 	Promote(ctx context.Context, name, rel string) (string, error)
+	// Timeline is the team's latest n commits, newest first.
+	Timeline(name string, n int) ([]gitrepo.CommitInfo, error)
 }
+
+// teamTimeline is how many of a team's commits its section shows.
+const teamTimeline = 10
 
 // TeamRole is one team of the user and her role in it.
 type TeamRole struct {
@@ -44,6 +50,7 @@ type teamRow struct {
 	Name, Role        string
 	Approves, Mutates bool
 	Proposals         []proposal.Proposal
+	Timeline          []gitrepo.CommitInfo
 	Err               string
 }
 
@@ -59,6 +66,9 @@ func (s *Server) teams(v *view) {
 				row.Err = "the team's writer did not answer; try again"
 			}
 			row.Proposals = ps
+			if row.Timeline, err = d.Timeline(t.Name, teamTimeline); err != nil {
+				s.log.Warn("web page cannot read a team's timeline", "team", t.Name, "err", err)
+			}
 			rows = append(rows, row)
 		}
 	}

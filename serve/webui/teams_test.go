@@ -33,6 +33,10 @@ func (d *fakeDesk) Proposals(_ context.Context, name string) ([]proposal.Proposa
 	return []proposal.Proposal{{Branch: proposal.Branch("pete", 1), Tip: name + "-tip-0123456789", Author: gitrepo.Author{Name: "pete"}, Paths: []string{"user_memory/" + name + "-fact.md"}}}, nil
 }
 
+func (d *fakeDesk) Timeline(name string, n int) ([]gitrepo.CommitInfo, error) {
+	return []gitrepo.CommitInfo{{Hash: "0123456789abcdef0123", Subject: name + " deploys on Tuesdays", Author: gitrepo.Author{Name: "wendy"}}}, nil
+}
+
 func (d *fakeDesk) note(s string) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -70,7 +74,7 @@ func TestTeamsPage(t *testing.T) {
 	if code != http.StatusOK {
 		t.Fatalf("teams: %d", code)
 	}
-	mustContain(t, body, "eng", "your role: maintain", "ops", "your role: read", "eng-tip-0123456789", "ops-tip-0123456789", `action="/teams/approve"`, `action="/teams/promote"`, "user_memory/likes-tea.md")
+	mustContain(t, body, "eng", "your role: maintain", "ops", "your role: read", "eng-tip-0123456789", "ops-tip-0123456789", `action="/teams/approve"`, `action="/teams/promote"`, "user_memory/likes-tea.md", "eng deploys on Tuesdays", "ops deploys on Tuesdays", "0123456789ab")
 	if n := strings.Count(body, `action="/teams/approve"`); n != 1 {
 		t.Fatalf("%d approve buttons, want eng's only", n)
 	}
